@@ -1,0 +1,31 @@
+"""The ``dicewise`` command group and the error convention shared by every command."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import __version__
+from ..errors import DicewiseError
+
+
+class Group(click.Group):
+    """A click group that turns DicewiseError into one line on stderr and exit status 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except DicewiseError as e:
+            click.echo(f"dicewise: error: {e}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dicewise")
+def cli():
+    """Optimal play for dice games: exact solvers, advice, tables and AI benchmarks."""
+
+
+def main():
+    cli(prog_name="dicewise")

@@ -1,0 +1,243 @@
+"""The generic category game: a declared ruleset plus one backward induction over its states.
+
+A state at the start of a turn is the set of filled categories (a bitmask) and a small
+ruleset-specific extra counter (an upper-section sum, a bonus flag...), packed as
+``mask * n_extra + extra``.  States with the same number of filled categories depend only
+on states with one more, so each such layer is solved in batches by the turn solver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, ClassVar, Sequence
+
+import numpy as np
+
+from ..errors import DicewiseError
+from . import dice
+from .options import options_of, validate_options
+from .turn import solve_turn
+
+ROLL_NUMBERS = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Category:
+    """A box of the score sheet: its name and points as a pure function of the dice."""
+
+    name: str
+    points: Callable[[np.ndarray, int], np.ndarray]  # (counts (N, 6), roll number) -> (N,)
+
+
+@dataclass(frozen=True)
+class Write:
+    """What writing one category does, for a batch of B states and all 252 rolls.
+
+    ``points`` is broadcastable to (252, B); the next extra of state b after roll r is
+    ``next_extra[roll_class[r], b]``, so extras that do not depend on the roll cost one
+    lookup; ``legal`` (broadcastable to (252, B), or None) marks placements the rules allow.
+    """
+
+    points: np.ndarray
+    next_extra: np.ndarray
+    roll_class: np.ndarray
+    legal: np.ndarray | None = None
+
+
+_NO_CLASS = np.zeros(dice.N_ROLLS, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class CategoryGame:
+    """Base of the five-dice category rulesets; subclasses declare, this class computes.
+
+    Implementers give ``name``, ``title``, ``categories`` and option fields, and override
+    ``write``, ``final_bonus``, ``reachable_extras`` and the sheet hooks only where the game
+    has extra state.  The engine (``solve_states``) needs nothing else.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    exact: ClassVar[bool] = True
+    n_extra: ClassVar[int] = 1
+    initial_extra: ClassVar[int] = 0
+    #: Whether a category's points depend on which roll of the turn it is written after.
+    roll_number_matters: ClassVar[bool] = False
+    #: Names of sheet entries that are not categories (e.g. Yahtzee's bonus count).
+    sheet_counters: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self):
+        validate_options(self)
+
+    # -- declarations -------------------------------------------------------------
+    @property
+    def categories(self) -> tuple[Category, ...]:
+        raise NotImplementedError
+
+    @cached_property
+    def category_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.categories)
+
+    @property
+    def options(self) -> dict:
+        return options_of(self)
+
+    @cached_property
+    def base_points(self) -> np.ndarray:
+        """Points of every category for every roll, by roll number: (n_cat, 3, 252) ints."""
+        table = np.array([[c.points(dice.ROLLS, k) for k in ROLL_NUMBERS] for c in self.categories])
+        table.setflags(write=False)
+        return table
+
+    # -- hooks for games with extra state ------------------------------------------
+    def write(self, c: int, roll_number: int, masks: np.ndarray, extras: np.ndarray) -> Write:
+        """The effect of writing category ``c`` after roll ``roll_number`` in each state."""
+        return Write(self.base_points[c, roll_number - 1][:, None], extras[None, :], _NO_CLASS)
+
+    def final_bonus(self, extras: np.ndarray) -> np.ndarray:
+        """Points added when the sheet is full, by extra."""
+        return np.zeros(len(extras))
+
+    def reachable_extras(self, masks: np.ndarray) -> np.ndarray:
+        """(len(masks), n_extra) bool: which extras can occur with each filled set."""
+        return np.ones((len(masks), self.n_extra), dtype=bool)
+
+    def first_roll_end(self) -> np.ndarray | None:
+        """(252,) future value where a first roll ends the game at once, NaN elsewhere."""
+        return None
+
+    def sheet_extra(self, scores: dict[int, int], counters: dict[str, int]) -> int:
+        """The extra of a sheet given as {category index: score} and counter entries."""
+        return 0
+
+    def sheet_points(self, scores: dict[int, int], counters: dict[str, int]) -> int:
+        """Points a sheet holds so far (bonuses already earned included)."""
+        return sum(scores.values())
+
+    def possible_scores(self, c: int) -> frozenset[int]:
+        """Every score category ``c`` can hold (0, the scratch, included)."""
+        return frozenset(int(p) for p in np.unique(self.base_points[c])) | {0}
+
+    # -- state encoding -----------------------------------------------------------
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    @property
+    def n_states(self) -> int:
+        return (1 << self.n_categories) * self.n_extra
+
+    def state_index(self, mask: int, extra: int) -> int:
+        return mask * self.n_extra + extra
+
+    @property
+    def initial_state(self) -> int:
+        return self.initial_extra
+
+
+def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+                 roll_number: int) -> np.ndarray:
+    """Best points-plus-future over the open categories, for every roll: (252, B).
+
+    ``values`` holds the solved value of every state with more categories filled.
+    """
+    best = np.full((dice.N_ROLLS, len(masks)), -np.inf)
+    total = np.empty_like(best)
+    for c in range(game.n_categories):
+        is_open = (masks >> c) & 1 == 0
+        if not is_open.any():
+            continue
+        w = game.write(c, roll_number, masks, extras)
+        nxt = (masks | (1 << c))[None, :] * game.n_extra + w.next_extra
+        future = values[nxt]
+        if future.shape[0] > 1:
+            future = future[w.roll_class]
+        np.add(future, w.points, out=total)
+        legal = is_open if w.legal is None else is_open & w.legal
+        np.maximum(best, total, out=best, where=np.broadcast_to(legal, total.shape))
+    return best
+
+
+def turn_write_values(game: CategoryGame, values, masks, extras):
+    """The best write after roll 1, 2 and 3 (one shared array when the roll number is moot)."""
+    if not game.roll_number_matters:
+        w = write_values(game, values, masks, extras, 1)
+        return (w, w, w)
+    return tuple(write_values(game, values, masks, extras, k) for k in ROLL_NUMBERS)
+
+
+@dataclass(frozen=True)
+class StateValues:
+    """The solved value (expected future points) of every reachable turn-start state."""
+
+    values: np.ndarray  # (n_states,) float64, NaN where unreachable
+    reachable: np.ndarray  # (n_states,) bool
+    initial_state: int = 0
+
+    @property
+    def expected_score(self) -> float:
+        """The optimum: expected final score from the empty sheet."""
+        return float(self.values[self.initial_state])
+
+    @property
+    def n_reachable(self) -> int:
+        return int(self.reachable.sum())
+
+
+def reachable_states(game: CategoryGame) -> np.ndarray:
+    """(n_states,) bool: the states the ruleset declares reachable."""
+    masks = np.arange(1 << game.n_categories)
+    return game.reachable_extras(masks).reshape(-1)
+
+
+def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = None,
+                 batch: int = 512) -> StateValues:
+    """Backward induction over every reachable state of a category game.
+
+    ``progress(n)`` is called as batches of n states are solved.
+    """
+    n = game.n_categories
+    reachable = reachable_states(game)
+    values = np.full(game.n_states, np.nan)
+    full = (1 << n) - 1
+    extras = np.arange(game.n_extra)
+    last = slice(full * game.n_extra, (full + 1) * game.n_extra)
+    values[last] = np.where(reachable[last], game.final_bonus(extras), np.nan)
+    first_end = game.first_roll_end()
+    popcount = np.array([bin(m).count("1") for m in range(1 << n)])
+    for filled in range(n - 1, -1, -1):
+        layer_masks = np.flatnonzero(popcount == filled)
+        idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
+        idx = idx[reachable[idx]]
+        for lo in range(0, len(idx), batch):
+            block = idx[lo:lo + batch]
+            masks, ex = np.divmod(block, game.n_extra)
+            w = turn_write_values(game, values, masks, ex)
+            values[block] = solve_turn(w, first_end).value
+            if progress is not None:
+                progress(len(block))
+    if np.isnan(values[reachable]).any():
+        raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
+    return StateValues(values, reachable, game.initial_state)
+
+
+def upper_sum_reachable(contributions: Sequence[Sequence[int]], offset: int, size: int,
+                        cap: int | None = None) -> np.ndarray:
+    """(2^k, size) bool: which running totals (+ offset, capped) k boxes can produce.
+
+    ``contributions[i]`` lists the points box i can add; bit i of the row index says
+    whether box i is filled.
+    """
+    k = len(contributions)
+    table = np.zeros((1 << k, size), dtype=bool)
+    table[0, offset] = True
+    for m in range(1, 1 << k):
+        i = (m & -m).bit_length() - 1
+        prev = np.flatnonzero(table[m & ~(1 << i)]) - offset
+        sums = (prev[:, None] + np.asarray(contributions[i])[None, :]).reshape(-1)
+        if cap is not None:
+            sums = np.minimum(sums, cap)
+        table[m, sums + offset] = True
+    return table

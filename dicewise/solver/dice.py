@@ -1,0 +1,139 @@
+"""The dice structure shared by every five-dice game: rolls, keeps and their probabilities.
+
+A roll is a multiset of five faces, a keep a multiset of zero to five faces; both are
+stored as face counts (shape ``(n, 6)``).  Everything here is built once at import and
+is read-only afterwards.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import factorial
+
+import numpy as np
+
+N_DICE = 5
+N_FACES = 6
+FACES = np.arange(1, N_FACES + 1)
+
+
+def _multisets(size: int) -> np.ndarray:
+    """All face-count vectors with ``size`` dice, by number of distinct faces, then lexically.
+
+    Grouping by distinct faces lets the turn solver treat each group as one contiguous slice.
+    """
+    rows = []
+    for faces in itertools.combinations_with_replacement(range(N_FACES), size):
+        counts = [0] * N_FACES
+        for f in faces:
+            counts[f] += 1
+        rows.append(counts)
+    rows = np.array(rows, dtype=np.int64).reshape(-1, N_FACES)
+    return rows[np.argsort((rows > 0).sum(axis=1), kind="stable")]
+
+
+def _arrangements(counts: np.ndarray) -> np.ndarray:
+    """Number of ordered dice sequences giving each multiset (multinomial coefficient)."""
+    fact = np.array([factorial(i) for i in range(N_DICE + 1)], dtype=np.int64)
+    return fact[counts.sum(axis=1)] // np.prod(fact[counts], axis=1)
+
+
+#: Keeps of 0..5 dice, ordered by size; ``KEEPS[KEEP_START[k]:KEEP_START[k+1]]`` hold k dice.
+KEEPS = np.concatenate([_multisets(k) for k in range(N_DICE + 1)])
+KEEP_SIZE = KEEPS.sum(axis=1)
+KEEP_START = np.searchsorted(KEEP_SIZE, np.arange(N_DICE + 2))
+N_KEEPS = len(KEEPS)  # 462
+
+#: The 252 rolls of five dice are the last block of keeps.
+ROLLS = KEEPS[KEEP_START[N_DICE]:]
+N_ROLLS = len(ROLLS)  # 252
+ROLL_AS_KEEP = np.arange(KEEP_START[N_DICE], N_KEEPS)
+
+#: Number of the 6^5 ordered throws that show each roll; ``ROLL_WEIGHT / 7776`` is P(roll).
+ROLL_WEIGHT = _arrangements(ROLLS)
+ROLL_PROBABILITY = ROLL_WEIGHT / N_FACES**N_DICE
+
+_CODE_BASE = N_DICE + 1
+
+
+def _code(counts: np.ndarray) -> np.ndarray:
+    return counts @ (_CODE_BASE ** np.arange(N_FACES))
+
+
+_KEEP_BY_CODE = {int(c): i for i, c in enumerate(_code(KEEPS))}
+
+
+def keep_index(counts) -> int:
+    """Index into KEEPS of a face-count vector."""
+    return _KEEP_BY_CODE[int(_code(np.asarray(counts)))]
+
+
+def roll_index(counts) -> int:
+    """Index into ROLLS of the face counts of five dice."""
+    return keep_index(counts) - int(KEEP_START[N_DICE])
+
+
+def counts_of(dice) -> np.ndarray:
+    """Face counts of a sequence of faces 1..6."""
+    return np.bincount(np.asarray(dice, dtype=np.int64) - 1, minlength=N_FACES)
+
+
+def faces_of(counts) -> list[int]:
+    """The faces of a face-count vector, sorted ascending."""
+    return [f for f in range(1, N_FACES + 1) for _ in range(int(counts[f - 1]))]
+
+
+def _children() -> np.ndarray:
+    """KEEP_CHILD[k, f]: the keep k plus one die showing face f+1 (for keeps of < 5 dice)."""
+    small = KEEPS[: KEEP_START[N_DICE]]
+    child = small[:, None, :] + np.eye(N_FACES, dtype=np.int64)[None]
+    return np.vectorize(_KEEP_BY_CODE.__getitem__)(_code(child))
+
+
+def _parents() -> np.ndarray:
+    """KEEP_PARENT[k - 1, j]: keep k less one die of its j-th distinct face (-1 past the last)."""
+    rows = []
+    for counts in KEEPS[1:]:
+        present = [f for f in range(N_FACES) if counts[f]]
+        less = []
+        for f in present:
+            c = counts.copy()
+            c[f] -= 1
+            less.append(_KEEP_BY_CODE[int(_code(c))])
+        rows.append(less + [-1] * (N_DICE - len(less)))
+    return np.array(rows, dtype=np.int64)
+
+
+KEEP_CHILD = _children()
+KEEP_PARENT = _parents()
+
+
+def _keep_to_roll_counts() -> np.ndarray:
+    """KEEP_TO_ROLL_COUNT[k, r]: ordered throws of the free dice taking keep k to roll r."""
+    free = N_DICE - KEEP_SIZE
+    diff = ROLLS[None, :, :] - KEEPS[:, None, :]
+    ok = (diff >= 0).all(axis=2)
+    fact = np.array([factorial(i) for i in range(N_DICE + 1)], dtype=np.int64)
+    d = np.where(ok[..., None], diff, 0)
+    ways = fact[free][:, None] // np.prod(fact[d], axis=2)
+    return np.where(ok, ways, 0)
+
+
+#: Exact keep→roll probabilities as integers: ``KEEP_TO_ROLL_COUNT[k] / 6**(5 - |k|)``.
+KEEP_TO_ROLL_COUNT = _keep_to_roll_counts()
+KEEP_TO_ROLL_DENOMINATOR = N_FACES ** (N_DICE - KEEP_SIZE)
+
+
+def keep_to_roll() -> np.ndarray:
+    """The (462, 252) matrix of P(next roll | keep), as floats."""
+    return KEEP_TO_ROLL_COUNT / KEEP_TO_ROLL_DENOMINATOR[:, None]
+
+
+def sub_keeps(roll: int) -> np.ndarray:
+    """Indices of the distinct keeps (0..5 dice) that roll ``roll`` allows."""
+    return np.flatnonzero((KEEPS <= ROLLS[roll]).all(axis=1))
+
+
+for _arr in (KEEPS, KEEP_SIZE, KEEP_START, ROLLS, ROLL_AS_KEEP, ROLL_WEIGHT, ROLL_PROBABILITY,
+             KEEP_CHILD, KEEP_PARENT, KEEP_TO_ROLL_COUNT, KEEP_TO_ROLL_DENOMINATOR):
+    _arr.setflags(write=False)

@@ -1,0 +1,1 @@
+"""The registry of rulesets by name."""

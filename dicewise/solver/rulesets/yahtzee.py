@@ -1,0 +1,116 @@
+"""American Yahtzee with its four readings of the bonus and joker rules (RULES.md).
+
+Extra state: the upper sum capped at 63, and whether the Yahtzee box holds 50 (which
+arms the 100-point bonus for every further Yahtzee).  Published optima: joker=free
+254.5896095 (Verhoeff), forced 254.5877287, none 253.9702412, off 245.8707745.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import DicewiseError
+from .. import dice
+from ..category import Category, CategoryGame, Write
+from ..options import option
+from ..scoring import has_faces, has_kind, is_full_house, total
+from ._upper import UPPER, UPPER_GOAL, UPPER_REACHABLE, UPPER_STATES, upper_sum_of_sheet, upper_write
+
+UPPER_BONUS = 35
+YAHTZEE_BONUS = 100
+FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT, YAHTZEE = 8, 9, 10, 11
+JOKER_VALUE = {FULL_HOUSE: 25, SMALL_STRAIGHT: 30, LARGE_STRAIGHT: 40}
+LOWER = range(6, 13)
+
+_IS_YAHTZEE = dice.ROLLS.max(axis=1) == 5
+_YAHTZEE_FACE = dice.ROLLS.argmax(axis=1)  # face index of a five of a kind
+
+
+def _small_straight(c):
+    return has_faces(c, (1, 2, 3, 4)) | has_faces(c, (2, 3, 4, 5)) | has_faces(c, (3, 4, 5, 6))
+
+
+@dataclass(frozen=True)
+class Yahtzee(CategoryGame):
+    name = "yahtzee"
+    title = "American Yahtzee (reference game)"
+    n_extra = 2 * UPPER_STATES  # upper sum + 64 × (Yahtzee box holds 50)
+    sheet_counters = ("yahtzee_bonus",)
+
+    joker: str = option("free", ("free", "forced", "none", "off"),
+                        "extra-Yahtzee rules: free (Verhoeff) | forced (official) | "
+                        "none (bonus, no joker) | off (neither)")
+
+    @property
+    def categories(self):
+        return UPPER + (
+            Category("three_of_a_kind", lambda c, k: total(c) * has_kind(c, 3)),
+            Category("four_of_a_kind", lambda c, k: total(c) * has_kind(c, 4)),
+            Category("full_house", lambda c, k: 25 * is_full_house(c)),
+            Category("small_straight", lambda c, k: 30 * _small_straight(c)),
+            Category("large_straight", lambda c, k: 40 * (has_faces(c, (1, 2, 3, 4, 5))
+                                                          | has_faces(c, (2, 3, 4, 5, 6)))),
+            Category("yahtzee", lambda c, k: 50 * has_kind(c, 5)),
+            Category("chance", lambda c, k: total(c)),
+        )
+
+    @property
+    def _bonus_armed(self) -> bool:
+        return self.joker != "off"
+
+    def write(self, c, roll_number, masks, extras):
+        upper, armed = extras % UPPER_STATES, extras // UPPER_STATES
+        points = self.base_points[c, 0][:, None]
+        yahtzee_filled = (masks >> YAHTZEE) & 1 == 1
+        if c in JOKER_VALUE and self.joker in ("free", "forced"):
+            face_box_filled = (masks[None, :] >> _YAHTZEE_FACE[:, None]) & 1 == 1
+            joker = _IS_YAHTZEE[:, None] & yahtzee_filled[None, :] & face_box_filled
+            points = np.where(joker, JOKER_VALUE[c], points)
+        if self._bonus_armed:
+            points = points + YAHTZEE_BONUS * (_IS_YAHTZEE[:, None] & (armed[None, :] == 1))
+        legal = self._forced_placement(c, masks, yahtzee_filled) if self.joker == "forced" else None
+        if c < 6:
+            w = upper_write(c + 1, upper, points)
+            return Write(w.points, w.next_extra + UPPER_STATES * armed[None, :], w.roll_class, legal)
+        if c == YAHTZEE and self._bonus_armed:
+            return Write(points, np.stack([extras, upper + UPPER_STATES]), _IS_YAHTZEE.astype(np.int64),
+                         legal)
+        return Write(points, extras[None, :], np.zeros(dice.N_ROLLS, dtype=np.int64), legal)
+
+    def _forced_placement(self, c, masks, yahtzee_filled):
+        """The official rule: a further Yahtzee goes to its face's box, else a lower box, else any."""
+        face_open = (masks[None, :] >> _YAHTZEE_FACE[:, None]) & 1 == 0
+        lower_open = ((masks[:, None] >> np.array(LOWER)[None, :]) & 1 == 0).any(axis=1)
+        if c < 6:
+            allowed = (_YAHTZEE_FACE[:, None] == c) | (~face_open & ~lower_open[None, :])
+        else:
+            allowed = ~face_open
+        return ~(_IS_YAHTZEE[:, None] & yahtzee_filled[None, :]) | allowed
+
+    def final_bonus(self, extras):
+        return np.where(extras % UPPER_STATES >= UPPER_GOAL, UPPER_BONUS, 0)
+
+    def reachable_extras(self, masks):
+        upper = UPPER_REACHABLE[masks & 63]
+        armed_ok = ((masks >> YAHTZEE) & 1 == 1) & self._bonus_armed
+        return np.concatenate([upper, upper & armed_ok[:, None]], axis=1)
+
+    def sheet_extra(self, scores, counters):
+        armed = self._bonus_armed and scores.get(YAHTZEE) == 50
+        bonus = counters.get("yahtzee_bonus", 0)
+        if bonus:
+            if not armed:
+                raise DicewiseError("yahtzee_bonus needs yahtzee=50 (and a joker rule other than off)")
+            if bonus > len(scores) - 1:
+                raise DicewiseError(f"yahtzee_bonus={bonus}: each bonus Yahtzee fills another box, "
+                                    f"and only {len(scores) - 1} are filled")
+        return upper_sum_of_sheet(scores) + UPPER_STATES * armed
+
+    def sheet_points(self, scores, counters):
+        return sum(scores.values()) + YAHTZEE_BONUS * counters.get("yahtzee_bonus", 0)
+
+    def possible_scores(self, c):
+        extra = set(JOKER_VALUE.values()) if c in JOKER_VALUE else set()
+        return super().possible_scores(c) | extra

@@ -1,0 +1,148 @@
+"""The table file: one msgpack document, a self-describing header and checksummed arrays.
+
+Layout (a msgpack map)::
+
+    {"header": {"format": "dicewise-table", "format_version": 1, "kind": ..., "ruleset": ...,
+                "options": {...}, "rules_digest": ..., "package_version": ...,
+                "arrays": {name: {"dtype": "<f8", "shape": [...]}}, "meta": {...},
+                "checksum": "sha256:<hex of payload>"},
+     "payload": <msgpack map of name -> raw little-endian bytes>}
+
+Files are written atomically (temporary file, fsync, rename) and validated on load: a
+truncated, corrupt or mismatched file raises TableError and is never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import msgpack
+import numpy as np
+
+from ..errors import DicewiseError
+
+MAGIC = "dicewise-table"
+FORMAT_VERSION = 1
+
+
+class TableError(DicewiseError):
+    """A table file that cannot be used: unreadable, damaged, or built for other rules."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A loaded table: its header and its arrays (read-only)."""
+
+    header: Mapping[str, Any]
+    arrays: Mapping[str, np.ndarray] = field(repr=False)
+
+
+def _package_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], rules_digest: str,
+                arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> Path:
+    """Write arrays and their description to ``path`` atomically; returns the path."""
+    path = Path(path)
+    blobs, described = {}, {}
+    for name, arr in arrays.items():
+        arr = np.ascontiguousarray(arr)
+        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+        blobs[name] = arr.tobytes()
+        described[name] = {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+    payload = msgpack.packb(blobs, use_bin_type=True)
+    header = {
+        "format": MAGIC,
+        "format_version": FORMAT_VERSION,
+        "kind": kind,
+        "ruleset": ruleset,
+        "options": dict(options),
+        "rules_digest": rules_digest,
+        "package_version": _package_version(),
+        "arrays": described,
+        "meta": dict(meta or {}),
+        "checksum": "sha256:" + hashlib.sha256(payload).hexdigest(),
+    }
+    doc = msgpack.packb({"header": header, "payload": payload}, use_bin_type=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(doc)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_header(path) -> dict:
+    """The header of a table file, after checking that the whole file is intact."""
+    return _read(path)[0]
+
+
+def _read(path):
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise TableError(f"table file {path} does not exist") from None
+    except OSError as e:
+        raise TableError(f"cannot read table file {path}: {e.strerror}") from None
+    try:
+        doc = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+        header, payload = doc["header"], doc["payload"]
+        if header.get("format") != MAGIC:
+            raise ValueError
+    except Exception:
+        raise TableError(f"{path} is not a dicewise table file, or it is truncated") from None
+    if header.get("format_version") != FORMAT_VERSION:
+        raise TableError(f"{path} has table format {header.get('format_version')}, this dicewise "
+                         f"reads format {FORMAT_VERSION}; rebuild it with `dicewise solve`")
+    if header.get("checksum") != "sha256:" + hashlib.sha256(payload).hexdigest():
+        raise TableError(f"{path} is damaged (checksum mismatch); delete it or rebuild it "
+                         "with `dicewise solve`")
+    return header, payload
+
+
+def read_table(path, **expect) -> Table:
+    """Load and validate a table file.
+
+    Every keyword (``kind``, ``ruleset``, ``options``, ``rules_digest``) must equal the
+    header's value, or the file is refused.
+    """
+    header, payload = _read(path)
+    for key, want in expect.items():
+        have = header.get(key)
+        if have != want:
+            what = {"rules_digest": "other rules (a different dicewise version)"}.get(key, f"{key} {have}")
+            raise TableError(f"{path} was built for {what}, not for {key} {want}; "
+                             "rebuild it with `dicewise solve`")
+    try:
+        blobs = msgpack.unpackb(payload, raw=False)
+        arrays = {}
+        for name, desc in header["arrays"].items():
+            arr = np.frombuffer(blobs[name], dtype=np.dtype(desc["dtype"])).reshape(desc["shape"])
+            arrays[name] = arr
+    except Exception:
+        raise TableError(f"{path} is damaged (its arrays do not match its header)") from None
+    return Table(header, arrays)
+
+
+def digest(*parts: bytes | str) -> str:
+    """A short hex digest of some texts: the 'rules digest' of a table."""
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode() if isinstance(p, str) else p)
+        h.update(b"\0")
+    return h.hexdigest()[:16]
