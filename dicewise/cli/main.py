@@ -11,14 +11,22 @@ from ..errors import DicewiseError
 
 
 class Group(click.Group):
-    """A click group that turns DicewiseError into one line on stderr and exit status 2."""
+    """A click group that reports bad input as one line on stderr and exit status 2."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except DicewiseError as e:
-            click.echo(f"dicewise: error: {e}", err=True)
-            sys.exit(2)
+            fail(str(e))
+        except click.UsageError as e:
+            name = e.ctx.command_path if e.ctx else ctx.command_path
+            fail(f"{e.format_message()} (see `{name} --help`)")
+
+
+def fail(message: str):
+    """Print one error line on stderr and exit with status 2."""
+    click.echo(f"dicewise: error: {message}", err=True)
+    sys.exit(2)
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,3 +37,10 @@ def cli():
 
 def main():
     cli(prog_name="dicewise")
+
+
+def _register():
+    from . import games  # noqa: F401  (commands register themselves on ``cli``)
+
+
+_register()

@@ -37,13 +37,33 @@ class Write:
 
     ``points`` is broadcastable to (252, B); the next extra of state b after roll r is
     ``next_extra[roll_class[r], b]``, so extras that do not depend on the roll cost one
-    lookup; ``legal`` (broadcastable to (252, B), or None) marks placements the rules allow.
+    lookup; ``legal`` (broadcastable to (252, B), or None) marks placements the rules allow;
+    ``bonus`` (or None) is the part of ``points`` that is a bonus, not the box's score.
+    Where only a few rolls depend on the state (Yahtzee's jokers), ``points`` stays one
+    column and ``special`` gives those rolls' indices with their own (k, B) points, bonus
+    and legality.
     """
 
     points: np.ndarray
     next_extra: np.ndarray
     roll_class: np.ndarray
     legal: np.ndarray | None = None
+    bonus: np.ndarray | None = None
+    special: tuple | None = None  # (rolls (k,), points (k, B), bonus (k, B), legal (k, B) or None)
+
+    def at_roll(self, r: int, n: int):
+        """(points, bonus, legal) of roll ``r`` for each of the n states, as (n,) arrays."""
+        def row(a, fill):
+            return np.full(n, fill) if a is None else np.broadcast_to(a, (dice.N_ROLLS, n))[r]
+
+        points, bonus, legal = row(self.points, 0), row(self.bonus, 0), row(self.legal, True)
+        if self.special is not None and r in self.special[0]:
+            k = int(np.flatnonzero(self.special[0] == r)[0])
+            sp_points, sp_bonus, sp_legal = self.special[1:]
+            points = np.broadcast_to(sp_points[k], (n,))
+            bonus = np.zeros(n) if sp_bonus is None else np.broadcast_to(sp_bonus[k], (n,))
+            legal = np.ones(n, bool) if sp_legal is None else np.broadcast_to(sp_legal[k], (n,))
+        return points, bonus, legal
 
 
 _NO_CLASS = np.zeros(dice.N_ROLLS, dtype=np.int64)
@@ -141,23 +161,35 @@ def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extr
                  roll_number: int) -> np.ndarray:
     """Best points-plus-future over the open categories, for every roll: (252, B).
 
-    ``values`` holds the solved value of every state with more categories filled.
+    ``values`` holds the solved value of every state with more categories filled.  Work is
+    done state-major, (B, 252), so that the states where a category is open are a cheap
+    row subset.
     """
-    best = np.full((dice.N_ROLLS, len(masks)), -np.inf)
-    total = np.empty_like(best)
+    best = np.full((len(masks), dice.N_ROLLS), -np.inf)
     for c in range(game.n_categories):
-        is_open = (masks >> c) & 1 == 0
-        if not is_open.any():
+        rows = np.flatnonzero((masks >> c) & 1 == 0)
+        if len(rows) == 0:
             continue
-        w = game.write(c, roll_number, masks, extras)
-        nxt = (masks | (1 << c))[None, :] * game.n_extra + w.next_extra
-        future = values[nxt]
-        if future.shape[0] > 1:
-            future = future[w.roll_class]
-        np.add(future, w.points, out=total)
-        legal = is_open if w.legal is None else is_open & w.legal
-        np.maximum(best, total, out=best, where=np.broadcast_to(legal, total.shape))
-    return best
+        every = len(rows) == len(masks)
+        m, e = (masks, extras) if every else (masks[rows], extras[rows])
+        w = game.write(c, roll_number, m, e)
+        future = values[(m | (1 << c))[:, None] * game.n_extra + w.next_extra.T]
+        if future.shape[1] > 1:
+            future = future[:, w.roll_class]
+        total = future + w.points.T
+        if w.legal is not None:
+            total[~np.broadcast_to(w.legal.T, total.shape)] = -np.inf
+        if w.special is not None:
+            rolls, points, _, legal = w.special
+            patch = future[:, rolls] + points.T if future.shape[1] > 1 else future + points.T
+            if legal is not None:
+                patch[~legal.T] = -np.inf
+            total[:, rolls] = patch
+        if every:
+            np.maximum(best, total, out=best)
+        else:
+            best[rows] = np.maximum(best[rows], total)
+    return np.ascontiguousarray(best.T)
 
 
 def turn_write_values(game: CategoryGame, values, masks, extras):

@@ -67,8 +67,8 @@ class PokerPrograms(CategoryGame):
         # Completing the six: the bonus is paid now and the sum is no longer needed.
         earned = completes[None, :] & (moved >= SUM_OFFSET)
         cls = dice.ROLLS[:, c]
-        points = points + BONUS * earned[cls]
-        return Write(points, np.where(completes[None, :], 0, moved), cls)
+        bonus = BONUS * earned[cls]
+        return Write(points + bonus, np.where(completes[None, :], 0, moved), cls, bonus=bonus)
 
     def reachable_extras(self, masks):
         running = (masks & OBLIGATORY) != OBLIGATORY

@@ -25,7 +25,7 @@ JOKER_VALUE = {FULL_HOUSE: 25, SMALL_STRAIGHT: 30, LARGE_STRAIGHT: 40}
 LOWER = range(6, 13)
 
 _IS_YAHTZEE = dice.ROLLS.max(axis=1) == 5
-_YAHTZEE_FACE = dice.ROLLS.argmax(axis=1)  # face index of a five of a kind
+_YAHTZEE_ROWS = np.array([dice.roll_index([5 * (f == g) for g in range(6)]) for f in range(6)])
 
 
 def _small_straight(c):
@@ -64,30 +64,39 @@ class Yahtzee(CategoryGame):
         upper, armed = extras % UPPER_STATES, extras // UPPER_STATES
         points = self.base_points[c, 0][:, None]
         yahtzee_filled = (masks >> YAHTZEE) & 1 == 1
-        if c in JOKER_VALUE and self.joker in ("free", "forced"):
-            face_box_filled = (masks[None, :] >> _YAHTZEE_FACE[:, None]) & 1 == 1
-            joker = _IS_YAHTZEE[:, None] & yahtzee_filled[None, :] & face_box_filled
-            points = np.where(joker, JOKER_VALUE[c], points)
-        if self._bonus_armed:
-            points = points + YAHTZEE_BONUS * (_IS_YAHTZEE[:, None] & (armed[None, :] == 1))
-        legal = self._forced_placement(c, masks, yahtzee_filled) if self.joker == "forced" else None
+        special = None
+        if yahtzee_filled.any():
+            # Only the six five-of-a-kind rolls score differently from the plain boxes.
+            sp_points = np.repeat(points[_YAHTZEE_ROWS], len(masks), axis=1)
+            face_box_filled = (masks[None, :] >> np.arange(6)[:, None]) & 1 == 1  # (6, B)
+            if c in JOKER_VALUE and self.joker in ("free", "forced"):
+                sp_points[yahtzee_filled[None, :] & face_box_filled] = JOKER_VALUE[c]
+            sp_bonus = None
+            if self._bonus_armed:
+                sp_bonus = np.broadcast_to(YAHTZEE_BONUS * (armed[None, :] == 1), sp_points.shape)
+                sp_points = sp_points + sp_bonus
+            legal = None
+            if self.joker == "forced":
+                legal = self._forced_placement(c, masks, yahtzee_filled, face_box_filled)
+            special = (_YAHTZEE_ROWS, sp_points, sp_bonus, legal)
         if c < 6:
-            w = upper_write(c + 1, upper, points)
-            return Write(w.points, w.next_extra + UPPER_STATES * armed[None, :], w.roll_class, legal)
+            w = upper_write(c + 1, masks, upper, points)
+            return Write(w.points, w.next_extra + UPPER_STATES * armed[None, :], w.roll_class,
+                         special=special)
         if c == YAHTZEE and self._bonus_armed:
             return Write(points, np.stack([extras, upper + UPPER_STATES]), _IS_YAHTZEE.astype(np.int64),
-                         legal)
-        return Write(points, extras[None, :], np.zeros(dice.N_ROLLS, dtype=np.int64), legal)
+                         special=special)
+        return Write(points, extras[None, :], np.zeros(dice.N_ROLLS, dtype=np.int64), special=special)
 
-    def _forced_placement(self, c, masks, yahtzee_filled):
-        """The official rule: a further Yahtzee goes to its face's box, else a lower box, else any."""
-        face_open = (masks[None, :] >> _YAHTZEE_FACE[:, None]) & 1 == 0
+    def _forced_placement(self, c, masks, yahtzee_filled, face_box_filled):
+        """The official rule, for the six five-of-a-kind rolls (6, B): a further Yahtzee goes
+        to its face's box, else to a lower box, else to any box."""
         lower_open = ((masks[:, None] >> np.array(LOWER)[None, :]) & 1 == 0).any(axis=1)
         if c < 6:
-            allowed = (_YAHTZEE_FACE[:, None] == c) | (~face_open & ~lower_open[None, :])
+            allowed = (np.arange(6)[:, None] == c) | (face_box_filled & ~lower_open[None, :])
         else:
-            allowed = ~face_open
-        return ~(_IS_YAHTZEE[:, None] & yahtzee_filled[None, :]) | allowed
+            allowed = face_box_filled
+        return ~yahtzee_filled[None, :] | allowed
 
     def final_bonus(self, extras):
         return np.where(extras % UPPER_STATES >= UPPER_GOAL, UPPER_BONUS, 0)

@@ -47,7 +47,7 @@ class Yatzy(CategoryGame):
 
     def write(self, c, roll_number, masks, extras):
         w = super().write(c, roll_number, masks, extras)
-        return upper_write(c + 1, extras, w.points) if c < 6 else w
+        return upper_write(c + 1, masks, extras, w.points) if c < 6 else w
 
     def final_bonus(self, extras):
         return np.where(extras >= UPPER_GOAL, UPPER_BONUS, 0)

@@ -1,0 +1,404 @@
+"""``dicewise risk``: battles, advice, chain attacks, tables, plots and cards for Risk.
+
+Each command parses, calls one function of ``dicewise.solver.risk`` (or ``risk_cards``)
+and formats the result: human-readable by default, JSON with ``--json``.  Bad input of
+any kind is a DicewiseError, printed by the group as one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import DicewiseError
+from ..solver import risk as rk
+from ..solver import risk_cards as cards_mod
+from .main import Group
+
+#: Above this many states a solve shows a progress bar (on stderr).
+_BAR_STATES = 2_000_000
+
+
+class _Strict:
+    """Parameter types that report a bad value as a DicewiseError (one line, exit 2)."""
+
+    def fail(self, message, param=None, ctx=None):
+        name = param.human_readable_name if param is not None else "value"
+        raise DicewiseError(f"invalid value for {name}: {message}")
+
+
+class _Int(_Strict, click.types.IntParamType):
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.startswith("--"):
+            raise DicewiseError(f"no such option: {value}")
+        return super().convert(value, param, ctx)
+
+
+class _Float(_Strict, click.types.FloatParamType):
+    pass
+
+
+class _Choice(_Strict, click.Choice):
+    pass
+
+
+INT, FLOAT = _Int(), _Float()
+# Numbers as arguments may be negative (to be refused with a clear message, not taken
+# for options).
+_ARGS = {"ignore_unknown_options": True, "help_option_names": ["-h", "--help"]}
+
+
+def _rules_options(f):
+    f = click.option("--ties", type=_Choice(rk.TIES), default="defender", show_default=True,
+                     help="Who wins tied dice.")(f)
+    return f
+
+
+def _dice_options(default="max"):
+    def deco(f):
+        f = click.option("--defender-sees-roll", is_flag=True,
+                         help="The defender picks 1 or 2 dice after seeing the attacker's dice "
+                              "(needs --dice minimax).")(f)
+        f = click.option("--dice", type=_Choice(rk.DICE_MODES), default=default, show_default=True,
+                         help="max: both roll the most dice allowed; minimax: the attacker "
+                              "picks its count, the defender replies to minimise.")(f)
+        return _rules_options(f)
+    return deco
+
+
+def _objective_options(f):
+    f = click.option("--threshold", type=FLOAT, default=0.5, show_default=True,
+                     help="For --objective threshold: stop when P(conquer) from here is below this.")(f)
+    f = click.option("--exchange-value", type=FLOAT, default=0.0, show_default=True,
+                     help="For --objective expected-armies: armies a conquest is worth.")(f)
+    f = click.option("--objective", type=_Choice(rk.OBJECTIVES), default="conquest",
+                     show_default=True,
+                     help="conquest: maximise P(conquer); expected-armies: maximise own minus "
+                          "defending armies at the end; threshold: stop below a P(conquer).")(f)
+    return f
+
+
+def _json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(f)
+
+
+def _policy(dice, defender_sees_roll, objective="conquest", exchange_value=0.0, threshold=0.5):
+    return rk.Policy(dice=dice, defender_sees_roll=defender_sees_roll, objective=objective,
+                     exchange_value=exchange_value, threshold=threshold)
+
+
+def _emit(obj):
+    click.echo(json.dumps(obj, indent=2))
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.4f}%"
+
+
+def _policy_json(policy: rk.Policy, ties: str) -> dict:
+    out = {"dice": policy.dice, "defender_sees_roll": policy.defender_sees_roll,
+           "objective": policy.objective, "ties": ties}
+    if policy.objective == "expected-armies":
+        out["exchange_value"] = policy.exchange_value
+    if policy.objective == "threshold":
+        out["threshold"] = policy.threshold
+    return out
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+def risk():
+    """Risk: exact battles, optimal dice and stopping, chain attacks, tables, cards.
+
+    A is every army on the attacking territory (it rolls at most A-1 dice), D the
+    defending armies.
+    """
+
+
+@risk.command(context_settings=_ARGS)
+@click.argument("attacker", type=INT)
+@click.argument("defender", type=INT)
+@_dice_options()
+@_objective_options
+@_json_option
+def battle(attacker, defender, ties, dice, defender_sees_roll, objective, exchange_value,
+           threshold, as_json):
+    """P(conquer), survivors' distributions and expected losses of A v D."""
+    policy = _policy(dice, defender_sees_roll, objective, exchange_value, threshold)
+    b = rk.battle(attacker, defender, rk.RiskRules(ties=ties), policy)
+    if as_json:
+        _emit({"attacker": attacker, "defender": defender, "dice": dice,
+               "policy": _policy_json(policy, ties), "p_conquer": b.p_conquer,
+               "attacker_survivors": {str(k): v for k, v in b.attacker_survivors.items()},
+               "defender_survivors": {str(k): v for k, v in b.defender_survivors.items()},
+               "stopped": [{"attacker": a, "defender": d, "p": p} for a, d, p in b.stopped],
+               "expected_attacker_losses": b.expected_attacker_losses,
+               "expected_defender_losses": b.expected_defender_losses,
+               "value": b.value})
+        return
+    click.echo(f"{attacker} v {defender}  (dice {dice}, ties to the {ties}, objective {objective})")
+    click.echo(f"P(conquer)               {b.p_conquer:.12f}  ({_pct(b.p_conquer)})")
+    click.echo(f"expected attacker losses {b.expected_attacker_losses:.6f}")
+    click.echo(f"expected defender losses {b.expected_defender_losses:.6f}")
+    if objective == "expected-armies":
+        click.echo(f"expected armies, own minus defending (+ exchange value) {b.value:.6f}")
+    if b.stopped:
+        click.echo(f"P(attacker stops)        {sum(p for *_, p in b.stopped):.12f}")
+    _dist("attacker armies left on conquest", b.attacker_survivors)
+    _dist("defenders left when not conquered", b.defender_survivors)
+
+
+def _dist(title, d, limit=25):
+    if not d:
+        return
+    click.echo(f"{title}:")
+    items = sorted(d.items(), key=lambda kv: -kv[1])[:limit]
+    for n, p in sorted(items):
+        click.echo(f"  {n:>6}  {p:.10f}")
+    if len(d) > limit:
+        rest = sum(d.values()) - sum(p for _, p in items)
+        click.echo(f"  ({len(d) - limit} less likely values: {rest:.3e} together)")
+
+
+@risk.command(context_settings=_ARGS)
+@click.argument("attacker", type=INT)
+@click.argument("defender", type=INT)
+@_dice_options(default="minimax")
+@_objective_options
+@_json_option
+def advise(attacker, defender, ties, dice, defender_sees_roll, objective, exchange_value,
+           threshold, as_json):
+    """How many dice to roll now at A v D, and whether to go on or stop."""
+    policy = _policy(dice, defender_sees_roll, objective, exchange_value, threshold)
+    adv = rk.advise(attacker, defender, rk.RiskRules(ties=ties), policy)
+    if as_json:
+        _emit({"attacker": attacker, "defender": defender, "policy": _policy_json(policy, ties),
+               "go_on": adv.go_on, "attacker_dice": adv.attacker_dice,
+               "defender_dice": adv.defender_dice or None, "value": adv.value,
+               "stop_value": adv.stop_value, "p_conquer": adv.p_conquer,
+               "options": [{"attacker_dice": o.attacker_dice,
+                            "defender_dice": o.defender_dice or None, "value": o.value}
+                           for o in adv.options]})
+        return
+    what = {"conquest": "P(conquer)", "expected-armies": "E[own - defending armies]",
+            "threshold": "P(conquer) playing on"}[objective]
+    click.echo(f"{attacker} v {defender}  (dice {dice}, ties to the {ties}, objective {objective})")
+    if adv.go_on:
+        reply = (f"the defender replies with {adv.defender_dice}" if adv.defender_dice
+                 else "the defender chooses after seeing your dice")
+        click.echo(f"roll {adv.attacker_dice} dice ({reply}); go on")
+    else:
+        click.echo("stop attacking")
+    for o in adv.options:
+        reply = f"defender {o.defender_dice}" if o.defender_dice else "defender sees the roll"
+        click.echo(f"  {o.attacker_dice} dice ({reply}): {what} {o.value:.10f}")
+    if adv.stop_value is not None:
+        click.echo(f"  stop now: {adv.stop_value:.10f}"
+                   + (f"  (threshold {threshold})" if objective == "threshold" else ""))
+    click.echo(f"P(conquer) under this policy {adv.p_conquer:.10f}")
+
+
+@risk.command(context_settings=_ARGS)
+@click.argument("armies", type=INT)
+@click.argument("defenders", type=INT, nargs=-1, required=True)
+@click.option("--garrison", type=INT, default=1, show_default=True,
+              help="Armies left behind on each territory the attack moves on from.")
+@click.option("--target", type=FLOAT, default=None,
+              help="Also find the fewest armies with P(all conquered) >= this.")
+@_dice_options()
+@_json_option
+def chain(armies, defenders, garrison, target, ties, dice, defender_sees_roll, as_json):
+    """Attack territories with DEFENDERS armies in order, starting from ARMIES.
+
+    After each conquest all but --garrison armies move on (at least the dice of the last
+    round, as the rules require).
+    """
+    rules, policy = rk.RiskRules(ties=ties), _policy(dice, defender_sees_roll)
+    if target is not None and not 0.0 < target < 1.0:
+        raise DicewiseError(f"--target must be strictly between 0 and 1, not {target}")
+    c = rk.chain_attack(armies, list(defenders), garrison, rules, policy)
+    need = rk.min_armies(list(defenders), target, garrison, rules, policy) if target else None
+    if as_json:
+        out = {"armies": armies, "defenders": list(defenders), "garrison": garrison,
+               "policy": _policy_json(policy, ties), "p_all": c.p_all,
+               "reached": {str(j): p for j, p in enumerate(c.reached)},
+               "expected_final_armies": c.expected_final_armies,
+               "expected_armies_left": c.expected_armies_left}
+        if need:
+            out["target"] = {"p": target, "min_armies": need[0], "p_at_min": need[1]}
+        _emit(out)
+        return
+    click.echo(f"{armies} armies against {' -> '.join(map(str, defenders))}  "
+               f"(garrison {garrison}, dice {dice}, ties to the {ties})")
+    click.echo(f"P(all conquered)   {c.p_all:.12f}  ({_pct(c.p_all)})")
+    click.echo("territories conquered:")
+    for j, p in enumerate(c.reached):
+        click.echo(f"  {j:>3}  {p:.10f}")
+    click.echo(f"expected armies on the last territory, if all conquered {c.expected_final_armies:.6f}")
+    click.echo(f"expected armies left along the path, all outcomes     {c.expected_armies_left:.6f}")
+    if need:
+        click.echo(f"fewest armies for P(all) >= {target}: {need[0]} (P = {need[1]:.10f})")
+
+
+def rules_digest() -> str:
+    """The digest of the Risk rules as coded: the source of the solver module."""
+    from ..tables.format import digest
+
+    return digest(Path(rk.__file__).read_bytes())
+
+
+def _solve_table(n, ties, dice, defender_sees_roll):
+    rules, policy = rk.RiskRules(ties=ties), _policy(dice, defender_sees_roll)
+    rk.check_table_size(n)
+    total = rk.steps(n)
+    if n * n * (3 if dice == "minimax" else 1) > _BAR_STATES:
+        with click.progressbar(length=total, label="solving", file=sys.stderr) as bar:
+            return rk.conquest_table(n, rules, policy, progress=bar.update), policy
+    return rk.conquest_table(n, rules, policy), policy
+
+
+@risk.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--max", "n", type=INT, required=True, help="Largest A and D in the table.")
+@click.option("--format", "fmt", type=_Choice(["csv", "table"]), default="csv", show_default=True,
+              help="csv: plain CSV (rows A, columns D); table: a dicewise table file.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="File to write.")
+@_dice_options()
+@_json_option
+def table(n, fmt, out, ties, dice, defender_sees_roll, as_json):
+    """Write P(conquer) for every A in 2..MAX and D in 1..MAX (a fight to the end)."""
+    from ..tables.format import write_table
+
+    p, policy = _solve_table(n, ties, dice, defender_sees_roll)
+    options = {"ties": ties, "dice": dice, "defender_sees_roll": defender_sees_roll, "max": n}
+    if fmt == "table":
+        write_table(out, kind="risk-conquest", ruleset="risk", options=options,
+                    rules_digest=rules_digest(), arrays={"p_conquer": p},
+                    meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
+                                   "(rolling at most A-1 dice), D defending armies",
+                          "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
+    else:
+        _write_csv(out, p)
+    if as_json:
+        _emit({"out": str(out), "format": fmt, "max": n, "options": options})
+    else:
+        click.echo(f"wrote P(conquer) for A = 2..{n}, D = 1..{n} to {out} ({fmt})")
+
+
+def _write_csv(path, p):
+    """Rows A = 2..n, columns D = 1..n; written to a temporary file, then renamed."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            n = p.shape[0] - 1
+            w.writerow(["A"] + [f"D={d}" for d in range(1, n + 1)])
+            for a in range(2, n + 1):
+                w.writerow([a] + [repr(float(x)) for x in p[a, 1:]])
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+
+
+@risk.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--max", "n", type=INT, default=40, show_default=True,
+              help="Largest A and D shown.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="PNG file to write.")
+@_dice_options()
+def plot(n, out, ties, dice, defender_sees_roll):
+    """A heatmap of P(conquer) for A, D up to MAX (needs matplotlib)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise DicewiseError("plot needs matplotlib: pip install 'dicewise[plot]'") from None
+    if not 2 <= n <= 1000:
+        raise DicewiseError(f"--max for a plot must be 2..1000, not {n}")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p, _ = _solve_table(n, ties, dice, defender_sees_roll)
+    fig, ax = plt.subplots(figsize=(7, 6))
+    im = ax.imshow(p[2:, 1:], origin="lower", extent=(0.5, n + 0.5, 1.5, n + 0.5),
+                   aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
+    ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
+               linewidths=0.8)
+    ax.set_xlabel("D (defending armies)")
+    ax.set_ylabel("A (armies on the attacking territory)")
+    ax.set_title(f"Risk: P(conquer), dice {dice}, ties to the {ties}")
+    fig.colorbar(im, ax=ax, label="P(conquer)")
+    fig.tight_layout()
+    try:
+        fig.savefig(out, dpi=120)
+    except OSError as e:
+        raise DicewiseError(f"cannot write {out}: {e.strerror}") from None
+    finally:
+        plt.close(fig)
+    click.echo(f"wrote a P(conquer) heatmap for A, D up to {n} to {out}")
+
+
+@risk.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--sets-traded", type=INT, default=0, show_default=True,
+              help="Sets traded so far in the game (by all players).")
+@click.option("--territories", type=INT, default=None, help="Territories you hold.")
+@click.option("--turns", type=INT, default=5, show_default=True,
+              help="Turns to look ahead for armies from cards.")
+@click.option("--hand", default=None,
+              help="Cards held, as letters: i, c, a (the three kinds), w (wild); e.g. iic.")
+@click.option("--conquer-prob", type=FLOAT, default=1.0, show_default=True,
+              help="Probability of conquering at least one territory (earning a card) per turn.")
+@click.option("--wild-cards", type=INT, default=0, show_default=True,
+              help="Wild cards in the deck (none in the seed rules).")
+@click.option("--players", type=INT, default=None, help="Show the starting armies for 3..6 players.")
+@_json_option
+def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, players, as_json):
+    """Armies from sets and territories, and the chance of holding a set.
+
+    Cards are drawn independently with the three kinds equally likely; you trade a set as
+    soon as you hold one, and no one else trades in the turns looked at.
+    """
+    h = cards_mod.parse_hand(hand) if hand is not None else (0, 0, 0, 0)
+    if sets_traded < 0:
+        raise DicewiseError(f"sets traded cannot be negative ({sets_traded})")
+    nxt = [cards_mod.set_value(sets_traded + k) for k in range(1, 4)]
+    reinf = cards_mod.reinforcements(territories) if territories is not None else None
+    start = cards_mod.starting_armies(players) if players is not None else None
+    look = cards_mod.card_outlook(turns, sets_traded, h, conquer_prob, wild_cards)
+    p_set = [cards_mod.p_set_after(k, wild_cards) for k in range(6)]
+    if as_json:
+        out = {"sets_traded": sets_traded, "next_set_values": nxt, "hand": hand or "",
+               "p_set_after": {str(k): float(p) for k, p in enumerate(p_set)},
+               "p_set_after_exact": {str(k): str(p) for k, p in enumerate(p_set)},
+               "card_armies_per_turn": list(look.per_turn), "p_trade_per_turn": list(look.p_trade),
+               "card_armies_total": look.total, "turns": turns, "conquer_prob": conquer_prob,
+               "wild_cards": wild_cards}
+        if reinf is not None:
+            out.update(territories=territories, reinforcements=reinf,
+                       expected_armies_total=reinf * turns + look.total)
+        if start is not None:
+            out.update(players=players, starting_armies=start)
+        _emit(out)
+        return
+    if start is not None:
+        click.echo(f"starting armies for {players} players: {start} each")
+    if reinf is not None:
+        click.echo(f"reinforcements for {territories} territories: {reinf} a turn")
+    click.echo(f"next sets traded (after {sets_traded}): {', '.join(map(str, nxt))} armies")
+    click.echo("P(holding a set) after k cards"
+               + (f" ({wild_cards} wild cards in the deck)" if wild_cards else "") + ":")
+    for k, p in enumerate(p_set):
+        if k:
+            click.echo(f"  {k}  {float(p):.6f}  ({p})")
+    click.echo(f"armies from cards in the next {turns} turns (hand '{hand or ''}', "
+               f"P(card a turn) {conquer_prob}):")
+    for t, (g, q) in enumerate(zip(look.per_turn, look.p_trade), 1):
+        click.echo(f"  turn {t:>2}: {g:.4f}  (P(trade) {q:.4f})")
+    click.echo(f"  total {look.total:.4f}")
+    if reinf is not None:
+        click.echo(f"expected armies in {turns} turns, territories and cards: "
+                   f"{reinf * turns + look.total:.4f}")

@@ -1,0 +1,134 @@
+"""The advisor: every distinct choice in a position, with its expected final score.
+
+Turn-start values come from the solved table; the decisions within the turn are solved
+again for the one state asked about (a single batch of the turn solver).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DicewiseError
+from . import dice
+from .category import ROLL_NUMBERS, CategoryGame, StateValues, write_values
+from .sheet import Sheet
+from .turn import solve_turn
+
+_TIE = 1e-9
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option: keep some dice and roll the rest, or write a category now."""
+
+    action: str  # "keep" or "write"
+    expected: float  # expected final score when this is chosen and play is optimal after
+    loss: float  # best expected minus this one's
+    dice: tuple[int, ...] | None = None
+    category: str | None = None
+    score: int | None = None  # what is written in the box (bonuses it earns are in expected)
+
+    def describe(self, rolls_left: int) -> str:
+        if self.action == "keep":
+            kept = " ".join(map(str, self.dice)) or "nothing"
+            return f"keep {kept} (reroll {5 - len(self.dice)}, {rolls_left} roll{'s' * (rolls_left > 1)} left)"
+        return f"write {self.category} for {self.score}"
+
+    def to_json(self) -> dict:
+        out = {"action": self.action}
+        if self.action == "keep":
+            out["dice"] = list(self.dice)
+        else:
+            out.update(category=self.category, score=self.score)
+        out.update(expected=self.expected, loss=self.loss)
+        return out
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The ranked choices of one position, best first."""
+
+    ruleset: str
+    options: dict
+    sheet: Sheet
+    dice: tuple[int, ...]
+    roll: int
+    choices: tuple[Choice, ...]
+    state_value: float  # expected final score at the start of this turn
+    ended: str | None = None  # why the game ended with this throw, if it did
+    approximate: bool = False
+    error_bound: float = 0.0
+
+    @property
+    def best(self) -> Choice | None:
+        return self.choices[0] if self.choices else None
+
+    def to_json(self) -> dict:
+        return {
+            "ruleset": self.ruleset,
+            "rule_options": self.options,
+            "sheet": dict(self.sheet.scores + self.sheet.counters),
+            "points": self.sheet.points,
+            "roll": self.roll,
+            "dice": list(self.dice),
+            "turn_start_expected": self.state_value,
+            "ended": self.ended,
+            "approximate": self.approximate,
+            "error_bound": self.error_bound,
+            "best": self.best.to_json() if self.best else None,
+            "options": [c.to_json() for c in self.choices],
+        }
+
+
+def check_dice(values) -> tuple[int, ...]:
+    """Five faces 1..6, or a DicewiseError."""
+    values = tuple(int(v) for v in values)
+    if len(values) != dice.N_DICE:
+        raise DicewiseError(f"give exactly five dice, not {len(values)}")
+    bad = [v for v in values if not 1 <= v <= 6]
+    if bad:
+        raise DicewiseError(f"a die shows 1..6, not {bad[0]}")
+    return tuple(sorted(values))
+
+
+def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces, roll: int) -> Advice:
+    """Rank every choice after roll ``roll`` (1..3) with dice ``faces`` on ``sheet``."""
+    faces = check_dice(faces)
+    if roll not in ROLL_NUMBERS:
+        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+    if sheet.mask == (1 << game.n_categories) - 1:
+        raise DicewiseError("the sheet is full: the game is over")
+    masks, extras = np.array([sheet.mask]), np.array([sheet.extra])
+    values = solved.values
+    state_value = sheet.points + float(values[sheet.state(game)])
+    r = dice.roll_index(dice.counts_of(faces))
+    ends = game.first_roll_end()
+    if roll == 1 and ends is not None and not np.isnan(ends[r]):
+        return Advice(game.name, game.options, sheet, faces, roll, (), state_value,
+                      ended="a first-roll five of a kind ends the game")
+    writes = []
+    for c, name in enumerate(game.category_names):
+        if (sheet.mask >> c) & 1:
+            continue
+        w = game.write(c, roll, masks, extras)
+        points, bonus, legal = (float(a[0]) for a in w.at_roll(r, 1))
+        if not legal:
+            continue
+        nxt = (sheet.mask | (1 << c)) * game.n_extra + int(
+            np.broadcast_to(w.next_extra, (w.next_extra.shape[0], 1))[w.roll_class[r], 0])
+        score = int(round(points - bonus))
+        writes.append((name, score, sheet.points + points + float(values[nxt])))
+    keeps = []
+    if roll < 3:
+        w = [write_values(game, values, masks, extras, k) for k in ROLL_NUMBERS]
+        turn = solve_turn(w, ends)
+        before_next = turn.before_roll[roll - 1][:, 0]
+        for k in dice.sub_keeps(r):
+            keeps.append((tuple(dice.faces_of(dice.KEEPS[k])), sheet.points + float(before_next[k])))
+    best = max([e for *_, e in writes] + [e for _, e in keeps])
+    choices = [Choice("write", e, max(best - e, 0.0), category=n, score=s) for n, s, e in writes]
+    choices += [Choice("keep", e, max(best - e, 0.0), dice=d) for d, e in keeps]
+    choices.sort(key=lambda ch: (-round(ch.expected, 9), ch.action == "write", ch.dice or ()))
+    return Advice(game.name, game.options, sheet, faces, roll, tuple(choices), state_value)

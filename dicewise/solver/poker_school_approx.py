@@ -1,0 +1,291 @@
+"""The approximate policy for ``poker-school``: a linear value of sheet features, fitted by
+approximate policy iteration, played through the exact within-turn solver.
+
+The method (also in docs/poker-school.md):
+
+1. **Value of a sheet at a turn start** ≈ the points it holds plus a linear function of
+   features, each interpolated linearly in the number of turns left T between K knots:
+
+   * per row: the row's state (cells written, whether it is still clean, the School
+     reserve capped at 3) — the row's expected further points, premium included;
+   * per column still without a cross: how many of its cells are open — its chance of the
+     60 bonus (a clean column with no open cell is worth exactly 60, not fitted);
+   * the standing premiums times a weight per number of open School cells — the expected
+     share a later School cross will erase;
+   * an intercept.
+
+2. **Turns are solved exactly** against that value: every write of every row (a score
+   where the dice allow it, or a cross) is valued as its immediate points plus the value
+   of the sheet it leads to, and ``turn.solve_turn`` gives the optimal keeps and stopping
+   for those write values.  The policy is that one-step look-ahead.
+
+3. **Fitting** (approximate policy iteration): play a batch of games with the current
+   policy (lockstep, ``poker_school_turns.play``), regress the points each sheet went on to
+   score on its features (ridge regression towards the previous weights), and repeat.  The
+   first batch is played greedily.
+
+The method is the same for every variant; on the exactly solvable one-column variants its
+value is measured against the exact optimum (docs/poker-school.md), and that relative gap
+is the error estimate reported with the full game's advice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .poker_school_turns import NEG, Batch, Evaluator, RowOption, play, write_effects
+from .rulesets.poker_school import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
+
+RESERVE_CAP = 3
+
+
+@dataclass(frozen=True)
+class Features:
+    """The feature layout of a variant: sizes and offsets of the weight vector."""
+
+    columns: int
+    turns: int
+    knots: int
+
+    @classmethod
+    def of(cls, game: PokerSchool) -> "Features":
+        return cls(game.columns, game.turns, min(10, game.turns // 2 + 1))
+
+    @property
+    def n_codes(self) -> int:  # row state codes: cells written × clean × reserve
+        return self.columns * 2 * (RESERVE_CAP + 1)
+
+    @property
+    def n_row(self) -> int:
+        return N_ROWS * self.n_codes * self.knots
+
+    @property
+    def n_col(self) -> int:
+        return self.columns * (N_ROWS + 1) * self.knots
+
+    @property
+    def n_std(self) -> int:
+        return (N_SCHOOL * self.columns + 1) * self.knots
+
+    @property
+    def size(self) -> int:
+        return self.n_row + self.n_col + self.n_std + self.knots
+
+    def hat(self, turns_left: np.ndarray):
+        """Knot indices and weights of the linear interpolation in turns left: lo, hi, w_hi."""
+        x = np.asarray(turns_left, float) * (self.knots - 1) / self.turns
+        lo = np.minimum(np.floor(x).astype(np.int64), self.knots - 2)
+        return lo, lo + 1, x - lo
+
+
+def row_codes(f: Features, batch: Batch) -> np.ndarray:
+    """(B, 15) the code of every row's state; ``n_codes`` for a full row."""
+    res = np.zeros(batch.filled.shape, np.int64)
+    res[:, :N_SCHOOL] = np.minimum(batch.reserve, RESERVE_CAP)
+    code = (batch.filled * 2 + batch.clean) * (RESERVE_CAP + 1) + res
+    return np.where(batch.filled >= f.columns, f.n_codes, code)
+
+
+def column_open(f: Features, batch: Batch) -> np.ndarray:
+    """(B, C) open cells of each column."""
+    return (batch.filled[:, :, None] <= np.arange(f.columns)[None, None, :]).sum(axis=1)
+
+
+def school_open(f: Features, batch: Batch) -> np.ndarray:
+    return (f.columns - batch.filled[:, :N_SCHOOL]).sum(axis=1)
+
+
+def design(f: Features, batch: Batch):
+    """Sparse feature rows (B, size) of the sheets at a turn start, and their known value."""
+    B = len(batch)
+    T = f.columns * N_ROWS - batch.filled.sum(axis=1)
+    lo, hi, w = f.hat(T)
+    rows, cols, vals = [], [], []
+
+    def add(mask, group, value):
+        """Features ``group * knots + knot`` of the sheets (rows of ``group``) where ``mask``."""
+        group = np.asarray(group)
+        shape = (B,) + (1,) * (group.ndim - 1)
+        mask = np.broadcast_to(mask, group.shape)
+        value = np.broadcast_to(value, group.shape)
+        sheet = np.broadcast_to(np.arange(B).reshape(shape), group.shape)
+        for knot, weight in ((lo, 1 - w), (hi, w)):
+            rows.append(sheet[mask])
+            cols.append((group * f.knots + knot.reshape(shape))[mask])
+            vals.append((value * weight.reshape(shape))[mask])
+
+    code = row_codes(f, batch)
+    row_mask = code < f.n_codes
+    add(row_mask, np.arange(N_ROWS)[None, :] * f.n_codes + code, np.ones((B, N_ROWS)))
+    open_ = column_open(f, batch)
+    col_mask = batch.column_clean & (open_ > 0)
+    add(col_mask, f.n_row // f.knots + np.arange(f.columns)[None, :] * (N_ROWS + 1) + open_,
+        np.ones((B, f.columns)))
+    so = school_open(f, batch)
+    std_mask = (so > 0) & (batch.standing > 0)
+    add(std_mask, (f.n_row + f.n_col) // f.knots + so, batch.standing.astype(float))
+    add(np.ones(B, bool), np.full(B, (f.n_row + f.n_col + f.n_std) // f.knots),
+        np.ones(B))
+    A = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(B, f.size))
+    known = COLUMN_BONUS * (batch.column_clean & (open_ == 0)).sum(axis=1)
+    return A, known
+
+
+class LinearEvaluator(Evaluator):
+    """Sheet values from fitted feature weights (see the module docstring)."""
+
+    approximate = True
+
+    def __init__(self, game: PokerSchool, weights: np.ndarray):
+        self.game = game
+        self.f = f = Features.of(game)
+        if weights.shape != (f.size,):
+            raise ValueError(f"weights of shape {weights.shape}, expected ({f.size},)")
+        self.weights = weights
+        self.w_row = np.concatenate([weights[:f.n_row].reshape(N_ROWS, f.n_codes, f.knots),
+                                     np.zeros((N_ROWS, 1, f.knots))], axis=1)
+        o = f.n_row
+        self.w_col = weights[o:o + f.n_col].reshape(f.columns, N_ROWS + 1, f.knots).copy()
+        self.w_col[:, 0, :] = 0.0
+        o += f.n_col
+        self.w_std = weights[o:o + f.n_std].reshape(N_SCHOOL * f.columns + 1, f.knots).copy()
+        self.w_std[0] = 0.0
+        o += f.n_std
+        self.w_int = weights[o:]
+        self._cache_key = None
+
+    def base(self, batch):
+        return (batch.banked + batch.standing).astype(float)
+
+    def state_values(self, batch) -> np.ndarray:
+        """Approximate expected final score of sheets at a turn start."""
+        A, known = design(self.f, batch)
+        return self.base(batch) + known + A @ self.weights
+
+    def _prepare(self, batch):
+        """Per-sheet pieces shared by all rows' options at this turn (cached per batch state)."""
+        key = (batch.uid, batch.version)
+        if self._cache_key == key:
+            return self._cache
+        f = self.f
+        T1 = np.maximum(f.columns * N_ROWS - batch.filled.sum(axis=1) - 1, 0)
+        lo, hi, w = f.hat(T1)
+        code = row_codes(f, batch)
+        all_rows = np.arange(N_ROWS)[None, :]
+        row_now = (self.w_row[all_rows, code, lo[:, None]] * (1 - w[:, None])
+                   + self.w_row[all_rows, code, hi[:, None]] * w[:, None])
+        open_ = column_open(f, batch)
+        cols = np.arange(f.columns)[None, :]
+        col_now = self._colval(cols, batch.column_clean, open_, lo[:, None], hi[:, None],
+                               w[:, None])
+        so = school_open(f, batch)
+        std_w = lambda n: self.w_std[n, lo] * (1 - w) + self.w_std[n, hi] * w  # noqa: E731
+        others = row_now.sum(axis=1) + col_now.sum(axis=1) + (
+            self.w_int[lo] * (1 - w) + self.w_int[hi] * w)
+        self._cache_key = key
+        self._cache = dict(lo=lo, hi=hi, w=w, code=code, row_now=row_now, open=open_,
+                           col_now=col_now, so=so, std_w=std_w, others=others)
+        return self._cache
+
+    def _colval(self, j, clean, n_open, lo, hi, w):
+        v = self.w_col[j, n_open, lo] * (1 - w) + self.w_col[j, n_open, hi] * w
+        return np.where(clean, v + COLUMN_BONUS * (n_open == 0), 0.0)
+
+    def row_options(self, batch, row, roll_number):
+        f = self.f
+        p = self._prepare(batch)
+        e = write_effects(self.game, batch, row, roll_number)
+        B = len(batch)
+        b = np.arange(B)
+        lo, hi, w = p["lo"], p["hi"], p["w"]
+        j = np.minimum(e["cell"], f.columns - 1)
+        filled1 = batch.filled[:, row] + 1
+        done = filled1 >= f.columns
+        # Row term after the write.
+        res = np.minimum(e["reserve"], RESERVE_CAP)  # (m, B)
+        code_s = np.where(done[None, :], f.n_codes,
+                          ((filled1 * 2 + batch.clean[:, row])[None, :]) * (RESERVE_CAP + 1) + res)
+        code_x = np.where(done, f.n_codes, (filled1 * 2) * (RESERVE_CAP + 1)
+                          + (np.minimum(batch.reserve[:, row], RESERVE_CAP) if row < N_SCHOOL else 0))
+        wr = self.w_row[row]
+        row_s = wr[code_s, lo[None, :]] * (1 - w) + wr[code_s, hi[None, :]] * w
+        row_x = wr[code_x, lo] * (1 - w) + wr[code_x, hi] * w
+        # Column term of the written cell's column.
+        n_open = p["open"][b, j]
+        clean_j = batch.column_clean[b, j]
+        col_old = p["col_now"][b, j]
+        col_s = self._colval(j, clean_j, n_open - 1, lo, hi, w)
+        col_x = np.zeros(B)
+        # Standing premiums.
+        so1 = np.maximum(p["so"] - (row < N_SCHOOL), 0)
+        std_w = p["std_w"](so1)
+        common = p["others"] - p["row_now"][:, row] - col_old
+        score = e["points"] + row_s + (col_s + common)[None, :] + e["standing"] * std_w[None, :]
+        score = np.where(e["ok"], score, NEG)
+        cross = e["x_points"] + row_x + col_x + common + e["x_standing"] * std_w
+        cross = np.where(e["open"], cross, NEG)
+        return RowOption(e["roll_class"], score, cross)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted approximate policy: its weights and what the fit measured."""
+
+    weights: np.ndarray
+    history: tuple  # (policy iteration, mean final score of the games played with it)
+    games: int
+    seconds: float
+
+
+class _Recorder:
+    """Collects features and outcomes of played games into normal equations."""
+
+    def __init__(self, game: PokerSchool):
+        self.game = game
+        self.f = Features.of(game)
+        self.AtA = np.zeros((self.f.size, self.f.size))
+        self.Atb = np.zeros(self.f.size)
+        self.parts = []
+        self.finals = []
+
+    def __call__(self, t, batch):
+        if t < self.game.turns:
+            A, known = design(self.f, batch)
+            self.parts.append((A, known + batch.banked + batch.standing))
+            return
+        final = batch.final_scores()
+        self.finals.append(final)
+        A = sparse.vstack([a for a, _ in self.parts]).tocsr()
+        y = np.concatenate([final - k for _, k in self.parts])
+        self.AtA += (A.T @ A).toarray()
+        self.Atb += A.T @ y
+        self.parts = []
+
+
+def fit_policy(game: PokerSchool, iterations: int = 5, games: int = 8192, seed: int = 1,
+               ridge: float = 3.0, progress=None) -> Fit:
+    """Approximate policy iteration (module docstring); ``progress(x)`` in games played."""
+    import time
+
+    from .poker_school_turns import GreedyEvaluator
+
+    start = time.perf_counter()
+    f = Features.of(game)
+    weights = np.zeros(f.size)
+    history = []
+    for it in range(iterations + 1):
+        ev = GreedyEvaluator(game) if it == 0 else LinearEvaluator(game, weights)
+        rec = _Recorder(game)
+        scores = play(game, games, seed + 1000 * it, "greedy" if it == 0 else "solved", ev,
+                      record=rec, chunk=512, progress=progress)
+        history.append((it, float(scores.mean())))
+        if it == iterations:
+            break
+        lhs = rec.AtA + ridge * np.eye(f.size)
+        rhs = rec.Atb + ridge * weights
+        weights = np.linalg.solve(lhs, rhs)
+    return Fit(weights, tuple(history), games, time.perf_counter() - start)

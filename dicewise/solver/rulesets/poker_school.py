@@ -1,0 +1,412 @@
+"""Покер with a school and three columns, from the Russian seed (RULES.md section 3).
+
+Fifteen rows (the School, Ones..Sixes, then nine free figures), each with ``columns`` cells
+filled strictly left to right and a premium; 15 × ``columns`` turns.  This module holds the
+rules and nothing else that is heavy:
+
+* the scoring of every row over face counts (``row_points``), minimums and roll-1 doubling;
+* the School's reserves, the premium and the School-cross erasure, applied to one sheet
+  (``SheetState``, ``parse_sheet``: the ``row=cells`` notation, validated);
+* the exact reduced variant ``columns=1`` through the generic engine
+  (``PokerSchool.write`` and friends, solved by ``category.solve_states``).
+
+With one column there are no reserves (a row has no later cell), the premium of a row is
+its single cell's score, and the state is the set of filled rows plus whether the column
+is still free of crosses (plus, with ``school_cross_erases``, the premiums standing to be
+erased).  Writing a score where the dice qualify dominates crossing there (same or more
+points now, same or better state), so each row needs one write: the score if the dice
+qualify, else the cross.  The full game (``columns`` 2 or 3) is solved approximately by
+``dicewise.solver.poker_school_approx``.
+
+Readings where RULES.md is silent (also in docs/poker-school.md):
+
+* A School cell is written in the sheet notation as the sum of the dice of its face that
+  were *shown* (``fives=20`` = four fives: 15 points and one five banked), so reserves are
+  derived from the cells; ``3f`` means exactly three, fewer draws on the reserve.  Each such
+  cell scores ``3f``.  ``x`` is a cross (the reserve stays).
+* A row's premium may be typed as one more entry after its last cell (its points, or ``x``
+  when a School cross erased it); left out, an earned premium is taken as standing.
+* A free-row cell is written with the points it scored (doubled on roll 1); a value that
+  only a roll-1 doubling can give (``chance=44``) is read as a roll-1 write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ...errors import DicewiseError
+from .. import dice
+from ..category import Category, CategoryGame, Write
+from ..options import option
+from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, total
+
+ROW_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes", "pair", "two_pairs",
+             "triplet", "small_straight", "big_straight", "full_house", "four", "poker", "chance")
+N_ROWS = len(ROW_NAMES)
+N_SCHOOL = 6
+SCHOOL_MASK = (1 << N_SCHOOL) - 1
+COLUMN_BONUS = 60
+#: RULES.md section 3, option ``minimums=seed``: the undoubled sum a figure must reach.
+SEED_MINIMUMS = {"pair": 10, "two_pairs": 18, "triplet": 12, "full_house": 22, "four": 12,
+                 "chance": 22}
+ROW_INDEX = {n: i for i, n in enumerate(ROW_NAMES)}
+
+
+def _full_house(counts):
+    """3f + 2g for three dice of one face and two of another, else 0."""
+    three = np.where(counts == 3, FACES, 0).max(axis=1)
+    two = np.where(counts == 2, FACES, 0).max(axis=1)
+    return np.where((three > 0) & (two > 0), 3 * three + 2 * two, 0)
+
+
+_FIGURES = {
+    "pair": lambda c: 2 * best_face_with(c, 2),
+    "two_pairs": best_two_pairs,
+    "triplet": lambda c: 3 * best_face_with(c, 3),
+    "small_straight": lambda c: 15 * has_faces(c, (1, 2, 3, 4, 5)),
+    "big_straight": lambda c: 20 * has_faces(c, (2, 3, 4, 5, 6)),
+    "full_house": _full_house,
+    "four": lambda c: 4 * best_face_with(c, 4),
+    "poker": lambda c: 5 * best_face_with(c, 5),
+    "chance": total,
+}
+
+
+def figure_points(counts, row: str, minimums: str = "seed") -> np.ndarray:
+    """Undoubled points of a free row for face counts (N, 6); 0 where the dice do not qualify.
+
+    Every figure's best reading is its largest, so one minimum test on it settles it.
+    """
+    counts = np.atleast_2d(counts)
+    points = _FIGURES[row](counts)
+    if minimums == "seed" and row in SEED_MINIMUMS:
+        points = np.where(points >= SEED_MINIMUMS[row], points, 0)
+    return points.astype(np.int64)
+
+
+def row_points(counts, row: int, roll_number: int, minimums: str = "seed") -> np.ndarray:
+    """Points of a cell of row ``row`` written with these dice, ignoring reserves; 0 = a cross.
+
+    School rows score 3f with three or more dice of face f (never doubled); free rows score
+    their figure, doubled on roll 1.
+    """
+    counts = np.atleast_2d(counts)
+    if row < N_SCHOOL:
+        return np.where(counts[:, row] >= 3, 3 * (row + 1), 0)
+    points = figure_points(counts, ROW_NAMES[row], minimums)
+    return points * (2 if roll_number == 1 else 1)
+
+
+@dataclass(frozen=True)
+class SheetState:
+    """One sheet, reduced to what the rest of the game depends on, plus the points so far.
+
+    ``filled[r]`` cells of row r are written; ``clean[r]`` says none of them is a cross;
+    ``reserve[f-1]`` is the School reserve of face f; ``column_clean[j]`` says column j has
+    no cross so far; ``standing`` is the sum of earned premiums that a School cross would
+    still erase (0 unless ``school_cross_erases``); ``banked`` is every other point so far
+    (cells and premiums that can no longer be erased).  Column bonuses are paid at the end.
+    """
+
+    filled: tuple[int, ...]
+    clean: tuple[bool, ...]
+    reserve: tuple[int, ...]
+    column_clean: tuple[bool, ...]
+    standing: int = 0
+    banked: int = 0
+    last_scores: tuple = field(default=(None,) * N_ROWS, compare=False)
+
+    @property
+    def points(self) -> int:
+        """Points on the sheet now (standing premiums included, column bonuses not)."""
+        return self.banked + self.standing
+
+    def open_rows(self, columns: int) -> list[int]:
+        return [r for r in range(N_ROWS) if self.filled[r] < columns]
+
+
+def empty_sheet(columns: int) -> SheetState:
+    return SheetState((0,) * N_ROWS, (True,) * N_ROWS, (0,) * N_SCHOOL, (True,) * columns)
+
+
+@dataclass(frozen=True)
+class PokerSchool(CategoryGame):
+    """The rules of ``poker-school`` with its options; exact for ``columns=1`` only."""
+
+    name = "poker-school"
+    title = "Покер with a school and three columns, from the Russian seed"
+    roll_number_matters = True
+
+    columns: int = option(3, None, "cells per row (1..3); the premium is the last cell's score",
+                          minimum=1, maximum=3)
+    school_cross_erases: bool = option(True, None, "a School cross erases every premium earned so "
+                                       "far (false: it voids only its own row's premium)")
+    minimums: str = option("seed", ("seed", "none"), "figure minimums: seed (Pair 10, Two Pairs "
+                           "18, Triplet 12, Full House 22, Four 12, Chance 22) | none")
+
+    # -- declarations ---------------------------------------------------------------
+    @property
+    def categories(self):
+        return tuple(Category(n, lambda c, k, r=r: row_points(c, r, k, self.minimums))
+                     for r, n in enumerate(ROW_NAMES))
+
+    @property
+    def exact(self) -> bool:
+        """Whether ``solve_states`` applies: only the one-column game is small enough."""
+        return self.columns == 1
+
+    @property
+    def turns(self) -> int:
+        return N_ROWS * self.columns
+
+    @cached_property
+    def max_premium(self) -> np.ndarray:
+        """(15,) the largest premium each row can earn (its largest last-cell score)."""
+        return np.array([int(self.base_points[r].max()) for r in range(N_ROWS)])
+
+    # -- the exact one-column game --------------------------------------------------
+    @cached_property
+    def standing_levels(self) -> int:
+        """Distinct standing-premium sums the one-column state may carry (1 without erasure).
+
+        Standing premiums matter only while a School row is open, so at most five School
+        premiums and the nine free ones can stand.
+        """
+        if not self.school_cross_erases:
+            return 1
+        school = sorted(self.max_premium[:N_SCHOOL])[1:]
+        return int(sum(school) + self.max_premium[N_SCHOOL:].sum()) + 1
+
+    @property
+    def n_extra(self) -> int:  # extra = column clean + 2 × standing premiums
+        return 2 * self.standing_levels
+
+    @property
+    def initial_extra(self) -> int:
+        return 1
+
+    def _require_exact(self):
+        if self.columns != 1:
+            raise DicewiseError(f"poker-school with columns={self.columns} has no exact solver; "
+                                "its policy is approximate")
+
+    def write(self, c, roll_number, masks, extras):
+        """Write row c in the one-column game: its score and premium if the dice qualify, else a cross."""
+        self._require_exact()
+        points = self.base_points[c, roll_number - 1]  # (252,)
+        qualifies = points > 0
+        clean, standing = extras % 2, extras // 2
+        if not self.school_cross_erases:
+            # Cell and premium: the score counts twice; a cross breaks the column.
+            nxt = np.stack([np.zeros_like(extras), extras])
+            return Write((2 * points)[:, None], nxt, qualifies.astype(np.int64))
+        school_done = ((masks | (1 << c)) & SCHOOL_MASK) == SCHOOL_MASK  # (B,)
+        values, cls = np.unique(points, return_inverse=True)  # class 0 is the cross (0 points)
+        cls = cls.reshape(-1)
+        if c < N_SCHOOL:
+            new_standing = np.where(values[:, None] > 0, standing[None, :] + values[:, None], 0)
+        else:
+            new_standing = standing[None, :] + values[:, None]
+        new_clean = np.where(values[:, None] > 0, clean[None, :], 0)
+        # Once every School row is filled no premium can be erased: bank what stands.
+        banked = np.where(school_done[None, :], new_standing, 0)
+        new_standing = np.where(school_done[None, :], 0, new_standing)
+        nxt = new_clean + 2 * new_standing
+        return Write(points[:, None] + banked[cls], nxt, cls)
+
+    def final_bonus(self, extras):
+        return COLUMN_BONUS * (extras % 2)
+
+    def reachable_extras(self, masks):
+        self._require_exact()
+        masks = np.asarray(masks)
+        out = np.zeros((len(masks), self.n_extra), dtype=bool)
+        out[:, 1] = True
+        out[masks != 0, 0] = True
+        if self.school_cross_erases:
+            bits = (masks[:, None] >> np.arange(N_ROWS)) & 1
+            cap = bits @ self.max_premium
+            school_done = (masks & SCHOOL_MASK) == SCHOOL_MASK
+            cap = np.where(school_done, 0, np.minimum(cap, self.standing_levels - 1))
+            levels = np.arange(self.standing_levels)
+            ok = levels[None, :] <= cap[:, None]
+            out[:, 0::2] = ok & (masks != 0)[:, None]
+            out[:, 1::2] = ok
+        return out
+
+    def state_of_sheet(self, sheet: SheetState) -> int:
+        """The engine's state index of a one-column sheet."""
+        self._require_exact()
+        mask = sum(1 << r for r in range(N_ROWS) if sheet.filled[r])
+        return mask * self.n_extra + int(sheet.column_clean[0]) + 2 * sheet.standing
+
+    # -- one sheet ------------------------------------------------------------------
+    def empty(self) -> SheetState:
+        return empty_sheet(self.columns)
+
+    def cell_scores(self, row: int) -> frozenset[int]:
+        """Every score a cell of ``row`` can hold (a free row's doubled values included)."""
+        return frozenset(int(p) for p in np.unique(self.base_points[row]) if p > 0)
+
+    def apply(self, sheet: SheetState, row: int, score: int | None, shown: int | None = None,
+              erase: bool = True) -> SheetState:
+        """Write the next cell of ``row``: ``score`` points, or a cross when ``score`` is None.
+
+        For a School row ``shown`` is the number of dice of its face that were shown; the
+        cell scores 3f when ``shown`` + reserve ≥ 3 (RULES.md section 3), else it must be a
+        cross.  ``erase=False`` leaves standing premiums alone on a School cross (for reading
+        a sheet, whose order of writes is unknown).  Raises DicewiseError for a write the
+        rules do not allow.
+        """
+        if not 0 <= row < N_ROWS:
+            raise DicewiseError(f"no row {row}")
+        name = ROW_NAMES[row]
+        j = sheet.filled[row]
+        if j >= self.columns:
+            raise DicewiseError(f"row {name} is full ({self.columns} cells)")
+        filled = list(sheet.filled)
+        clean = list(sheet.clean)
+        reserve = list(sheet.reserve)
+        column_clean = list(sheet.column_clean)
+        standing, banked = sheet.standing, sheet.banked
+        filled[row] += 1
+        if score is None:
+            clean[row] = False
+            column_clean[j] = False
+            if row < N_SCHOOL and self.school_cross_erases and erase:
+                standing = 0
+        else:
+            if row < N_SCHOOL:
+                face = row + 1
+                if shown is None:
+                    shown = score // face if score % face == 0 else -1
+                if not 0 <= shown <= 5 or shown + reserve[row] < 3:
+                    raise DicewiseError(
+                        f"{name} cell {j + 1}: {shown if shown >= 0 else score} is not a School "
+                        f"entry this row can hold (dice of face {face} shown, with reserve "
+                        f"{reserve[row]}; three are needed)")
+                reserve[row] = shown + reserve[row] - 3
+                score = 3 * face
+            elif score not in self.cell_scores(row):
+                allowed = ", ".join(map(str, sorted(self.cell_scores(row))))
+                raise DicewiseError(f"{name} cannot hold {score} (possible: {allowed}, or x)")
+            banked += score
+            if filled[row] == self.columns and clean[row]:
+                if self.school_cross_erases:
+                    standing += score
+                else:
+                    banked += score
+        if self.school_cross_erases and all(filled[r] == self.columns for r in range(N_SCHOOL)):
+            banked, standing = banked + standing, 0
+        return SheetState(tuple(filled), tuple(clean), tuple(reserve), tuple(column_clean),
+                          standing, banked)
+
+    def final_score(self, sheet: SheetState) -> int:
+        """Score of a full sheet: its points plus 60 for each column without a cross."""
+        return sheet.points + COLUMN_BONUS * sum(sheet.column_clean)
+
+    def parse_sheet(self, text: str | None) -> SheetState:
+        """Read the ``row=cells`` notation (see the module docstring) into a validated sheet.
+
+        Rows are comma-separated; a row's cells left to right joined by ``/``, ``x`` for a
+        cross; one more entry is the row's premium (its points, or ``x`` if erased).
+        """
+        rows: dict[int, list[str]] = {}
+        for part in (text or "").split(","):
+            part = part.strip()
+            if not part:
+                continue
+            name, sep, cells = part.partition("=")
+            name = name.strip().lower().replace("-", "_")
+            if not sep:
+                raise DicewiseError(f"sheet entry {part!r} is not of the form row=cells")
+            if name not in ROW_INDEX:
+                raise DicewiseError(f"unknown row {name!r} (rows: {', '.join(ROW_NAMES)})")
+            if ROW_INDEX[name] in rows:
+                raise DicewiseError(f"row {name} given twice")
+            entries = [e.strip().lower() for e in cells.split("/")] if cells.strip() else []
+            rows[ROW_INDEX[name]] = entries
+        # Write every row's cells; premium entries are checked after all cells are known.
+        sheet = self.empty()
+        premiums: dict[int, str] = {}
+        for r in sorted(rows):
+            entries = rows[r]
+            name = ROW_NAMES[r]
+            for i, e in enumerate(entries):
+                if e == "":
+                    if any(x != "" for x in entries[i + 1:]):
+                        raise DicewiseError(f"row {name}: a cell after an empty one")
+                    raise DicewiseError(f"row {name}: empty cell {i + 1}")
+            if len(entries) > self.columns + 1:
+                raise DicewiseError(f"row {name} has {len(entries)} entries; it holds "
+                                    f"{self.columns} cells and a premium")
+            for i, e in enumerate(entries[:self.columns]):
+                sheet = self.apply(sheet, r, *self._parse_cell(r, i, e), erase=False)
+            if len(entries) == self.columns + 1:
+                premiums[r] = entries[-1]
+        return self._settle_premiums(sheet, rows, premiums)
+
+    def _parse_cell(self, row: int, i: int, text: str):
+        name = ROW_NAMES[row]
+        if text == "x":
+            return (None,)
+        try:
+            value = int(text)
+        except ValueError:
+            raise DicewiseError(f"row {name} cell {i + 1}: {text!r} is neither a score nor x") from None
+        if row < N_SCHOOL:
+            face = row + 1
+            if value % face or not 0 <= value // face <= 5:
+                raise DicewiseError(f"row {name} cell {i + 1}: {value} is not a sum of "
+                                    f"0..5 dice showing {face}")
+            return (3 * face, value // face)
+        return (value,)
+
+    def _settle_premiums(self, sheet: SheetState, rows, premiums) -> SheetState:
+        """Check typed premiums and apply erased ones ('x') to the standing sum."""
+        erased = 0
+        any_school_cross = any(not sheet.clean[r] for r in range(N_SCHOOL))
+        for r, text in premiums.items():
+            name = ROW_NAMES[r]
+            cells = rows[r][:self.columns]
+            if not sheet.clean[r]:
+                raise DicewiseError(f"row {name}: a premium that cannot exist (the row has a cross)")
+            last = 3 * (r + 1) if r < N_SCHOOL else int(cells[-1])
+            if text == "x":
+                if not (self.school_cross_erases and any_school_cross):
+                    raise DicewiseError(f"row {name}: an erased premium needs a School cross "
+                                        "and school_cross_erases=true")
+                erased += last
+                continue
+            try:
+                value = int(text)
+            except ValueError:
+                raise DicewiseError(f"row {name}: premium {text!r} is neither a score nor x") from None
+            if value != last:
+                raise DicewiseError(f"row {name}: a premium of {value} cannot exist (it equals "
+                                    f"the last cell's score, {last})")
+        if not erased:
+            return sheet
+        if sheet.standing >= erased:
+            standing, banked = sheet.standing - erased, sheet.banked
+        else:  # every School row is full: the premiums were banked
+            standing, banked = sheet.standing, sheet.banked - erased
+        return SheetState(sheet.filled, sheet.clean, sheet.reserve, sheet.column_clean,
+                          standing, banked)
+
+
+def format_sheet(game: PokerSchool, history) -> str:
+    """The notation of a sheet written by ``history`` = [(row, score or None, shown)]."""
+    cells: dict[int, list[str]] = {}
+    for row, score, shown in history:
+        if score is None:
+            text = "x"
+        elif row < N_SCHOOL:
+            text = str(shown * (row + 1))
+        else:
+            text = str(score)
+        cells.setdefault(row, []).append(text)
+    return ",".join(f"{ROW_NAMES[r]}={'/'.join(c)}" for r, c in sorted(cells.items()))
