@@ -40,7 +40,7 @@ def main():
 
 
 def _register():
-    from . import games  # noqa: F401  (commands register themselves on ``cli``)
+    from . import games, play  # noqa: F401  (commands register themselves on ``cli``)
 
 
 _register()

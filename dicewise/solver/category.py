@@ -176,9 +176,9 @@ def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extr
         future = values[(m | (1 << c))[:, None] * game.n_extra + w.next_extra.T]
         if future.shape[1] > 1:
             future = future[:, w.roll_class]
-        total = future + w.points.T
+        total = future + np.atleast_2d(w.points).T
         if w.legal is not None:
-            total[~np.broadcast_to(w.legal.T, total.shape)] = -np.inf
+            total[~np.broadcast_to(np.atleast_2d(w.legal).T, total.shape)] = -np.inf
         if w.special is not None:
             rolls, points, _, legal = w.special
             patch = future[:, rolls] + points.T if future.shape[1] > 1 else future + points.T

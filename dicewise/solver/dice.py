@@ -63,6 +63,15 @@ def _code(counts: np.ndarray) -> np.ndarray:
 _KEEP_BY_CODE = {int(c): i for i, c in enumerate(_code(KEEPS))}
 
 
+_INDEX_OF_CODE = np.full(_CODE_BASE ** N_FACES, -1, dtype=np.int64)
+_INDEX_OF_CODE[_code(KEEPS)] = np.arange(len(KEEPS))
+
+
+def keep_indices(counts: np.ndarray) -> np.ndarray:
+    """Indices into KEEPS of many face-count vectors (n, 6) at once."""
+    return _INDEX_OF_CODE[_code(counts)]
+
+
 def keep_index(counts) -> int:
     """Index into KEEPS of a face-count vector."""
     return _KEEP_BY_CODE[int(_code(np.asarray(counts)))]
@@ -134,6 +143,19 @@ def sub_keeps(roll: int) -> np.ndarray:
     return np.flatnonzero((KEEPS <= ROLLS[roll]).all(axis=1))
 
 
+def _sub_keep_table() -> np.ndarray:
+    """SUB_KEEPS[r, j]: the j-th keep roll r allows, padded with -1 (at most 32 per roll)."""
+    table = np.full((N_ROLLS, 2**N_DICE), -1, dtype=np.int64)
+    for r in range(N_ROLLS):
+        keeps = sub_keeps(r)
+        table[r, :len(keeps)] = keeps
+    return table
+
+
+SUB_KEEPS = _sub_keep_table()
+
+
 for _arr in (KEEPS, KEEP_SIZE, KEEP_START, ROLLS, ROLL_AS_KEEP, ROLL_WEIGHT, ROLL_PROBABILITY,
-             KEEP_CHILD, KEEP_PARENT, KEEP_TO_ROLL_COUNT, KEEP_TO_ROLL_DENOMINATOR):
+             KEEP_CHILD, KEEP_PARENT, KEEP_TO_ROLL_COUNT, KEEP_TO_ROLL_DENOMINATOR, SUB_KEEPS,
+             _INDEX_OF_CODE):
     _arr.setflags(write=False)

@@ -1,0 +1,1 @@
+"""Simulation, policies and the agent harness."""

@@ -1,0 +1,123 @@
+"""Agents: Python callables in process, or any program speaking JSON lines over a pipe.
+
+Both take an observation (a dict, see ``protocol``) and return an action (a dict).  A
+failure (exception, crash, garbage, timeout) raises AgentFailure with what was sent.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import select
+import shlex
+import subprocess
+import sys
+import time
+
+from ..errors import DicewiseError
+
+
+class AgentFailure(Exception):
+    """The agent failed to answer: it raised, crashed, hung or sent something unreadable."""
+
+    def __init__(self, kind: str, detail: str, sent: str | None = None):
+        super().__init__(f"{kind}: {detail}")
+        self.kind, self.detail, self.sent = kind, detail, sent
+
+
+def load_callable(spec: str):
+    """``module:function`` → the function (the current directory is importable)."""
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise DicewiseError(f"--agent takes MODULE:CALLABLE, not {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        raise DicewiseError(f"cannot load agent {spec}: {e}") from None
+    if not callable(obj):
+        raise DicewiseError(f"agent {spec} is not callable")
+    return obj
+
+
+class CallableAgent:
+    """An in-process agent: ``fn(observation) -> action``."""
+
+    def __init__(self, fn, name: str):
+        self.fn, self.name = fn, name
+
+    def act(self, observation: dict) -> dict:
+        try:
+            return self.fn(observation)
+        except Exception as e:  # the agent's own bug: report it, never crash the harness
+            raise AgentFailure("exception", f"{type(e).__name__}: {e}") from None
+
+    def close(self):
+        pass
+
+
+class ProcessAgent:
+    """An agent in a subprocess: one JSON observation per line in, one JSON action per line out."""
+
+    def __init__(self, command: str, timeout: float = 10.0):
+        self.command, self.name, self.timeout = command, command, timeout
+        self.proc = None
+        self._buffer = b""
+
+    def _start(self):
+        try:
+            self.proc = subprocess.Popen(shlex.split(self.command), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as e:
+            raise DicewiseError(f"cannot start agent {self.command!r}: {e.strerror}") from None
+        self._buffer = b""
+
+    def act(self, observation: dict) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        try:
+            self.proc.stdin.write((json.dumps(observation) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._restart_after("crash", f"exited with status {self.proc.poll()}")
+        line = self._read_line()
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise AgentFailure("malformed", "not JSON", sent=line[:200]) from None
+
+    def _read_line(self) -> str:
+        deadline = time.monotonic() + self.timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._restart_after("timeout", f"no answer within {self.timeout:g} s")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                self._restart_after("crash", f"exited with status {self.proc.wait()}")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode(errors="replace").strip()
+
+    def _restart_after(self, kind: str, detail: str):
+        partial = self._buffer.decode(errors="replace")[:200] or None
+        self.close()
+        raise AgentFailure(kind, detail, sent=partial)
+
+    def close(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            for f in (self.proc.stdin, self.proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            self.proc = None

@@ -1,0 +1,108 @@
+"""Vectorised decisions of category games: best keeps and writes for many positions at once.
+
+A ``TurnPlan`` solves the turn of a batch of turn-start states once; every decision in
+that turn (keep or write, which keep, which box) is then a lookup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..solver import dice
+from ..solver.category import CategoryGame, turn_write_values
+from ..solver.turn import solve_turn
+
+BATCH = 512
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    """The solved turn of B states: best write value by roll number and keep values."""
+
+    write: tuple[np.ndarray, np.ndarray, np.ndarray]  # (252, B) after roll 1, 2, 3
+    keep: tuple[np.ndarray, np.ndarray]  # (462, B) keep values before roll 2 and roll 3
+
+
+def plan_turns(game: CategoryGame, values: np.ndarray, masks: np.ndarray,
+               extras: np.ndarray) -> TurnPlan:
+    """Solve the turn of every (mask, extra) given the values of the states that follow."""
+    parts = []
+    end = game.first_roll_end()
+    for lo in range(0, len(masks), BATCH):
+        m, e = masks[lo:lo + BATCH], extras[lo:lo + BATCH]
+        w = turn_write_values(game, values, m, e)
+        parts.append((w, solve_turn(w, end).before_roll))
+    write = [np.concatenate([p[0][0] for p in parts], axis=1)]
+    for k in (1, 2):  # the three arrays are one object when the roll number is moot
+        same = all(p[0][k] is p[0][k - 1] for p in parts)
+        write.append(write[-1] if same else np.concatenate([p[0][k] for p in parts], axis=1))
+    write = tuple(write)
+    keep = tuple(np.concatenate([p[1][k] for p in parts], axis=1) for k in range(2))
+    return TurnPlan(write, keep)
+
+
+def best_keeps(keep_values: np.ndarray, cols: np.ndarray, rolls: np.ndarray):
+    """For game g (plan column cols[g], roll rolls[g]): the best keep and its value."""
+    cand = dice.SUB_KEEPS[rolls]
+    vals = np.where(cand >= 0, keep_values[np.maximum(cand, 0), cols[:, None]], -np.inf)
+    j = vals.argmax(axis=1)
+    pick = np.arange(len(rolls))
+    return cand[pick, j], vals[pick, j]
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """Every box for G positions: value (points + future, -inf where not allowed), points
+    earned now (bonuses included), the box's score, and the state each write leads to."""
+
+    value: np.ndarray  # (G, n_cat)
+    points: np.ndarray  # (G, n_cat)
+    score: np.ndarray  # (G, n_cat)
+    next_state: np.ndarray  # (G, n_cat)
+
+
+def _at(a, rolls, cols, n):
+    """Entries [rolls[g], cols[g]] of an array broadcastable to (252, n)."""
+    return np.broadcast_to(a, (dice.N_ROLLS, n))[rolls, cols]
+
+
+def write_options(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+                  rolls: np.ndarray, roll_number) -> WriteOptions:
+    """The value of writing each box, for positions (mask, extra, roll, roll number).
+
+    The ruleset is asked once per distinct state; positions then index its answers.
+    """
+    g, n = len(masks), game.n_categories
+    roll_number = np.broadcast_to(np.asarray(roll_number), (g,))
+    value, points, score = np.full((g, n), -np.inf), np.zeros((g, n)), np.zeros((g, n))
+    next_state = np.zeros((g, n), np.int64)
+    for k in np.unique(roll_number):
+        sel = np.flatnonzero(roll_number == k)
+        states, col = np.unique(masks[sel] * game.n_extra + extras[sel], return_inverse=True)
+        m, e = np.divmod(states, game.n_extra)
+        r, b = rolls[sel], len(states)
+        for c in range(n):
+            w = game.write(c, int(k), m, e)
+            pts = _at(w.points, r, col, b).astype(float)
+            bonus = np.zeros(len(sel)) if w.bonus is None else _at(w.bonus, r, col, b).astype(float)
+            legal = (m[col] >> c) & 1 == 0
+            if w.legal is not None:
+                legal &= _at(w.legal, r, col, b)
+            if w.special is not None:
+                rows, sp_points, sp_bonus, sp_legal = w.special
+                where = np.full(dice.N_ROLLS, -1)
+                where[rows] = np.arange(len(rows))
+                hit = np.flatnonzero(where[r] >= 0)
+                at, hc = where[r[hit]], col[hit]
+                pts[hit] = np.broadcast_to(sp_points, (len(rows), b))[at, hc]
+                if sp_bonus is not None:
+                    bonus[hit] = np.broadcast_to(sp_bonus, (len(rows), b))[at, hc]
+                if sp_legal is not None:
+                    legal[hit] &= np.broadcast_to(sp_legal, (len(rows), b))[at, hc]
+            ne = np.broadcast_to(w.next_extra, (w.next_extra.shape[0], b))[w.roll_class[r], col]
+            nxt = (m[col] | (1 << c)) * game.n_extra + ne
+            value[sel, c] = np.where(legal, pts + values[np.where(legal, nxt, 0)], -np.inf)
+            points[sel, c], score[sel, c], next_state[sel, c] = pts, pts - bonus, nxt
+    return WriteOptions(value, points, score, next_state)

@@ -1,0 +1,187 @@
+"""Simulation of category games, all games in lockstep, on common random numbers.
+
+The dice of game g come from one stream fixed by the seed: turn t, roll k holds five
+faces, and a roll that rerolls n dice takes the first n of them.  Every policy therefore
+sees the same dice wherever it keeps the same dice, so policies compare pair by pair.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import DicewiseError
+from ..solver import dice
+from ..solver.category import CategoryGame
+from .decisions import best_keeps, plan_turns, write_options
+
+POLICIES = ("optimal", "greedy", "random")
+CHUNK = 16384  # games per lockstep block: more games share turn plans, memory stays bounded
+
+
+def dice_stream(seed: int, games: int, turns: int) -> np.ndarray:
+    """(games, turns, 3, 5) faces 1..6: the dice every policy draws from."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0D1CE]))
+    return rng.integers(1, 7, size=(games, turns, 3, dice.N_DICE), dtype=np.int8)
+
+
+def roll_from(kept: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Roll indices after keeping ``kept`` (G, 6) and throwing the first free faces (G, 5)."""
+    free = dice.N_DICE - kept.sum(axis=1)
+    thrown = (np.arange(dice.N_DICE)[None, :] < free[:, None])
+    counts = kept + (np.eye(dice.N_FACES, dtype=np.int64)[faces - 1] * thrown[..., None]).sum(axis=1)
+    return dice.keep_indices(counts) - dice.KEEP_START[dice.N_DICE]
+
+
+@dataclass(frozen=True)
+class GameRecords:
+    """What happened in each simulated game."""
+
+    scores: np.ndarray  # (G,) final scores
+    box_scores: np.ndarray  # (G, n_cat) score written in each box, NaN if never written
+    box_roll: np.ndarray  # (G, n_cat) roll number (1..3) the box was written after, 0 if never
+    ended_early: np.ndarray  # (G,) the game ended at once (General's big general)
+
+
+def simulate_games(game: CategoryGame, values: np.ndarray, policy: str, games: int, seed: int,
+                   progress: Callable[[int], None] | None = None) -> GameRecords:
+    """Play ``games`` games of ``game`` with a policy: optimal (from ``values``), greedy or random."""
+    if policy not in POLICIES:
+        raise DicewiseError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
+    if games < 1:
+        raise DicewiseError("the number of games must be at least 1")
+    stream = dice_stream(seed, games, game.n_categories)
+    choice_rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC401CE]))
+    guide = values if policy == "optimal" else np.zeros_like(values)
+    parts = []
+    for lo in range(0, games, CHUNK):
+        parts.append(_play_chunk(game, guide, policy, stream[lo:lo + CHUNK], choice_rng))
+        if progress is not None:
+            progress(min(CHUNK, games - lo))
+    return GameRecords(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+
+
+def _play_chunk(game, guide, policy, stream, rng):
+    g, n = len(stream), game.n_categories
+    masks = np.zeros(g, np.int64)
+    extras = np.full(g, game.initial_extra, np.int64)
+    points = np.zeros(g)
+    box_scores, box_roll = np.full((g, n), np.nan), np.zeros((g, n), np.int64)
+    ended = np.zeros(g, bool)
+    end_value = game.first_roll_end()
+    for t in range(n):
+        live = np.flatnonzero(~ended)
+        if len(live) == 0:
+            break
+        states = masks[live] * game.n_extra + extras[live]
+        uniq, cols = np.unique(states, return_inverse=True)
+        plan = None if policy == "random" else plan_turns(game, guide, *np.divmod(uniq, game.n_extra))
+        kept = np.zeros((len(live), dice.N_FACES), np.int64)
+        todo = np.arange(len(live))  # positions in ``live`` still rolling this turn
+        for k in (1, 2, 3):
+            rolls = roll_from(kept[todo], stream[live[todo], t, k - 1])
+            if k == 1 and end_value is not None:
+                stop = ~np.isnan(end_value[rolls])
+                ended[live[todo[stop]]] = True
+                todo, rolls = todo[~stop], rolls[~stop]
+            gi = live[todo]
+            go_on = np.zeros(len(todo), bool)
+            keep = None
+            if k < 3:
+                keep = _choose_keep(policy, game, guide, plan, cols[todo], gi, masks, extras, rolls,
+                                    k, rng)
+                go_on = keep >= 0
+            rows = np.flatnonzero(~go_on)
+            w_games = gi[rows]
+            opts = write_options(game, guide, masks[w_games], extras[w_games], rolls[rows], k)
+            if policy == "random":
+                write = _random_box(opts.value, rng)
+            else:
+                write = opts.value.argmax(axis=1)
+            at = np.arange(len(rows))
+            points[w_games] += opts.points[at, write]
+            box_scores[w_games, write] = opts.score[at, write]
+            box_roll[w_games, write] = k
+            masks[w_games], extras[w_games] = np.divmod(opts.next_state[at, write], game.n_extra)
+            if k < 3:
+                kept[todo[go_on]] = dice.KEEPS[keep[go_on]]
+                todo = todo[go_on]
+    full = ~ended
+    points[full] += game.final_bonus(extras[full])
+    return points, box_scores, box_roll, ended
+
+
+def _choose_keep(policy, game, guide, plan, cols, gi, masks, extras, rolls, k, rng):
+    """The keep each position takes after roll k, or -1 where it writes now."""
+    if policy == "random":
+        opts = write_options(game, guide, masks[gi], extras[gi], rolls, k)
+        n_keeps = (dice.SUB_KEEPS[rolls] >= 0).sum(axis=1)
+        n_boxes = np.isfinite(opts.value).sum(axis=1)
+        pick = (rng.random(len(rolls)) * (n_keeps + n_boxes)).astype(np.int64)
+        return np.where(pick < n_keeps, dice.SUB_KEEPS[rolls, np.minimum(pick, 31)], -1)
+    keep, keep_value = best_keeps(plan.keep[k - 1], cols, rolls)
+    return np.where(keep_value > plan.write[k - 1][rolls, cols], keep, -1)
+
+
+def _random_box(value, rng):
+    """A uniformly random allowed box for each row of a (G, n_cat) value array."""
+    allowed = np.isfinite(value)
+    u = rng.random(len(value))[:, None] * allowed.sum(axis=1, keepdims=True)
+    return (np.cumsum(allowed, axis=1) <= u).sum(axis=1)
+
+
+@dataclass(frozen=True)
+class SimulationSummary:
+    """Summary statistics of simulated final scores."""
+
+    ruleset: str
+    options: dict
+    policy: str
+    games: int
+    seed: int
+    mean: float
+    std: float
+    ci95: tuple[float, float]
+    minimum: float
+    maximum: float
+    percentiles: dict
+    games_per_second: float
+    histogram: tuple[tuple[float, float, int], ...]
+    extra: dict
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "options": self.options, "policy": self.policy,
+                "games": self.games, "seed": self.seed, "mean": self.mean, "std": self.std,
+                "ci95": list(self.ci95), "min": self.minimum, "max": self.maximum,
+                "percentiles": self.percentiles, "games_per_second": self.games_per_second,
+                **self.extra}
+
+
+def summarise(ruleset: str, options: dict, policy: str, seed: int, scores: np.ndarray,
+              seconds: float, extra: dict | None = None, bins: int = 20) -> SimulationSummary:
+    """Mean, spread, a 95% confidence interval, percentiles and a histogram of scores."""
+    n = len(scores)
+    mean = float(scores.mean())
+    std = float(scores.std(ddof=1)) if n > 1 else 0.0
+    half = 1.959963984540054 * std / np.sqrt(n)
+    pct = {str(p): float(np.percentile(scores, p)) for p in (5, 25, 50, 75, 95)}
+    counts, edges = np.histogram(scores, bins=bins)
+    hist = tuple((float(a), float(b), int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts))
+    return SimulationSummary(ruleset, options, policy, n, seed, mean, std, (mean - half, mean + half),
+                             float(scores.min()), float(scores.max()), pct,
+                             n / seconds if seconds > 0 else float("inf"), hist, extra or {})
+
+
+def simulate(game: CategoryGame, values: np.ndarray, policy: str = "optimal", games: int = 10000,
+             seed: int = 0, progress=None) -> tuple[SimulationSummary, GameRecords]:
+    """Simulate and summarise; General also reports the rate of big generals."""
+    start = time.perf_counter()
+    records = simulate_games(game, values, policy, games, seed, progress)
+    seconds = time.perf_counter() - start
+    extra = {}
+    if game.first_roll_end() is not None:
+        extra["big_general_rate"] = float(records.ended_early.mean())
+    return summarise(game.name, game.options, policy, seed, records.scores, seconds, extra), records

@@ -1,0 +1,191 @@
+"""Strategy tables and the exact score distribution of the optimal policy.
+
+``opening_table`` and ``state_table`` read the solution; ``category_table`` simulates;
+``exact_distribution`` pushes probability forward through every state under the optimal
+policy, where the state space times the score range fits in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..solver import dice
+from ..solver.advice import advise_position
+from ..solver.category import CategoryGame, StateValues
+from ..solver.sheet import Sheet
+from .decisions import best_keeps, plan_turns, write_options
+from .simulate import simulate_games
+
+DISTRIBUTION_BUDGET = 50_000_000  # states × score values held at once
+
+
+def _empty_sheet(game: CategoryGame) -> Sheet:
+    return Sheet((), (), 0, game.initial_extra, 0)
+
+
+def _describe(choice) -> str:
+    if choice is None:
+        return ""
+    if choice.action == "keep":
+        return "keep " + (" ".join(map(str, choice.dice)) or "nothing")
+    return f"write {choice.category} ({choice.score})"
+
+
+def opening_table(game: CategoryGame, solved: StateValues):
+    """First turn, rolls 1 and 2: for every dice, the best choice, its value and the runner-up."""
+    header = ["roll_number", "dice", "best", "best_expected_points", "runner_up",
+              "runner_up_expected_points", "margin_points"]
+    rows = []
+    sheet = _empty_sheet(game)
+    for k in (1, 2):
+        for r in range(dice.N_ROLLS):
+            faces = dice.faces_of(dice.ROLLS[r])
+            advice = advise_position(game, solved, sheet, faces, k)
+            if not advice.choices:
+                rows.append([k, " ".join(map(str, faces)), advice.ended, "", "", "", ""])
+                continue
+            best, second = advice.choices[0], advice.choices[1] if len(advice.choices) > 1 else None
+            rows.append([k, " ".join(map(str, faces)), _describe(best), round(best.expected, 6),
+                         _describe(second), round(second.expected, 6) if second else "",
+                         round(second.loss, 6) if second else ""])
+    return header, rows
+
+
+def state_table(game: CategoryGame, solved: StateValues):
+    """Every reachable turn-start state with its expected remaining points."""
+    header = ["state", "filled", "extra", "expected_remaining_points"]
+    names = game.category_names
+    rows = []
+    for s in np.flatnonzero(solved.reachable):
+        mask, extra = divmod(int(s), game.n_extra)
+        filled = "+".join(names[c] for c in range(game.n_categories) if mask >> c & 1)
+        rows.append([int(s), filled, extra, round(float(solved.values[s]), 9)])
+    return header, rows
+
+
+def category_table(game: CategoryGame, solved: StateValues, games: int, seed: int, progress=None):
+    """Per box under the optimal policy: how often it is filled, its mean score, its scratch rate."""
+    rec = simulate_games(game, solved.values, "optimal", games, seed, progress)
+    header = ["category", "filled_rate", "mean_score_points", "scratch_rate", "written_roll1_rate",
+              "written_roll2_rate", "written_roll3_rate", "games"]
+    rows = []
+    for c, name in enumerate(game.category_names):
+        filled = ~np.isnan(rec.box_scores[:, c])
+        s = rec.box_scores[filled, c]
+        n = max(int(filled.sum()), 1)
+        rows.append([name, round(float(filled.mean()), 6), round(float(s.mean()), 4) if len(s) else "",
+                     round(float((s == 0).sum() / n), 6)]
+                    + [round(float((rec.box_roll[filled, c] == k).sum() / n), 6) for k in (1, 2, 3)]
+                    + [games])
+    return header, rows
+
+
+@dataclass(frozen=True)
+class ScoreDistribution:
+    """An exact distribution of final scores: P(score = scores[i]) = probability[i]."""
+
+    scores: np.ndarray
+    probability: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(self.scores @ self.probability)
+
+    @property
+    def std(self) -> float:
+        return float(np.sqrt(((self.scores - self.mean) ** 2) @ self.probability))
+
+    def quantile(self, q: float) -> float:
+        return float(self.scores[np.searchsorted(np.cumsum(self.probability), q - 1e-12)])
+
+    def to_json(self) -> dict:
+        return {"mean": self.mean, "std": self.std,
+                "percentiles": {str(p): self.quantile(p / 100) for p in (5, 25, 50, 75, 95)},
+                "min": float(self.scores[0]), "max": float(self.scores[-1])}
+
+
+def _score_bounds(game: CategoryGame) -> tuple[int, int]:
+    pts = game.base_points
+    lo = int(np.minimum(pts.min(axis=(1, 2)), 0).sum())
+    hi = int(pts.max(axis=(1, 2)).sum()) + 500  # room for bonuses
+    return lo, hi
+
+
+def distribution_fits(game: CategoryGame) -> bool:
+    from ..solver.category import reachable_states
+
+    lo, hi = _score_bounds(game)
+    return int(reachable_states(game).sum()) * (hi - lo + 1) <= DISTRIBUTION_BUDGET
+
+
+def turn_outcomes(game: CategoryGame, values: np.ndarray, states: np.ndarray):
+    """Under the optimal policy, each state's turn as (state, next state, points, probability)
+    rows; next state -1 marks a game ended at once (a big general)."""
+    masks, extras = np.divmod(states, game.n_extra)
+    plan = plan_turns(game, values, masks, extras)
+    b = len(states)
+    end = game.first_roll_end()
+    out = []
+    mass = np.repeat(dice.ROLL_PROBABILITY[:, None], b, axis=1)  # (252, B) after roll 1
+    for k in (1, 2, 3):
+        rolls, cols = np.nonzero(mass > 0)
+        p = mass[rolls, cols]
+        if k == 1 and end is not None:
+            stop = ~np.isnan(end[rolls])
+            out.append((states[cols[stop]], np.full(stop.sum(), -1), np.zeros(stop.sum()), p[stop]))
+            rolls, cols, p = rolls[~stop], cols[~stop], p[~stop]
+        keep_to = None
+        writes = np.ones(len(rolls), bool)
+        if k < 3:
+            keep, keep_value = best_keeps(plan.keep[k - 1], cols, rolls)
+            writes = ~(keep_value > plan.write[k - 1][rolls, cols])
+            keep_to = np.zeros((dice.N_KEEPS, b))
+            np.add.at(keep_to, (keep[~writes], cols[~writes]), p[~writes])
+        w = np.flatnonzero(writes)
+        opts = write_options(game, values, masks[cols[w]], extras[cols[w]], rolls[w], k)
+        c = opts.value.argmax(axis=1)
+        at = np.arange(len(w))
+        out.append((states[cols[w]], opts.next_state[at, c], opts.points[at, c], p[w]))
+        if k < 3:
+            mass = (dice.keep_to_roll().T @ keep_to)
+    return [np.concatenate(x) for x in zip(*out)]
+
+
+def exact_distribution(game: CategoryGame, values: np.ndarray) -> ScoreDistribution:
+    """The exact distribution of the optimal policy's final score (forward over all states).
+
+    Layer by layer: a state's score distribution, convolved with the distribution of the
+    points its turn adds on the way to each next state, is added to that state's.
+    """
+    lo, hi = _score_bounds(game)
+    width = hi - lo + 1
+    full_mask = (1 << game.n_categories) - 1
+    dist = {game.initial_state: np.zeros(width)}
+    dist[game.initial_state][-lo] = 1.0  # score 0 sits at index -lo
+    final = np.zeros(width)
+    while dist:
+        states = np.array(sorted(dist))
+        src, nxt, pts, prob = turn_outcomes(game, values, states)
+        shift = np.rint(pts).astype(np.int64)
+        done = (nxt < 0) | (nxt // game.n_extra == full_mask)
+        last = done & (nxt >= 0)
+        shift[last] += np.rint(game.final_bonus(nxt[last] % game.n_extra)).astype(np.int64)
+        nxt = np.where(done, -1, nxt)
+        order = np.lexsort((shift, nxt, src))
+        src, nxt, shift, prob = src[order], nxt[order], shift[order], prob[order]
+        cut = np.flatnonzero(np.diff(src) | np.diff(nxt)) + 1
+        new: dict[int, np.ndarray] = {}
+        for a, b in zip(np.r_[0, cut], np.r_[cut, len(src)]):
+            d = dist[int(src[a])]
+            support = np.flatnonzero(d)
+            s0, s1 = support[0], support[-1] + 1
+            p0 = shift[a]
+            pmf = np.bincount(shift[a:b] - p0, weights=prob[a:b])
+            spread = np.convolve(d[s0:s1], pmf)
+            target = final if nxt[a] < 0 else new.setdefault(int(nxt[a]), np.zeros(width))
+            target[s0 + p0:s0 + p0 + len(spread)] += spread
+        dist = new
+    nz = np.flatnonzero(final > 0)
+    return ScoreDistribution(np.arange(lo, hi + 1)[nz].astype(float), final[nz])
