@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
 from pathlib import Path
 
 import click
@@ -14,7 +13,7 @@ from ..play import strategy
 from ..play.agents import CallableAgent, ProcessAgent, load_callable
 from ..play.bench import bench_agent
 from ..play.review import review_lines
-from ..play.simulate import CHUNK, POLICIES, simulate as run_simulation
+from ..play.simulate import POLICIES, simulate as run_simulation
 from .format import emit_json, progress
 from .games import game_module, json_flag, option_flag, solved_game
 from .main import cli

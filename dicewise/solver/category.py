@@ -8,14 +8,14 @@ on states with one more, so each such layer is solved in batches by the turn sol
 
 from __future__ import annotations
 
-import dataclasses
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
-from ..errors import DicewiseError
 from . import dice
 from .options import options_of, validate_options
 from .turn import solve_turn
@@ -225,10 +225,12 @@ def reachable_states(game: CategoryGame) -> np.ndarray:
 
 
 def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = None,
-                 batch: int = 512) -> StateValues:
+                 batch: int = 512, workers: int | None = None) -> StateValues:
     """Backward induction over every reachable state of a category game.
 
-    ``progress(n)`` is called as batches of n states are solved.
+    The batches of one layer are independent and numpy releases the GIL in its loops, so
+    they are spread over ``workers`` threads (default: one per core).  ``progress(n)`` is
+    called as batches of n states are solved.
     """
     n = game.n_categories
     reachable = reachable_states(game)
@@ -239,17 +241,21 @@ def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = No
     values[last] = np.where(reachable[last], game.final_bonus(extras), np.nan)
     first_end = game.first_roll_end()
     popcount = np.array([bin(m).count("1") for m in range(1 << n)])
-    for filled in range(n - 1, -1, -1):
-        layer_masks = np.flatnonzero(popcount == filled)
-        idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
-        idx = idx[reachable[idx]]
-        for lo in range(0, len(idx), batch):
-            block = idx[lo:lo + batch]
-            masks, ex = np.divmod(block, game.n_extra)
-            w = turn_write_values(game, values, masks, ex)
-            values[block] = solve_turn(w, first_end).value
-            if progress is not None:
-                progress(len(block))
+
+    def solve_block(block):
+        masks, ex = np.divmod(block, game.n_extra)
+        return solve_turn(turn_write_values(game, values, masks, ex), first_end).value
+
+    with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
+        for filled in range(n - 1, -1, -1):
+            layer_masks = np.flatnonzero(popcount == filled)
+            idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
+            idx = idx[reachable[idx]]
+            blocks = [idx[lo:lo + batch] for lo in range(0, len(idx), batch)]
+            for block, value in zip(blocks, pool.map(solve_block, blocks)):
+                values[block] = value
+                if progress is not None:
+                    progress(len(block))
     if np.isnan(values[reachable]).any():
         raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
     return StateValues(values, reachable, game.initial_state)

@@ -75,6 +75,9 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary name only
         with os.fdopen(fd, "wb") as f:
             f.write(doc)
             f.flush()

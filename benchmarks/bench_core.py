@@ -1,0 +1,84 @@
+"""Timing of the exact core: full solves, a whole-process advise, simulation, and a peer.
+
+Run with the benchmark environment (see ``benchmarks/README.md``)::
+
+    python benchmarks/bench_core.py --repeat 3
+
+Each figure is the median of ``--repeat`` runs, each in a fresh process so that nothing is
+cached in memory.  When the PyPI package ``yatzy-solver`` (a Rust solver; not a dependency
+of dicewise) is importable, it solves the same Yahtzee and Yatzy games in the same run and
+the table gives our time / its time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SOLVES = [("general", []), ("poker-programs", []), ("yahtzee", []), ("yatzy", [])]
+PEER = {"yahtzee": "american", "yatzy": "yatzy-scandinavian"}
+
+
+def timed(cmd, env) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def solve_seconds(name, options, env) -> float:
+    """Seconds the solver itself reports for a fresh solve (no import or file time)."""
+    args = [sys.executable, "-m", "dicewise.cli", "solve", name, "--rebuild", "--json"]
+    for o in options:
+        args += ["--option", o]
+    out = subprocess.run(args, check=True, env=env, capture_output=True, text=True).stdout
+    return json.loads(out)["seconds"]
+
+
+def peer_seconds(variant) -> float | None:
+    code = ("import time, yatzy_solver as y; t = time.perf_counter(); "
+            f"y.Solver.build(y.Variant({variant!r})); print(time.perf_counter() - t)")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError:
+        return None
+    return float(out.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--games", type=int, default=100_000)
+    args = parser.parse_args()
+    env = dict(os.environ, DICEWISE_CACHE=tempfile.mkdtemp(prefix="dicewise-bench-"))
+    rows = []
+    for name, options in SOLVES:
+        ours = statistics.median(solve_seconds(name, options, env) for _ in range(args.repeat))
+        peer = None
+        if name in PEER:
+            runs = [peer_seconds(PEER[name]) for _ in range(args.repeat)]
+            peer = statistics.median(runs) if None not in runs else None
+        rows.append((f"solve {name}", ours, peer))
+    advise = [sys.executable, "-m", "dicewise.cli", "advise", "yahtzee", "--roll", "1", "--dice",
+              "2", "2", "4", "6", "6", "--sheet", "ones=3,chance=22"]
+    timed(advise, env)  # the table is present from here on
+    rows.append(("advise yahtzee (whole process)",
+                 statistics.median(timed(advise, env) for _ in range(max(args.repeat, 5))), None))
+    sim = [sys.executable, "-m", "dicewise.cli", "simulate", "yahtzee", "--games", str(args.games),
+           "--seed", "1", "--json"]
+    rows.append((f"simulate yahtzee, {args.games:,} optimal games",
+                 statistics.median(timed(sim, env) for _ in range(args.repeat)), None))
+    print(f"{'task':<42} {'dicewise s':>11} {'yatzy-solver s':>15} {'ratio':>7}")
+    for task, ours, peer in rows:
+        ratio = f"{ours / peer:.2f}" if peer else ""
+        peer_s = f"{peer:.2f}" if peer else "—"
+        print(f"{task:<42} {ours:>11.2f} {peer_s:>15} {ratio:>7}")
+
+
+if __name__ == "__main__":
+    main()
