@@ -63,3 +63,24 @@ def advise(ruleset: str | CategoryGame, *, dice, roll: int, sheet: str | None = 
     checked = parse_sheet(game, sheet)
     solution = solve(game, table=table, progress=progress)
     return advise_position(game, solution.values, checked, dice, roll)
+
+
+def simulate(ruleset: str | CategoryGame, *, games: int = 10000, seed: int = 0,
+             policy: str = "optimal", options=None, table=None, progress=None):
+    """Simulate a category game with a policy; returns (SimulationSummary, GameRecords)."""
+    from .play.simulate import simulate as run
+
+    solution = solve(ruleset, options, table=table)
+    return run(solution.game, solution.values.values, policy, games, seed, progress)
+
+
+def bench_agent(ruleset: str | CategoryGame, agent, *, games: int = 1000, seed: int = 0,
+                on_error: str = "continue", options=None, table=None, log=None):
+    """Score an agent — a callable ``observation -> action`` — against the optimal policy."""
+    from .play.agents import CallableAgent
+    from .play.bench import bench_agent as run
+
+    solution = solve(ruleset, options, table=table)
+    if callable(agent) and not hasattr(agent, "act"):
+        agent = CallableAgent(agent, getattr(agent, "__name__", "agent"))
+    return run(solution.game, solution.values.values, agent, games, seed, on_error, log)

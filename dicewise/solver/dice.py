@@ -96,21 +96,22 @@ def _children() -> np.ndarray:
     """KEEP_CHILD[k, f]: the keep k plus one die showing face f+1 (for keeps of < 5 dice)."""
     small = KEEPS[: KEEP_START[N_DICE]]
     child = small[:, None, :] + np.eye(N_FACES, dtype=np.int64)[None]
-    return np.vectorize(_KEEP_BY_CODE.__getitem__)(_code(child))
+    return keep_indices(child.reshape(-1, N_FACES)).reshape(len(small), N_FACES)
 
 
 def _parents() -> np.ndarray:
     """KEEP_PARENT[k - 1, j]: keep k less one die of its j-th distinct face (-1 past the last)."""
-    rows = []
-    for counts in KEEPS[1:]:
-        present = [f for f in range(N_FACES) if counts[f]]
-        less = []
-        for f in present:
-            c = counts.copy()
-            c[f] -= 1
-            less.append(_KEEP_BY_CODE[int(_code(c))])
-        rows.append(less + [-1] * (N_DICE - len(less)))
-    return np.array(rows, dtype=np.int64)
+    keeps = KEEPS[1:]
+    less = keep_indices((keeps[:, None, :] - np.eye(N_FACES, dtype=np.int64)[None]).clip(0)
+                        .reshape(-1, N_FACES)).reshape(len(keeps), N_FACES)
+    present = keeps > 0
+    out = np.full((len(keeps), N_DICE), -1, dtype=np.int64)
+    order = np.argsort(~present, axis=1, kind="stable")  # the faces present, in face order
+    for j in range(N_DICE):
+        face = order[:, j]
+        has = present[np.arange(len(keeps)), face]
+        out[has, j] = less[np.flatnonzero(has), face[has]]
+    return out
 
 
 KEEP_CHILD = _children()
@@ -119,13 +120,10 @@ KEEP_PARENT = _parents()
 
 def _keep_to_roll_counts() -> np.ndarray:
     """KEEP_TO_ROLL_COUNT[k, r]: ordered throws of the free dice taking keep k to roll r."""
-    free = N_DICE - KEEP_SIZE
-    diff = ROLLS[None, :, :] - KEEPS[:, None, :]
-    ok = (diff >= 0).all(axis=2)
-    fact = np.array([factorial(i) for i in range(N_DICE + 1)], dtype=np.int64)
-    d = np.where(ok[..., None], diff, 0)
-    ways = fact[free][:, None] // np.prod(fact[d], axis=2)
-    return np.where(ok, ways, 0)
+    keep, roll = np.nonzero((ROLLS[None, :, :] >= KEEPS[:, None, :]).all(axis=2))
+    out = np.zeros((len(KEEPS), len(ROLLS)), dtype=np.int64)
+    out[keep, roll] = _arrangements(ROLLS[roll] - KEEPS[keep])
+    return out
 
 
 #: Exact keep→roll probabilities as integers: ``KEEP_TO_ROLL_COUNT[k] / 6**(5 - |k|)``.
@@ -145,10 +143,11 @@ def sub_keeps(roll: int) -> np.ndarray:
 
 def _sub_keep_table() -> np.ndarray:
     """SUB_KEEPS[r, j]: the j-th keep roll r allows, padded with -1 (at most 32 per roll)."""
+    allowed = (KEEPS[None, :, :] <= ROLLS[:, None, :]).all(axis=2)  # (252, 462)
     table = np.full((N_ROLLS, 2**N_DICE), -1, dtype=np.int64)
-    for r in range(N_ROLLS):
-        keeps = sub_keeps(r)
-        table[r, :len(keeps)] = keeps
+    rows, keeps = np.nonzero(allowed)
+    slot = np.arange(len(rows)) - np.searchsorted(rows, rows)
+    table[rows, slot] = keeps
     return table
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from functools import lru_cache
+
 import numpy as np
-from scipy import sparse
 
 from . import dice
 
@@ -36,12 +37,22 @@ def _parent_groups():
 
 
 _PARENT_GROUPS = _parent_groups()
-_KEEP_TO_ROLL = sparse.csr_matrix(dice.keep_to_roll())
+_KEEP_TO_ROLL = dice.keep_to_roll()
+
+
+@lru_cache(maxsize=1)
+def _sparse_keep_to_roll():
+    # scipy is imported here, not at module import: it costs a whole-process advise ~0.3 s
+    from scipy import sparse
+
+    return sparse.csr_matrix(_KEEP_TO_ROLL)
 
 
 def keep_values(roll_values: np.ndarray) -> np.ndarray:
     """Expected value of every keep (462, B), given the value of every next roll (252, B)."""
-    return _KEEP_TO_ROLL @ roll_values
+    if roll_values.ndim == 1 or roll_values.shape[1] < 16:
+        return _KEEP_TO_ROLL @ roll_values
+    return _sparse_keep_to_roll() @ roll_values
 
 
 def best_sub_keep(keep_value: np.ndarray) -> np.ndarray:
