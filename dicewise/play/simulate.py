@@ -170,7 +170,8 @@ def summarise(ruleset: str, options: dict, policy: str, seed: int, scores: np.nd
     pct = {str(p): float(np.percentile(scores, p)) for p in (5, 25, 50, 75, 95)}
     counts, edges = np.histogram(scores, bins=bins)
     hist = tuple((float(a), float(b), int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts))
-    return SimulationSummary(ruleset, options, policy, n, seed, mean, std, (mean - half, mean + half),
+    return SimulationSummary(ruleset, options, policy, n, seed, mean, std,
+                             (float(mean - half), float(mean + half)),
                              float(scores.min()), float(scores.max()), pct,
                              n / seconds if seconds > 0 else float("inf"), hist, extra or {})
 

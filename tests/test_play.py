@@ -1,0 +1,239 @@
+"""Simulation, exact score distributions, strategy tables, the agent harness and review.
+
+Proves: simulated means of the optimal policy agree with the solved values within their
+confidence intervals, and the exact distribution of the optimal score has the solved mean
+and matches the simulated one; simulation is reproducible and uses common random numbers;
+an agent that plays the advisor's best choice has zero regret and the optimal policy's
+scores on the same dice; the harness's per-decision regrets agree with an independent
+judge (``review``, built on the advisor); the subprocess protocol survives bots that crash,
+send garbage, hang or play illegal moves; the tables have the documented shape.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import dicewise
+from dicewise.cli.main import cli
+from dicewise.play.agents import CallableAgent, ProcessAgent
+from dicewise.play.bench import bench_agent
+from dicewise.play.review import review_lines
+from dicewise.play.simulate import simulate, simulate_games
+from dicewise.play.strategy import category_table, exact_distribution, opening_table
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), prog_name="dicewise")
+
+
+@pytest.mark.parametrize("name, games", [("general", 20000), ("poker-programs", 8000)])
+def test_optimal_simulation_agrees_with_solved_value(solved, name, games):
+    game, values = solved(name)
+    summary, _ = simulate(game, values.values, "optimal", games, seed=11)
+    se = summary.std / np.sqrt(games)
+    assert abs(summary.mean - values.expected_score) < 4 * se
+    lo, hi = summary.ci95
+    assert lo < summary.mean < hi and hi - lo == pytest.approx(2 * 1.959963984540054 * se)
+
+
+def test_policies_rank_and_are_reproducible(solved):
+    game, values = solved("general")
+    opt = simulate_games(game, values.values, "optimal", 3000, seed=5).scores
+    again = simulate_games(game, values.values, "optimal", 3000, seed=5).scores
+    greedy = simulate_games(game, values.values, "greedy", 3000, seed=5).scores
+    rand = simulate_games(game, values.values, "random", 3000, seed=5).scores
+    assert np.array_equal(opt, again)
+    assert opt.mean() > greedy.mean() > rand.mean()
+
+
+def test_big_general_rate_is_policy_free(solved):
+    # RULES.md §1: every turn opens with five fresh dice, so P(big general) = 1-(1-6/7776)^10.
+    game, values = solved("general")
+    rec = simulate_games(game, values.values, "random", 40000, seed=2)
+    p = game.big_general_probability()
+    assert p == pytest.approx(1 - (1 - 6 / 7776) ** 10)
+    assert abs(rec.ended_early.mean() - p) < 4 * np.sqrt(p * (1 - p) / 40000)
+
+
+@pytest.mark.parametrize("name", ["general", "poker-programs"])
+def test_exact_distribution(solved, name):
+    game, values = solved(name)
+    dist = exact_distribution(game, values.values)
+    assert dist.probability.sum() == pytest.approx(1, abs=1e-12)
+    assert dist.mean == pytest.approx(values.expected_score, abs=1e-9)
+    rec = simulate_games(game, values.values, "optimal", 10000, seed=9)
+    grid = np.linspace(dist.scores[0], dist.scores[-1], 60)
+    exact_cdf = np.array([dist.probability[dist.scores <= x].sum() for x in grid])
+    sim_cdf = np.array([(rec.scores <= x).mean() for x in grid])
+    assert np.abs(exact_cdf - sim_cdf).max() < 1.63 / np.sqrt(10000) * 1.5  # KS, alpha 1%
+
+
+def _best_action(game, values):
+    from dicewise.solver.advice import advise_position
+    from dicewise.solver.sheet import parse_sheet
+
+    def agent(obs):
+        spec = ",".join(f"{k}={v}" for k, v in obs["sheet"].items())
+        best = advise_position(game, values, parse_sheet(game, spec), obs["dice"], obs["roll"]).best
+        return {"keep": list(best.dice)} if best.action == "keep" else {"write": best.category}
+
+    return agent
+
+
+def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved):
+    game, values = solved("general")
+    report = bench_agent(game, values.values, CallableAgent(_best_action(game, values), "best"),
+                         25, seed=4)
+    data = report.to_json()
+    assert data["regret_total"] < 1e-9 and data["errors"] == []
+    # Same dice, same decisions — except where two choices tie exactly and are broken apart.
+    assert (report.scores == report.optimal_scores).mean() >= 0.8
+
+
+def test_regret_matches_an_independent_judge(solved, tmp_path):
+    """A bot that writes its first legal box at once: the harness's regret, decision by
+    decision, must equal the advisor's loss for the same decisions (via ``review``)."""
+    game, values = solved("general")
+
+    def first_box(obs):
+        return [a for a in obs["legal"] if "write" in a][0]
+
+    log = tmp_path / "log.jsonl"
+    with open(log, "w") as f:
+        report = bench_agent(game, values.values, CallableAgent(first_box, "first"), 20, 3, log=f)
+    judged = review_lines(game, values, log.read_text().splitlines())
+    data = report.to_json()
+    assert len(judged) == data["decisions"]
+    assert sum(r.loss for r in judged) == pytest.approx(data["regret_total"], rel=1e-9)
+    # The expected score of a policy is the optimum less its expected regret.
+    big = bench_agent(game, values.values, CallableAgent(first_box, "first"), 400, 8).to_json()
+    se = (big["ci95"][1] - big["ci95"][0]) / (2 * 1.96)
+    assert abs(big["mean"] + big["regret_per_game"] - values.expected_score) < 4 * se + 1.0
+
+
+def _bot(tmp_path, name, body):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(body))
+    return f"{sys.executable} {path}"
+
+
+GOOD = """
+import json, sys
+for line in sys.stdin:
+    obs = json.loads(line)
+    print(json.dumps([a for a in obs["legal"] if "write" in a][0]), flush=True)
+"""
+
+
+@pytest.mark.parametrize("kind, body, expect", [
+    ("crash", """
+        import json, sys
+        for i, line in enumerate(sys.stdin):
+            if i == 2:
+                sys.exit(3)
+            obs = json.loads(line)
+            print(json.dumps([a for a in obs["legal"] if "write" in a][0]), flush=True)
+        """, "crash"),
+    ("garbage", """
+        import sys
+        for line in sys.stdin:
+            print("hello there", flush=True)
+        """, "malformed"),
+    ("hang", """
+        import sys, time
+        for line in sys.stdin:
+            time.sleep(60)
+        """, "timeout"),
+    ("illegal", """
+        import json, sys
+        for line in sys.stdin:
+            print(json.dumps({"write": "no_such_box"}), flush=True)
+        """, "cannot write"),
+])
+def test_subprocess_failures_are_reported_and_survived(solved, tmp_path, kind, body, expect):
+    game, values = solved("general")
+    agent = ProcessAgent(_bot(tmp_path, kind, body), timeout=0.5)
+    try:
+        report = bench_agent(game, values.values, agent, 2, seed=1, on_error="continue")
+    finally:
+        agent.close()
+    data = report.to_json()
+    assert data["errors"] and expect in data["errors"][0]["error"]
+    assert data["games"] == 2  # the run went on to the end
+    first = data["errors"][0]
+    assert {"game", "turn", "roll", "dice", "error", "sent"} <= set(first)
+    if kind == "garbage":
+        assert first["sent"] == "hello there"
+
+
+def test_subprocess_good_bot_and_stop_on_error(solved, tmp_path):
+    game, values = solved("general")
+    good = run("bench-agent", "general", "--agent-cmd", _bot(tmp_path, "good", GOOD),
+               "--games", "3", "--json")
+    assert good.exit_code == 0, good.stderr
+    data = json.loads(good.stdout)
+    assert {"mean", "optimal_mean", "regret_per_game", "regret_per_decision", "decisions",
+            "errors"} <= set(data) and data["errors"] == [] and data["games"] == 3
+    bad = run("bench-agent", "general", "--agent-cmd",
+              _bot(tmp_path, "bad", 'import sys\nfor l in sys.stdin: print("{}", flush=True)\n'),
+              "--games", "3", "--on-error", "stop")
+    assert bad.exit_code == 2 and "Traceback" not in bad.stderr
+    errors = [line for line in bad.stderr.splitlines() if line.startswith("dicewise: error:")]
+    assert len(errors) == 1 and "first error" in errors[0]
+
+
+def test_python_agent_from_module(tmp_path, monkeypatch):
+    (tmp_path / "mybots.py").write_text(
+        "def first(obs):\n    return [a for a in obs['legal'] if 'write' in a][0]\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("bench-agent", "general", "--agent", "mybots:first", "--games", "2", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["decisions"] == 20
+    missing = run("bench-agent", "general", "--agent", "mybots:nothing", "--games", "2")
+    assert missing.exit_code == 2 and "cannot load agent" in missing.stderr
+
+
+def test_review_command(solved, tmp_path):
+    game, values = solved("general")
+    log = tmp_path / "game.jsonl"
+    result = run("bench-agent", "general", "--agent-cmd", _bot(tmp_path, "good", GOOD),
+                 "--games", "1", "--log", str(log))
+    assert result.exit_code == 0, result.stderr
+    out = run("review", "general", str(log), "--json")
+    assert out.exit_code == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert len(data["decisions"]) == 10 and data["total_loss"] > 0
+    log.write_text("not json\n")
+    assert run("review", "general", str(log)).exit_code == 2
+
+
+def test_simulate_command_json(solved):
+    result = run("simulate", "general", "--games", "2000", "--seed", "7", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert {"ruleset", "policy", "games", "seed", "mean", "std", "ci95", "percentiles",
+            "games_per_second", "big_general_rate", "exact"} <= set(data)
+    assert data["exact"]["mean"] == pytest.approx(data["solved_expected"])
+    assert run("simulate", "general", "--policy", "clever").exit_code == 2
+
+
+def test_strategy_tables(solved, tmp_path):
+    game, values = solved("general")
+    header, rows = opening_table(game, values)
+    assert len(rows) == 2 * 252 and header[0] == "roll_number"
+    _, cats = category_table(game, values, 2000, 1)
+    assert [r[0] for r in cats] == list(game.category_names)
+    assert all(0 <= r[3] <= 1 for r in cats)
+    out = tmp_path / "opening.csv"
+    result = run("table", "general", "--what", "opening", "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("roll_number,dice,best,best_expected_points") and len(lines) == 505
+    states = run("table", "general", "--what", "states", "--format", "json")
+    assert len(json.loads(states.stdout)) == values.n_reachable
