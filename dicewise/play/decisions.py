@@ -28,18 +28,19 @@ class TurnPlan:
 def plan_turns(game: CategoryGame, values: np.ndarray, masks: np.ndarray,
                extras: np.ndarray) -> TurnPlan:
     """Solve the turn of every (mask, extra) given the values of the states that follow."""
-    parts = []
     end = game.first_roll_end()
-    for lo in range(0, len(masks), BATCH):
-        m, e = masks[lo:lo + BATCH], extras[lo:lo + BATCH]
-        w = turn_write_values(game, values, m, e)
-        parts.append((w, solve_turn(w, end).before_roll))
-    write = [np.concatenate([p[0][0] for p in parts], axis=1)]
-    for k in (1, 2):  # the three arrays are one object when the roll number is moot
-        same = all(p[0][k] is p[0][k - 1] for p in parts)
-        write.append(write[-1] if same else np.concatenate([p[0][k] for p in parts], axis=1))
-    write = tuple(write)
-    keep = tuple(np.concatenate([p[1][k] for p in parts], axis=1) for k in range(2))
+    b = len(masks)
+    write = [np.empty((dice.N_ROLLS, b)) for _ in range(3 if game.roll_number_matters else 1)]
+    keep = [np.empty((dice.N_KEEPS, b)) for _ in range(2)]
+    for lo in range(0, b, BATCH):
+        part = slice(lo, lo + BATCH)
+        w = turn_write_values(game, values, masks[part], extras[part])
+        for target, source in zip(write, w):
+            target[:, part] = source
+        for target, source in zip(keep, solve_turn(w, end).before_roll):
+            target[:, part] = source
+    write = tuple(write) if len(write) == 3 else (write[0],) * 3
+    keep = tuple(keep)
     return TurnPlan(write, keep)
 
 

@@ -28,12 +28,15 @@ def dice_stream(seed: int, games: int, turns: int) -> np.ndarray:
     return rng.integers(1, 7, size=(games, turns, 3, dice.N_DICE), dtype=np.int8)
 
 
+_FACE_CODE = (dice.N_DICE + 1) ** np.arange(dice.N_FACES)  # a face's weight in a keep's code
+
+
 def roll_from(kept: np.ndarray, faces: np.ndarray) -> np.ndarray:
     """Roll indices after keeping ``kept`` (G, 6) and throwing the first free faces (G, 5)."""
     free = dice.N_DICE - kept.sum(axis=1)
-    thrown = (np.arange(dice.N_DICE)[None, :] < free[:, None])
-    counts = kept + (np.eye(dice.N_FACES, dtype=np.int64)[faces - 1] * thrown[..., None]).sum(axis=1)
-    return dice.keep_indices(counts) - dice.KEEP_START[dice.N_DICE]
+    thrown = np.arange(dice.N_DICE)[None, :] < free[:, None]
+    code = kept @ _FACE_CODE + np.where(thrown, _FACE_CODE[faces - 1], 0).sum(axis=1)
+    return dice.keep_index_of_code(code) - dice.KEEP_START[dice.N_DICE]
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,11 @@ def keep_indices(counts: np.ndarray) -> np.ndarray:
     return _INDEX_OF_CODE[_code(counts)]
 
 
+def keep_index_of_code(code: np.ndarray) -> np.ndarray:
+    """Indices into KEEPS of keeps given by their codes, sum of count_f * 6**f."""
+    return _INDEX_OF_CODE[code]
+
+
 def keep_index(counts) -> int:
     """Index into KEEPS of a face-count vector."""
     return _KEEP_BY_CODE[int(_code(np.asarray(counts)))]
