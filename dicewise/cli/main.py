@@ -41,6 +41,9 @@ def main():
 
 def _register():
     from . import games, play  # noqa: F401  (commands register themselves on ``cli``)
+    from .risk import risk
+
+    cli.add_command(risk)
 
 
 _register()

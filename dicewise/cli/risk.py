@@ -7,6 +7,7 @@ any kind is a DicewiseError, printed by the group as one line with exit status 2
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import sys
@@ -19,8 +20,18 @@ from ..solver import risk as rk
 from ..solver import risk_cards as cards_mod
 from .main import Group
 
-#: Above this many states a solve shows a progress bar (on stderr).
-_BAR_STATES = 2_000_000
+#: Above this much work (states, weighted by the cost of the dice policy) a solve shows a
+#: progress bar on stderr: about a second on a slow machine.
+_BAR_WORK = 2_000_000
+_COST = {("max", False): 1, ("minimax", False): 4, ("minimax", True): 12}
+
+
+def _with_bar(steps: int, work: int, label: str, fn):
+    """Run ``fn(progress)`` with a progress bar on stderr when the work is large."""
+    if work < _BAR_WORK:
+        return fn(None)
+    with click.progressbar(length=steps, label=label, file=sys.stderr) as bar:
+        return fn(bar.update)
 
 
 class _Strict:
@@ -72,7 +83,8 @@ def _dice_options(default="max"):
 
 def _objective_options(f):
     f = click.option("--threshold", type=FLOAT, default=0.5, show_default=True,
-                     help="For --objective threshold: stop when P(conquer) from here is below this.")(f)
+                     help="For --objective threshold: stop when P(conquer) from here is "
+                          "below this.")(f)
     f = click.option("--exchange-value", type=FLOAT, default=0.0, show_default=True,
                      help="For --objective expected-armies: armies a conquest is worth.")(f)
     f = click.option("--objective", type=_Choice(rk.OBJECTIVES), default="conquest",
@@ -84,6 +96,12 @@ def _objective_options(f):
 
 def _json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(f)
+
+
+def _work(attacker, defender, policy) -> int:
+    if not (isinstance(attacker, int) and isinstance(defender, int)):
+        return 0
+    return max(0, attacker) * max(0, defender) * _COST[policy.dice, policy.defender_sees_roll]
 
 
 def _policy(dice, defender_sees_roll, objective="conquest", exchange_value=0.0, threshold=0.5):
@@ -128,7 +146,10 @@ def battle(attacker, defender, ties, dice, defender_sees_roll, objective, exchan
            threshold, as_json):
     """P(conquer), survivors' distributions and expected losses of A v D."""
     policy = _policy(dice, defender_sees_roll, objective, exchange_value, threshold)
-    b = rk.battle(attacker, defender, rk.RiskRules(ties=ties), policy)
+    rules = rk.RiskRules(ties=ties)
+    b = _with_bar(rk.battle_steps(attacker, defender, policy),
+                  _work(attacker, defender, policy), "solving",
+                  lambda progress: rk.battle(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender, "dice": dice,
                "policy": _policy_json(policy, ties), "p_conquer": b.p_conquer,
@@ -173,7 +194,11 @@ def advise(attacker, defender, ties, dice, defender_sees_roll, objective, exchan
            threshold, as_json):
     """How many dice to roll now at A v D, and whether to go on or stop."""
     policy = _policy(dice, defender_sees_roll, objective, exchange_value, threshold)
-    adv = rk.advise(attacker, defender, rk.RiskRules(ties=ties), policy)
+    rules = rk.RiskRules(ties=ties)
+    steps = rk.battle_steps(attacker, defender, rk.Policy(dice="minimax"))  # checks the armies
+    adv = _with_bar(steps, 2 * _work(attacker, defender, policy),
+                    "solving",
+                    lambda progress: rk.advise(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender, "policy": _policy_json(policy, ties),
                "go_on": adv.go_on, "attacker_dice": adv.attacker_dice,
@@ -219,7 +244,11 @@ def chain(armies, defenders, garrison, target, ties, dice, defender_sees_roll, a
     rules, policy = rk.RiskRules(ties=ties), _policy(dice, defender_sees_roll)
     if target is not None and not 0.0 < target < 1.0:
         raise DicewiseError(f"--target must be strictly between 0 and 1, not {target}")
-    c = rk.chain_attack(armies, list(defenders), garrison, rules, policy)
+    rk.check_chain(armies, defenders, garrison)
+    c = _with_bar(sum(max(0, armies + d - 2) for d in defenders),
+                  _work(armies, sum(defenders), policy), "solving",
+                  lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
+                                                   policy, progress))
     need = rk.min_armies(list(defenders), target, garrison, rules, policy) if target else None
     if as_json:
         out = {"armies": armies, "defenders": list(defenders), "garrison": garrison,
@@ -237,8 +266,10 @@ def chain(armies, defenders, garrison, target, ties, dice, defender_sees_roll, a
     click.echo("territories conquered:")
     for j, p in enumerate(c.reached):
         click.echo(f"  {j:>3}  {p:.10f}")
-    click.echo(f"expected armies on the last territory, if all conquered {c.expected_final_armies:.6f}")
-    click.echo(f"expected armies left along the path, all outcomes     {c.expected_armies_left:.6f}")
+    click.echo("expected armies on the last territory, if all conquered "
+               f"{c.expected_final_armies:.6f}")
+    click.echo("expected armies left along the path, all outcomes     "
+               f"{c.expected_armies_left:.6f}")
     if need:
         click.echo(f"fewest armies for P(all) >= {target}: {need[0]} (P = {need[1]:.10f})")
 
@@ -253,11 +284,9 @@ def rules_digest() -> str:
 def _solve_table(n, ties, dice, defender_sees_roll):
     rules, policy = rk.RiskRules(ties=ties), _policy(dice, defender_sees_roll)
     rk.check_table_size(n)
-    total = rk.steps(n)
-    if n * n * (3 if dice == "minimax" else 1) > _BAR_STATES:
-        with click.progressbar(length=total, label="solving", file=sys.stderr) as bar:
-            return rk.conquest_table(n, rules, policy, progress=bar.update), policy
-    return rk.conquest_table(n, rules, policy), policy
+    work = n * n * _COST[policy.dice, policy.defender_sees_roll]
+    return _with_bar(rk.table_steps(n), work, "solving",
+                     lambda progress: rk.conquest_table(n, rules, policy, progress)), policy
 
 
 @risk.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -275,11 +304,14 @@ def table(n, fmt, out, ties, dice, defender_sees_roll, as_json):
     p, policy = _solve_table(n, ties, dice, defender_sees_roll)
     options = {"ties": ties, "dice": dice, "defender_sees_roll": defender_sees_roll, "max": n}
     if fmt == "table":
-        write_table(out, kind="risk-conquest", ruleset="risk", options=options,
-                    rules_digest=rules_digest(), arrays={"p_conquer": p},
-                    meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
-                                   "(rolling at most A-1 dice), D defending armies",
-                          "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
+        try:
+            write_table(out, kind="risk-conquest", ruleset="risk", options=options,
+                        rules_digest=rules_digest(), arrays={"p_conquer": p},
+                        meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
+                                       "(rolling at most A-1 dice), D defending armies",
+                              "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
+        except OSError as e:
+            raise DicewiseError(f"cannot write {out}: {e.strerror}") from None
     else:
         _write_csv(out, p)
     if as_json:
@@ -293,6 +325,7 @@ def _write_csv(path, p):
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "w", newline="") as f:
             w = csv.writer(f)
             n = p.shape[0] - 1
@@ -301,7 +334,8 @@ def _write_csv(path, p):
                 w.writerow([a] + [repr(float(x)) for x in p[a, 1:]])
         tmp.replace(path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
         raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
 
 
@@ -311,7 +345,8 @@ def _write_csv(path, p):
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
               help="PNG file to write.")
 @_dice_options()
-def plot(n, out, ties, dice, defender_sees_roll):
+@_json_option
+def plot(n, out, ties, dice, defender_sees_roll, as_json):
     """A heatmap of P(conquer) for A, D up to MAX (needs matplotlib)."""
     try:
         import matplotlib
@@ -339,7 +374,11 @@ def plot(n, out, ties, dice, defender_sees_roll):
         raise DicewiseError(f"cannot write {out}: {e.strerror}") from None
     finally:
         plt.close(fig)
-    click.echo(f"wrote a P(conquer) heatmap for A, D up to {n} to {out}")
+    if as_json:
+        _emit({"out": str(out), "max": n, "options": {"ties": ties, "dice": dice,
+                                                      "defender_sees_roll": defender_sees_roll}})
+    else:
+        click.echo(f"wrote a P(conquer) heatmap for A, D up to {n} to {out}")
 
 
 @risk.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -354,7 +393,8 @@ def plot(n, out, ties, dice, defender_sees_roll):
               help="Probability of conquering at least one territory (earning a card) per turn.")
 @click.option("--wild-cards", type=INT, default=0, show_default=True,
               help="Wild cards in the deck (none in the seed rules).")
-@click.option("--players", type=INT, default=None, help="Show the starting armies for 3..6 players.")
+@click.option("--players", type=INT, default=None,
+              help="Show the starting armies for 3..6 players.")
 @_json_option
 def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, players, as_json):
     """Armies from sets and territories, and the chance of holding a set.

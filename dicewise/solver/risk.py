@@ -35,9 +35,12 @@ OBJECTIVES = ("conquest", "expected-armies", "threshold")
 MOVES = ((1, 0), (0, 1), (2, 0), (1, 1), (0, 2))
 _WIN1, _WIN2 = MOVES.index((0, 1)), MOVES.index((0, 2))
 
-#: Size limits: one side's armies, and states (A x D) of one solve (about 25 bytes each).
+#: Size limits: one side's armies, and states (A x D) of one solve (a solve of A x D states
+#: takes up to about 50 bytes a state: its diagonal layout holds (A + D) x min(A, D) cells).
 MAX_ARMIES = 50_000
 MAX_STATES = 10_000_000
+#: Cells of a solve up to which a defender's roll-by-roll replies are kept as moves (40 bytes each).
+_KEEP_MOVES = 2_500_000
 #: Two choices closer than this are treated as equal; ties go to more dice, and to stopping.
 _TOL = 1e-12
 
@@ -86,7 +89,8 @@ class Policy:
             raise DicewiseError("--defender-sees-roll needs --dice minimax (with max dice "
                                 "the defender has no choice to make)")
         if not np.isfinite(self.exchange_value) or abs(self.exchange_value) > 1e9:
-            raise DicewiseError(f"exchange value must be a finite number, not {self.exchange_value}")
+            raise DicewiseError(
+                f"exchange value must be a finite number, not {self.exchange_value}")
         if not 0.0 <= self.threshold <= 1.0:
             raise DicewiseError(f"threshold must be between 0 and 1, not {self.threshold}")
 
@@ -95,8 +99,8 @@ class Policy:
 
 
 def _check_dice(a: int, d: int) -> None:
-    if a not in (1, 2, 3) or d not in (1, 2, 3):
-        raise DicewiseError(f"a round has 1..3 dice a side, not {a} v {d}")
+    if a not in (1, 2, 3) or d not in (1, 2):
+        raise DicewiseError(f"a round has 1..3 attacking and 1..2 defending dice, not {a} v {d}")
 
 
 @lru_cache(maxsize=None)
@@ -156,20 +160,23 @@ def round_probabilities(a: int, d: int, ties: str = "defender") -> dict[tuple[in
 class _Tables:
     """Float move probabilities for the sweep, built once per ``ties``.
 
-    ``P[a, d]``: the moves of a round of a v d dice, shape (4, 3, 5).  For a defender who
-    sees the attacker's roll, the rolls of every count a = 1..3 are split into classes (48
-    in all, by their two highest dice): ``w`` their probabilities, ``delta[c]`` how the
-    move probabilities change in class c when the defender rolls 2 dice instead of 1,
-    ``wsum`` (3, 48) sums class values into per-count values, ``dsum`` (15, 48) sums
-    class move changes into per-count moves (rows a * 5 + move).
+    ``P[a, d]``: the moves of a round of a v d dice, shape (4, 3, 5); ``P12`` the rows
+    a = 1..3, d = 1..2 stacked (6, 5).  For a defender who sees the attacker's roll, the
+    rolls of every count a = 1..3 are split into classes by their two highest dice (48 in
+    all): ``delta[c]`` is how the move probabilities of class c change when the defender
+    rolls 2 dice instead of 1; ``wsum`` (3, 48) weighs class values into per-count values
+    and ``dblocks[a - 1]`` (5, classes of a) weighs class changes into moves.
     """
 
     P: np.ndarray
     P12: np.ndarray
-    w: np.ndarray
     delta: np.ndarray
     wsum: np.ndarray
-    dsum: np.ndarray
+    dblocks: tuple[np.ndarray, ...]
+
+
+#: Where each attacker count's roll classes start and end in ``_Tables.delta``.
+_CLASS_ROWS = np.cumsum([0] + [len(_attacker_classes(a)[0]) for a in (1, 2, 3)])
 
 
 @lru_cache(maxsize=None)
@@ -187,23 +194,27 @@ def _tables(ties: str) -> _Tables:
         ws.append(w)
         deltas.append(per[2] - per[1])
         blocks.append(len(w))
-    w = np.concatenate(ws)
     delta = np.concatenate(deltas)
-    wsum = np.zeros((3, len(w)))
-    dsum = np.zeros((3 * len(MOVES), len(w)))
+    wsum = np.zeros((3, len(delta)))
     start = 0
     for k, size in enumerate(blocks):
         wsum[k, start:start + size] = ws[k]
-        dsum[k * len(MOVES):(k + 1) * len(MOVES), start:start + size] = (deltas[k] * ws[k][:, None]).T
         start += size
-    t = _Tables(P=P, P12=P[1:4, 1:3].reshape(6, len(MOVES)), w=w, delta=delta, wsum=wsum,
-                dsum=dsum)
-    for arr in (t.P, t.P12, t.w, t.delta, t.wsum, t.dsum):
+    dblocks = tuple((deltas[k] * ws[k][:, None]).T.copy() for k in range(3))
+    t = _Tables(P=P, P12=P[1:4, 1:3].reshape(6, len(MOVES)), delta=delta, wsum=wsum,
+                dblocks=dblocks)
+    for arr in (t.P, t.P12, t.delta, t.wsum, *t.dblocks):
         arr.setflags(write=False)
     return t
 
 
 # --------------------------------------------------------------------------- the sweep
+
+
+def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A small matrix product without BLAS: for these thin shapes (inner size 5 or 48,
+    thousands of columns) multithreaded BLAS is many times slower than einsum's loop."""
+    return np.einsum("ij,jk->ik", a, b)
 
 
 def _check_armies(attacker: int, defender: int, *, what: str = "battle") -> None:
@@ -254,6 +265,7 @@ class _Grid:
         self.lose = np.asarray(lose, dtype=float)
         self.stop = stop
         self.stopped = None
+        self.moves = None
         self._amax = np.minimum(rules.max_attacker_dice, np.arange(a_hi + 1) - 1)
         self._dmax = np.minimum(rules.max_defender_dice, np.arange(d_hi + 1))
 
@@ -306,62 +318,76 @@ class _Grid:
                     NB[k, at] = self.win[a_for[at], A[at]]
         return NB
 
-    def options(self, V, A, D, sl, moves=False):
+    def options(self, V, A, D, sl):
         """Value of each attacker dice count (rows a = 1..3, -inf where not allowed) given
         the defender's best reply, and that reply (0 where the defender answers the dice as
-        rolled): shapes (3, n).  With ``moves``, also the move probabilities of each count,
-        shape (3, 5, n)."""
+        rolled): shapes (3, n).  Third, for a defender who sees the roll, its reply to each
+        roll class (1.0 where it rolls 2 dice), shape (48, n); else None."""
         n, t = len(A), self.t
         amax, dmax = self._amax[A], self._dmax[D]
         if self.win_by_a:
             NBs = [self._neighbours(V, sl, A, D, a) for a in (1, 2, 3)]
         else:
             NBs = [self._neighbours(V, sl, A, D, 3)] * 3
-        T = None
+        two = None
         if self.policy.dice == "max":
             vals = np.stack([np.einsum("nm,mn->n", t.P[a, dmax], NBs[a - 1]) for a in (1, 2, 3)])
             reply = np.broadcast_to(dmax, (3, n))
-            if moves:
-                T = np.stack([t.P[a, dmax].T for a in (1, 2, 3)])
         elif not self.policy.defender_sees_roll:
             if self.win_by_a:
-                v = np.stack([t.P[a, 1:3] @ NBs[a - 1] for a in (1, 2, 3)])
+                v = np.stack([_mm(t.P[a, 1:3], NBs[a - 1]) for a in (1, 2, 3)])
             else:
-                v = (t.P12 @ NBs[0]).reshape(3, 2, n)  # [a, d - 1]
-            two = (dmax >= 2) & (v[:, 1] <= v[:, 0] + _TOL)
-            vals = np.where(two, v[:, 1], v[:, 0])
-            reply = np.where(two, 2, 1)
-            if moves:
-                T = np.stack([t.P[a, reply[a - 1]].T for a in (1, 2, 3)])
+                v = _mm(t.P12, NBs[0]).reshape(3, 2, n)  # [a, d - 1]
+            roll2 = (dmax >= 2) & (v[:, 1] <= v[:, 0] + _TOL)
+            vals = np.where(roll2, v[:, 1], v[:, 0])
+            reply = np.where(roll2, 2, 1)
         else:
             # For each attacker roll class, 2 dice instead of 1 change the value by diff;
             # the defender takes 2 exactly where that does not help the attacker.
             if self.win_by_a:
-                rows = np.cumsum([0, 6, 21, 21])
-                diff = np.concatenate([t.delta[rows[a - 1]:rows[a]] @ NBs[a - 1] for a in (1, 2, 3)])
-                base = np.stack([t.P[a, 1] @ NBs[a - 1] for a in (1, 2, 3)])
+                rows = _CLASS_ROWS
+                diff = np.concatenate([_mm(t.delta[rows[a - 1]:rows[a]], NBs[a - 1])
+                                       for a in (1, 2, 3)])
+                base = np.stack([_mm(t.P[a, 1:2], NBs[a - 1])[0] for a in (1, 2, 3)])
             else:
-                diff = t.delta @ NBs[0]  # (48, n)
-                base = t.P[1:4, 1] @ NBs[0]  # (3, n)
-            two = (diff <= _TOL) & (dmax >= 2)
-            vals = base + t.wsum @ np.where(two, diff, 0.0)
+                diff = _mm(t.delta, NBs[0])  # (48, n)
+                base = _mm(t.P[1:4, 1], NBs[0])  # (3, n)
+            two = np.empty_like(diff)
+            np.less_equal(diff, _TOL, out=two, casting="unsafe")  # as 0.0 / 1.0
+            two[:, dmax < 2] = 0.0  # (at most one state per diagonal)
+            vals = base + _mm(t.wsum, diff * two)
             reply = np.zeros((3, n), dtype=np.int64)
-            if moves:
-                T = t.P[1:4, 1][:, :, None] + (t.dsum @ two).reshape(3, len(MOVES), n)
         vals = np.where(np.arange(1, 4)[:, None] <= amax, vals, -np.inf)
-        return (vals, reply, T) if moves else (vals, reply)
+        return vals, reply, two
+
+    def moves_for(self, a, d, two) -> np.ndarray:
+        """Move probabilities, shape (n, 5), of dice ``a`` against the defender's reply:
+        ``d`` dice, or its roll-by-roll reply ``two`` (see ``options``)."""
+        if two is None:
+            return self.P[a, d]
+        T = np.empty((len(a), len(MOVES)))
+        for k in (1, 2, 3):
+            at = a == k
+            if not at.any():
+                continue
+            block = two[_CLASS_ROWS[k - 1]:_CLASS_ROWS[k]]
+            if at.all():
+                T[:] = self.P[k, 1] + _mm(self.t.dblocks[k - 1], block).T
+            else:
+                T[at] = self.P[k, 1] + _mm(self.t.dblocks[k - 1], block[:, at]).T
+        return T
 
     def decide(self, V, A, D, sl, moves=False):
         """The attacker's dice count for each state, the defender's reply (see ``options``)
         and the value of going on; with ``moves`` also the move probabilities, shape
         (n, 5).  Ties go to more dice."""
-        out = self.options(V, A, D, sl, moves)
-        vals, reply = out[0], out[1]
+        vals, reply, two = self.options(V, A, D, sl)
         best = vals.max(axis=0)
         a = np.where(vals[2] >= best - _TOL, 3, np.where(vals[1] >= best - _TOL, 2, 1))
         cols = np.arange(len(A))
-        res = (a, reply[a - 1, cols], vals[a - 1, cols])
-        return res + (out[2][a - 1, :, cols],) if moves else res
+        d = reply[a - 1, cols]
+        res = (a, d, vals[a - 1, cols])
+        return res + (self.moves_for(a, d, two),) if moves else res
 
     def _go_max(self, V, A, D, sl):
         """The value of going on with both sides at their most dice."""
@@ -384,13 +410,20 @@ class _Grid:
         attacker may stop, the states where it does (``stopped``)."""
         V = self.new_values()
         minimax = self.policy.dice == "minimax"
+        # A defender who sees the roll has a reply per roll class: keep the resulting move
+        # probabilities where memory allows (5 floats a state), else re-derive them.
+        keep_moves = minimax and self.policy.defender_sees_roll and self.size <= _KEEP_MOVES
+        self.moves = np.zeros((len(MOVES), self.size)) if keep_moves else None
         if minimax:
             self.choice_a = np.zeros(self.size, dtype=np.int8)
-            self.choice_d = np.zeros(self.size, dtype=np.int32)
+            self.choice_d = np.zeros(self.size, dtype=np.int8)
         if self.stop is not None:
             self.stopped = np.zeros(self.size, dtype=bool)
         for A, D, sl in self.diagonals():
-            if minimax:
+            if keep_moves:
+                a, d, go, T = self.decide(V, A, D, sl, moves=True)
+                self.choice_a[sl], self.moves[:, sl] = a, T.T
+            elif minimax:
                 a, d, go = self.decide(V, A, D, sl)
                 self.choice_a[sl], self.choice_d[sl] = a, d
             else:
@@ -405,15 +438,18 @@ class _Grid:
                 progress(1)
         return V
 
-    def forward(self, mass: np.ndarray, stopped: np.ndarray | None, top: int,
-                track: bool = False):
+    def forward(self, mass: np.ndarray, V: np.ndarray | None, stopped: np.ndarray | None,
+                top: int, track: bool = False, progress=None):
         """Push probability mass down from diagonal ``top``, playing the choices of
-        ``solve`` (max dice need no solve) and stopping where ``stopped`` says.  Returns the
+        ``solve`` (max dice need no solve; a defender who sees the roll replies as read from
+        the values ``V``) and stopping where ``stopped`` says.  Returns the
         final mass (it rests on terminal and stopped states) and, with ``track``, the
         conquest mass by the last round's dice count, shape (4, a_hi + 1)."""
         conq = np.zeros((4, self.a_hi + 1))
         minimax = self.policy.dice == "minimax"
         for A, D, sl in self.diagonals(reverse=True, top=top):
+            if progress is not None:
+                progress(1)
             m = mass[sl].copy()  # a view otherwise
             if stopped is not None:
                 m[stopped[sl]] = 0.0
@@ -421,7 +457,12 @@ class _Grid:
                 continue
             if minimax:
                 a = self.choice_a[sl].astype(np.int64)
-                T = self.transitions(A, D, a, self.choice_d[sl].astype(np.int64))
+                if self.moves is not None:
+                    T = self.moves[:, sl].T
+                elif self.policy.defender_sees_roll:
+                    T = self.moves_for(a, None, self.options(V, A, D, sl)[2])
+                else:
+                    T = self.P[a, self.choice_d[sl]]
             else:
                 a = self._amax[A]
                 T = self.P[a, self._dmax[D]]
@@ -479,10 +520,11 @@ def _objective_grid(rules, policy, a_hi, d_hi) -> _Grid:
     return _Grid(rules, policy, a_hi, d_hi, win=np.ones(a_hi + 1), lose=np.zeros(d_hi + 1))
 
 
-def _solve_policy(rules, policy, a_hi, d_hi, progress=None):
-    """The grid, its decision values and its stopping states for a policy."""
+def _solve_policy(rules, policy, a_hi, d_hi, progress=None, always=False):
+    """The grid, its values (the objective's; conquest's for threshold) and its stopping
+    states.  Max dice to the end need no values, so none are computed unless ``always``."""
     g = _objective_grid(rules, policy, a_hi, d_hi)
-    if policy.objective == "conquest" and policy.dice == "max":
+    if policy.objective == "conquest" and policy.dice == "max" and not always:
         return g, None, None
     V = g.solve(progress)
     stopped = g.stopped
@@ -494,18 +536,32 @@ def _solve_policy(rules, policy, a_hi, d_hi, progress=None):
 
 
 def battle(attacker: int, defender: int, rules: RiskRules = RiskRules(),
-           policy: Policy = Policy()) -> Battle:
+           policy: Policy = Policy(), progress=None) -> Battle:
     """Solve one battle exactly: P(conquer), survivors' distributions, expected losses.
 
     ``attacker`` counts every army on the attacking territory (RULES.md section 5: it
     rolls at most A - 1 dice).
     """
     _check_armies(attacker, defender)
-    g, Vdec, stopped = _solve_policy(rules, policy, attacker, defender)
+    return _battle(*_solve_policy(rules, policy, attacker, defender, progress), attacker,
+                   defender, progress)
+
+
+def battle_steps(attacker: int, defender: int, policy: Policy = Policy()) -> int:
+    """How many progress steps ``battle`` reports (one per diagonal and pass), after
+    checking the armies as ``battle`` does."""
+    _check_armies(attacker, defender)
+    passes = 1 if policy.objective == "conquest" and policy.dice == "max" else 2
+    return passes * max(0, attacker + defender - 2)
+
+
+def _battle(g: _Grid, Vdec, stopped, attacker: int, defender: int, progress=None) -> Battle:
+    """The forward pass of ``battle`` on a solved grid."""
+    rules, policy = g.rules, g.policy
     mass = np.zeros(g.size)
     start = g.index(attacker, defender)
     mass[start] = 1.0
-    mass, _ = g.forward(mass, stopped, attacker + defender)
+    mass, _ = g.forward(mass, Vdec, stopped, attacker + defender, progress=progress)
     grid = g.to_grid(mass)  # [A, D]
     conquered = grid[:, 0]
     att = {int(n): float(conquered[n]) for n in np.nonzero(conquered)[0]}
@@ -518,15 +574,15 @@ def battle(attacker: int, defender: int, rules: RiskRules = RiskRules(),
     # Rounding may leave a sum a hair above 1; a probability is reported within [0, 1].
     p_conquer = min(1.0, math.fsum(att.values()))
     if policy.objective == "expected-armies":
-        value = math.fsum((grid * (Aidx - Didx)).ravel()) + policy.exchange_value * p_conquer
+        value = float((grid * (Aidx - Didx)).sum()) + policy.exchange_value * p_conquer
     else:
         value = p_conquer
     return Battle(
         attacker=attacker, defender=defender, rules=rules, policy=policy,
         p_conquer=p_conquer, attacker_survivors=att, defender_survivors=dfd,
         stopped=st,
-        expected_attacker_losses=attacker - math.fsum((grid * Aidx).ravel()),
-        expected_defender_losses=defender - math.fsum((grid * Didx).ravel()),
+        expected_attacker_losses=attacker - float((grid * Aidx).sum()),
+        expected_defender_losses=defender - float((grid * Didx).sum()),
         value=value)
 
 
@@ -554,7 +610,7 @@ def check_table_size(n: int) -> None:
                             f"{MAX_STATES:,} allowed in memory (at most {int(MAX_STATES ** .5)})")
 
 
-def steps(n: int) -> int:
+def table_steps(n: int) -> int:
     """How many progress steps ``conquest_table(n)`` reports."""
     return max(0, 2 * n - 2)
 
@@ -589,21 +645,21 @@ class Advice:
 
 
 def advise(attacker: int, defender: int, rules: RiskRules = RiskRules(),
-           policy: Policy = Policy(dice="minimax")) -> Advice:
+           policy: Policy = Policy(dice="minimax"), progress=None) -> Advice:
     """The attacker's best move now under ``policy``, with the numbers behind it."""
     _check_armies(attacker, defender)
-    g = _objective_grid(rules, policy, attacker, defender)
-    V = g.solve()
+    g, Vdec, stopped = _solve_policy(rules, policy, attacker, defender, progress, always=True)
+    V = Vdec
     A, D = np.array([attacker]), np.array([defender])
     idx = int(g.index(attacker, defender))
     sl = slice(idx, idx + 1)
-    vals, reply = g.options(V, A, D, sl)
+    vals, reply, _ = g.options(V, A, D, sl)
     a = int(g.decide(V, A, D, sl)[0][0]) if policy.dice == "minimax" else int(g._amax[attacker])
     if policy.defender_sees_roll:
         reply[:] = 0
     opts = tuple(DiceOption(k, int(reply[k - 1, 0]), float(vals[k - 1, 0]))
                  for k in (1, 2, 3) if np.isfinite(vals[k - 1, 0]))
-    b = battle(attacker, defender, rules, policy)
+    b = _battle(g, Vdec, stopped, attacker, defender, progress)
     if policy.objective == "expected-armies":
         stop_value = float(attacker - defender)
         go_on = not bool(g.stopped[idx])
@@ -644,12 +700,24 @@ def _check_chain(defenders, garrison):
     if not defenders:
         raise DicewiseError("a chain needs at least one defending territory")
     if len(defenders) > 100:
-        raise DicewiseError(f"a chain of {len(defenders)} territories is longer than the 100 allowed")
+        raise DicewiseError(
+            f"a chain of {len(defenders)} territories is longer than the 100 allowed")
     for d in defenders:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise DicewiseError(f"every territory on the chain needs at least 1 defender, not {d!r}")
+            raise DicewiseError(
+                f"every territory on the chain needs at least 1 defender, not {d!r}")
     if isinstance(garrison, bool) or not isinstance(garrison, (int, np.integer)) or garrison < 1:
         raise DicewiseError(f"the garrison left behind must be at least 1 army, not {garrison!r}")
+    return defenders
+
+
+def check_chain(armies: int, defenders: Sequence[int], garrison: int) -> tuple[int, ...]:
+    """Refuse a chain attack that is malformed or would not fit in memory; the defenders."""
+    defenders = _check_chain(defenders, garrison)
+    _check_armies(armies, max(defenders), what="chain")
+    if armies * sum(defenders) > MAX_STATES:
+        raise DicewiseError(f"this chain has {armies * sum(defenders):,} states, more than the "
+                            f"{MAX_STATES:,} allowed in memory")
     return defenders
 
 
@@ -693,11 +761,7 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
     With ``minimax`` dice the attacker's counts maximise P(all conquered) (not the single
     battle's P(conquer)); the defender minimises it.
     """
-    defenders = _check_chain(defenders, garrison)
-    _check_armies(armies, max(defenders), what="chain")
-    if armies * sum(defenders) > MAX_STATES:
-        raise DicewiseError(f"this chain has {armies * sum(defenders):,} states, more than the "
-                            f"{MAX_STATES:,} allowed in memory")
+    defenders = check_chain(armies, defenders, garrison)
     policy = Policy(dice=policy.dice, defender_sees_roll=policy.defender_sees_roll)
     grids, _ = _chain_grids(armies, defenders, garrison, rules, policy, progress)
     k = len(defenders)
@@ -706,7 +770,6 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
     reached = np.zeros(k + 1)
     left = 0.0  # expected armies left behind as garrisons
     A = np.arange(armies + 1)
-    final = 0.0
     for t in range(k):
         g, V = grids[t]
         Dk = defenders[t]
@@ -714,7 +777,7 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
         live = np.nonzero(start[2:])[0] + 2
         mass[g.index(live, Dk)] = start[live]
         reached[t] += start[1] + start[0]  # could not even attack
-        mass, conq = g.forward(mass, None, armies + Dk, track=True)
+        mass, conq = g.forward(mass, V, None, armies + Dk, track=True)
         grid = g.to_grid(mass)
         reached[t] += grid[1, 1:].sum()
         nxt = np.zeros(armies + 1)
@@ -741,14 +804,17 @@ def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
     and that probability.  Searches A = 2, 3, ... by solving all of them at once."""
     defenders = _check_chain(defenders, garrison)
     if not isinstance(target, (int, float)) or not 0.0 < target < 1.0:
-        raise DicewiseError(f"the target probability must be strictly between 0 and 1, not {target}")
+        raise DicewiseError(
+            f"the target probability must be strictly between 0 and 1, not {target}")
     policy = Policy(dice=policy.dice, defender_sees_roll=policy.defender_sees_roll)
-    a_hi = 2 * sum(defenders) + 4 * len(defenders) * garrison + 8
+    a_hi, tried = 2 * sum(defenders) + 4 * len(defenders) * garrison + 8, 1
     while True:
         if a_hi * sum(defenders) > MAX_STATES or a_hi > MAX_ARMIES:
-            raise DicewiseError(f"no number of armies up to {a_hi // 2} reaches P >= {target} "
-                                "within the memory allowed")
+            why = f"none up to {tried} reach it" if tried > 1 else "the chain is too long"
+            raise DicewiseError(f"the search for P(all conquered) >= {target} needs more "
+                                f"memory than allowed ({why})")
         _, W = _chain_grids(a_hi, defenders, garrison, rules, policy, progress)
+        tried = a_hi
         hit = np.nonzero(W[0] >= target)[0]
         if hit.size:
             return int(hit[0]), float(W[0][hit[0]])

@@ -142,10 +142,12 @@ def card_outlook(turns: int, sets_traded: int = 0, hand: tuple[int, int, int, in
     """
     if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
         raise DicewiseError(f"turns must be 1..100, not {turns!r}")
-    if isinstance(sets_traded, bool) or not isinstance(sets_traded, int) or not 0 <= sets_traded <= 1000:
+    if (isinstance(sets_traded, bool) or not isinstance(sets_traded, int)
+            or not 0 <= sets_traded <= 1000):
         raise DicewiseError(f"sets already traded must be 0..1000, not {sets_traded!r}")
     if not 0.0 <= conquer_prob <= 1.0:
-        raise DicewiseError(f"the probability of conquering in a turn must be 0..1, not {conquer_prob}")
+        raise DicewiseError(
+            f"the probability of conquering in a turn must be 0..1, not {conquer_prob}")
     pw = float(_wild_p(wild))
     card = [((1, 0, 0, 0), (1 - pw) / 3), ((0, 1, 0, 0), (1 - pw) / 3),
             ((0, 0, 1, 0), (1 - pw) / 3), ((0, 0, 0, 1), pw)]

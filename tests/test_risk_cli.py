@@ -1,0 +1,148 @@
+"""The ``risk`` command group, standalone and under the main ``dicewise`` group."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dicewise.cli.main import cli
+from dicewise.cli.risk import risk, rules_digest
+from dicewise.tables.format import TableError, read_table
+
+
+@pytest.fixture(scope="module")
+def main_cli():
+    """The main group, which registers the Risk commands."""
+    assert cli.commands["risk"] is risk
+    return cli
+
+
+def run(args, group=risk):
+    return CliRunner().invoke(group, args)
+
+
+def run_json(args):
+    r = run(args + ["--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def test_battle_json():
+    out = run_json(["battle", "10", "10"])
+    assert {"attacker", "defender", "dice", "p_conquer", "attacker_survivors",
+            "defender_survivors"} <= set(out)
+    assert out["p_conquer"] == pytest.approx(0.47993525647768026, abs=1e-15)
+    total = sum(out["attacker_survivors"].values()) + sum(out["defender_survivors"].values())
+    assert total == pytest.approx(1.0, abs=1e-12)
+    assert out["dice"] == "max"
+
+
+def test_battle_minimax_and_human_output():
+    out = run_json(["battle", "30", "25", "--dice", "minimax"])
+    assert 0 < out["p_conquer"] < 1 and out["policy"]["dice"] == "minimax"
+    r = run(["battle", "10", "10"])
+    assert r.exit_code == 0 and "P(conquer)" in r.output and "0.4799352564" in r.output
+
+
+def test_advise():
+    out = run_json(["advise", "7", "4", "--objective", "conquest"])
+    assert out["go_on"] and out["attacker_dice"] == 3 and out["defender_dice"] == 2
+    out = run_json(["advise", "3", "2", "--objective", "expected-armies"])
+    assert not out["go_on"] and out["stop_value"] == 1.0
+    r = run(["advise", "7", "4"])
+    assert r.exit_code == 0 and "roll 3 dice" in r.output
+
+
+def test_chain_and_target():
+    out = run_json(["chain", "20", "3", "5", "2", "--garrison", "1", "--target", "0.8"])
+    assert sum(out["reached"].values()) == pytest.approx(1.0, abs=1e-12)
+    assert out["target"]["min_armies"] == 16 and out["target"]["p_at_min"] >= 0.8
+    r = run(["chain", "20", "3", "5", "2"])
+    assert r.exit_code == 0 and "P(all conquered)" in r.output
+
+
+def test_cards():
+    out = run_json(["cards", "--sets-traded", "5", "--territories", "14"])
+    assert out["reinforcements"] == 4 and out["next_set_values"][0] == 15
+    assert out["p_set_after_exact"]["3"] == "1/3"
+    r = run(["cards", "--sets-traded", "5", "--territories", "14", "--hand", "iic",
+             "--wild-cards", "2", "--players", "4"])
+    assert r.exit_code == 0 and "30 each" in r.output
+
+
+def test_table_csv_and_table_file(tmp_path):
+    path = tmp_path / "risk.csv"
+    r = run(["table", "--max", "12", "--format", "csv", "--out", str(path)])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.reader(path.open()))
+    assert rows[0][:3] == ["A", "D=1", "D=2"] and len(rows) == 12  # header + A = 2..12
+    a10 = next(row for row in rows if row[0] == "10")
+    assert float(a10[10]) == pytest.approx(0.47993525647768026, abs=1e-15)
+
+    tab = tmp_path / "risk.tab"
+    r = run(["table", "--max", "12", "--format", "table", "--out", str(tab)])
+    assert r.exit_code == 0, r.output
+    options = {"ties": "defender", "dice": "max", "defender_sees_roll": False, "max": 12}
+    t = read_table(tab, kind="risk-conquest", ruleset="risk", options=options,
+                   rules_digest=rules_digest())
+    assert t.arrays["p_conquer"][10, 10] == pytest.approx(0.47993525647768026, abs=1e-15)
+    assert np.isnan(t.arrays["p_conquer"][0]).all()
+    with pytest.raises(TableError):
+        read_table(tab, kind="risk-conquest", ruleset="risk",
+                   options={**options, "ties": "attacker"}, rules_digest=rules_digest())
+
+
+@pytest.mark.parametrize("args", [
+    ["battle", "1", "5"], ["battle", "-3", "5"], ["battle", "5", "-2"], ["battle", "x", "3"],
+    ["battle", "10", "10", "--dice", "foo"], ["battle", "10", "10", "--defender-sees-roll"],
+    ["battle", "100000", "100000"], ["battle", "40000", "40000"],
+    ["battle", "5", "3", "--ties", "nobody"], ["advise", "5", "3", "--threshold", "2",
+                                               "--objective", "threshold"],
+    ["chain", "20", "3", "--target", "1.5"], ["chain", "20", "3", "--target", "0"],
+    ["chain", "20", "3", "0"], ["chain", "20", "3", "--garrison", "0"],
+    ["chain", "20", "3", "--garison", "2"],
+    ["table", "--max", "1", "--out", "x.csv"], ["table", "--max", "100000", "--out", "x.csv"],
+    ["cards", "--hand", "iqz"], ["cards", "--territories", "0"], ["cards", "--sets-traded", "-1"],
+    ["cards", "--players", "9"], ["cards", "--conquer-prob", "2"],
+])
+@pytest.mark.parametrize("through_main", [False, True])
+def test_bad_input_one_line_exit_2(args, through_main, main_cli):
+    r = run(["risk", *args], main_cli) if through_main else run(args)
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicewise: error: "), r.output
+
+
+def test_plot(tmp_path):
+    out = tmp_path / "risk.png"
+    r = run(["plot", "--max", "12", "--out", str(out)])
+    if importlib.util.find_spec("matplotlib") is None:
+        assert r.exit_code == 2
+        assert r.output.strip() == ("dicewise: error: plot needs matplotlib: "
+                                    "pip install 'dicewise[plot]'")
+    else:
+        assert r.exit_code == 0, r.output
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        r = run(["plot", "--max", "6", "--out", str(out), "--json"])
+        assert r.exit_code == 0 and json.loads(r.output)["max"] == 6
+
+
+def test_help_lists_commands(main_cli):
+    r = run(["risk", "--help"], main_cli)
+    assert r.exit_code == 0
+    for name in ("battle", "advise", "chain", "table", "plot", "cards"):
+        assert name in r.output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "table"])
+def test_unwritable_output_is_one_line(tmp_path, fmt):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    r = run(["table", "--max", "5", "--format", fmt, "--out", str(blocker / "risk.out")])
+    assert r.exit_code == 2
+    assert r.output.startswith("dicewise: error: cannot write") and r.output.count("\n") == 1
