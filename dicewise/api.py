@@ -9,7 +9,7 @@ from typing import Callable, Iterable
 from .solver.advice import Advice, advise_position
 from .solver.category import CategoryGame, StateValues
 from .solver.options import parse_options
-from .solver.rulesets import CATEGORY_GAMES, category_game
+from .solver.rulesets import category_class, category_game
 from .solver.sheet import parse_sheet
 from .tables import cache
 
@@ -31,18 +31,9 @@ class Solution:
 
 def make_game(ruleset: str, options: dict | Iterable[str] | None = None) -> CategoryGame:
     """A category ruleset by name; options as a dict of values or ``KEY=VALUE`` strings."""
-    if options is None:
-        options = {}
-    elif not isinstance(options, dict):
-        from .solver.rulesets import ruleset_entry
-
-        ruleset_entry(ruleset)
-        options = parse_options(CATEGORY_GAMES.get(ruleset) or _not_category(ruleset), options)
-    return category_game(ruleset, **options)
-
-
-def _not_category(name):
-    category_game(name)  # raises the right error
+    if options is not None and not isinstance(options, dict):
+        options = parse_options(category_class(ruleset), options)
+    return category_game(ruleset, **(options or {}))
 
 
 def solve(ruleset: str | CategoryGame, options=None, *, table=None, rebuild: bool = False,

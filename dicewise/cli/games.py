@@ -8,10 +8,12 @@ command group.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import click
 
 from .. import api
+from ..errors import DicewiseError
 from ..solver.options import option_fields
 from ..solver.rulesets import CATEGORY_GAMES, RULESETS, ruleset_entry
 from ..tables import cache
@@ -26,7 +28,7 @@ def game_module(name: str):
     """The CLI module of a game handled outside the category engine, or None."""
     entry = ruleset_entry(name)
     if entry.name == "risk":
-        raise click.UsageError("risk has its own commands: see `dicewise risk --help`")
+        raise DicewiseError("risk has its own commands: see `dicewise risk --help`")
     if entry.name in OWN_MODULE:
         return importlib.import_module(f".{OWN_MODULE[entry.name]}", __package__)
     return None
@@ -37,13 +39,16 @@ option_flag = click.option("-o", "--option", "options", multiple=True, metavar="
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
-def solved_game(ruleset, options, table=None, rebuild=False, quiet=False):
-    """Load or build a category game's table, with a progress bar while building."""
-    game = api.make_game(ruleset, options)
-    path = table or cache.default_path(game)
-    from pathlib import Path
+def solved_game(ruleset, options, table=None, rebuild=False, must_exist=False):
+    """Load or build a category game's table, with a progress bar while building.
 
-    if Path(path).exists() and not rebuild:
+    An explicit table that must exist (``advise --table``) is never built in its place.
+    """
+    game = api.make_game(ruleset, options)
+    path = Path(table) if table else cache.default_path(game)
+    if must_exist and not path.exists():
+        raise DicewiseError(f"table file {path} does not exist")
+    if path.exists() and not rebuild:
         return api.solve(game, table=path)
     with progress(cache.reachable_count(game), f"solving {game.name}") as update:
         return api.solve(game, table=path, rebuild=True, progress=update)
@@ -135,10 +140,11 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, as_json):
         return module.advise(list(options), list(faces), roll, sheet or None, table, as_json)
     game = api.make_game(ruleset, options)
     from ..solver.sheet import parse_sheet
-    from ..solver.advice import advise_position
+    from ..solver.advice import advise_position, check_position
 
     checked = parse_sheet(game, sheet)
-    solution = solved_game(ruleset, options, table)
+    check_position(game, checked, faces, roll)
+    solution = solved_game(ruleset, options, table, must_exist=bool(table))
     result = advise_position(game, solution.values, checked, faces, roll)
     if as_json:
         return emit_json(result.to_json())

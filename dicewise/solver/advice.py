@@ -93,13 +93,19 @@ def check_dice(values) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
-def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces, roll: int) -> Advice:
-    """Rank every choice after roll ``roll`` (1..3) with dice ``faces`` on ``sheet``."""
+def check_position(game: CategoryGame, sheet: Sheet, faces, roll: int) -> tuple[int, ...]:
+    """Refuse impossible positions before any table is needed; returns the sorted dice."""
     faces = check_dice(faces)
     if roll not in ROLL_NUMBERS:
         raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
     if sheet.mask == (1 << game.n_categories) - 1:
         raise DicewiseError("the sheet is full: the game is over")
+    return faces
+
+
+def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces, roll: int) -> Advice:
+    """Rank every choice after roll ``roll`` (1..3) with dice ``faces`` on ``sheet``."""
+    faces = check_position(game, sheet, faces, roll)
     masks, extras = np.array([sheet.mask]), np.array([sheet.extra])
     values = solved.values
     state_value = sheet.points + float(values[sheet.state(game)])
@@ -127,8 +133,9 @@ def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces
         before_next = turn.before_roll[roll - 1][:, 0]
         for k in dice.sub_keeps(r):
             keeps.append((tuple(dice.faces_of(dice.KEEPS[k])), sheet.points + float(before_next[k])))
-    best = max([e for *_, e in writes] + [e for _, e in keeps])
-    choices = [Choice("write", e, max(best - e, 0.0), category=n, score=s) for n, s, e in writes]
-    choices += [Choice("keep", e, max(best - e, 0.0), dice=d) for d, e in keeps]
-    choices.sort(key=lambda ch: (-round(ch.expected, 9), ch.action == "write", ch.dice or ()))
+    # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
+    ranked = sorted([(-e, 0, n, s) for n, s, e in writes] + [(-e, 1, d, None) for d, e in keeps])
+    best = -ranked[0][0]
+    choices = [Choice("write", -neg, best + neg, category=key, score=s) if kind == 0 else
+               Choice("keep", -neg, best + neg, dice=key) for neg, kind, key, s in ranked]
     return Advice(game.name, game.options, sheet, faces, roll, tuple(choices), state_value)

@@ -63,15 +63,18 @@ def load(path, game: CategoryGame) -> StateValues:
     """Read a table file, refusing it unless it was built for exactly this game and rules."""
     table = read_table(path, kind=KIND, ruleset=game.name, options=game.options,
                        rules_digest=rules_digest(game))
-    meta = table.header["meta"]
-    if meta.get("n_states") != game.n_states:
-        raise TableError(f"{path} has {meta.get('n_states')} states, {game.name} has {game.n_states}")
+    meta = table.header.get("meta", {})
+    if meta.get("n_states") != game.n_states or meta.get("initial_state") != game.initial_state:
+        raise TableError(f"{path} does not describe the states of {game.name}; rebuild it with "
+                         "`dicewise solve`")
+    if "reachable" not in table.arrays or "values" not in table.arrays:
+        raise TableError(f"{path} lacks the arrays of a solved game")
     reachable = np.unpackbits(table.arrays["reachable"], count=game.n_states).astype(bool)
     values = np.full(game.n_states, np.nan)
     if reachable.sum() != len(table.arrays["values"]):
         raise TableError(f"{path} is damaged (values do not match its reachable states)")
     values[reachable] = table.arrays["values"]
-    return StateValues(values, reachable, int(meta["initial_state"]))
+    return StateValues(values, reachable, game.initial_state)
 
 
 def solve_and_save(game: CategoryGame, path=None, progress: Callable[[int], None] | None = None):

@@ -5,8 +5,11 @@ Layout (a msgpack map)::
     {"header": {"format": "dicewise-table", "format_version": 1, "kind": ..., "ruleset": ...,
                 "options": {...}, "rules_digest": ..., "package_version": ...,
                 "arrays": {name: {"dtype": "<f8", "shape": [...]}}, "meta": {...},
-                "checksum": "sha256:<hex of payload>"},
+                "checksum": "sha256:<hex>"},
      "payload": <msgpack map of name -> raw little-endian bytes>}
+
+The checksum covers the payload and every other header field (the header without its
+checksum, packed), so no byte of the file can change unnoticed.
 
 Files are written atomically (temporary file, fsync, rename) and validated on load: a
 truncated, corrupt or mismatched file raises TableError and is never used.
@@ -69,8 +72,8 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
         "package_version": _package_version(),
         "arrays": described,
         "meta": dict(meta or {}),
-        "checksum": "sha256:" + hashlib.sha256(payload).hexdigest(),
     }
+    header["checksum"] = checksum(header, payload)
     doc = msgpack.packb({"header": header, "payload": payload}, use_bin_type=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
@@ -89,6 +92,14 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
     return path
 
 
+def checksum(header: Mapping[str, Any], payload: bytes) -> str:
+    """SHA-256 of the header (less its checksum field) and the payload."""
+    fields = {k: v for k, v in header.items() if k != "checksum"}
+    h = hashlib.sha256(msgpack.packb(fields, use_bin_type=True))
+    h.update(payload)
+    return "sha256:" + h.hexdigest()
+
+
 def read_header(path) -> dict:
     """The header of a table file, after checking that the whole file is intact."""
     return _read(path)[0]
@@ -105,14 +116,14 @@ def _read(path):
     try:
         doc = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         header, payload = doc["header"], doc["payload"]
-        if header.get("format") != MAGIC:
+        if header.get("format") != MAGIC or not isinstance(payload, bytes):
             raise ValueError
     except Exception:
         raise TableError(f"{path} is not a dicewise table file, or it is truncated") from None
     if header.get("format_version") != FORMAT_VERSION:
         raise TableError(f"{path} has table format {header.get('format_version')}, this dicewise "
                          f"reads format {FORMAT_VERSION}; rebuild it with `dicewise solve`")
-    if header.get("checksum") != "sha256:" + hashlib.sha256(payload).hexdigest():
+    if not isinstance(header, dict) or header.get("checksum") != checksum(header, payload):
         raise TableError(f"{path} is damaged (checksum mismatch); delete it or rebuild it "
                          "with `dicewise solve`")
     return header, payload

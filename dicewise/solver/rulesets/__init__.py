@@ -56,16 +56,22 @@ def ruleset_entry(name: str) -> RulesetEntry:
         raise DicewiseError(f"unknown ruleset {name!r} (known: {', '.join(sorted(RULESETS))})") from None
 
 
-def category_game(name: str, **options):
-    """Build a category ruleset by name with typed option values."""
+def category_class(name: str):
+    """The class of a category ruleset, or a DicewiseError naming what ``name`` is instead."""
     if name not in CATEGORY_GAMES:
         ruleset_entry(name)
         raise DicewiseError(f"{name} is not a five-dice category game")
-    try:
-        return CATEGORY_GAMES[name](**options)
-    except TypeError:
-        from ..options import option_fields
+    return CATEGORY_GAMES[name]
 
-        known = ", ".join(f.name for f in option_fields(CATEGORY_GAMES[name])) or "none"
-        bad = ", ".join(sorted(set(options) - {f.name for f in option_fields(CATEGORY_GAMES[name])}))
-        raise DicewiseError(f"unknown option {bad} for {name} (options: {known})") from None
+
+def category_game(name: str, **options):
+    """Build a category ruleset by name with typed option values."""
+    cls = category_class(name)
+    from ..options import option_fields
+
+    known = [f.name for f in option_fields(cls)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise DicewiseError(f"unknown option {', '.join(unknown)} for {name} "
+                            f"(options: {', '.join(known) or 'none'})")
+    return cls(**options)

@@ -1,0 +1,171 @@
+"""The command line (``cli/``), through click's CliRunner.
+
+Proves: ``rules`` lists every registered ruleset and shows a category game's boxes and
+options; ``solve --json`` prints exactly the keys of issue 2 and writes the table;
+``advise --json`` has the documented shape and agrees with the Python API; and every kind of
+bad input (wrong number of dice, a face outside 1..6, a roll outside 1..3, an unknown
+ruleset, option key or value, a bad sheet) exits with status 2 and exactly one line on
+stderr beginning ``dicewise: error:``, with no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import dicewise
+from dicewise.cli.main import cli
+from dicewise.solver.rulesets import CATEGORY_GAMES, RULESETS, category_game
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), prog_name="dicewise")
+
+
+def ok(*args):
+    result = run(*args)
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+def test_rules_lists_every_ruleset():
+    out = ok("rules").stdout.splitlines()
+    assert [line.split()[0] for line in out] == list(RULESETS)
+    for line in out:
+        assert line.split()[1] in ("exact", "approximate")
+    rows = json.loads(ok("rules", "--json").stdout)
+    assert [r["name"] for r in rows] == list(RULESETS)
+
+
+@pytest.mark.parametrize("name", list(CATEGORY_GAMES))
+def test_rules_of_a_category_game(name):
+    game = category_game(name)
+    out = ok("rules", name).stdout
+    assert "categories: " + ", ".join(game.category_names) in out
+    for key in game.options:
+        assert f"option {key} = " in out
+    info = json.loads(ok("rules", name, "--json").stdout)
+    assert info["categories"] == list(game.category_names)
+    assert [o["name"] for o in info["options"]] == list(game.options)
+
+
+def test_rules_general_names_the_sheet_boxes():
+    out = ok("rules", "general").stdout
+    assert "ones, twos, threes, fours, fives, sixes, straight, full_house, four, general" in out
+    assert "joker | plain | circular" in out and "ends | sixty" in out
+
+
+def test_solve_json(tmp_path, solved):
+    out = tmp_path / "general.dwt"
+    report = json.loads(ok("solve", "general", "--json", "--out", str(out)).stdout)
+    assert {"ruleset", "options", "expected_score", "states", "seconds", "table"} <= set(report)
+    assert set(report) - {"ruleset", "options", "expected_score", "states", "seconds", "table"} <= {
+        "p_big_general"}
+    _, values = solved("general")
+    assert report["ruleset"] == "general"
+    assert report["options"] == {"straight": "joker", "big_general": "ends"}
+    assert report["expected_score"] == pytest.approx(values.expected_score, abs=1e-9)
+    assert report["states"] == values.n_reachable
+    assert report["seconds"] >= 0 and Path(report["table"]) == out and out.exists()
+    # RULES.md: solvers also report P(big general in a game); every turn opens with a throw
+    # of five dice, 6 of the 7776 throws are five of a kind, so 1 - (1 - 6/7776)^10.
+    assert report["p_big_general"] == pytest.approx(1 - (1 - 6 / 7776) ** 10, rel=1e-12)
+
+
+def test_solve_uses_the_cache_and_options(solved):
+    first = json.loads(ok("solve", "general", "-o", "straight=plain", "--json").stdout)
+    assert first["options"]["straight"] == "plain"
+    assert first["expected_score"] == pytest.approx(solved("general", straight="plain")[1].expected_score)
+    assert Path(first["table"]).exists()
+    again = ok("solve", "general", "--option", "straight=plain", "--json")
+    assert json.loads(again.stdout)["table"] == first["table"]
+    assert "optimal expected score" in ok("solve", "general", "-o", "straight=plain").stdout
+
+
+def test_advise_json_shape():
+    args = ["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "6",
+            "--sheet", "ones=3,straight=25"]
+    doc = json.loads(ok(*args, "--json").stdout)
+    assert doc["best"] == doc["options"][0]
+    assert doc["best"]["loss"] == 0
+    writes = [o for o in doc["options"] if o["action"] == "write"]
+    keeps = [o for o in doc["options"] if o["action"] == "keep"]
+    for o in keeps:
+        assert list(o) == ["action", "dice", "expected", "loss"]
+    for o in writes:
+        assert list(o) == ["action", "category", "score", "expected", "loss"]
+    assert {o["category"] for o in writes} == {"twos", "threes", "fours", "fives", "sixes",
+                                               "full_house", "four", "general"}
+    assert len(keeps) == 3 * 2 * 3  # 0-2 twos, 0-1 four, 0-2 sixes
+    expected = [o["expected"] for o in doc["options"]]
+    assert expected == sorted(expected, reverse=True)
+    api = dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet="ones=3,straight=25")
+    assert [c.to_json() for c in api.choices] == doc["options"]
+    text = ok(*args).stdout
+    assert "keep" in text and "write" in text
+
+
+def test_advise_roll_three_lists_only_writes():
+    sheet = "ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6,full_house=30,four=40"
+    doc = json.loads(ok("advise", "general", "--roll", "3", "--dice", "5", "4", "3", "2", "1",
+                        "--sheet", sheet, "--json").stdout)
+    assert {o["action"] for o in doc["options"]} == {"write"}
+    assert {o["category"]: o["score"] for o in doc["options"]} == {"straight": 20, "general": 0}
+    assert doc["best"]["category"] == "straight"
+
+
+DICE = ["--dice", "1", "2", "3", "4", "5"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4"], "5 arguments"),
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "6"], "unexpected extra"),
+    (["advise", "general", *DICE], "--roll"),
+    (["advise", "nosuchgame", "--roll", "1", *DICE], "unknown ruleset 'nosuchgame'"),
+    (["solve", "nosuchgame"], "unknown ruleset"),
+    (["rules", "nosuchgame"], "unknown ruleset"),
+    (["advise", "general", "--roll", "1", *DICE, "-o", "colour=red"], "unknown option 'colour'"),
+    (["advise", "general", "--roll", "1", *DICE, "-o", "straight=bent"], "straight=bent"),
+    (["advise", "general", "--roll", "1", *DICE, "-o", "straight"], "KEY=VALUE"),
+    (["solve", "yatzy", "-o", "two_pairs=maybe"], "two_pairs=maybe"),
+    (["advise", "general", "--roll", "1", *DICE, "--sheet", "twos=7"], "twos=7"),
+    (["advise", "general", "--roll", "1", *DICE, "--sheet", "straight=23"], "straight=23"),
+    (["advise", "general", "--roll", "1", *DICE, "--sheet", "ones=1,ones=2"], "twice"),
+    (["advise", "general", "--roll", "1", *DICE, "--sheet", "eights=8"], "unknown category"),
+    (["advise", "poker-programs", "--roll", "1", *DICE, "--sheet", "pair=12"], "impossible sheet"),
+    (["advise", "yahtzee", "--roll", "1", *DICE, "--sheet", "yahtzee_bonus=1"], "yahtzee_bonus"),
+])
+def test_bad_input_is_one_line_on_stderr_and_exit_2(args, fragment):
+    assert_one_error_line(run(*args), fragment)
+
+
+FULL = ",".join(f"{n}=0" for n in category_game("general").category_names)
+BAD_POSITIONS = [
+    (["--roll", "1", "--dice", "1", "2", "3", "4", "7"], "a die shows 1..6, not 7"),
+    (["--roll", "1", "--dice", "0", "2", "3", "4", "5"], "a die shows 1..6, not 0"),
+    (["--roll", "4", *DICE], "not 4"),
+    (["--roll", "0", *DICE], "not 0"),
+    (["--roll", "1", *DICE, "--sheet", FULL], "the sheet is full"),
+]
+
+
+@pytest.mark.parametrize("args, fragment", BAD_POSITIONS)
+def test_bad_position_with_the_table_present(args, fragment):
+    ok("solve", "general")
+    assert_one_error_line(run("advise", "general", *args), fragment)
+
+
+@pytest.mark.parametrize("args, fragment", BAD_POSITIONS)
+def test_bad_position_is_refused_before_any_solve(args, fragment):
+    assert_one_error_line(run("advise", "general", *args), fragment)
+
+
+def assert_one_error_line(result, fragment):
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("dicewise: error:") and fragment in lines[0]
+    assert "Traceback" not in result.stderr and result.stdout == ""

@@ -1,0 +1,233 @@
+"""Table files (``tables/format.py``, ``tables/cache.py``): round trip, atomic writes, refusals.
+
+Proves: a solved game written and read back gives the same values; the header describes
+the file (format version, ruleset, options, rules digest, package version, dtype, shape,
+checksum); a write leaves no temporary file, even when it fails; and every damaged or
+mismatched file (truncated, a flipped byte, other ruleset/options/rules digest/format
+version, not a table at all) raises TableError with a message saying what is wrong, which
+the CLI prints as one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+
+import msgpack
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import dicewise
+from dicewise.cli.main import cli
+from dicewise.solver.rulesets import category_game
+from dicewise.tables import cache
+from dicewise.tables.format import (FORMAT_VERSION, TableError, checksum, read_header, read_table,
+                                    write_table)
+
+
+@pytest.fixture
+def table(tmp_path, solved):
+    """A general table file, its game and its solution."""
+    game, values = solved("general")
+    path = cache.save(tmp_path / "general.dwt", game, values, 0.5)
+    return path, game, values
+
+
+def same(a, b):
+    return (np.array_equal(a.values, b.values, equal_nan=True) and np.array_equal(a.reachable, b.reachable)
+            and a.initial_state == b.initial_state)
+
+
+def rewrite(path, edit, reseal=False):
+    """Decode the file's msgpack document, let ``edit`` change it, encode it back.
+
+    With ``reseal`` the checksum is computed anew, as if another build had written the
+    edited header honestly (a well-formed table for something else).
+    """
+    doc = msgpack.unpackb(path.read_bytes(), raw=False)
+    edit(doc)
+    if reseal:
+        doc["header"]["checksum"] = checksum(doc["header"], doc["payload"])
+    path.write_bytes(msgpack.packb(doc, use_bin_type=True))
+
+
+def test_round_trip(table):
+    path, game, values = table
+    loaded = cache.load(path, game)
+    assert same(loaded, values)
+    assert loaded.expected_score == values.expected_score
+    header = read_header(path)
+    assert header["format"] == "dicewise-table" and header["format_version"] == FORMAT_VERSION
+    assert header["ruleset"] == "general" and header["options"] == game.options
+    assert header["rules_digest"] == cache.rules_digest(game)
+    assert header["package_version"] == dicewise.__version__
+    assert header["checksum"].startswith("sha256:")
+    for desc in header["arrays"].values():
+        assert {"dtype", "shape"} <= set(desc)
+    assert header["meta"]["expected_score"] == pytest.approx(values.expected_score)
+
+
+def test_generic_round_trip_keeps_dtypes_and_shapes(tmp_path):
+    arrays = {"a": np.arange(12, dtype=np.int32).reshape(3, 4), "b": np.linspace(0, 1, 5),
+              "c": np.array([True, False])}
+    path = write_table(tmp_path / "t.dwt", kind="test", ruleset="x", options={"k": 1},
+                       rules_digest="abc", arrays=arrays, meta={"m": 2})
+    t = read_table(path, kind="test", ruleset="x", options={"k": 1}, rules_digest="abc")
+    for name, arr in arrays.items():
+        assert t.arrays[name].dtype == arr.dtype and np.array_equal(t.arrays[name], arr)
+    assert t.header["meta"] == {"m": 2}
+
+
+def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, table, monkeypatch):
+    path, game, values = table
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["general.dwt"]
+    before = path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        cache.save(path, game, values, 0.1)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["general.dwt"]
+    assert path.read_bytes() == before
+
+
+def test_api_builds_the_table_in_the_cache_once(tmp_path):
+    first = dicewise.solve("general")
+    assert first.built and first.table.parent == cache.cache_dir() and first.table.exists()
+    assert str(first.table).startswith(os.environ["DICEWISE_CACHE"])
+    again = dicewise.solve("general")
+    assert not again.built and again.table == first.table
+    assert same(again.values, first.values)
+
+
+@pytest.mark.parametrize("keep", [0, 1, 10, 100, -1000, -1])
+def test_truncated_file_is_refused(table, keep):
+    path, game, _ = table
+    raw = path.read_bytes()
+    path.write_bytes(raw[:keep])
+    with pytest.raises(TableError, match="not a dicewise table file, or it is truncated"):
+        cache.load(path, game)
+
+
+def test_flipped_payload_byte_fails_the_checksum(table):
+    path, game, _ = table
+    raw = path.read_bytes()
+    payload_len = len(msgpack.unpackb(raw, raw=False)["payload"])
+    rng = np.random.default_rng(0)
+    for i in [len(raw) - 1, len(raw) - payload_len] + list(rng.integers(len(raw) - payload_len,
+                                                                         len(raw), 20)):
+        damaged = bytearray(raw)
+        damaged[i] ^= 0x10
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(TableError, match="checksum"):
+            cache.load(path, game)
+
+
+def test_every_flipped_header_byte_is_refused_or_harmless(table):
+    path, game, values = table
+    raw = path.read_bytes()
+    header_len = len(raw) - len(msgpack.unpackb(raw, raw=False)["payload"])
+    for i in range(header_len):
+        damaged = bytearray(raw)
+        damaged[i] ^= 0x01
+        path.write_bytes(bytes(damaged))
+        try:
+            loaded = cache.load(path, game)
+        except TableError:
+            continue
+        assert same(loaded, values), f"byte {i} flipped: the file loads with other values"
+
+
+def test_damaged_initial_state_is_refused(table):
+    path, game, values = table
+    rewrite(path, lambda doc: doc["header"]["meta"].update(initial_state=1))
+    with pytest.raises(TableError):
+        loaded = cache.load(path, game)
+        assert loaded.expected_score == values.expected_score  # if it loads, it must be right
+
+
+def test_honest_header_with_other_states_is_refused(table):
+    path, game, _ = table
+    rewrite(path, lambda doc: doc["header"]["meta"].update(initial_state=1), reseal=True)
+    with pytest.raises(TableError, match="states"):
+        cache.load(path, game)
+
+
+def test_header_missing_a_field_is_refused(table):
+    path, game, _ = table
+    rewrite(path, lambda doc: doc["header"]["meta"].pop("initial_state"))
+    with pytest.raises(TableError):
+        cache.load(path, game)
+
+
+def test_other_options_are_refused(tmp_path, solved):
+    game, values = solved("general", straight="plain")
+    path = cache.save(tmp_path / "t.dwt", game, values, 0.1)
+    with pytest.raises(TableError, match="options"):
+        cache.load(path, category_game("general"))
+
+
+def test_other_ruleset_is_refused(table):
+    path, _, _ = table
+    with pytest.raises(TableError, match="ruleset"):
+        cache.load(path, category_game("poker-programs"))
+
+
+def test_other_rules_digest_is_refused(table):
+    path, game, _ = table
+    rewrite(path, lambda doc: doc["header"].update(rules_digest="0123456789abcdef"), reseal=True)
+    with pytest.raises(TableError, match="other rules"):
+        cache.load(path, game)
+
+
+def test_other_format_version_is_refused(table):
+    path, game, _ = table
+    rewrite(path, lambda doc: doc["header"].update(format_version=FORMAT_VERSION + 1))
+    with pytest.raises(TableError, match=f"table format {FORMAT_VERSION + 1}"):
+        cache.load(path, game)
+
+
+@pytest.mark.parametrize("content", [b"", b"hello, world\n", msgpack.packb({"header": {"a": 1}}),
+                                     msgpack.packb([1, 2, 3]), bytes(range(256))])
+def test_not_a_table_is_refused(tmp_path, content):
+    path = tmp_path / "x.dwt"
+    path.write_bytes(content)
+    with pytest.raises(TableError, match="not a dicewise table file"):
+        cache.load(path, category_game("general"))
+
+
+def test_missing_file_is_refused(tmp_path):
+    with pytest.raises(TableError, match="does not exist"):
+        cache.load(tmp_path / "nothing.dwt", category_game("general"))
+
+
+def test_arrays_not_matching_the_header_are_refused(table):
+    path, game, _ = table
+    rewrite(path, lambda doc: doc["header"]["arrays"]["values"].update(shape=[1025]))
+    with pytest.raises(TableError, match="damaged"):
+        cache.load(path, game)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "options", "text"])
+def test_cli_refuses_a_bad_table_in_one_line(tmp_path, table, damage):
+    path, game, values = table
+    raw = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(raw[: len(raw) // 2])
+    elif damage == "flip":
+        path.write_bytes(raw[:-1] + bytes([raw[-1] ^ 0xFF]))
+    elif damage == "options":
+        plain = category_game("general", straight="plain")
+        from dicewise.solver.category import solve_states
+        cache.save(path, plain, solve_states(plain), 0.1)
+    else:
+        path.write_text("not a table\n")
+    result = CliRunner().invoke(cli, ["advise", "general", "--roll", "1", "--dice", "1", "2", "3",
+                                      "4", "5", "--table", str(path)])
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicewise: error:") and str(path) in lines[0]
+    assert result.stdout == ""
