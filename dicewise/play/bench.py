@@ -20,7 +20,7 @@ from ..solver.category import CategoryGame
 from .agents import AgentFailure
 from .decisions import best_keeps, plan_turns, write_options
 from .protocol import BadAction, legal_actions, parse_action
-from .simulate import dice_stream, roll_from, simulate_games
+from .simulate import dice_stream, simulate_games, throw
 
 STAGES = ("roll1", "roll2", "roll3")  # decisions after roll 1, roll 2, and the last write
 
@@ -100,11 +100,7 @@ def bench_agent(game: CategoryGame, values: np.ndarray, agent, games: int, seed:
         kept = np.zeros((len(live), dice.N_FACES), np.int64)
         todo = np.arange(len(live))
         for k in (1, 2, 3):
-            rolls = roll_from(kept[todo], stream[live[todo], t, k - 1])
-            if k == 1 and end_value is not None:
-                stop = ~np.isnan(end_value[rolls])
-                ended[live[todo[stop]]] = True
-                todo, rolls = todo[~stop], rolls[~stop]
+            todo, rolls = throw(kept, stream[live[todo], t, k - 1], end_value, k, todo, live, ended)
             gi = live[todo]
             opts = write_options(game, values, masks[gi], extras[gi], rolls, k)
             if k < 3:

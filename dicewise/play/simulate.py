@@ -39,6 +39,17 @@ def roll_from(kept: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return dice.keep_index_of_code(code) - dice.KEEP_START[dice.N_DICE]
 
 
+def throw(kept, faces, end_value, roll_number: int, todo, live, ended):
+    """One throw for the positions ``todo`` still rolling: their rolls, after marking in
+    ``ended`` the games a first-roll throw ends at once.  Returns (todo, rolls) of the rest."""
+    rolls = roll_from(kept[todo], faces)
+    if roll_number == 1 and end_value is not None:
+        stop = ~np.isnan(end_value[rolls])
+        ended[live[todo[stop]]] = True
+        todo, rolls = todo[~stop], rolls[~stop]
+    return todo, rolls
+
+
 @dataclass(frozen=True)
 class GameRecords:
     """What happened in each simulated game."""
@@ -85,11 +96,7 @@ def _play_chunk(game, guide, policy, stream, rng):
         kept = np.zeros((len(live), dice.N_FACES), np.int64)
         todo = np.arange(len(live))  # positions in ``live`` still rolling this turn
         for k in (1, 2, 3):
-            rolls = roll_from(kept[todo], stream[live[todo], t, k - 1])
-            if k == 1 and end_value is not None:
-                stop = ~np.isnan(end_value[rolls])
-                ended[live[todo[stop]]] = True
-                todo, rolls = todo[~stop], rolls[~stop]
+            todo, rolls = throw(kept, stream[live[todo], t, k - 1], end_value, k, todo, live, ended)
             gi = live[todo]
             go_on = np.zeros(len(todo), bool)
             keep = None
