@@ -33,7 +33,10 @@ class Choice:
     def describe(self, rolls_left: int) -> str:
         if self.action == "keep":
             kept = " ".join(map(str, self.dice)) or "nothing"
-            return f"keep {kept} (reroll {5 - len(self.dice)}, {rolls_left} roll{'s' * (rolls_left > 1)} left)"
+            left = f"{rolls_left} roll{'s' * (rolls_left > 1)} left"
+            if len(self.dice) == dice.N_DICE:
+                return f"keep all five (roll none; {left})"
+            return f"keep {kept} (reroll {dice.N_DICE - len(self.dice)}, {left})"
         return f"write {self.category} for {self.score}"
 
     def to_json(self) -> dict:

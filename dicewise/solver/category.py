@@ -244,7 +244,7 @@ def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = No
 
     def solve_block(block):
         masks, ex = np.divmod(block, game.n_extra)
-        return solve_turn(turn_write_values(game, values, masks, ex), first_end).value
+        return solve_turn(turn_write_values(game, values, masks, ex), first_end, False).value
 
     with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
         for filled in range(n - 1, -1, -1):

@@ -55,13 +55,13 @@ def keep_values(roll_values: np.ndarray) -> np.ndarray:
     return _sparse_keep_to_roll() @ roll_values
 
 
-def best_sub_keep(keep_value: np.ndarray) -> np.ndarray:
+def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray:
     """For every roll (252, B), the best value over the keeps (sub-multisets) it allows.
 
     By increasing keep size: the best sub-keep of K is K itself or the best sub-keep of K
     less one die, for each distinct face of K.
     """
-    best = keep_value.copy()
+    best = keep_value if overwrite else keep_value.copy()
     for lo, hi, parents in _PARENT_GROUPS:
         acc = best[lo:hi]
         for p in parents:
@@ -74,25 +74,27 @@ class TurnValues:
     """Every value of one turn: by roll after each roll, by keep before rolls 2 and 3."""
 
     after_roll: tuple[np.ndarray, np.ndarray, np.ndarray]  # V1, V2, V3, each (252, B)
-    before_roll: tuple[np.ndarray, np.ndarray]  # keep values before roll 2 and 3, (462, B)
+    before_roll: tuple[np.ndarray, np.ndarray] | None  # keep values before roll 2 and 3, (462, B)
     value: np.ndarray  # (B,) expected value at turn start
 
 
-def solve_turn(write_value, first_roll_end=None) -> TurnValues:
+def solve_turn(write_value, first_roll_end=None, keep_values_wanted: bool = True) -> TurnValues:
     """Solve one turn for a batch of states.
 
     Args:
         write_value: sequence of three ``(252, B)`` arrays, the best write after roll 1, 2, 3.
         first_roll_end: optional ``(252,)`` array of NaN or the value at which a first-roll
             throw ends the game at once (General's big general).
+        keep_values_wanted: False when only ``value`` is needed (saves two copies).
     """
     v3 = write_value[2]
     e3 = keep_values(v3)
-    v2 = np.maximum(write_value[1], best_sub_keep(e3))
+    v2 = np.maximum(write_value[1], best_sub_keep(e3, overwrite=not keep_values_wanted))
     e2 = keep_values(v2)
-    v1 = np.maximum(write_value[0], best_sub_keep(e2))
+    v1 = np.maximum(write_value[0], best_sub_keep(e2, overwrite=not keep_values_wanted))
     if first_roll_end is not None:
         ends = ~np.isnan(first_roll_end)
         v1[ends] = first_roll_end[ends, None]
     value = dice.ROLL_PROBABILITY @ v1
-    return TurnValues((v1, v2, v3), (e2, e3), value)
+    kept = (e2, e3) if keep_values_wanted else None
+    return TurnValues((v1, v2, v3), kept, value)
