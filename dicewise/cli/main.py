@@ -42,8 +42,10 @@ def main():
 def _register():
     from . import games, play  # noqa: F401  (commands register themselves on ``cli``)
     from .risk import risk
+    from .ryzykant import duel
 
     cli.add_command(risk)
+    cli.add_command(duel)
 
 
 _register()

@@ -29,9 +29,12 @@ SUFFIX = ".dwt"
 #: Games per chunk of a simulation (each chunk has its own fixed piece of the roll stream).
 CHUNK = 20_000
 #: Build schedule: rounds of policy iteration and games per round.
-BUILD_ROUNDS = 16
+BUILD_ROUNDS = 60
 BUILD_GAMES = 20_000
 EVAL_GAMES = 20_000
+FORGET = 0.6
+#: Positions on which the Bellman residual of a built table is measured.
+RESIDUAL_POSITIONS = 2000
 
 
 # -- the table ------------------------------------------------------------------------------
@@ -60,22 +63,16 @@ class PolicyTable:
 
 def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
           rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
-          eval_games: int = EVAL_GAMES) -> PolicyTable:
+          eval_games: int = EVAL_GAMES, seed: int = 1) -> PolicyTable:
     """Fit the value model (``rounds`` + 2 progress steps) and measure it.
 
-    Rounds are blended: the cells after round i are a running mix, weight max(0.3, 1/(i+1))
-    on the newest fit, which damps the oscillation of policy iteration on aggregated states.
+    The fit is ``approx.fit``; then the policy is played ``eval_games`` times on fresh rolls
+    for its expected score, and the Bellman residual is measured on 2000 visited positions.
     """
     start = time.perf_counter()
-    model = approx.ValueModel.zero()
-    history = []
-    for it in range(rounds):
-        fitted, h = approx.fit(ruleset, iterations=1, games=games, seed=1000 + it, model=model)
-        w = max(0.3, 1.0 / (it + 1))
-        model = approx.ValueModel((1 - w) * model.delta + w * fitted.delta)
-        history.append(h[0]["mean"])
-        if progress:
-            progress(1)
+    model, hist = approx.fit(ruleset, iterations=rounds, games=games, seed=seed,
+                             forget=FORGET, progress=progress)
+    history = [h["mean"] for h in hist]
     played = approx.play_games(ruleset, approx.model_policy(model, ruleset), eval_games,
                                seed=[99, 1])
     scores = played.scores
@@ -83,12 +80,13 @@ def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
     v0 = float(model.value(np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64))[0])
     if progress:
         progress(1)
-    # Bellman residual over positions the policy visits (a sample of 2000).
-    rec = approx.play_games(ruleset, approx.model_policy(model, ruleset), 400, seed=[99, 2],
+    # Bellman residual over positions the policy visits (a sample).
+    rec = approx.play_games(ruleset, approx.model_policy(model, ruleset), 400, seed=[seed, 99, 2],
                             record=True)
     ups = np.concatenate([v[1] for v in rec.visits])
     los = np.concatenate([v[2] for v in rec.visits])
-    pick = np.random.default_rng(5).choice(len(ups), size=min(2000, len(ups)), replace=False)
+    pick = np.random.default_rng(5).choice(len(ups), size=min(RESIDUAL_POSITIONS, len(ups)),
+                                           replace=False)
     res = approx.bellman_residual(model, ruleset, ups[pick], los[pick])
     rms = float(np.sqrt(np.mean(res ** 2)))
     if progress:
@@ -136,11 +134,12 @@ def load_or_build(ruleset: Ryzykant, path=None, rebuild: bool = False,
     target = Path(path) if path else default_path(ruleset)
     if target.exists() and not rebuild:
         return load(ruleset, target)
+    schedule = {"rounds": BUILD_ROUNDS, "games": BUILD_GAMES, "eval_games": EVAL_GAMES}
     if progress_factory is not None:
-        with progress_factory(build_steps()) as step:
-            table = build(ruleset, step)
+        with progress_factory(build_steps(BUILD_ROUNDS)) as step:
+            table = build(ruleset, step, **schedule)
     else:
-        table = build(ruleset)
+        table = build(ruleset, **schedule)
     saved = save(table, ruleset, target)
     return PolicyTable(table.model, table.meta, saved)
 

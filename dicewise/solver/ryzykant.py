@@ -283,8 +283,8 @@ def check_position(ruleset: Ryzykant, pos: Position) -> Position:
     over = [f for f in faces if pos.lower[f - 1] >= ruleset.end_marks]
     if over:
         f = over[0]
-        raise DicewiseError(f"face {f} has {pos.lower[f - 1]} marks: the game ends at the "
-                            f"{ruleset.end_marks}th mark (end_marks={ruleset.end_marks})")
+        raise DicewiseError(f"face {f} has {pos.lower[f - 1]} marks: the game is over when a face "
+                            f"reaches {ruleset.end_marks} (end_marks={ruleset.end_marks})")
     total = sum(pos.upper)
     if total % 2:
         raise DicewiseError(f"the sheet has {total} pair marks; every roll adds two, "

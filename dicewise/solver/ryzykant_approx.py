@@ -18,9 +18,11 @@ The policy picks, for each roll, the legal split with the highest value of the p
 leads to (the exact final score when the split ends the game).  D is fitted by approximate
 policy iteration with Monte-Carlo returns: play many games in lockstep with the current
 policy, and set each cell of D to the mean observed change of its sum until the end of the
-game, over the visits of that cell; repeat with the improved policy.  Cells never visited
-keep their previous value (zero at the start, which makes the first policy greedy).  Every
-split is valued by lookups in dense tables, for all games and all 15 split slots at once.
+game, over the visits of that cell; repeat with the improved policy.  Older rounds' records
+fade by a factor per round instead of being dropped, which damps the oscillation of policy
+iteration on aggregated states.  Cells never visited keep their previous value (zero at the
+start, which makes the first policy greedy).  Every split is valued by lookups in dense
+tables, for all games and all 15 split slots at once.
 
 How good the result is, is measured, not assumed: on reduced games (``end_marks`` 1..2,
 ``puscioch=reroll``) ``ryzykant_exact`` computes the optimum and the policy's exact value;
@@ -36,7 +38,7 @@ from typing import Callable
 import numpy as np
 
 from . import dice
-from .ryzykant import (LOWER_FACES, MAX_SPLITS, N_SUMS, SPLIT_A, SPLIT_B, SPLIT_F, Ryzykant,
+from .ryzykant import (LOWER_FACES, N_SUMS, SPLIT_A, SPLIT_B, SPLIT_F, Ryzykant,
                        apply_splits, legal_splits, score, score_table)
 
 #: Marks of one sum beyond which value lookups are clipped (never reached in practice).
@@ -103,31 +105,43 @@ def immediate_gain(upper, rolls) -> np.ndarray:
     return gain_a + gain_b
 
 
-def move_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc) -> np.ndarray:
-    """``(G, 15)``: V of the position each legal split slot leads to (−inf where illegal).
+def prepare(dense, upper, lower) -> dict:
+    """The parts of split values that do not depend on the roll, for positions (G, 11), (G, 6).
 
-    A split that ends the game is worth the exact final score.
+    ``s_f[g, f]`` is V of game g's marks in the lower class it reaches by marking face f + 1,
+    ``s_0`` the same without a lower mark (a puścioch).
     """
-    G = len(rolls)
-    g = np.arange(G)[:, None]
     s = np.arange(N_SUMS)
     n = np.minimum(upper, N_MAX - 2).astype(np.int64)
     lo_f = lower[:, None, :] + np.eye(6, dtype=lower.dtype)[None]            # (G, 6, 6)
     cls_f = lower_class(lo_f)                                                # (G, 6)
     cls_0 = lower_class(lower)                                               # (G,)
-    s_f = dense[s[None, None, :], n[:, None, :], cls_f[:, :, None]].sum(axis=2)
-    s_0 = dense[s[None, :], n, cls_0[:, None]].sum(axis=1)
+    return {"n": n, "cls_f": cls_f, "cls_0": cls_0,
+            "s_f": dense[s[None, None, :], n[:, None, :], cls_f[:, :, None]].sum(axis=2),
+            "s_0": dense[s[None, :], n, cls_0[:, None]].sum(axis=1),
+            "score": score(upper).astype(np.float64), "upper": upper, "lower": lower}
+
+
+def move_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc, prep=None) -> np.ndarray:
+    """``(G, 15)``: V of the position each legal split slot leads to (−inf where illegal).
+
+    A split that ends the game is worth the exact final score.  ``prep`` (from ``prepare``)
+    may be passed when the same positions are valued for many rolls.
+    """
+    prep = prep or prepare(dense, upper, lower)
+    g = np.arange(len(rolls))[:, None]
+    n, cls_f, cls_0 = prep["n"], prep["cls_f"], prep["cls_0"]
     f = np.maximum(SPLIT_F[rolls] - 1, 0)
     a, b = np.maximum(SPLIT_A[rolls] - 2, 0), np.maximum(SPLIT_B[rolls] - 2, 0)
     p = pusc[:, None]
     cls = np.where(p, cls_0[:, None], cls_f[g, f])
-    base = np.where(p, s_0[:, None], s_f[g, f])
+    base = np.where(p, prep["s_0"][:, None], prep["s_f"][g, f])
     na, nb = n[g, a], n[g, b]
     same = a == b
     val = (base + dense[a, na + 1 + same, cls] - dense[a, na, cls]
            + np.where(same, 0.0, dense[b, nb + 1, cls] - dense[b, nb, cls]))
     ended = ~p & (lower[g, f] + 1 >= ruleset.end_marks)
-    final = score(upper).astype(np.float64)[:, None] + immediate_gain(upper, rolls)
+    final = prep["score"][:, None] + immediate_gain(upper, rolls)
     val = np.where(ended, final, val)
     return np.where(legal, val, -np.inf)
 
@@ -198,7 +212,8 @@ def play_games(ruleset: Ryzykant, policy: Policy, n_games: int, seed: int, *,
         legal, pusc = legal_splits(lo, rolls)
         if ruleset.puscioch == "reroll" and pusc.any():
             keep = ~pusc
-            idx, rolls, up, lo, legal, pusc = idx[keep], rolls[keep], up[keep], lo[keep], legal[keep], pusc[keep]
+            idx, rolls, up, lo = idx[keep], rolls[keep], up[keep], lo[keep]
+            legal, pusc = legal[keep], pusc[keep]
         if record:
             visits.append((idx, up, lo))
         choice = policy(up, lo, rolls, legal, pusc)
@@ -217,27 +232,34 @@ def _cells(up, lo):
             + lower_class(lo)[:, None])
 
 
-def fit(ruleset: Ryzykant, iterations: int = 8, games: int = 60_000, seed: int = 1,
-        progress: Callable[[int], None] | None = None, model: ValueModel | None = None
-        ) -> tuple[ValueModel, list[dict]]:
+def fit(ruleset: Ryzykant, iterations: int = 16, games: int = 20_000, seed: int = 1,
+        forget: float = 0.5, progress: Callable[[int], None] | None = None,
+        model: ValueModel | None = None) -> tuple[ValueModel, list[dict]]:
     """Fit D by approximate policy iteration; returns the model and one record per round.
 
-    Each round plays ``games`` games with the policy of the current model (a fresh seed per
-    round), then replaces every visited cell by the mean change of its sum's points to the
-    end of the game, in units of 2^k.  ``progress`` is called with 1 after each round.
+    Each round plays ``games`` games with the policy of the current model (seed
+    ``(seed, round)``) and records, for every visit of a cell, the change of its sum's
+    points to the end of the game in units of 2^k.  A cell's value is the mean of its
+    records over all rounds so far, a round's records weighted by ``forget`` per round of
+    age: old policies fade out, yet a rarely visited cell still averages over many rounds,
+    which damps the oscillation of policy iteration on aggregated states.  Cells never
+    visited keep their value (zero at the start: the first policy is greedy).  ``progress``
+    is called with 1 after each round.
     """
     model = model or ValueModel.zero()
     size = model.delta.size
+    total = np.zeros(size)
+    count = np.zeros(size)
     history = []
+    s = np.arange(N_SUMS)[None, :]
     for it in range(iterations):
-        played = play_games(ruleset, model_policy(model, ruleset), games, seed + 7919 * it,
-                            record=True)
-        final_fs = _FS[np.arange(N_SUMS)[None, :], played.upper]
-        total = np.zeros(size)
-        count = np.zeros(size)
+        played = play_games(ruleset, model_policy(model, ruleset), games, [seed, it], record=True)
+        final_fs = _FS[s, played.upper]
+        total *= forget
+        count *= forget
         for idx, up, lo in played.visits:
             k = np.minimum(up, N_MAX) // 5
-            target = (final_fs[idx] - _FS[np.arange(N_SUMS)[None, :], up]) / 2.0 ** k
+            target = (final_fs[idx] - _FS[s, up]) / 2.0 ** k
             cells = _cells(up, lo).ravel()
             total += np.bincount(cells, target.ravel(), minlength=size)
             count += np.bincount(cells, minlength=size)

@@ -23,8 +23,9 @@ from typing import Callable
 import numpy as np
 
 from . import dice
-from .ryzykant import (MAX_SPLITS, N_SUMS, SPLIT_A, SPLIT_B, SPLIT_F, Position, Ryzykant,
-                       legal_splits, score)
+from .ryzykant import (LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F,
+                       SPLIT_FIRST_AB, SPLIT_VALID, Position, Ryzykant, score)
+from .ryzykant_approx import _FS, move_values, prepare
 
 _EYE11 = np.eye(N_SUMS, dtype=np.int64)
 _EYE6 = np.eye(6, dtype=np.int64)
@@ -51,29 +52,51 @@ def max_rolls(ruleset: Ryzykant, pos: Position, max_puscioch: int) -> int:
     return room + 1 + extra
 
 
-def _successors(ruleset, U, L, r):
-    """For states (U, L) and roll r: next U, L (N, 15, ·), legal, puścioch, ended, final score."""
-    N = len(U)
-    legal, pusc = legal_splits(L, np.full(N, r))
-    a, b, f = SPLIT_A[r] - 2, SPLIT_B[r] - 2, SPLIT_F[r] - 1
-    valid = SPLIT_A[r] > 0
-    a, b, f = np.where(valid, a, 0), np.where(valid, b, 0), np.where(valid, f, 0)
-    dU = _EYE11[a] + _EYE11[b]                                              # (15, 11)
-    Un = U[:, None, :] + dU[None]
-    mark = np.where(pusc[:, None, None], 0, _EYE6[f][None])                 # (N, 15, 6)
-    Ln = L[:, None, :] + mark
-    ended = ~pusc[:, None] & (L[:, f] + 1 >= ruleset.end_marks)
-    final = score(Un)
-    return Un, Ln, legal, pusc, ended, final
+class _Block:
+    """A block of positions and everything about them that does not depend on the roll."""
+
+    def __init__(self, ruleset, U, L, key, dense):
+        self.U, self.L, self.key = U, L, key
+        self.chosen = L > 0
+        self.free = self.chosen.sum(axis=1) < LOWER_FACES
+        self.end_next = L + 1 >= ruleset.end_marks                          # (N, 6)
+        self.score = score(U).astype(np.float64)
+        fs_n = _FS[np.arange(N_SUMS)[None, :], U]
+        self.gain1 = _FS[np.arange(N_SUMS)[None, :], U + 1] - fs_n          # (N, 11)
+        self.gain2 = _FS[np.arange(N_SUMS)[None, :], U + 2] - fs_n
+        self.prep = None if dense is None else prepare(dense, U, L)
 
 
-def solve(ruleset: Ryzykant, start: Position | None = None,
-          policy: Callable | None = None, max_puscioch: int = 2,
-          progress: Callable[[int], None] | None = None) -> ExactResult:
-    """The optimum from ``start`` (the empty sheet by default) and ``policy``'s exact value.
+def _moves(block: _Block, r, wu, wl):
+    """For a block of positions and roll r: key change, legal, puścioch, ended, final (N, 15).
 
-    ``policy`` has the simulator's signature ``(upper, lower, rolls, legal, pusc) -> slots``.
-    ``progress`` is called with 1 per layer, forward and backward.
+    The state key is linear in the marks, so a move's successor key is the state's key plus
+    a per-(slot, puścioch) constant: nothing of shape (N, 15, 11) is ever built.
+    """
+    valid = SPLIT_VALID[r]
+    a = np.where(valid, SPLIT_A[r] - 2, 0)
+    b = np.where(valid, SPLIT_B[r] - 2, 0)
+    f = np.where(valid, SPLIT_F[r] - 1, 0)
+    shown = ROLL_FACES[r]
+    pusc = ~block.free & ~block.chosen[:, shown].any(axis=1)
+    legal = valid[None, :] & (block.free[:, None] | block.chosen[:, f])
+    legal = np.where(pusc[:, None], SPLIT_FIRST_AB[r][None, :], legal)
+    dk_up = (_EYE11[a] + _EYE11[b]) @ wu                                     # (15,)
+    dk = dk_up[None, :] + np.where(pusc[:, None], 0, wl[f][None, :])          # (N, 15)
+    ended = ~pusc[:, None] & block.end_next[:, f]
+    same = a == b
+    gain = np.where(same[None, :], block.gain2[:, a], block.gain1[:, a] + block.gain1[:, b])
+    final = block.score[:, None] + gain
+    return dk, legal, pusc, ended, final, a, b, f
+
+
+def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
+          max_puscioch: int = 2, progress: Callable[[int], None] | None = None) -> ExactResult:
+    """The optimum from ``start`` (the empty sheet by default) and a policy's exact value.
+
+    ``policy`` is None, ``"greedy"`` or a value model's dense table (``ValueModel.dense()``),
+    whose policy is valued exactly.  ``progress`` is called with 1 per layer, forward and
+    backward.
     """
     start = start or Position()
     U0 = np.array(start.upper, dtype=np.int64)
@@ -87,12 +110,15 @@ def solve(ruleset: Ryzykant, start: Position | None = None,
     wl = ru ** N_SUMS * rl ** np.arange(6, dtype=np.int64)
     lower0 = int(L0.sum())
     reroll = ruleset.puscioch == "reroll"
+    dense = policy if isinstance(policy, np.ndarray) else None
 
     def key(U, L):
         return (U - U0) @ wu + (L - L0) @ wl
 
-    def too_many_puscioch(t, L):  # after t rolls, with lower tables L
-        return (t - (L.sum(axis=-1) - lower0)) > max_puscioch
+    def blocks(U, L, with_policy=False):
+        for lo in range(0, len(U), _BLOCK):
+            Ub, Lb = U[lo:lo + _BLOCK], L[lo:lo + _BLOCK]
+            yield lo, _Block(ruleset, Ub, Lb, key(Ub, Lb), dense if with_policy else None)
 
     # -- forward: the positions of each layer --------------------------------------------
     layers = [(np.array([key(U0, L0)]), U0[None], L0[None])]
@@ -101,20 +127,24 @@ def solve(ruleset: Ryzykant, start: Position | None = None,
         t = len(layers)
         keys, U, L = layers[-1]
         found = []
-        for lo in range(0, len(U), _BLOCK):
-            Ub, Lb = U[lo:lo + _BLOCK], L[lo:lo + _BLOCK]
+        for _, blk in blocks(U, L):
+            done = t - 1 - (blk.L.sum(axis=1) - lower0)                          # puściochy so far
             for r in range(dice.N_ROLLS):
-                Un, Ln, legal, pusc, ended, _ = _successors(ruleset, Ub, Lb, r)
+                dk, legal, pusc, ended, _, a, b, f = _moves(blk, r, wu, wl)
                 keep = legal & ~ended
                 if reroll:
                     keep &= ~pusc[:, None]
-                cut = too_many_puscioch(t, Ln) & keep
-                truncated |= bool(cut.any())
-                keep &= ~cut
+                else:
+                    cut = keep & (pusc & (done + 1 > max_puscioch))[:, None]
+                    truncated |= bool(cut.any())
+                    keep &= ~cut
                 if keep.any():
-                    k = key(Un[keep], Ln[keep])
-                    k, first = np.unique(k, return_index=True)
-                    found.append((k, Un[keep][first], Ln[keep][first]))
+                    rows, slots = np.nonzero(keep)
+                    k, first = np.unique(blk.key[rows] + dk[rows, slots], return_index=True)
+                    rows, slots = rows[first], slots[first]
+                    Un = blk.U[rows] + _EYE11[a[slots]] + _EYE11[b[slots]]
+                    Ln = blk.L[rows] + np.where(pusc[rows, None], 0, _EYE6[f[slots]])
+                    found.append((k, Un, Ln))
         if progress:
             progress(1)
         if not found:
@@ -125,41 +155,40 @@ def solve(ruleset: Ryzykant, start: Position | None = None,
                        np.concatenate([x[2] for x in found])[first]))
 
     # -- backward: optimum and policy value -----------------------------------------------
-    nxt_keys = np.zeros(0, dtype=np.int64)
-    nxt_v = nxt_pi = np.zeros(0)
+    nxt_keys = np.zeros(1, dtype=np.int64)
+    nxt_v = nxt_pi = np.zeros(1)
     for t in range(len(layers) - 1, -1, -1):
         keys, U, L = layers[t]
         V = np.zeros(len(U))
         Vpi = np.zeros(len(U))
-        for lo in range(0, len(U), _BLOCK):
-            Ub, Lb = U[lo:lo + _BLOCK], L[lo:lo + _BLOCK]
-            acc = np.zeros(len(Ub))
-            acc_pi = np.zeros(len(Ub))
-            norm = np.zeros(len(Ub))
+        for lo, blk in blocks(U, L, with_policy=policy is not None):
+            n = len(blk.U)
+            acc, acc_pi, norm = np.zeros(n), np.zeros(n), np.zeros(n)
             for r in range(dice.N_ROLLS):
-                Un, Ln, legal, pusc, ended, final = _successors(ruleset, Ub, Lb, r)
-                p = dice.ROLL_PROBABILITY[r]
-                if reroll:
-                    pr = np.where(pusc, 0.0, p)
-                else:
-                    pr = np.full(len(Ub), p)
-                k = key(Un, Ln)
-                pos = np.minimum(np.searchsorted(nxt_keys, k), max(len(nxt_keys) - 1, 0))
-                hit = (nxt_keys[pos] == k) if len(nxt_keys) else np.zeros_like(k, dtype=bool)
-                cont = np.where(hit, nxt_v[pos] if len(nxt_v) else 0.0, final)
-                val = np.where(ended, final, cont)
+                dk, legal, pusc, ended, final, _, _, _ = _moves(blk, r, wu, wl)
+                pr = np.where(pusc, 0.0, dice.ROLL_PROBABILITY[r]) if reroll else \
+                    np.full(n, dice.ROLL_PROBABILITY[r])
+                if not pr.any():
+                    continue
+                k = blk.key[:, None] + dk
+                pos = np.minimum(np.searchsorted(nxt_keys, k), len(nxt_keys) - 1)
+                hit = (nxt_keys[pos] == k) & ~ended
+                val = np.where(hit, nxt_v[pos], final)
                 best = np.where(legal, val, -np.inf).max(axis=1)
                 acc += pr * np.where(pr > 0, best, 0.0)
                 norm += pr
                 if policy is not None:
-                    rolls = np.full(len(Ub), r)
-                    choice = policy(Ub, Lb, rolls, legal, pusc)
-                    cont_pi = np.where(hit, nxt_pi[pos] if len(nxt_pi) else 0.0, final)
-                    val_pi = np.where(ended, final, cont_pi)
+                    rolls = np.full(n, r)
+                    if dense is None:
+                        choice = np.argmax(np.where(legal, final, -np.inf), axis=1)
+                    else:
+                        choice = np.argmax(move_values(dense, ruleset, blk.U, blk.L, rolls, legal,
+                                                       pusc, prep=blk.prep), axis=1)
+                    val_pi = np.where(hit, nxt_pi[pos], final)
                     chosen = np.take_along_axis(val_pi, choice[:, None], axis=1)[:, 0]
                     acc_pi += pr * np.where(pr > 0, chosen, 0.0)
-            V[lo:lo + _BLOCK] = acc / norm
-            Vpi[lo:lo + _BLOCK] = acc_pi / norm
+            V[lo:lo + n] = acc / norm
+            Vpi[lo:lo + n] = acc_pi / norm
         nxt_keys, nxt_v, nxt_pi = keys, V, Vpi
         if progress:
             progress(1)

@@ -1,0 +1,299 @@
+"""Ryzykant (RULES.md section 4): scoring, splits, legality, the exact solver, the simulator.
+
+Reference values: the two worked examples of the seed (ryzykant.pl.txt, "Przykład pierwszy"
+and "Przykład drugi"), restated in RULES.md section 4.  Everything else is checked against
+a slow, direct reading of the rules.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dicewise.errors import DicewiseError
+from dicewise.solver import dice, ryzykant as rz, ryzykant_approx as approx, ryzykant_exact as exact
+from dicewise.solver.ryzykant import Position, Ryzykant
+
+V = dict(zip(range(2, 13), (600, 300, 200, 150, 120, 100, 120, 150, 200, 300, 600)))
+
+
+# -- scoring -------------------------------------------------------------------------------
+
+def test_seed_example_sevens_eleven_marks():
+    """Seed, first example: two closed boxes of sevens and one mark in the third: −100."""
+    assert rz.box_score(11, 100) == 500 + 1000 - 4 * 400 == -100
+
+
+def test_seed_example_tens_thirteen_marks():
+    """Seed, second example: two closed boxes of tens, two marks missing in the third: 1400."""
+    assert rz.box_score(13, 200) == 1000 + 2000 - 2 * 800 == 1400
+
+
+def _slow_box_score(n, v):
+    """Box by box as the seed tells it: closed boxes pay 5·v·2^i, the open one costs its gaps."""
+    total, box = 0, 0
+    while n >= 5:
+        total += 5 * v * 2 ** box
+        n -= 5
+        box += 1
+    if n:
+        total -= (5 - n) * v * 2 ** box
+    return total
+
+
+@given(st.integers(0, 60), st.sampled_from(sorted(set(V.values()))))
+def test_box_score_matches_the_seed_reading(n, v):
+    assert rz.box_score(n, v) == _slow_box_score(n, v)
+
+
+@given(st.integers(0, 8), st.integers(0, 4), st.integers(0, 20))
+def test_future_change_scales_with_the_box(k, r, x):
+    """f(5k + r + x) − f(5k + r) = 2^k (f(r + x) − f(r)): the fact the value model relies on."""
+    f = lambda n: int(rz.box_score(n, 100))
+    assert f(5 * k + r + x) - f(5 * k + r) == 2 ** k * (f(r + x) - f(r))
+
+
+def test_sheet_score_sums_the_sums():
+    up = np.zeros(11, np.int64)
+    up[7 - 2], up[10 - 2] = 11, 13
+    assert rz.score(up) == -100 + 1400
+
+
+# -- splits --------------------------------------------------------------------------------
+
+def test_splits_match_brute_force_over_ordered_dice():
+    """For all 252 rolls: the distinct splits are exactly the effects of reading p p q q f."""
+    for r, counts in enumerate(dice.ROLLS):
+        faces = dice.faces_of(counts)
+        table = {(int(rz.SPLIT_A[r, j]), int(rz.SPLIT_B[r, j]), int(rz.SPLIT_F[r, j]))
+                 for j in range(rz.SPLIT_N[r])}
+        assert table == rz.all_brute_force_effects(faces)
+        assert len(table) == rz.SPLIT_N[r]
+        for j in range(rz.SPLIT_N[r]):  # the representative dice really are the roll
+            p = rz.SPLIT_PAIRS[r, j]
+            assert sorted(list(p) + [int(rz.SPLIT_F[r, j])]) == faces
+            assert (p[0] + p[1], p[2] + p[3]) == (rz.SPLIT_A[r, j], rz.SPLIT_B[r, j])
+
+
+def test_split_counts():
+    five_of_a_kind = dice.roll_index(dice.counts_of([4] * 5))
+    assert rz.SPLIT_N[five_of_a_kind] == 1
+    assert rz.SPLIT_N.max() == 15  # five different faces: 5 fifths × 3 pairings
+
+
+# -- legality, by a direct reading of the rules ---------------------------------------------
+
+def _slow_legal(lower, faces):
+    """RULES.md 4, read literally: set of (a, b, fifth or None for a puścioch)."""
+    chosen = {f for f in range(1, 7) if lower[f - 1] > 0}
+    effects = rz.all_brute_force_effects(faces)
+    if len(chosen) == 3 and not chosen & set(faces):
+        return {(a, b, None) for a, b, _ in effects}
+    if len(chosen) == 3:
+        return {(a, b, f) for a, b, f in effects if f in chosen}
+    return effects
+
+
+@st.composite
+def lowers(draw):
+    """Lower tables: up to three chosen faces with 1..9 marks each."""
+    faces = draw(st.lists(st.integers(0, 5), max_size=3, unique=True))
+    lower = [0] * 6
+    for f in faces:
+        lower[f] = draw(st.integers(1, 9))
+    return lower
+
+
+@settings(max_examples=300, deadline=None)
+@given(lowers(), st.integers(0, dice.N_ROLLS - 1))
+def test_legal_splits_match_the_rules(lower, roll):
+    legal, pusc = rz.legal_splits(np.array([lower]), np.array([roll]))
+    got = {(int(rz.SPLIT_A[roll, j]), int(rz.SPLIT_B[roll, j]),
+            None if pusc[0] else int(rz.SPLIT_F[roll, j])) for j in np.flatnonzero(legal[0])}
+    assert got == _slow_legal(lower, dice.faces_of(dice.ROLLS[roll]))
+    assert len(got) == legal[0].sum()  # distinct by effect: no two legal slots do the same
+
+
+@settings(max_examples=200, deadline=None)
+@given(lowers(), st.integers(0, dice.N_ROLLS - 1), st.data())
+def test_a_move_adds_two_pair_marks_and_at_most_one_below(lower, roll, data):
+    rules = Ryzykant()
+    pos = Position((0,) * 11, tuple(lower))
+    moves = rz.moves(rules, pos, roll)
+    move = data.draw(st.sampled_from(moves))
+    nxt, ended = rz.play(rules, pos, roll, move.slot)
+    assert sum(nxt.upper) == 2
+    assert sum(nxt.lower) - sum(lower) == (0 if move.puscioch else 1)
+    assert ended == (max(nxt.lower) >= rules.end_marks) == move.ends
+    assert sum(1 for x in nxt.lower if x) <= 3
+
+
+# -- the sheet notation and bad input --------------------------------------------------------
+
+def test_sheet_notation_round_trip():
+    pos = rz.parse_position(Ryzykant(), "6=4,7=7,8=5", "2=5,5=3")
+    assert pos.upper[6 - 2] == 4 and pos.upper[7 - 2] == 7 and pos.lower == (0, 5, 0, 0, 3, 0)
+    assert (pos.sheet, pos.fifth) == ("6=4,7=7,8=5", "2=5,5=3")
+    assert pos.rolls == 8 and pos.puscioch == 0
+    assert rz.parse_position(Ryzykant(), None, None) == Position()
+
+
+@pytest.mark.parametrize("sheet, fifth, options, words", [
+    ("6=4,7=7,8=3", "2=5,5=3", [], "fifth-die marks; each roll adds at most one"),
+    ("6=4,7=7,8=5", "1=1,2=5,5=1,6=1", [], "at most 3"),
+    ("7=20", "2=10", [], "game is over"),
+    ("7=4", "2=3", ["end_marks=3"], "game is over"),
+    ("7=3", "2=1", [], "must be even"),
+    ("7=8", "2=2", [], "puścioch"),
+    ("7=8", "1=1,2=1,3=1", ["puscioch=reroll"], "reroll"),
+    ("13=2", None, [], "2..12"),
+    ("7", None, [], "SUM=MARKS"),
+    ("7=1,7=1", None, [], "twice"),
+    (None, "7=1", [], "1..6"),
+    (None, "2=-1", [], "negative"),
+])
+def test_impossible_positions_are_refused(sheet, fifth, options, words):
+    with pytest.raises(DicewiseError, match=words):
+        rz.parse_position(rz.ruleset_from(options), sheet, fifth)
+
+
+def test_a_puscioch_is_possible_with_three_faces():
+    pos = rz.parse_position(Ryzykant(), "7=8", "1=1,2=1,3=1")
+    assert pos.puscioch == 1
+
+
+@pytest.mark.parametrize("values", [[1, 2, 3, 4], [1, 2, 3, 4, 7], [0, 1, 2, 3, 4], [1, 2, 3, 4, 5, 6]])
+def test_bad_dice_are_refused(values):
+    with pytest.raises(DicewiseError):
+        rz.parse_dice(values)
+
+
+@pytest.mark.parametrize("options", [["end_marks=0"], ["end_marks=11"], ["end_marks=x"],
+                                     ["colour=red"], ["puscioch=maybe"], ["end_marks"]])
+def test_bad_options_are_refused(options):
+    with pytest.raises(DicewiseError):
+        rz.ruleset_from(options)
+
+
+# -- the exact solver against brute-force expectimax -------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _effects(roll):
+    return sorted(rz.all_brute_force_effects(dice.faces_of(dice.ROLLS[roll])))
+
+
+def _brute(rules, upper, lower, pusc_left):
+    """Expectimax over Positions in plain Python, straight from RULES.md 4."""
+    total = 0.0
+    for roll in range(dice.N_ROLLS):
+        faces = dice.faces_of(dice.ROLLS[roll])
+        best = -np.inf
+        for a, b, f in _slow_legal(lower, faces):
+            up = list(upper)
+            up[a - 2] += 1
+            up[b - 2] += 1
+            if f is None:  # puścioch
+                if pusc_left == 0:
+                    value = float(rz.score(np.array(up)))  # the exact solver's truncation
+                else:
+                    value = _brute(rules, tuple(up), lower, pusc_left - 1)
+            else:
+                lo = list(lower)
+                lo[f - 1] += 1
+                if lo[f - 1] >= rules.end_marks:
+                    value = float(rz.score(np.array(up)))
+                else:
+                    value = _brute(rules, tuple(up), tuple(lo), pusc_left)
+            best = max(best, value)
+        total += dice.ROLL_PROBABILITY[roll] * best
+    return total
+
+
+def test_exact_one_roll_game_is_brute_force():
+    rules = Ryzykant(end_marks=1)
+    result = exact.solve(rules, policy="greedy")
+    assert result.optimum == pytest.approx(_brute(rules, (0,) * 11, (0,) * 6, 0), abs=1e-9)
+    assert result.policy_value == pytest.approx(result.optimum)  # every split ends the game
+
+
+def test_exact_with_a_puscioch_is_brute_force():
+    """end_marks=2 with three faces chosen: the next roll ends the game unless it is a puścioch."""
+    rules = Ryzykant(end_marks=2)
+    start = Position((0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0), (1, 1, 1, 0, 0, 0))
+    result = exact.solve(rules, start, max_puscioch=1)
+    assert result.truncated
+    assert result.optimum == pytest.approx(_brute(rules, start.upper, start.lower, 1), abs=1e-9)
+
+
+def test_exact_policy_value_matches_simulation():
+    """The greedy policy's exact value equals its simulated mean (within 4 standard errors)."""
+    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    start = Position((0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0), (1, 1, 0, 0, 0, 0))
+    result = exact.solve(rules, start, policy="greedy")
+    assert result.optimum >= result.policy_value - 1e-9
+    played = approx.play_games(rules, approx.greedy_policy(rules), 20_000, seed=4,
+                               start_upper=start.upper, start_lower=start.lower)
+    s = played.scores
+    assert abs(s.mean() - result.policy_value) < 4 * s.std() / np.sqrt(len(s))
+
+
+# -- the simulator ------------------------------------------------------------------------------
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 10), st.sampled_from(["score", "reroll"]), st.integers(0, 2 ** 32 - 1))
+def test_finished_games_are_legal_sheets(end_marks, pusc, seed):
+    rules = Ryzykant(end_marks=end_marks, puscioch=pusc)
+    rng = np.random.default_rng(seed)
+
+    def random_policy(upper, lower, rolls, legal, p):
+        return np.argmax(np.where(legal, rng.random(legal.shape), -1), axis=1)
+
+    g = approx.play_games(rules, random_policy, 200, seed)
+    assert (g.upper.sum(axis=1) == 2 * g.rolls).all()
+    assert (g.lower.sum(axis=1) + g.puscioch == g.rolls).all()
+    assert (g.lower.max(axis=1) == end_marks).all()
+    assert ((g.lower == end_marks).sum(axis=1) == 1).all()
+    assert ((g.lower > 0).sum(axis=1) <= 3).all()
+    assert (g.rolls >= end_marks).all() and (g.rolls <= 3 * (end_marks - 1) + 1 + g.puscioch).all()
+    if pusc == "reroll":
+        assert (g.puscioch == 0).all()
+
+
+def test_common_random_numbers():
+    """Two policies with one seed see the same rolls, roll for roll."""
+    rules = Ryzykant(end_marks=3)
+    seen = {}
+
+    def spy(name, inner):
+        def choose(upper, lower, rolls, legal, pusc):
+            seen.setdefault(name, []).append(rolls.copy())
+            return inner(upper, lower, rolls, legal, pusc)
+        return choose
+
+    rng = np.random.default_rng(0)
+    approx.play_games(rules, spy("greedy", approx.greedy_policy(rules)), 50, seed=11)
+    approx.play_games(rules, spy("random", lambda u, l, r, legal, p: np.argmax(
+        np.where(legal, rng.random(legal.shape), -1), axis=1)), 50, seed=11)
+    for step in range(3):  # no game of end_marks=3 ends before its third roll
+        assert np.array_equal(seen["greedy"][step], seen["random"][step])
+
+
+def test_value_model_policy_beats_greedy_on_a_small_game():
+    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    model, _ = approx.fit(rules, iterations=3, games=4000, seed=3)
+    fitted = approx.play_games(rules, approx.model_policy(model, rules), 20_000, seed=9).scores
+    greedy = approx.play_games(rules, approx.greedy_policy(rules), 20_000, seed=9).scores
+    assert (fitted - greedy).mean() > 0
+
+
+def test_bellman_residual_is_zero_where_every_split_ends():
+    """With end_marks=1 every split ends the game; a model whose start value is the exact
+    optimum has residual 0 there."""
+    rules = Ryzykant(end_marks=1)
+    opt = exact.solve(rules).optimum
+    model = approx.ValueModel.zero()
+    res = approx.bellman_residual(model, rules, np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64))
+    assert res[0] == pytest.approx(0.0 - opt)
