@@ -18,7 +18,7 @@ from dicewise.tables.format import TableError, read_table
 @pytest.fixture(scope="module")
 def main_cli():
     """The main group, which registers the Risk commands."""
-    assert cli.commands["risk"] is risk
+    assert cli.get_command(None, "risk") is risk
     return cli
 
 

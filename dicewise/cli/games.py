@@ -18,7 +18,6 @@ from ..solver.options import option_fields
 from ..solver.rulesets import CATEGORY_GAMES, RULESETS, ruleset_entry
 from ..tables import cache
 from .format import emit_json, progress
-from .main import cli
 
 #: Games whose solve/advise/simulate live in their own CLI module.
 OWN_MODULE = {"ryzykant": "ryzykant", "poker-school": "poker_school"}
@@ -54,7 +53,7 @@ def solved_game(ruleset, options, table=None, rebuild=False, must_exist=False):
         return api.solve(game, table=path, rebuild=True, progress=update)
 
 
-@cli.command()
+@click.command()
 @click.argument("ruleset", required=False)
 @json_flag
 def rules(ruleset, as_json):
@@ -90,7 +89,7 @@ def rules(ruleset, as_json):
         click.echo("commands: dicewise risk --help")
 
 
-@cli.command()
+@click.command()
 @click.argument("ruleset")
 @option_flag
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the table here (default: the cache).")
@@ -117,7 +116,7 @@ def solve(ruleset, options, out, rebuild, as_json):
     click.echo(f"table: {solution.table}")
 
 
-@cli.command()
+@click.command()
 @click.argument("ruleset")
 @click.option("--roll", type=int, default=None, help="Which roll of the turn the dice show (1..3).")
 @click.option("--dice", "faces", type=int, nargs=5, required=True, metavar="D D D D D",

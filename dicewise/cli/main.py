@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -23,13 +24,38 @@ class Group(click.Group):
             fail(f"{e.format_message()} (see `{name} --help`)")
 
 
+class LazyGroup(Group):
+    """The top-level group: each command's module is imported only when it is run, so a
+    one-shot command (``advise``) does not pay for the others' imports."""
+
+    def __init__(self, *args, lazy: dict[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name in self.lazy and name not in self.commands:
+            module, attr = self.lazy[name].split(":")
+            self.add_command(getattr(importlib.import_module(f".{module}", __package__), attr), name)
+        return super().get_command(ctx, name)
+
+
 def fail(message: str):
     """Print one error line on stderr and exit with status 2."""
     click.echo(f"dicewise: error: {message}", err=True)
     sys.exit(2)
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+COMMANDS = {
+    "rules": "games:rules", "solve": "games:solve", "advise": "games:advise",
+    "simulate": "play:simulate", "table": "play:table", "bench-agent": "play:bench_agent_command",
+    "review": "play:review", "risk": "risk:risk", "duel": "ryzykant:duel",
+}
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dicewise")
 def cli():
     """Optimal play for dice games: exact solvers, advice, tables and AI benchmarks."""
@@ -37,15 +63,3 @@ def cli():
 
 def main():
     cli(prog_name="dicewise")
-
-
-def _register():
-    from . import games, play  # noqa: F401  (commands register themselves on ``cli``)
-    from .risk import risk
-    from .ryzykant import duel
-
-    cli.add_command(risk)
-    cli.add_command(duel)
-
-
-_register()

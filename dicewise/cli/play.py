@@ -16,7 +16,6 @@ from ..play.review import review_lines
 from ..play.simulate import POLICIES, simulate as run_simulation
 from .format import emit_json, progress
 from .games import game_module, json_flag, option_flag, solved_game
-from .main import cli
 
 
 def _histogram(summary, width: int = 40) -> list[str]:
@@ -25,7 +24,7 @@ def _histogram(summary, width: int = 40) -> list[str]:
             for lo, hi, c in summary.histogram]
 
 
-@cli.command()
+@click.command()
 @click.argument("ruleset")
 @click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -68,7 +67,7 @@ def simulate(ruleset, games, seed, policy, options, as_json):
         click.echo(line)
 
 
-@cli.command()
+@click.command()
 @click.argument("ruleset")
 @click.option("--what", type=click.Choice(["opening", "states", "categories"]), default="opening",
               show_default=True)
@@ -113,7 +112,7 @@ def _render(header, rows, fmt) -> str:
     return buf.getvalue()
 
 
-@cli.command("bench-agent")
+@click.command("bench-agent")
 @click.argument("ruleset")
 @click.option("--agent", "agent_spec", help="A Python callable, MODULE:FUNCTION.")
 @click.option("--agent-cmd", help="A program speaking JSON lines on stdin/stdout.")
@@ -176,7 +175,7 @@ def _print_agent_report(d):
                    f" (sent {d['errors'][0]['sent']!r})")
 
 
-@cli.command()
+@click.command()
 @click.argument("ruleset")
 @click.argument("log", type=click.File("r"))
 @option_flag
