@@ -83,8 +83,12 @@ def rules(ruleset, as_json):
     if info["sheet_counters"]:
         click.echo("sheet counters: " + ", ".join(info["sheet_counters"]))
     for o in options:
-        choices = " | ".join(map(str, o["choices"])) if o["choices"] else "integer"
-        click.echo(f"option {o['name']} = {o['default']}  ({choices}): {o['help']}")
+        if isinstance(o["default"], bool):
+            choices, default = "true | false", str(o["default"]).lower()
+        else:
+            choices = " | ".join(map(str, o["choices"])) if o["choices"] else "integer"
+            default = o["default"]
+        click.echo(f"option {o['name']} = {default}  ({choices}): {o['help']}")
     if entry.name == "risk":
         click.echo("commands: dicewise risk --help")
 

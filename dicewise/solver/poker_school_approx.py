@@ -13,16 +13,20 @@ The method (also in docs/poker-school.md):
    * the standing premiums times a weight per number of open School cells — the expected
      share a later School cross will erase;
    * an intercept.
+   (``USE_PAIRS`` adds, per pair of rows, the product of their open cells; it is off: with
+   it the policy iteration oscillated well below the plain features' value.)
 
 2. **Turns are solved exactly** against that value: every write of every row (a score
    where the dice allow it, or a cross) is valued as its immediate points plus the value
    of the sheet it leads to, and ``turn.solve_turn`` gives the optimal keeps and stopping
    for those write values.  The policy is that one-step look-ahead.
 
-3. **Fitting** (approximate policy iteration): play a batch of games with the current
-   policy (lockstep, ``poker_school_turns.play``), regress the points each sheet went on to
-   score on its features (ridge regression towards the previous weights), and repeat.  The
-   first batch is played greedily.
+3. **Fitting** (approximate policy iteration): start from prior weights (every open cell
+   gets a turn played for it alone: ``prior_weights``), play a batch of games with the
+   current policy (lockstep, ``poker_school_turns.play``), regress on the features the
+   λ-return of every sheet (the final score mixed with the turn solver's exact
+   expectation of each turn under the current values), ridge-regularised towards the
+   previous weights, and repeat.
 
 The method is the same for every variant; on the exactly solvable one-column variants its
 value is measured against the exact optimum (docs/poker-school.md), and that relative gap
@@ -36,10 +40,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from . import dice
 from .poker_school_turns import NEG, Batch, Evaluator, RowOption, play, write_effects
 from .rulesets.poker_school import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
 
 RESERVE_CAP = 3
+#: Every pair of rows r < r' (their open cells interact: rows that can take the same dice).
+PAIRS = np.triu_indices(N_ROWS, 1)
+USE_PAIRS = False
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,11 @@ class Features:
     columns: int
     turns: int
     knots: int
+    pairs: bool = False
 
     @classmethod
     def of(cls, game: PokerSchool) -> "Features":
-        return cls(game.columns, game.turns, min(10, game.turns // 2 + 1))
+        return cls(game.columns, game.turns, min(10, game.turns // 2 + 1), USE_PAIRS)
 
     @property
     def n_codes(self) -> int:  # row state codes: cells written × clean × reserve
@@ -71,8 +80,12 @@ class Features:
         return (N_SCHOOL * self.columns + 1) * self.knots
 
     @property
+    def n_pair(self) -> int:
+        return len(PAIRS[0]) * self.knots * self.pairs
+
+    @property
     def size(self) -> int:
-        return self.n_row + self.n_col + self.n_std + self.knots
+        return self.n_row + self.n_col + self.n_std + self.n_pair + self.knots
 
     def hat(self, turns_left: np.ndarray):
         """Knot indices and weights of the linear interpolation in turns left: lo, hi, w_hi."""
@@ -107,10 +120,9 @@ def design(f: Features, batch: Batch):
 
     def add(mask, group, value):
         """Features ``group * knots + knot`` of the sheets (rows of ``group``) where ``mask``."""
-        group = np.asarray(group)
+        full = np.broadcast_shapes(np.shape(mask), np.shape(group), np.shape(value))
+        group, mask, value = (np.broadcast_to(a, full) for a in (group, mask, value))
         shape = (B,) + (1,) * (group.ndim - 1)
-        mask = np.broadcast_to(mask, group.shape)
-        value = np.broadcast_to(value, group.shape)
         sheet = np.broadcast_to(np.arange(B).reshape(shape), group.shape)
         for knot, weight in ((lo, 1 - w), (hi, w)):
             rows.append(sheet[mask])
@@ -127,7 +139,11 @@ def design(f: Features, batch: Batch):
     so = school_open(f, batch)
     std_mask = (so > 0) & (batch.standing > 0)
     add(std_mask, (f.n_row + f.n_col) // f.knots + so, batch.standing.astype(float))
-    add(np.ones(B, bool), np.full(B, (f.n_row + f.n_col + f.n_std) // f.knots),
+    n_open = f.columns - batch.filled
+    prod = (n_open[:, PAIRS[0]] * n_open[:, PAIRS[1]]).astype(float)
+    add((prod > 0) & f.pairs, (f.n_row + f.n_col + f.n_std) // f.knots + np.arange(len(PAIRS[0]))[None, :],
+        prod)
+    add(np.ones(B, bool), np.full(B, (f.n_row + f.n_col + f.n_std + f.n_pair) // f.knots),
         np.ones(B))
     A = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(B, f.size))
@@ -155,6 +171,9 @@ class LinearEvaluator(Evaluator):
         self.w_std = weights[o:o + f.n_std].reshape(N_SCHOOL * f.columns + 1, f.knots).copy()
         self.w_std[0] = 0.0
         o += f.n_std
+        self.w_pair = (weights[o:o + f.n_pair].reshape(len(PAIRS[0]), f.knots) if f.pairs
+                       else np.zeros((len(PAIRS[0]), f.knots)))
+        o += f.n_pair
         self.w_int = weights[o:]
         self._cache_key = None
 
@@ -184,11 +203,21 @@ class LinearEvaluator(Evaluator):
                                w[:, None])
         so = school_open(f, batch)
         std_w = lambda n: self.w_std[n, lo] * (1 - w) + self.w_std[n, hi] * w  # noqa: E731
+        n_open = (f.columns - batch.filled).astype(float)
+        pair_drop = np.zeros_like(n_open)
+        if f.pairs:
+            pair = self.w_pair[:, lo].T * (1 - w[:, None]) + self.w_pair[:, hi].T * w[:, None]
+            wp = np.zeros((len(lo), N_ROWS, N_ROWS))
+            wp[:, PAIRS[0], PAIRS[1]] = pair
+            wp[:, PAIRS[1], PAIRS[0]] = pair
+            # Writing row r lowers its open cells by one: the pair terms fall by (Wp n)_r.
+            pair_drop = np.einsum("brs,bs->br", wp, n_open)
         others = row_now.sum(axis=1) + col_now.sum(axis=1) + (
-            self.w_int[lo] * (1 - w) + self.w_int[hi] * w)
+            self.w_int[lo] * (1 - w) + self.w_int[hi] * w) + 0.5 * (pair_drop * n_open).sum(axis=1)
         self._cache_key = key
         self._cache = dict(lo=lo, hi=hi, w=w, code=code, row_now=row_now, open=open_,
-                           col_now=col_now, so=so, std_w=std_w, others=others)
+                           col_now=col_now, so=so, std_w=std_w, others=others,
+                           pair_drop=pair_drop)
         return self._cache
 
     def _colval(self, j, clean, n_open, lo, hi, w):
@@ -223,7 +252,7 @@ class LinearEvaluator(Evaluator):
         # Standing premiums.
         so1 = np.maximum(p["so"] - (row < N_SCHOOL), 0)
         std_w = p["std_w"](so1)
-        common = p["others"] - p["row_now"][:, row] - col_old
+        common = p["others"] - p["row_now"][:, row] - col_old - p["pair_drop"][:, row]
         score = e["points"] + row_s + (col_s + common)[None, :] + e["standing"] * std_w[None, :]
         score = np.where(e["ok"], score, NEG)
         cross = e["x_points"] + row_x + col_x + common + e["x_standing"] * std_w
@@ -242,15 +271,26 @@ class Fit:
 
 
 class _Recorder:
-    """Collects features and outcomes of played games into normal equations."""
+    """Collects features and λ-return targets of played games into normal equations.
 
-    def __init__(self, game: PokerSchool):
+    The target of the sheet at turn t is G_t = (1 − λ) E_t + λ G_{t+1}, G_end = the final
+    score, where E_t is the exact expectation of the turn under the current values (the
+    turn solver's value): λ = 1 is the Monte Carlo return, λ = 0 fitted value iteration.
+    """
+
+    def __init__(self, game: PokerSchool, lam: float = 1.0):
         self.game = game
+        self.lam = lam
+        self.expected = {}
         self.f = Features.of(game)
-        self.AtA = np.zeros((self.f.size, self.f.size))
+        self.AtA = sparse.csr_matrix((self.f.size, self.f.size))
         self.Atb = np.zeros(self.f.size)
         self.parts = []
         self.finals = []
+
+    def backup(self, t, expected):
+        if expected is not None:
+            self.expected[t] = expected
 
     def __call__(self, t, batch):
         if t < self.game.turns:
@@ -260,32 +300,83 @@ class _Recorder:
         final = batch.final_scores()
         self.finals.append(final)
         A = sparse.vstack([a for a, _ in self.parts]).tocsr()
-        y = np.concatenate([final - k for _, k in self.parts])
-        self.AtA += (A.T @ A).toarray()
+        g = final.astype(float)
+        targets = []
+        for t in range(len(self.parts) - 1, -1, -1):
+            if t in self.expected:
+                g = (1 - self.lam) * self.expected[t] + self.lam * g
+            targets.append(g - self.parts[t][1])
+        y = np.concatenate(targets[::-1])
+        self.expected = {}
+        self.AtA = self.AtA + (A.T @ A).tocsr()
         self.Atb += A.T @ y
         self.parts = []
 
 
-def fit_policy(game: PokerSchool, iterations: int = 5, games: int = 8192, seed: int = 1,
-               ridge: float = 3.0, progress=None) -> Fit:
+def dedicated_turn(game: PokerSchool, row: int, reserve: int = 0) -> tuple[float, float]:
+    """(expected points, chance of a score) of a turn played only for the next cell of ``row``."""
+    from .turn import solve_turn
+
+    if row < N_SCHOOL:
+        hit = (dice.ROLLS[:, row] + reserve >= 3).astype(float)[:, None]
+        w = (hit, hit, hit)
+    else:
+        w = tuple((game.base_points[row, k] > 0).astype(float)[:, None] for k in (0, 1, 1))
+    p = float(solve_turn(w).value[0])
+    if row < N_SCHOOL:
+        return 3 * (row + 1) * p, p
+    pts = tuple(game.base_points[row, k].astype(float)[:, None] for k in (0, 1, 1))
+    return float(solve_turn(pts).value[0]), p
+
+
+def prior_weights(game: PokerSchool) -> np.ndarray:
+    """Starting weights: every open cell gets a turn played for it alone, premiums and
+    columns succeed when every such turn does.  Optimistic where turns compete, but it
+    starts the policy iteration from a policy that already values premiums and columns.
+    """
+    f = Features.of(game)
+    C = f.columns
+    w_row = np.zeros((N_ROWS, f.n_codes))
+    success = []
+    for r in range(N_ROWS):
+        value, p = dedicated_turn(game, r)
+        success.append(p)
+        for res in range(RESERVE_CAP + 1 if r < N_SCHOOL else 1):
+            v_next, p_next = dedicated_turn(game, r, res) if res else (value, p)
+            for j in range(C):
+                for clean in (0, 1):
+                    code = (j * 2 + clean) * (RESERVE_CAP + 1) + res
+                    later = C - j - 1
+                    total = v_next + later * value
+                    if clean:
+                        total += value * p_next * p ** later
+                    w_row[r, code] = total
+    weights = np.zeros(f.size)
+    weights[:f.n_row] = np.repeat(w_row.reshape(-1), f.knots)
+    p_mean = float(np.mean(success))
+    col = np.array([[COLUMN_BONUS * p_mean ** n for n in range(N_ROWS + 1)]] * C)
+    weights[f.n_row:f.n_row + f.n_col] = np.repeat(col.reshape(-1), f.knots)
+    return weights
+
+
+def fit_policy(game: PokerSchool, iterations: int = 16, games: int = 4096, seed: int = 1,
+               ridge: float = 3.0, lam: float = 0.7, progress=None) -> Fit:
     """Approximate policy iteration (module docstring); ``progress(x)`` in games played."""
     import time
 
-    from .poker_school_turns import GreedyEvaluator
-
     start = time.perf_counter()
     f = Features.of(game)
-    weights = np.zeros(f.size)
+    weights = prior_weights(game)
     history = []
     for it in range(iterations + 1):
-        ev = GreedyEvaluator(game) if it == 0 else LinearEvaluator(game, weights)
-        rec = _Recorder(game)
-        scores = play(game, games, seed + 1000 * it, "greedy" if it == 0 else "solved", ev,
+        ev = LinearEvaluator(game, weights)
+        rec = _Recorder(game, 1.0 if it == 0 else lam)
+        scores = play(game, games, seed + 1000 * it, "solved", ev,
                       record=rec, chunk=512, progress=progress)
         history.append((it, float(scores.mean())))
         if it == iterations:
             break
-        lhs = rec.AtA + ridge * np.eye(f.size)
+        lhs = rec.AtA.toarray() + ridge * np.eye(f.size)
         rhs = rec.Atb + ridge * weights
         weights = np.linalg.solve(lhs, rhs)
     return Fit(weights, tuple(history), games, time.perf_counter() - start)

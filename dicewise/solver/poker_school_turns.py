@@ -357,7 +357,8 @@ def play(game: PokerSchool, n_games: int, seed: int, policy: str = "solved",
     ``policy``: ``random`` (write the first roll in a uniformly random open row: a score if
     the dice allow one, else a cross), or ``greedy``/``solved`` (the exact turn solver on
     ``evaluator``'s values).  ``record(t, batch)`` is called at every turn start and with
-    ``t = game.turns`` when a chunk's games are over.
+    ``t = game.turns`` when a chunk's games are over; ``record.backup(t, e)``, if defined,
+    gets each sheet's expected final score at the start of turn t by the evaluator's values.
     """
     scores = []
     for c, lo in enumerate(range(0, n_games, chunk)):
@@ -369,7 +370,9 @@ def play(game: PokerSchool, n_games: int, seed: int, policy: str = "solved",
             choice_rng = rng.random(n)
             if record is not None:
                 record(t, batch)
-            _play_turn(game, batch, throws, choice_rng, policy, evaluator)
+            expected = _play_turn(game, batch, throws, choice_rng, policy, evaluator)
+            if record is not None and hasattr(record, "backup"):
+                record.backup(t, expected)
             if progress is not None:
                 progress(n / game.turns)
         if record is not None:
@@ -395,9 +398,10 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
         k = (choice_rng * open_.sum(axis=1)).astype(np.int64)
         rows = np.argmax(np.cumsum(open_, axis=1) > k[:, None], axis=1)
         apply_writes(game, batch, rows, np.ones(n, bool), counts, np.ones(n, np.int64))
-        return
+        return None
     options = turn_options(ev, batch)
     v = solve_turn(turn_write_values(options))
+    expected = ev.base(batch) + v.value
     e2, e3 = v.before_roll
     done = np.zeros(n, bool)
     final_row = np.zeros(n, np.int64)
@@ -428,3 +432,4 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
         else:
             final_counts[stop] = counts[stop]
     apply_writes(game, batch, final_row, final_scored, final_counts, roll_no)
+    return expected

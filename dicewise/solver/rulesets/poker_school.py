@@ -32,13 +32,12 @@ Readings where RULES.md is silent (also in docs/poker-school.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from ...errors import DicewiseError
-from .. import dice
 from ..category import Category, CategoryGame, Write
 from ..options import option
 from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, total
@@ -117,7 +116,6 @@ class SheetState:
     column_clean: tuple[bool, ...]
     standing: int = 0
     banked: int = 0
-    last_scores: tuple = field(default=(None,) * N_ROWS, compare=False)
 
     @property
     def points(self) -> int:

@@ -1,0 +1,92 @@
+"""Timed runs of poker-school: the table build, advice latency, policies, measured quality.
+
+    python3 benchmarks/bench_poker_school.py [--games N] [--seed S] [--quick]
+
+Prints JSON after each stage: (1) the full game's table build as ``dicewise solve
+poker-school`` does it (fit, evaluation, error estimate), timed, written to the cache;
+(2) the one-column game (with ``--one-column-erases`` also its erasure variant): exact optimum and the approximate method's policy on the same
+dice (paired, common random numbers), gap with its 95% CI; (3) advice latency; (4) mean ±
+95% CI per policy on the full game, all policies on the same dice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from dicewise.cli import poker_school as cli_module
+from dicewise.play.poker_school import simulate
+from dicewise.solver.category import solve_states
+from dicewise.solver.poker_school_advice import advise
+from dicewise.solver.poker_school_approx import LinearEvaluator, fit_policy
+from dicewise.solver.poker_school_turns import ExactEvaluator, play
+from dicewise.solver.rulesets.poker_school import PokerSchool
+
+
+def summary(scores):
+    half = 1.959964 * scores.std(ddof=1) / np.sqrt(len(scores))
+    return {"mean": float(scores.mean()), "std": float(scores.std(ddof=1)),
+            "ci95": [float(scores.mean() - half), float(scores.mean() + half)]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
+    ap.add_argument("--one-column-erases", action="store_true",
+                    help="also the one-column game with erasure (its exact solve: ~20 min)")
+    args = ap.parse_args()
+    if args.quick:
+        args.games = 2048
+        cli_module.FIT_ITERATIONS, cli_module.FIT_GAMES, cli_module.EVAL_GAMES = 2, 512, 512
+    out = {"games": args.games, "seed": args.seed}
+
+    def report():
+        print(json.dumps(out, indent=1), flush=True)
+
+    full = PokerSchool()
+    t = time.perf_counter()
+    built = cli_module.build_policy(full, cli_module.default_path(full))
+    out["full_build_seconds"] = time.perf_counter() - t
+    out["full_build_meta"] = built.meta
+    out["table"] = str(built.path)
+    report()
+
+    for erases in (False, True) if args.one_column_erases else (False,):
+        one = PokerSchool(columns=1, school_cross_erases=erases)
+        t = time.perf_counter()
+        exact = solve_states(one)
+        key = f"one_column_erases_{str(erases).lower()}"
+        out[key] = {"exact": exact.expected_score, "exact_seconds": time.perf_counter() - t}
+        fit = fit_policy(one, iterations=cli_module.FIT_ITERATIONS, games=cli_module.FIT_GAMES)
+        a = play(one, args.games, args.seed, "solved", LinearEvaluator(one, fit.weights))
+        b = play(one, args.games, args.seed, "solved", ExactEvaluator(one, exact.values))
+        d = b - a
+        half = 1.959964 * d.std(ddof=1) / np.sqrt(len(d))
+        out[key].update({"exact_policy": summary(b), "approximate_policy": summary(a),
+                         "gap": float(d.mean()), "gap_ci95": [float(d.mean() - half),
+                                                              float(d.mean() + half)],
+                         "gap_percent": float(100 * d.mean() / exact.expected_score),
+                         "gap_vs_optimum_percent": float(
+                             100 * (exact.expected_score - a.mean()) / exact.expected_score)})
+        report()
+
+    ev = built.evaluator
+    sheet = full.parse_sheet("fives=15/15,pair=12/x,chance=44")
+    t = time.perf_counter()
+    for _ in range(20):
+        advise(full, ev, sheet, [5, 5, 5, 2, 6], 2)
+    out["advice_seconds"] = (time.perf_counter() - t) / 20
+    for policy in ("random", "greedy", "solved"):
+        sim = simulate(full, args.games, args.seed, policy, ev)
+        out[f"full_{policy}"] = {**summary(sim.scores), "games_per_second": sim.games_per_second,
+                                 "percentiles": sim.percentiles}
+        report()
+
+
+if __name__ == "__main__":
+    main()

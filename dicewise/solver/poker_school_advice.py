@@ -1,0 +1,124 @@
+"""The poker-school advisor: every distinct choice after a roll, ranked by expected final score.
+
+The sheet's value after each write comes from an evaluator (the exact one-column table or
+the approximate policy's weights); the turn itself is solved exactly for the one sheet
+asked about, so keeps and stopping are optimal against those values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DicewiseError
+from . import dice
+from .poker_school_turns import Batch, Evaluator, turn_options, turn_write_values
+from .rulesets.poker_school import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from .turn import solve_turn
+
+_TIE = 1e-9
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option: keep some dice and roll the rest, or write the next cell of a row.
+
+    A cross has ``score`` None.
+    """
+
+    action: str  # "keep" or "write"
+    expected: float  # expected final score (approximate when the evaluator is)
+    loss: float  # best expected minus this one's
+    dice: tuple[int, ...] | None = None
+    category: str | None = None
+    score: int | None = None
+
+    def describe(self) -> str:
+        if self.action == "keep":
+            kept = " ".join(map(str, self.dice)) or "nothing"
+            return f"keep {kept} (reroll {5 - len(self.dice)})"
+        if self.score is None:
+            return f"cross {self.category}"
+        return f"write {self.category} for {self.score}"
+
+    def to_json(self) -> dict:
+        out = {"action": self.action}
+        if self.action == "keep":
+            out["dice"] = list(self.dice)
+        else:
+            out.update(category=self.category, score=self.score, cross=self.score is None)
+        out.update(expected=self.expected, loss=self.loss)
+        return out
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The ranked choices of one position, best first."""
+
+    dice: tuple[int, ...]
+    roll: int
+    choices: tuple[Choice, ...]
+    turn_start_expected: float
+    points: int
+    approximate: bool
+    error_bound: float | None
+
+    @property
+    def best(self) -> Choice:
+        return self.choices[0]
+
+    def to_json(self) -> dict:
+        return {"dice": list(self.dice), "roll": self.roll, "points": self.points,
+                "turn_start_expected": self.turn_start_expected,
+                "approximate": self.approximate, "error_bound": self.error_bound,
+                "best": self.best.to_json(), "options": [c.to_json() for c in self.choices]}
+
+
+def check_dice(values) -> np.ndarray:
+    """Face counts of five dice given as faces; DicewiseError otherwise."""
+    values = list(values)
+    if len(values) != 5:
+        raise DicewiseError(f"give five dice, not {len(values)}")
+    for v in values:
+        if not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
+            raise DicewiseError(f"a die shows 1..6, not {v}")
+    return dice.counts_of(values)
+
+
+def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
+           error_bound: float | None = None) -> Advice:
+    """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn."""
+    if roll not in (1, 2, 3):
+        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+    counts = check_dice(dice_shown)
+    if not sheet.open_rows(game.columns):
+        raise DicewiseError("the sheet is full: the game is over")
+    batch = Batch.of_sheet(sheet)
+    options = turn_options(evaluator, batch)
+    tv = solve_turn(turn_write_values(options))
+    base = float(evaluator.base(batch)[0])
+    r = dice.roll_index(counts)
+    choices = []
+    for row, opt in enumerate(options[0 if roll == 1 else 1]):
+        if opt is None:
+            continue
+        s = float(opt.score[opt.roll_class[r], 0])
+        if np.isfinite(s):
+            points = 3 * (row + 1) if row < N_SCHOOL else int(game.base_points[row, roll - 1, r])
+            choices.append(("write", base + s, ROW_NAMES[row], points))
+        choices.append(("write", base + float(opt.cross[0]), ROW_NAMES[row], None))
+    if roll < 3:
+        keep_values = tv.before_roll[roll - 1][:, 0]
+        for k in dice.sub_keeps(r):
+            choices.append(("keep", base + float(keep_values[k]), tuple(dice.faces_of(dice.KEEPS[k]))))
+    best = max(c[1] for c in choices)
+    out = []
+    for c in choices:
+        if c[0] == "write":
+            out.append(Choice("write", c[1], best - c[1], category=c[2], score=c[3]))
+        else:
+            out.append(Choice("keep", c[1], best - c[1], dice=c[2]))
+    out.sort(key=lambda c: (-round(c.expected, 9), c.action != "write", c.describe()))
+    return Advice(tuple(int(d) for d in sorted(dice_shown)), roll, tuple(out),
+                  base + float(tv.value[0]), sheet.points, evaluator.approximate, error_bound)

@@ -1,0 +1,488 @@
+"""poker-school (RULES.md section 3): rules, exact one-column solve, policies, advisor, CLI.
+
+Proves: (1) every row's score over all 252 rolls equals a brute-force reading of RULES.md,
+with the seed's own example (2 4 5 5 6 written on roll 1 as Pair = 20); (2) reserves,
+premiums, the School-cross erasure and the column bonus follow RULES.md on a sheet;
+(3) the exact one-column solve equals a brute-force expectimax written out here on late
+positions, and its writes agree with the sheet rules; (4) the evaluators' option values
+equal the value of the sheet each write leads to; (5) sheets in the notation round-trip and
+bad ones are refused; (6) the CLI functions through click.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import itertools
+import json
+from collections import Counter
+from fractions import Fraction
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
+
+from dicewise.errors import DicewiseError
+from dicewise.solver import dice
+from dicewise.solver.category import solve_states
+from dicewise.solver.poker_school_advice import advise
+from dicewise.solver.poker_school_approx import Features, LinearEvaluator, fit_policy
+from dicewise.solver.poker_school_turns import (Batch, ExactEvaluator, GreedyEvaluator, _play_turn,
+                                                apply_writes, play)
+from dicewise.solver.rulesets.poker_school import (N_ROWS, ROW_NAMES, PokerSchool, format_sheet,
+                                                   row_points)
+
+FACES = range(1, 7)
+ROLL_TUPLES = list(itertools.combinations_with_replacement(FACES, 5))
+MINIMUM = {"pair": 10, "two_pairs": 18, "triplet": 12, "full_house": 22, "four": 12, "chance": 22}
+
+
+# -- (1) scoring, read from RULES.md by brute force -------------------------------------
+def brute_points(roll, row, roll_number, minimums=True):
+    """RULES.md section 3, literally: the best qualifying reading, its minimum, doubling."""
+    c = Counter(roll)
+    name = ROW_NAMES[row]
+    if row < 6:
+        return 3 * (row + 1) if c[row + 1] >= 3 else 0
+    readings = []
+    if name == "pair":
+        readings = [2 * f for f in FACES if c[f] >= 2]
+    elif name == "two_pairs":
+        readings = [2 * f + 2 * g for f in FACES for g in FACES if f != g and c[f] >= 2 and c[g] >= 2]
+    elif name == "triplet":
+        readings = [3 * f for f in FACES if c[f] >= 3]
+    elif name == "small_straight":
+        readings = [15] if set(roll) == {1, 2, 3, 4, 5} else []
+    elif name == "big_straight":
+        readings = [20] if set(roll) == {2, 3, 4, 5, 6} else []
+    elif name == "full_house":
+        readings = [3 * f + 2 * g for f in FACES for g in FACES if f != g and c[f] == 3 and c[g] == 2]
+    elif name == "four":
+        readings = [4 * f for f in FACES if c[f] >= 4]
+    elif name == "poker":
+        readings = [5 * f for f in FACES if c[f] == 5]
+    elif name == "chance":
+        readings = [sum(roll)]
+    if minimums:
+        readings = [r for r in readings if r >= MINIMUM.get(name, 0)]
+    best = max(readings, default=0)
+    return best * (2 if roll_number == 1 else 1)
+
+
+@pytest.mark.parametrize("minimums", ["seed", "none"])
+def test_every_row_scores_as_rules_say(minimums):
+    for row in range(N_ROWS):
+        for k in (1, 2, 3):
+            fast = row_points(np.array([dice.counts_of(r) for r in ROLL_TUPLES]), row, k, minimums)
+            slow = [brute_points(r, row, k, minimums == "seed") for r in ROLL_TUPLES]
+            assert list(fast) == slow, (ROW_NAMES[row], k)
+
+
+def test_seed_examples():
+    pair = ROW_NAMES.index("pair")
+    assert row_points(dice.counts_of([2, 4, 5, 5, 6]), pair, 1)[0] == 20  # seed: doubled to 20
+    assert row_points(dice.counts_of([2, 4, 5, 5, 6]), pair, 2)[0] == 10
+    assert row_points(dice.counts_of([2, 2, 3, 5, 6]), pair, 2)[0] == 0  # 4 < minimum 10
+    assert row_points(dice.counts_of([6, 6, 6, 6, 6]), 5, 1)[0] == 18  # School never doubles
+    four = ROW_NAMES.index("two_pairs")
+    assert row_points(dice.counts_of([5, 5, 5, 5, 6]), four, 2)[0] == 0  # four of a kind is not two pairs
+
+
+# -- (2) one sheet -------------------------------------------------------------------------
+def test_reserve_rules():
+    g = PokerSchool()
+    s = g.apply(g.empty(), 4, 15, shown=4)  # four fives: 15 points, one five banked
+    assert s.reserve[4] == 1 and s.banked == 15
+    s = g.apply(s, 4, 15, shown=2)  # two fives and the reserve
+    assert s.reserve[4] == 0
+    with pytest.raises(DicewiseError):
+        g.apply(s, 4, 15, shown=2)  # reserve spent: three needed
+    s2 = g.apply(s, 4, None)  # a cross keeps the reserve (here 0)
+    assert s2.reserve[4] == 0 and not s2.clean[4] and not s2.column_clean[2]
+    t = g.apply(g.empty(), 0, 3, shown=5)
+    t = g.apply(t, 0, None)
+    assert t.reserve[0] == 2  # the cross leaves the reserve alone
+    t = g.apply(t, 0, 3, shown=1)
+    assert t.reserve[0] == 0 and t.banked == 6
+
+
+def test_premium_erasure_and_columns():
+    g = PokerSchool()
+    pair = ROW_NAMES.index("pair")
+    s = g.empty()
+    for v in (10, 12, 24):
+        s = g.apply(s, pair, v)
+    assert s.standing == 24 and s.banked == 46  # premium = last cell, doubled
+    s = g.apply(s, 1, None)  # a School cross erases what stands
+    assert s.standing == 0 and s.banked == 46
+    chance = ROW_NAMES.index("chance")
+    for v in (22, 23, 25):
+        s = g.apply(s, chance, v)
+    assert s.standing == 25  # premiums earned later count
+    keep = PokerSchool(school_cross_erases=False)
+    k = keep.empty()
+    for v in (10, 12, 24):
+        k = keep.apply(k, pair, v)
+    k = keep.apply(k, 1, None)
+    assert k.banked == 70 and k.standing == 0
+    # Crosses void the row's premium and the column's bonus.
+    one = PokerSchool(columns=1)
+    full = one.empty()
+    for r in range(N_ROWS):
+        full = one.apply(full, r, one.cell_scores(r).__iter__().__next__() if r >= 6 else 3 * (r + 1),
+                         shown=3 if r < 6 else None)
+    assert one.final_score(full) == full.points + 60
+    assert full.standing == 0  # the School is full: premiums banked
+
+
+def test_standing_banked_when_school_complete():
+    g = PokerSchool(columns=1)
+    s = g.apply(g.empty(), ROW_NAMES.index("chance"), 30)
+    assert s.standing == 30
+    for r in range(5):
+        s = g.apply(s, r, 3 * (r + 1), shown=3)
+    assert s.standing == 30 + 3 + 6 + 9 + 12 + 15
+    s = g.apply(s, 5, None)  # the last School cell is a cross: erase, nothing left to bank
+    assert s.standing == 0 and s.banked == 30 + 45
+
+
+# -- (5) the sheet notation -----------------------------------------------------------------
+def test_issue_example_sheet():
+    g = PokerSchool()
+    s = g.parse_sheet("fives=15/15,pair=12/x,chance=44")
+    assert s.filled[4] == 2 and s.filled[6] == 2 and s.filled[14] == 1
+    assert s.banked == 15 + 15 + 12 + 44 and s.reserve[4] == 0
+    assert not s.clean[6] and not s.column_clean[1] and s.column_clean[0]
+    s = g.parse_sheet("fives=20/10")
+    assert s.reserve[4] == 0 and s.banked == 30
+    s = g.parse_sheet("fives=25")
+    assert s.reserve[4] == 2
+
+
+@pytest.mark.parametrize("text", [
+    "pair=12//12",  # a cell after an empty one
+    "pair=13",  # a score the row cannot hold
+    "pair=8",  # under the minimum
+    "fives=10",  # two fives, no reserve
+    "fives=16",  # not a sum of fives
+    "pair=12/12/12/24",  # a premium that cannot exist (not the last cell's score)
+    "pair=12/x/12/12",  # a premium in a row with a cross
+    "pair=12/12/12/x",  # erased without any School cross
+    "pair=12/12",  # fine with three columns ... but not with two cells and a premium:
+    "nines=3", "pair", "pair=12,pair=12", "pair=10/10/10/10/10", "chance=x1",
+])
+def test_bad_sheets(text):
+    g = PokerSchool()
+    if text == "pair=12/12":
+        g.parse_sheet(text)
+        g = PokerSchool(columns=1)  # one cell, then its premium must equal it: 12 ok
+        g.parse_sheet(text)
+        with pytest.raises(DicewiseError):
+            g.parse_sheet("pair=12/10")
+        return
+    with pytest.raises(DicewiseError):
+        g.parse_sheet(text)
+
+
+def test_typed_premiums():
+    g = PokerSchool()
+    s = g.parse_sheet("pair=10/12/24/24,twos=x")
+    assert s.standing == 24
+    s = g.parse_sheet("pair=10/12/24/x,twos=x")
+    assert s.standing == 0 and s.banked == 46
+
+
+@st.composite
+def histories(draw):
+    """A random legal sequence of writes on a three-column sheet."""
+    g = PokerSchool()
+    sheet, hist = g.empty(), []
+    for _ in range(draw(st.integers(0, 45))):
+        rows = sheet.open_rows(3)
+        r = draw(st.sampled_from(rows))
+        if draw(st.booleans()):
+            hist.append((r, None, None))
+            sheet = g.apply(sheet, r, None)
+            continue
+        if r < 6:
+            shown = draw(st.integers(max(0, 3 - sheet.reserve[r]), 5))
+            hist.append((r, 3 * (r + 1), shown))
+            sheet = g.apply(sheet, r, 3 * (r + 1), shown)
+        else:
+            v = draw(st.sampled_from(sorted(g.cell_scores(r))))
+            hist.append((r, v, None))
+            sheet = g.apply(sheet, r, v)
+    return hist, sheet
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories())
+def test_notation_round_trip(case):
+    hist, sheet = case
+    g = PokerSchool()
+    parsed = g.parse_sheet(format_sheet(g, hist))
+    assert parsed.filled == sheet.filled and parsed.reserve == sheet.reserve
+    assert parsed.column_clean == sheet.column_clean and parsed.clean == sheet.clean
+    # Without erasures the points agree; with them the notation keeps what stands.
+    assert parsed.points >= sheet.points
+    assert all(0 <= sheet.reserve[r] <= 2 * sheet.filled[r] for r in range(6))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=5, max_size=5), st.integers(6, 14), st.integers(1, 3))
+def test_figures_meet_minimums_and_double(roll, row, k):
+    p = int(row_points(dice.counts_of(roll), row, k)[0])
+    base = int(row_points(dice.counts_of(roll), row, 2)[0])
+    assert p == base * (2 if k == 1 else 1)
+    assert base == 0 or base >= MINIMUM.get(ROW_NAMES[row], 0)
+
+
+# -- (3) the exact one-column game ----------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def one_column():
+    g = PokerSchool(columns=1, school_cross_erases=False)
+    return g, solve_states(g)
+
+
+@functools.lru_cache(maxsize=None)
+def _keep_outcomes():
+    """Brute force: for every kept multiset, the distribution of the five dice after a reroll."""
+    out = {}
+    for n in range(6):
+        for keep in itertools.combinations_with_replacement(FACES, n):
+            dist = Counter()
+            for throw in itertools.product(FACES, repeat=5 - n):
+                dist[tuple(sorted(keep + throw))] += 1
+            out[keep] = [(r, Fraction(c, 6 ** (5 - n))) for r, c in dist.items()]
+    return out
+
+
+def brute_value(g, open_rows, clean, terminal):
+    """Expectimax over whole turns, written out from RULES.md for a one-column sheet."""
+    outcomes = _keep_outcomes()
+
+    @functools.lru_cache(maxsize=None)
+    def value(rows, cl):
+        if not rows:
+            return terminal + 60 * cl
+
+        def write(roll, k):
+            best = -1e9
+            for r in rows:
+                p = brute_points(roll, r, k)
+                rest = tuple(x for x in rows if x != r)
+                best = max(best, 2 * p + value(rest, cl) if p else value(rest, 0))
+            return best
+
+        @functools.lru_cache(maxsize=None)
+        def after(roll, k):
+            best = write(roll, k)
+            if k < 3:
+                for n in range(6):
+                    for keep in set(itertools.combinations(roll, n)):
+                        e = sum(float(pr) * after(r, k + 1) for r, pr in outcomes[keep])
+                        best = max(best, e)
+            return best
+
+        return sum(float(pr) * after(r, 1) for r, pr in outcomes[()])
+
+    return value(tuple(open_rows), clean)
+
+
+@pytest.mark.parametrize("open_rows", [(0, 14)])
+def test_exact_matches_brute_force(open_rows):
+    g, sv = one_column()
+    mask = ((1 << N_ROWS) - 1) & ~sum(1 << r for r in open_rows)
+    for clean in (0, 1):
+        want = brute_value(g, open_rows, clean, 0)
+        assert sv.values[mask * g.n_extra + clean] == pytest.approx(want, abs=1e-9)
+
+
+def test_one_column_optimum_and_write_semantics():
+    g, sv = one_column()
+    assert sv.expected_score == pytest.approx(450.51303973395085, abs=1e-6)
+    # The engine's write equals the sheet rules, erasure variant included.
+    for erases in (False, True):
+        ge = PokerSchool(columns=1, school_cross_erases=erases)
+        rng = np.random.default_rng(3)
+        for _ in range(30):
+            filled = rng.random(N_ROWS) < 0.5
+            r = int(rng.choice(np.flatnonzero(~filled)))
+            sheet = ge.empty()
+            for x in np.flatnonzero(filled):
+                sheet = ge.apply(sheet, int(x), None) if rng.random() < 0.2 else ge.apply(
+                    sheet, int(x), 3 * (x + 1) if x < 6 else max(ge.cell_scores(int(x))),
+                    shown=3 if x < 6 else None)
+            state = ge.state_of_sheet(sheet)
+            masks, extras = np.array([state // ge.n_extra]), np.array([state % ge.n_extra])
+            for k in (1, 2):
+                w = ge.write(r, k, masks, extras)
+                roll = int(rng.integers(252))
+                pts = int(ge.base_points[r, k - 1, roll])
+                after = ge.apply(sheet, r, pts if pts else None, shown=3 if r < 6 and pts else None)
+                nxt = w.next_extra[w.roll_class[roll], 0]
+                assert nxt == ge.state_of_sheet(after) % ge.n_extra
+                points = np.broadcast_to(w.points, (252, 1))[roll, 0]
+                assert points == after.banked - sheet.banked
+
+
+@pytest.mark.parametrize("erases", [False, True])
+def test_random_play_stays_in_declared_states(erases):
+    g = PokerSchool(columns=1, school_cross_erases=erases)
+    rng = np.random.default_rng(9)
+    b = Batch.empty(g, 256)
+    for _ in range(g.turns):
+        masks = (b.filled > 0) @ (1 << np.arange(N_ROWS))
+        extras = b.column_clean[:, 0] + 2 * b.standing
+        assert g.reachable_extras(masks)[np.arange(len(masks)), extras].all()
+        _play_turn(g, b, rng.integers(0, 6, (3, 256, 5)), rng.random(256), "random", None)
+
+
+# -- (4) evaluators agree with the sheets their writes lead to ----------------------------
+def _random_batch(g, n, turns, seed):
+    rng = np.random.default_rng(seed)
+    b = Batch.empty(g, n)
+    for _ in range(turns):
+        _play_turn(g, b, rng.integers(0, 6, (3, n, 5)), rng.random(n), "random", None)
+    return b
+
+
+@pytest.mark.parametrize("columns,erases", [(3, True), (2, False), (1, True)])
+def test_linear_option_values_are_values_after_the_write(columns, erases):
+    g = PokerSchool(columns=columns, school_cross_erases=erases)
+    rng = np.random.default_rng(columns)
+    ev = LinearEvaluator(g, rng.normal(size=Features.of(g).size))
+    b = _random_batch(g, 32, int(0.6 * g.turns), 5)
+    for r in range(N_ROWS):
+        for k in (1, 2):
+            opt = ev.row_options(b, r, k)
+            roll = int(rng.integers(252))
+            for scored in (True, False):
+                val = opt.score[opt.roll_class[roll]] if scored else opt.cross
+                idx = np.flatnonzero(np.isfinite(val))
+                if not len(idx):
+                    continue
+                sub = Batch(*(copy.deepcopy(a[idx]) for a in (b.filled, b.clean, b.reserve,
+                                                               b.column_clean, b.standing, b.banked)))
+                apply_writes(g, sub, np.full(len(idx), r), np.full(len(idx), scored),
+                             np.repeat(dice.ROLLS[roll][None], len(idx), 0), np.full(len(idx), k))
+                np.testing.assert_allclose(ev.base(b)[idx] + val[idx], ev.state_values(sub),
+                                           atol=1e-8)
+
+
+def test_exact_policy_simulates_to_the_optimum_and_dice_are_common():
+    g, sv = one_column()
+    ev = ExactEvaluator(g, sv.values)
+    scores = play(g, 1024, 11, "solved", ev)
+    se = scores.std() / np.sqrt(len(scores))
+    assert abs(scores.mean() - sv.expected_score) < 4 * se
+    assert np.array_equal(scores, play(g, 1024, 11, "solved", ev))
+    greedy = play(g, 1024, 11, "greedy", GreedyEvaluator(g))
+    assert greedy.mean() < scores.mean()
+    rand = play(g, 256, 11, "random")
+    assert rand.mean() < greedy.mean()
+
+
+def test_fit_beats_greedy_quickly():
+    g = PokerSchool(columns=1, school_cross_erases=False)
+    fit = fit_policy(g, iterations=1, games=512)
+    greedy = play(g, 512, 1, "greedy", GreedyEvaluator(g))
+    assert fit.history[1][1] > greedy.mean() + 10
+
+
+# -- the advisor ----------------------------------------------------------------------------
+def test_advice_ranks_keeps_and_writes():
+    g, sv = one_column()
+    ev = ExactEvaluator(g, sv.values)
+    a = advise(g, ev, g.empty(), [5, 5, 5, 2, 6], 1)
+    assert a.choices[0].loss == 0 and all(c.loss >= 0 for c in a.choices)
+    assert a.turn_start_expected == pytest.approx(sv.expected_score)
+    writes = [c for c in a.choices if c.action == "write"]
+    assert {c.category for c in writes} == set(ROW_NAMES)
+    keeps = [c for c in a.choices if c.action == "keep"]
+    assert len(keeps) == len(dice.sub_keeps(dice.roll_index(dice.counts_of([5, 5, 5, 2, 6]))))
+    assert max(c.expected for c in a.choices) <= a.turn_start_expected + 60  # sanity
+    with pytest.raises(DicewiseError):
+        advise(g, ev, g.empty(), [5, 5, 5, 2, 7], 1)
+    with pytest.raises(DicewiseError):
+        advise(g, ev, g.empty(), [5, 5, 5, 2, 6], 4)
+
+
+# -- (6) the CLI functions ------------------------------------------------------------------
+@pytest.fixture
+def cli(monkeypatch):
+    from dicewise.cli import poker_school as mod
+
+    monkeypatch.setattr(mod, "FIT_ITERATIONS", 1)
+    monkeypatch.setattr(mod, "FIT_GAMES", 64)
+    monkeypatch.setattr(mod, "EVAL_GAMES", 64)
+    monkeypatch.setattr(mod, "error_estimate", lambda game: {"one_column_gap_fraction": 0.01})
+
+    @click.group()
+    def group():
+        pass
+
+    @group.command()
+    @click.option("-o", "options", multiple=True)
+    @click.option("--json", "as_json", is_flag=True)
+    def solve(options, as_json):
+        mod.solve(list(options), None, False, as_json)
+
+    @group.command()
+    @click.option("-o", "options", multiple=True)
+    @click.option("--dice", "faces", type=int, nargs=5)
+    @click.option("--roll", type=int)
+    @click.option("--sheet", default=None)
+    @click.option("--json", "as_json", is_flag=True)
+    def adv(options, faces, roll, sheet, as_json):
+        mod.advise(list(options), list(faces), roll, sheet, None, as_json)
+
+    @group.command()
+    @click.option("-o", "options", multiple=True)
+    @click.option("--games", type=int)
+    @click.option("--policy")
+    @click.option("--json", "as_json", is_flag=True)
+    def sim(options, games, policy, as_json):
+        mod.simulate(list(options), games, 5, policy, as_json)
+
+    def run(*args):
+        return CliRunner().invoke(group, list(args))
+
+    return run
+
+
+ONE = ["-o", "columns=1", "-o", "school_cross_erases=false"]
+
+
+def test_cli_exact_solve_advise_simulate(cli):
+    r = cli("solve", *ONE, "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output[r.output.index("{"):])
+    assert out["exact"] and out["expected_score"] == pytest.approx(450.51303973, abs=1e-6)
+    r = cli("adv", *ONE, "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet",
+            "fives=15,pair=x", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output[r.output.index("{"):])
+    assert out["best"] == out["options"][0] and not out["approximate"]
+    r = cli("sim", *ONE, "--games", "300", "--policy", "greedy", "--json")
+    out = json.loads(r.output[r.output.index("{"):])
+    assert out["games"] == 300 and out["ci95"][0] < out["mean"] < out["ci95"][1]
+    r = cli("sim", *ONE, "--games", "50", "--policy", "random")
+    assert r.exit_code == 0 and "games/s" in r.output
+
+
+def test_cli_approximate_and_bad_input(cli):
+    r = cli("adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet",
+            "fives=15/15,pair=12/x,chance=44", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output[r.output.index("{"):])
+    assert out["approximate"] and out["error_bound"] is not None
+    for bad in (["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=12//12"],
+                ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=13"],
+                ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "4"],
+                ["adv", "-o", "columns=4", "--dice", "5", "5", "5", "2", "6", "--roll", "1"],
+                ["sim", "--games", "10", "--policy", "clever"]):
+        r = cli(*bad)
+        assert isinstance(r.exception, DicewiseError), (bad, r.output)
