@@ -78,11 +78,20 @@ def load(path, game: CategoryGame) -> StateValues:
 
 
 def solve_and_save(game: CategoryGame, path=None, progress: Callable[[int], None] | None = None):
-    """Solve a game and write its table; returns (solution, path, seconds)."""
+    """Solve a game and write its table; returns (solution, path, seconds).
+
+    Writing to the cache also removes that game's tables built for older rules.
+    """
     start = time.perf_counter()
     solved = solve_states(game, progress)
     seconds = time.perf_counter() - start
-    path = save(path or default_path(game), game, solved, seconds)
+    cached = default_path(game)
+    path = save(path or cached, game, solved, seconds)
+    if Path(path) == cached:
+        stem = f"{game.name}-{option_slug(game.options)}-"
+        for old in cached.parent.glob(f"{stem}*{SUFFIX}"):
+            if old != cached and len(old.name) == len(cached.name):
+                old.unlink(missing_ok=True)
     return solved, path, seconds
 
 
