@@ -155,16 +155,22 @@ def solved(game, table=None, rebuild=False) -> Solved:
             return build_exact(game, path, update)
     total = (FIT_ITERATIONS + 1) * FIT_GAMES + EVAL_GAMES
     with progress(total, f"fitting the {game.name} policy") as update:
-        done = [0.0, 0]
-
-        def bar(x):
-            done[0] += x
-            step = int(done[0]) - done[1]
-            if step > 0:
-                done[1] += step
-                update(step)
-
+        bar = _whole_steps(update)
         return build_policy(game, path, bar)
+
+
+def _whole_steps(update):
+    """A progress callback taking fractional steps, for a bar that counts whole ones."""
+    done = [0.0, 0]
+
+    def bar(x):
+        done[0] += x
+        step = int(done[0]) - done[1]
+        if step > 0:
+            done[1] += step
+            update(step)
+
+    return bar
 
 
 def solve(options: list[str], out: str | None, rebuild: bool, as_json: bool) -> None:
@@ -231,15 +237,7 @@ def simulate(options: list[str], games: int, seed: int, policy: str, as_json: bo
         raise DicewiseError(f"simulate at least one game, not {games}")
     ev = solved(game).evaluator if policy == "solved" else None
     with progress(games, f"playing {policy}") as update:
-        done = [0.0, 0]
-
-        def bar(x):
-            done[0] += x
-            step = int(done[0]) - done[1]
-            if step > 0:
-                done[1] += step
-                update(step)
-
+        bar = _whole_steps(update)
         sim = play_module.simulate(game, games, seed, policy, ev, progress=bar)
     lo, hi = sim.ci95
     report = {"ruleset": game.name, "options": game.options, "policy": policy, "games": sim.games,

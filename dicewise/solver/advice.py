@@ -28,15 +28,18 @@ class Choice:
     loss: float  # best expected minus this one's
     dice: tuple[int, ...] | None = None
     category: str | None = None
-    score: int | None = None  # what is written in the box (bonuses it earns are in expected)
+    score: int | None = None  # what is written in the box (bonuses it earns are in expected);
+    # None for a cross
 
-    def describe(self, rolls_left: int) -> str:
+    def describe(self, rolls_left: int | None = None) -> str:
         if self.action == "keep":
             kept = " ".join(map(str, self.dice)) or "nothing"
-            left = f"{rolls_left} roll{'s' * (rolls_left > 1)} left"
+            left = "" if rolls_left is None else f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
             if len(self.dice) == dice.N_DICE:
-                return f"keep all five (roll none; {left})"
-            return f"keep {kept} (reroll {dice.N_DICE - len(self.dice)}, {left})"
+                return f"keep all five (roll none{left})"
+            return f"keep {kept} (reroll {dice.N_DICE - len(self.dice)}{left})"
+        if self.score is None:
+            return f"cross {self.category}"
         return f"write {self.category} for {self.score}"
 
     def to_json(self) -> dict:
@@ -45,6 +48,8 @@ class Choice:
             out["dice"] = list(self.dice)
         else:
             out.update(category=self.category, score=self.score)
+            if self.score is None:  # games with crosses (poker-school)
+                out["cross"] = True
         out.update(expected=self.expected, loss=self.loss)
         return out
 

@@ -7,49 +7,17 @@ asked about, so keeps and stopping are optimal against those values.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import DicewiseError
 from . import dice
+from .advice import Choice
 from .poker_school_turns import Batch, Evaluator, turn_options, turn_write_values
 from .rulesets.poker_school import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
 from .turn import solve_turn
-
-_TIE = 1e-9
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One option: keep some dice and roll the rest, or write the next cell of a row.
-
-    A cross has ``score`` None.
-    """
-
-    action: str  # "keep" or "write"
-    expected: float  # expected final score (approximate when the evaluator is)
-    loss: float  # best expected minus this one's
-    dice: tuple[int, ...] | None = None
-    category: str | None = None
-    score: int | None = None
-
-    def describe(self) -> str:
-        if self.action == "keep":
-            kept = " ".join(map(str, self.dice)) or "nothing"
-            return f"keep {kept} (reroll {5 - len(self.dice)})"
-        if self.score is None:
-            return f"cross {self.category}"
-        return f"write {self.category} for {self.score}"
-
-    def to_json(self) -> dict:
-        out = {"action": self.action}
-        if self.action == "keep":
-            out["dice"] = list(self.dice)
-        else:
-            out.update(category=self.category, score=self.score, cross=self.score is None)
-        out.update(expected=self.expected, loss=self.loss)
-        return out
 
 
 @dataclass(frozen=True)
@@ -112,13 +80,10 @@ def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_show
         keep_values = tv.before_roll[roll - 1][:, 0]
         for k in dice.sub_keeps(r):
             choices.append(("keep", base + float(keep_values[k]), tuple(dice.faces_of(dice.KEEPS[k]))))
-    best = max(c[1] for c in choices)
-    out = []
-    for c in choices:
-        if c[0] == "write":
-            out.append(Choice("write", c[1], best - c[1], category=c[2], score=c[3]))
-        else:
-            out.append(Choice("keep", c[1], best - c[1], dice=c[2]))
-    out.sort(key=lambda c: (-round(c.expected, 9), c.action != "write", c.describe()))
+    out = [Choice("write", c[1], 0.0, category=c[2], score=c[3]) if c[0] == "write" else
+           Choice("keep", c[1], 0.0, dice=c[2]) for c in choices]
+    # Best first by exact value, so the best loses exactly nothing; ties in a fixed order.
+    out.sort(key=lambda c: (-c.expected, c.action != "write", c.describe()))
+    out = [dataclasses.replace(c, loss=out[0].expected - c.expected) for c in out]
     return Advice(tuple(int(d) for d in sorted(dice_shown)), roll, tuple(out),
                   base + float(tv.value[0]), sheet.points, evaluator.approximate, error_bound)

@@ -407,6 +407,7 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
     final_row = np.zeros(n, np.int64)
     final_scored = np.zeros(n, bool)
     roll_no = np.full(n, 3)
+    final_counts = counts
     for k in (1, 2, 3):
         rolls = roll_of_counts(counts)
         w, row, scored = best_writes(options, rolls, k)
@@ -417,7 +418,8 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
             stop = ~done
         final_row[stop], final_scored[stop], roll_no[stop] = row[stop], scored[stop], k
         if k < 3:
-            final_counts = counts.copy() if k == 1 else final_counts
+            if k == 1:
+                final_counts = counts.copy()
             final_counts[stop] = counts[stop]
             done |= stop
             kept = dice.KEEPS[keep]
