@@ -64,11 +64,6 @@ class WriteOptions:
     next_state: np.ndarray  # (G, n_cat)
 
 
-def _at(a, rolls, cols, n):
-    """Entries [rolls[g], cols[g]] of an array broadcastable to (252, n)."""
-    return np.broadcast_to(a, (dice.N_ROLLS, n))[rolls, cols]
-
-
 def write_options(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
                   rolls: np.ndarray, roll_number) -> WriteOptions:
     """The value of writing each box, for positions (mask, extra, roll, roll number).
@@ -86,23 +81,8 @@ def write_options(game: CategoryGame, values: np.ndarray, masks: np.ndarray, ext
         r, b = rolls[sel], len(states)
         for c in range(n):
             w = game.write(c, int(k), m, e)
-            pts = _at(w.points, r, col, b).astype(float)
-            bonus = np.zeros(len(sel)) if w.bonus is None else _at(w.bonus, r, col, b).astype(float)
-            legal = (m[col] >> c) & 1 == 0
-            if w.legal is not None:
-                legal &= _at(w.legal, r, col, b)
-            if w.special is not None:
-                rows, sp_points, sp_bonus, sp_legal = w.special
-                where = np.full(dice.N_ROLLS, -1)
-                where[rows] = np.arange(len(rows))
-                hit = np.flatnonzero(where[r] >= 0)
-                at, hc = where[r[hit]], col[hit]
-                pts[hit] = np.broadcast_to(sp_points, (len(rows), b))[at, hc]
-                if sp_bonus is not None:
-                    bonus[hit] = np.broadcast_to(sp_bonus, (len(rows), b))[at, hc]
-                if sp_legal is not None:
-                    legal[hit] &= np.broadcast_to(sp_legal, (len(rows), b))[at, hc]
-            ne = np.broadcast_to(w.next_extra, (w.next_extra.shape[0], b))[w.roll_class[r], col]
+            pts, bonus, legal, ne = w.at(r, col, b)
+            legal &= (m[col] >> c) & 1 == 0
             nxt = (m[col] | (1 << c)) * game.n_extra + ne
             value[sel, c] = np.where(legal, pts + values[np.where(legal, nxt, 0)], -np.inf)
             points[sel, c], score[sel, c], next_state[sel, c] = pts, pts - bonus, nxt

@@ -127,11 +127,10 @@ def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces
         if (sheet.mask >> c) & 1:
             continue
         w = game.write(c, roll, masks, extras)
-        points, bonus, legal = (float(a[0]) for a in w.at_roll(r, 1))
+        points, bonus, legal, next_extra = (a[0] for a in w.at(np.array([r]), np.array([0]), 1))
         if not legal:
             continue
-        nxt = (sheet.mask | (1 << c)) * game.n_extra + int(
-            np.broadcast_to(w.next_extra, (w.next_extra.shape[0], 1))[w.roll_class[r], 0])
+        nxt = (sheet.mask | (1 << c)) * game.n_extra + int(next_extra)
         score = int(round(points - bonus))
         writes.append((name, score, sheet.points + points + float(values[nxt])))
     keeps = []

@@ -51,19 +51,29 @@ class Write:
     bonus: np.ndarray | None = None
     special: tuple | None = None  # (rolls (k,), points (k, B), bonus (k, B), legal (k, B) or None)
 
-    def at_roll(self, r: int, n: int):
-        """(points, bonus, legal) of roll ``r`` for each of the n states, as (n,) arrays."""
-        def row(a, fill):
-            return np.full(n, fill) if a is None else np.broadcast_to(a, (dice.N_ROLLS, n))[r]
+    def at(self, rolls: np.ndarray, cols: np.ndarray, n: int):
+        """(points, bonus, legal, next_extra) for positions (roll rolls[i], state cols[i]) of a
+        batch of n states: the engine's view of one write, picked out position by position."""
+        def pick(a, fill, dtype=float):
+            if a is None:
+                return np.full(len(rolls), fill, dtype)
+            return np.broadcast_to(a, (dice.N_ROLLS, n))[rolls, cols].astype(dtype)
 
-        points, bonus, legal = row(self.points, 0), row(self.bonus, 0), row(self.legal, True)
-        if self.special is not None and r in self.special[0]:
-            k = int(np.flatnonzero(self.special[0] == r)[0])
+        points, bonus, legal = pick(self.points, 0), pick(self.bonus, 0), pick(self.legal, True, bool)
+        if self.special is not None:
+            where = np.full(dice.N_ROLLS, -1)
+            where[self.special[0]] = np.arange(len(self.special[0]))
+            hit = np.flatnonzero(where[rolls] >= 0)
+            at, hc = where[rolls[hit]], cols[hit]
+            k = len(self.special[0])
             sp_points, sp_bonus, sp_legal = self.special[1:]
-            points = np.broadcast_to(sp_points[k], (n,))
-            bonus = np.zeros(n) if sp_bonus is None else np.broadcast_to(sp_bonus[k], (n,))
-            legal = np.ones(n, bool) if sp_legal is None else np.broadcast_to(sp_legal[k], (n,))
-        return points, bonus, legal
+            points[hit] = np.broadcast_to(sp_points, (k, n))[at, hc]
+            if sp_bonus is not None:
+                bonus[hit] = np.broadcast_to(sp_bonus, (k, n))[at, hc]
+            if sp_legal is not None:
+                legal[hit] &= np.broadcast_to(sp_legal, (k, n))[at, hc]
+        nxt = np.broadcast_to(self.next_extra, (self.next_extra.shape[0], n))[self.roll_class[rolls], cols]
+        return points, bonus, legal, nxt
 
 
 _NO_CLASS = np.zeros(dice.N_ROLLS, dtype=np.int64)
