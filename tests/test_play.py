@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import dicewise
 from dicewise.cli.main import cli
 from dicewise.play.agents import CallableAgent, ProcessAgent
 from dicewise.play.bench import bench_agent

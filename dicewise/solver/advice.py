@@ -16,8 +16,6 @@ from .category import ROLL_NUMBERS, CategoryGame, StateValues, write_values
 from .sheet import Sheet
 from .turn import solve_turn
 
-_TIE = 1e-9
-
 
 @dataclass(frozen=True)
 class Choice:
