@@ -28,7 +28,8 @@ from dicewise.errors import DicewiseError
 from dicewise.solver import dice
 from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school_advice import advise
-from dicewise.solver.poker_school_approx import Features, LinearEvaluator, fit_policy
+from dicewise.solver.poker_school_approx import (STANDING_KNOTS, Features, LinearEvaluator, fit_policy,
+                                                 standing_hats)
 from dicewise.solver.poker_school_turns import (Batch, ExactEvaluator, GreedyEvaluator, _play_turn,
                                                 apply_writes, play)
 from dicewise.solver.rulesets.poker_school import (N_ROWS, ROW_NAMES, PokerSchool, format_sheet,
@@ -385,6 +386,17 @@ def test_exact_policy_simulates_to_the_optimum_and_dice_are_common():
     assert rand.mean() < greedy.mean()
 
 
+@given(st.floats(0, 2000))
+def test_standing_hats_interpolate_the_standing_premiums(standing):
+    k_lo, k_hi, v_lo, v_hi = standing_hats(np.array([standing]))
+    knots = STANDING_KNOTS
+    assert k_hi[0] == k_lo[0] + 1 and v_lo[0] >= 0 and v_hi[0] >= 0
+    # The basis reproduces S itself, so a weight proportional to the knot is the old linear value.
+    assert v_lo[0] * knots[k_lo[0]] + v_hi[0] * knots[k_hi[0]] == pytest.approx(standing)
+    if standing <= knots[-1]:
+        assert v_lo[0] + v_hi[0] == pytest.approx(1.0)
+
+
 def test_fit_beats_greedy_quickly():
     g = PokerSchool(columns=1, school_cross_erases=False)
     fit = fit_policy(g, iterations=1, games=512)
@@ -418,7 +430,8 @@ def cli(monkeypatch):
     monkeypatch.setattr(mod, "FIT_ITERATIONS", 1)
     monkeypatch.setattr(mod, "FIT_GAMES", 64)
     monkeypatch.setattr(mod, "EVAL_GAMES", 64)
-    monkeypatch.setattr(mod, "error_estimate", lambda game: {"one_column_gap_fraction": 0.01})
+    monkeypatch.setattr(mod, "BOUND_ITERATIONS", 1)
+    monkeypatch.setattr(mod, "error_estimate", lambda game, bar=None: {"one_column_gap_fraction": 0.01})
 
     @click.group()
     def group():
@@ -479,6 +492,7 @@ def test_cli_approximate_and_bad_input(cli):
     assert r.exit_code == 0, r.output
     out = json.loads(r.output[r.output.index("{"):])
     assert out["approximate"] and out["error_bound"] is not None
+    assert out["upper_bound"] > 950  # the best policies known expect about 950
     for bad in (["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=12//12"],
                 ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=13"],
                 ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "4"],

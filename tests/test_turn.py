@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from dicewise.solver import dice
-from dicewise.solver.turn import best_sub_keep, keep_values, solve_turn
+from dicewise.solver.turn import best_sub_keep, best_sub_keep_and_keep, keep_values, solve_turn
 
 FACES = range(1, 7)
 ROLL_OF = {tuple(f for f in FACES for _ in range(int(r[f - 1]))): i for i, r in enumerate(dice.ROLLS)}
@@ -87,6 +87,17 @@ def test_best_sub_keep_is_the_max_over_sub_multisets():
     for roll, r in ROLL_OF.items():
         want = np.max([e[KEEP_OF[k]] for k in SUBSETS[roll]], axis=0)
         assert np.array_equal(got[r], want), roll
+
+
+def test_best_sub_keep_and_keep_names_a_keep_the_roll_allows_with_that_value():
+    rng = np.random.default_rng(3)
+    e = rng.normal(size=(462, 3))
+    best, keep = best_sub_keep_and_keep(e)
+    assert np.array_equal(best, best_sub_keep(e))
+    for roll, r in ROLL_OF.items():
+        allowed = {KEEP_OF[k] for k in SUBSETS[roll]}
+        for b in range(3):
+            assert keep[r, b] in allowed and e[keep[r, b], b] == best[r, b]
 
 
 def test_best_sub_keep_does_not_modify_its_input():

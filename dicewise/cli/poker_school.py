@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import DicewiseError
 from ..play import poker_school as play_module
 from ..solver import category, dice as dice_module, options as options_module, turn
-from ..solver import poker_school_advice, poker_school_approx, poker_school_turns
+from ..solver import poker_school_advice, poker_school_approx, poker_school_bound, poker_school_turns
 from ..solver.category import solve_states
 from ..solver.options import parse_options
 from ..solver.poker_school_approx import LinearEvaluator, fit_policy
@@ -30,32 +30,38 @@ from .format import emit_json, progress
 
 KIND_EXACT = "poker-school-exact"
 KIND_POLICY = "poker-school-policy"
-#: Approximate policy iteration: rounds and games per round; games for its evaluation.
+#: Approximate policy iteration: rounds, games per round, fits averaged; evaluation games.
 FIT_ITERATIONS = 16
 FIT_GAMES = 4096
+FIT_AVERAGE = 6
 EVAL_GAMES = 16384
 EVAL_SEED = 20240
+#: Subgradient steps of the upper bound (it is within a point of its limit after about 7).
+BOUND_ITERATIONS = 20
 #: The approximate method's shortfall on the exact one-column game *with* erasure, as a
-#: fraction of its optimum (5.64 of 382.42 points, 100,000 paired games; docs/poker-school.md).
-#: That exact solve takes about 20 minutes, too long for every build, so games with erasure
+#: fraction of its optimum (1.93 of 382.42 points, 100,000 paired games; docs/poker-school.md).
+#: That exact solve takes over 20 minutes, too long for every build, so games with erasure
 #: use this measured value when it exceeds the one measured at build time (without erasure).
-ERASURE_GAP_FRACTION = 0.0148
+ERASURE_GAP_FRACTION = 0.0050
 
 
 def make_game(options: list[str]) -> rules.PokerSchool:
     return rules.PokerSchool(**parse_options(rules.PokerSchool, options))
 
 
-def rules_digest() -> str:
-    """Digest of every module that defines the rules, the turn and the policy."""
-    mods = (dice_module, turn, category, options_module, rules, poker_school_turns, poker_school_approx)
-    return digest(*(inspect.getsource(m) for m in mods))
+def rules_digest(game: rules.PokerSchool) -> str:
+    """Exact tables depend on the rules and the core engine; policy tables on the method too."""
+    core = cache.rules_digest(game)
+    if game.exact:
+        return core
+    method = (poker_school_turns, poker_school_approx, poker_school_bound)
+    return digest(core, *(inspect.getsource(m) for m in method))
 
 
 def default_path(game: rules.PokerSchool) -> Path:
     kind = "exact" if game.exact else "policy"
     return cache.cache_dir() / (f"{game.name}-{kind}-{cache.option_slug(game.options)}-"
-                                f"{rules_digest()}{cache.SUFFIX}")
+                                f"{rules_digest(game)}{cache.SUFFIX}")
 
 
 @dataclass(frozen=True)
@@ -80,34 +86,54 @@ def build_exact(game, path, bar=None) -> Solved:
     meta = {"expected_score": solved.expected_score, "states": solved.n_reachable,
             "n_states": game.n_states, "seconds": round(seconds, 3), "exact": True}
     write_table(path, kind=KIND_EXACT, ruleset=game.name, options=game.options,
-                rules_digest=rules_digest(),
+                rules_digest=rules_digest(game),
                 arrays={"reachable": np.packbits(solved.reachable),
                         "values": solved.values[solved.reachable]}, meta=meta)
     return Solved(game, ExactEvaluator(game, solved.values), meta, Path(path), True)
 
 
-def error_estimate(game) -> dict:
+def error_estimate(game, bar=None) -> dict:
     """The approximate method's measured shortfall on the exactly solved one-column game.
 
     Both policies play the same dice (common random numbers); the mean paired difference,
     as a fraction of the exact optimum, scaled to this game's expected score is the estimate.
+    ``bar(x)`` counts one-column games as a third of a game (they have a third of the turns).
     """
+    third = None if bar is None else (lambda x: bar(x / 3))
     one = rules.PokerSchool(columns=1, school_cross_erases=False, minimums=game.minimums)
     exact = solve_states(one)
-    fit = fit_policy(one, iterations=FIT_ITERATIONS, games=FIT_GAMES)
-    a = play(one, EVAL_GAMES, EVAL_SEED, "solved", LinearEvaluator(one, fit.weights), chunk=512)
-    b = play(one, EVAL_GAMES, EVAL_SEED, "solved", ExactEvaluator(one, exact.values), chunk=512)
+    fit = fit_policy(one, iterations=FIT_ITERATIONS, games=FIT_GAMES, average=FIT_AVERAGE,
+                     progress=third)
+    a = play(one, EVAL_GAMES, EVAL_SEED, "solved", LinearEvaluator(one, fit.weights), chunk=512,
+             progress=third)
+    b = play(one, EVAL_GAMES, EVAL_SEED, "solved", ExactEvaluator(one, exact.values), chunk=512,
+             progress=third)
     gap = float((b - a).mean())
     return {"one_column_exact": exact.expected_score, "one_column_gap": gap,
             "one_column_gap_fraction": gap / exact.expected_score}
 
 
+#: Progress units (games) of one subgradient step of the upper bound.
+BOUND_UNITS = 100
+
+
+def policy_build_units(game) -> float:
+    """The progress bar's length for ``build_policy``, in games of the game."""
+    fit = (FIT_ITERATIONS + 1) * FIT_GAMES + EVAL_GAMES
+    one_column = fit + EVAL_GAMES if game.columns > 1 else 0
+    return fit + one_column / 3 + BOUND_ITERATIONS * BOUND_UNITS
+
+
 def build_policy(game, path, bar=None) -> Solved:
     start = time.perf_counter()
-    fit = fit_policy(game, iterations=FIT_ITERATIONS, games=FIT_GAMES, progress=bar)
+    fit = fit_policy(game, iterations=FIT_ITERATIONS, games=FIT_GAMES, average=FIT_AVERAGE,
+                     progress=bar)
     ev = LinearEvaluator(game, fit.weights)
     scores = play(game, EVAL_GAMES, EVAL_SEED, "solved", ev, chunk=512, progress=bar)
-    est = error_estimate(game) if game.columns > 1 else {}
+    est = error_estimate(game, bar) if game.columns > 1 else {}
+    bound = poker_school_bound.upper_bound(
+        game, iterations=BOUND_ITERATIONS,
+        progress=None if bar is None else (lambda x: bar(x * BOUND_UNITS)))
     mean = float(scores.mean())
     half = 1.959964 * float(scores.std(ddof=1)) / np.sqrt(len(scores))
     frac = est.get("one_column_gap_fraction")
@@ -118,16 +144,19 @@ def build_policy(game, path, bar=None) -> Solved:
             "eval_games": EVAL_GAMES, "seconds": round(time.perf_counter() - start, 3),
             "predicted_start_value": float(ev.state_values(Batch.empty(game, 1))[0]),
             "error_estimate": None if frac is None else max(frac, 0.0) * mean + half,
-            "error_fraction": frac, **est}
+            "error_fraction": frac, **est,
+            # Proven: no policy expects more than this (poker_school_bound), so the policy's
+            # shortfall is at most upper_bound − ci95[0] (at 95% confidence).
+            "upper_bound": bound.value, "upper_bound_seconds": round(bound.seconds, 3)}
     write_table(path, kind=KIND_POLICY, ruleset=game.name, options=game.options,
-                rules_digest=rules_digest(), arrays={"weights": fit.weights}, meta=meta)
+                rules_digest=rules_digest(game), arrays={"weights": fit.weights}, meta=meta)
     return Solved(game, ev, meta, Path(path), True)
 
 
 def load(game, path) -> Solved:
     kind = KIND_EXACT if game.exact else KIND_POLICY
     table = read_table(path, kind=kind, ruleset=game.name, options=game.options,
-                       rules_digest=rules_digest())
+                       rules_digest=rules_digest(game))
     meta = dict(table.header["meta"])
     if game.exact:
         if meta.get("n_states") != game.n_states:
@@ -153,8 +182,7 @@ def solved(game, table=None, rebuild=False) -> Solved:
         with progress(int(category.reachable_states(game).sum()),
                       f"solving {game.name} exactly") as update:
             return build_exact(game, path, update)
-    total = (FIT_ITERATIONS + 1) * FIT_GAMES + EVAL_GAMES
-    with progress(total, f"fitting the {game.name} policy") as update:
+    with progress(int(policy_build_units(game)), f"fitting the {game.name} policy") as update:
         bar = _whole_steps(update)
         return build_policy(game, path, bar)
 
@@ -181,6 +209,7 @@ def solve(options: list[str], out: str | None, rebuild: bool, as_json: bool) -> 
     report = {"ruleset": game.name, "options": game.options,
               "expected_score": m["expected_score"], "exact": bool(m.get("exact")),
               "error_estimate": None if m.get("exact") else m.get("error_estimate"),
+              "upper_bound": None if m.get("exact") else m.get("upper_bound"),
               "ci95": m.get("ci95"), "states": m.get("states"),
               "seconds": m.get("seconds"), "built": s.built, "table": str(s.path)}
     if not m.get("exact"):
@@ -201,6 +230,10 @@ def solve(options: list[str], out: str | None, rebuild: bool, as_json: bool) -> 
         if err is not None:
             click.echo(f"estimated shortfall from the optimum: {err:.2f} points "
                        f"({100 * m['error_fraction']:.2f}%, as measured on the exact one-column game)")
+        bound = m.get("upper_bound")
+        if bound is not None:
+            click.echo(f"proven: no policy expects more than {bound:.2f} (a loose Lagrangian "
+                       f"bound), so this one is at most {bound - lo:.2f} points short")
     click.echo(f"table: {s.path}")
 
 
@@ -214,12 +247,14 @@ def advise(options: list[str], dice: list[int], roll: int, sheet: str | None, ta
         raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
     s = solved(game, table)
     err = None if s.meta.get("exact") else s.meta.get("error_estimate")
-    result = poker_school_advice.advise(game, s.evaluator, state, dice, roll, err)
+    bound = None if s.meta.get("exact") else s.meta.get("upper_bound")
+    result = poker_school_advice.advise(game, s.evaluator, state, dice, roll, err, bound)
     if as_json:
         out = {"ruleset": game.name, "options": game.options, **result.to_json()}
         return emit_json(out)
     label = "exact" if not result.approximate else (
-        "approximate" + (f", estimated error ≤ {err:.1f} points" if err is not None else ""))
+        "approximate" + (f", estimated shortfall {err:.1f} points" if err is not None else "")
+        + (f", optimum ≤ {bound:.1f}" if bound is not None else ""))
     click.echo(f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, result.dice))}; "
                f"{result.points} points written, {result.turn_start_expected:.3f} expected at "
                f"turn start ({label})")

@@ -30,7 +30,8 @@ class Advice:
     turn_start_expected: float
     points: int
     approximate: bool
-    error_bound: float | None
+    error_bound: float | None  # measured estimate of the points the policy loses to the optimum
+    upper_bound: float | None  # proven: the optimum's expected final score at a game start
 
     @property
     def best(self) -> Choice:
@@ -40,6 +41,9 @@ class Advice:
         return {"dice": list(self.dice), "roll": self.roll, "points": self.points,
                 "turn_start_expected": self.turn_start_expected,
                 "approximate": self.approximate, "error_bound": self.error_bound,
+                "upper_bound": self.upper_bound,
+                "error_kind": ("estimate measured on the exact one-column game, not a proof; "
+                               "upper_bound is proven") if self.approximate else "exact",
                 "best": self.best.to_json(), "options": [c.to_json() for c in self.choices]}
 
 
@@ -55,7 +59,7 @@ def check_dice(values) -> np.ndarray:
 
 
 def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
-           error_bound: float | None = None) -> Advice:
+           error_bound: float | None = None, upper_bound: float | None = None) -> Advice:
     """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn."""
     if roll not in (1, 2, 3):
         raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
@@ -86,4 +90,5 @@ def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_show
     out.sort(key=lambda c: (-c.expected, c.action != "write", c.describe()))
     out = [dataclasses.replace(c, loss=out[0].expected - c.expected) for c in out]
     return Advice(tuple(int(d) for d in sorted(dice_shown)), roll, tuple(out),
-                  base + float(tv.value[0]), sheet.points, evaluator.approximate, error_bound)
+                  base + float(tv.value[0]), sheet.points, evaluator.approximate, error_bound,
+                  upper_bound)

@@ -38,8 +38,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
-
 from . import dice
 from .poker_school_turns import NEG, Batch, Evaluator, RowOption, play, write_effects
 from .rulesets.poker_school import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
@@ -48,6 +46,9 @@ RESERVE_CAP = 3
 #: Every pair of rows r < r' (their open cells interact: rows that can take the same dice).
 PAIRS = np.triu_indices(N_ROWS, 1)
 USE_PAIRS = False
+#: Knots of the standing premiums' value, piecewise linear in their sum S: the share a later
+#: School cross erases falls as S grows, because more is then spent on the School rows.
+STANDING_KNOTS = np.array([0.0, 25, 50, 100, 150, 200, 300, 400])
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,12 @@ class Features:
         return self.columns * (N_ROWS + 1) * self.knots
 
     @property
+    def n_bands(self) -> int:
+        return len(STANDING_KNOTS) - 1
+
+    @property
     def n_std(self) -> int:
-        return (N_SCHOOL * self.columns + 1) * self.knots
+        return (N_SCHOOL * self.columns + 1) * self.n_bands * self.knots
 
     @property
     def n_pair(self) -> int:
@@ -111,6 +116,20 @@ def school_open(f: Features, batch: Batch) -> np.ndarray:
     return (f.columns - batch.filled[:, :N_SCHOOL]).sum(axis=1)
 
 
+def standing_hats(standing: np.ndarray):
+    """The piecewise linear basis in the standing premiums: (knot lo, knot hi, value lo, value hi).
+
+    Knot 0 (S = 0) has no weight; beyond the last knot the last one's value grows in
+    proportion to S.
+    """
+    s = np.asarray(standing, float)
+    k = np.clip(np.searchsorted(STANDING_KNOTS, s, side="right") - 1, 0, len(STANDING_KNOTS) - 2)
+    t = (s - STANDING_KNOTS[k]) / (STANDING_KNOTS[k + 1] - STANDING_KNOTS[k])
+    beyond = t > 1
+    hi = np.where(beyond, s / STANDING_KNOTS[-1], t)
+    return k, k + 1, np.where(beyond, 0.0, 1 - t), hi
+
+
 def design(f: Features, batch: Batch):
     """Sparse feature rows (B, size) of the sheets at a turn start, and their known value."""
     B = len(batch)
@@ -137,14 +156,18 @@ def design(f: Features, batch: Batch):
     add(col_mask, f.n_row // f.knots + np.arange(f.columns)[None, :] * (N_ROWS + 1) + open_,
         np.ones((B, f.columns)))
     so = school_open(f, batch)
-    std_mask = (so > 0) & (batch.standing > 0)
-    add(std_mask, (f.n_row + f.n_col) // f.knots + so, batch.standing.astype(float))
+    k_lo, k_hi, v_lo, v_hi = standing_hats(batch.standing)
+    std_group = (f.n_row + f.n_col) // f.knots + so * f.n_bands - 1
+    add((so > 0) & (k_lo > 0), std_group + k_lo, v_lo)
+    add((so > 0) & (batch.standing > 0), std_group + k_hi, v_hi)
     n_open = f.columns - batch.filled
     prod = (n_open[:, PAIRS[0]] * n_open[:, PAIRS[1]]).astype(float)
     add((prod > 0) & f.pairs, (f.n_row + f.n_col + f.n_std) // f.knots + np.arange(len(PAIRS[0]))[None, :],
         prod)
     add(np.ones(B, bool), np.full(B, (f.n_row + f.n_col + f.n_std + f.n_pair) // f.knots),
         np.ones(B))
+    from scipy import sparse  # only fitting needs it; advice stays quick to start
+
     A = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(B, f.size))
     known = COLUMN_BONUS * (batch.column_clean & (open_ == 0)).sum(axis=1)
@@ -168,8 +191,8 @@ class LinearEvaluator(Evaluator):
         self.w_col = weights[o:o + f.n_col].reshape(f.columns, N_ROWS + 1, f.knots).copy()
         self.w_col[:, 0, :] = 0.0
         o += f.n_col
-        self.w_std = weights[o:o + f.n_std].reshape(N_SCHOOL * f.columns + 1, f.knots).copy()
-        self.w_std[0] = 0.0
+        self.w_std = np.zeros((N_SCHOOL * f.columns + 1, f.n_bands + 1, f.knots))
+        self.w_std[1:, 1:] = weights[o:o + f.n_std].reshape(-1, f.n_bands, f.knots)[1:]
         o += f.n_std
         self.w_pair = (weights[o:o + f.n_pair].reshape(len(PAIRS[0]), f.knots) if f.pairs
                        else np.zeros((len(PAIRS[0]), f.knots)))
@@ -202,7 +225,7 @@ class LinearEvaluator(Evaluator):
         col_now = self._colval(cols, batch.column_clean, open_, lo[:, None], hi[:, None],
                                w[:, None])
         so = school_open(f, batch)
-        std_w = lambda n: self.w_std[n, lo] * (1 - w) + self.w_std[n, hi] * w  # noqa: E731
+        std_w = self._standing_value
         n_open = (f.columns - batch.filled).astype(float)
         pair_drop = np.zeros_like(n_open)
         if f.pairs:
@@ -219,6 +242,13 @@ class LinearEvaluator(Evaluator):
                            col_now=col_now, so=so, std_w=std_w, others=others,
                            pair_drop=pair_drop)
         return self._cache
+
+    def _standing_value(self, so, standing, lo, hi, w):
+        """Value of standing premiums ``standing`` (B,) or (m, B) with ``so`` (B,) School cells open."""
+        k_lo, k_hi, v_lo, v_hi = standing_hats(standing)
+        ws = self.w_std
+        at = lambda k: ws[so, k, lo] * (1 - w) + ws[so, k, hi] * w  # noqa: E731
+        return at(k_lo) * v_lo + at(k_hi) * v_hi
 
     def _colval(self, j, clean, n_open, lo, hi, w):
         v = self.w_col[j, n_open, lo] * (1 - w) + self.w_col[j, n_open, hi] * w
@@ -251,11 +281,11 @@ class LinearEvaluator(Evaluator):
         col_x = np.zeros(B)
         # Standing premiums.
         so1 = np.maximum(p["so"] - (row < N_SCHOOL), 0)
-        std_w = p["std_w"](so1)
         common = p["others"] - p["row_now"][:, row] - col_old - p["pair_drop"][:, row]
-        score = e["points"] + row_s + (col_s + common)[None, :] + e["standing"] * std_w[None, :]
+        std = p["std_w"]
+        score = e["points"] + row_s + (col_s + common)[None, :] + std(so1, e["standing"], lo, hi, w)
         score = np.where(e["ok"], score, NEG)
-        cross = e["x_points"] + row_x + col_x + common + e["x_standing"] * std_w
+        cross = e["x_points"] + row_x + col_x + common + std(so1, e["x_standing"], lo, hi, w)
         cross = np.where(e["open"], cross, NEG)
         return RowOption(e["roll_class"], score, cross)
 
@@ -283,6 +313,8 @@ class _Recorder:
         self.lam = lam
         self.expected = {}
         self.f = Features.of(game)
+        from scipy import sparse
+
         self.AtA = sparse.csr_matrix((self.f.size, self.f.size))
         self.Atb = np.zeros(self.f.size)
         self.parts = []
@@ -299,6 +331,8 @@ class _Recorder:
             return
         final = batch.final_scores()
         self.finals.append(final)
+        from scipy import sparse
+
         A = sparse.vstack([a for a, _ in self.parts]).tocsr()
         g = final.astype(float)
         targets = []
@@ -360,15 +394,22 @@ def prior_weights(game: PokerSchool) -> np.ndarray:
 
 
 def fit_policy(game: PokerSchool, iterations: int = 16, games: int = 4096, seed: int = 1,
-               ridge: float = 3.0, lam: float = 0.7, progress=None) -> Fit:
-    """Approximate policy iteration (module docstring); ``progress(x)`` in games played."""
+               ridge: float = 3.0, lam: float = 0.7, average: int = 1, progress=None) -> Fit:
+    """Approximate policy iteration (module docstring); ``progress(x)`` in games played.
+
+    The policy returned has the mean weights of the last ``average`` fits: successive fits
+    scatter around a level (each regresses on 4,096 noisy games), and their mean is steadier.
+    """
     import time
 
     start = time.perf_counter()
     f = Features.of(game)
     weights = prior_weights(game)
+    fitted = []
     history = []
     for it in range(iterations + 1):
+        if it == iterations and fitted:
+            weights = np.mean(fitted[-average:], axis=0)
         ev = LinearEvaluator(game, weights)
         rec = _Recorder(game, 1.0 if it == 0 else lam)
         scores = play(game, games, seed + 1000 * it, "solved", ev,
@@ -379,4 +420,5 @@ def fit_policy(game: PokerSchool, iterations: int = 16, games: int = 4096, seed:
         lhs = rec.AtA.toarray() + ridge * np.eye(f.size)
         rhs = rec.Atb + ridge * weights
         weights = np.linalg.solve(lhs, rhs)
+        fitted.append(weights)
     return Fit(weights, tuple(history), games, time.perf_counter() - start)

@@ -28,8 +28,7 @@ from .turn import solve_turn
 
 NEG = -np.inf
 #: SUB_KEEPS[r]: the keeps roll r allows, padded with the index of the empty keep.
-_SUBS = [dice.sub_keeps(r) for r in range(dice.N_ROLLS)]
-SUB_KEEPS = np.array([np.pad(s, (0, 32 - len(s)), constant_values=s[0]) for s in _SUBS])
+SUB_KEEPS = np.where(dice.SUB_KEEPS < 0, dice.SUB_KEEPS[:, :1], dice.SUB_KEEPS)
 #: Roll index of every face-count vector code, for turning dice into roll indices fast.
 _ROLL_CODE = dice.ROLLS @ (6 ** np.arange(6))
 _ROLL_OF_CODE = np.full(6 ** 6, -1)

@@ -41,7 +41,8 @@ _KEEP_TO_ROLL = dice.keep_to_roll()
 
 
 @lru_cache(maxsize=1)
-def _sparse_keep_to_roll():
+def sparse_keep_to_roll():
+    """The keep→roll probabilities (462, 252) as a sparse matrix."""
     # scipy is imported here, not at module import: it costs a whole-process advise ~0.3 s
     from scipy import sparse
 
@@ -52,7 +53,7 @@ def keep_values(roll_values: np.ndarray) -> np.ndarray:
     """Expected value of every keep (462, B), given the value of every next roll (252, B)."""
     if roll_values.ndim == 1 or roll_values.shape[1] < 16:
         return _KEEP_TO_ROLL @ roll_values
-    return _sparse_keep_to_roll() @ roll_values
+    return sparse_keep_to_roll() @ roll_values
 
 
 def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray:
@@ -67,6 +68,19 @@ def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray
         for p in parents:
             np.maximum(acc, best[p], out=acc)
     return best[_N_SMALL:]
+
+
+def best_sub_keep_and_keep(keep_value: np.ndarray):
+    """``best_sub_keep`` with its arg-max: (best value (252, B), that keep's index (252, B))."""
+    best = keep_value.copy()
+    arg = np.repeat(np.arange(dice.N_KEEPS)[:, None], keep_value.shape[1], axis=1)
+    for lo, hi, parents in _PARENT_GROUPS:
+        acc, acc_arg = best[lo:hi], arg[lo:hi]
+        for p in parents:
+            better = best[p] > acc
+            np.copyto(acc, best[p], where=better)
+            np.copyto(acc_arg, arg[p], where=better)
+    return best[_N_SMALL:], arg[_N_SMALL:]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,277 @@
+"""A provable upper bound on the optimal expected score of ``poker-school``: a Lagrangian
+relaxation of the game as a weakly coupled MDP, one small MDP per row.
+
+Why it is an upper bound (every step can only raise the optimum):
+
+1. Erasure only removes points: the optimum without ``school_cross_erases`` is at least
+   the optimum with it, so erasure is dropped.
+2. Column bonus: 60·[every cell of column j scored] ≤ Σ_r μ[r, j]·[cell j of row r scored]
+   for any μ ≥ 0 with Σ_r μ[r, j] = 60; row r earns μ[r, j] when it scores its cell j.
+3. The rows are then coupled only by "each turn writes exactly one cell", Σ_r w[r, t] = 1.
+   For any multipliers λ_t (any sign) and any policy, E[score] = Σ_t λ_t +
+   Σ_r E[score_r − Σ_t λ_t w[r, t]].
+4. Row r alone is an MDP over the turns with state (cells written, clean, School reserve):
+   each turn it rolls its own dice (keeps and stopping chosen for it alone) and either
+   skips or writes its next cell (a score where the dice qualify, or a cross), paying λ_t
+   per write; it must fill its C cells by the end.  Any policy of the real game induces a
+   (history-dependent) policy of this MDP on row r's share of the dice — the rest of the
+   sheet is a function of the same dice history — so each expectation in 3 is at most the
+   row's optimal value V_r(λ, μ).  Hence optimum ≤ Σ_t λ_t + Σ_r V_r(λ, μ) for every λ
+   and every admissible μ (``relaxed_value``).
+5. The bound is convex in (λ, μ); ``upper_bound`` lowers it by projected subgradient steps
+   (∂/∂λ_t = 1 − Σ_r P_r(write at t), ∂/∂μ[r, j] = P_r(cell j scored)) and keeps the best.
+   Adding a constant to every λ_t changes nothing (each row writes exactly C cells).
+
+It is loose (about a third above the one-column optimum): each row keeps its own dice and
+all the turns to pick its cells from, and λ prices only the expected writes per turn.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import dice
+from .rulesets.poker_school import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
+from .turn import best_sub_keep_and_keep, solve_turn, sparse_keep_to_roll
+
+NEG = -np.inf
+#: School reserves kept in a row state: a reserve after the second of three cells is ≤ 4,
+#: so the cap never binds on a reachable state (and capping could only lower the value).
+N_RESERVE = 5
+#: First lengths of the normalised subgradient steps, λ's divided by the columns (tuned on
+#: columns 1 and 3: the bound is flat in λ, and longer λ steps only add noise).
+LAMBDA_STEP = 2.0
+MU_STEP = 40.0
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The best bound found, its multipliers, the bound at every iteration, the time taken."""
+
+    value: float
+    lambdas: np.ndarray  # (turns,)
+    mu: np.ndarray  # (15, columns)
+    history: tuple[float, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Every row state (cells written k < C, clean, reserve) of every row as one index s.
+
+    Index S (one past the last) is "row full", worth 0.  ``gain[n][roll, s]`` are the
+    points of scoring the next cell after roll 1 (n = 0) or rolls 2–3 (n = 1), the premium
+    included, −inf where the dice do not qualify; ``score_next[roll, s]`` is the state a
+    score leads to, ``cross_next[s]`` the state a cross leads to.
+    """
+
+    row: np.ndarray  # (S,)
+    cell: np.ndarray  # (S,)
+    start: np.ndarray  # (15,) each row's initial state
+    gain: np.ndarray  # (2, 252, S)
+    score_next: np.ndarray  # (252, S)
+    cross_next: np.ndarray  # (S,)
+
+    @property
+    def size(self) -> int:
+        return len(self.row)
+
+
+@lru_cache(maxsize=8)
+def _layout(game: PokerSchool) -> _Layout:
+    C = game.columns
+    index = np.full((N_ROWS, C + 1, 2, N_RESERVE), -1)
+    states = [(r, k, clean, res) for r in range(N_ROWS) for k in range(C) for clean in (1, 0)
+              for res in range(N_RESERVE if r < N_SCHOOL else 1)]
+    S = len(states)
+    row, cell, clean, reserve = (np.array(a) for a in zip(*states))
+    index[row, cell, clean, reserve] = np.arange(S)
+    index[:, C] = S
+    last = (cell == C - 1) & (clean == 1)
+    gain = np.full((2, dice.N_ROLLS, S), NEG)
+    score_next = np.empty((dice.N_ROLLS, S), np.int64)
+    for r in range(N_ROWS):
+        sel = np.flatnonzero(row == r)
+        if r < N_SCHOOL:
+            have = dice.ROLLS[:, r, None] + reserve[None, sel]
+            ok = have >= 3
+            points = np.where(ok, 3 * (r + 1) * (1 + last[sel]), NEG)
+            gain[:, :, sel] = points[None]
+            new_reserve = np.clip(have - 3, 0, N_RESERVE - 1)
+        else:
+            pts = game.base_points[r, :2, :, None] * (1 + last[sel])  # (2, 252, n)
+            gain[:, :, sel] = np.where(pts > 0, pts, NEG)
+            new_reserve = np.zeros((dice.N_ROLLS, len(sel)), np.int64)
+        score_next[:, sel] = index[r, cell[sel] + 1, clean[sel], new_reserve]
+    cross_next = index[row, cell + 1, 0, reserve]
+    start = index[np.arange(N_ROWS), 0, 1, 0]
+    for a in (row, cell, start, gain, score_next, cross_next):
+        a.setflags(write=False)
+    return _Layout(row, cell, start, gain, score_next, cross_next)
+
+
+def _pass_on(mass: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The distribution of the next roll (252, B) when ``mass`` (252, B) keeps ``keep``."""
+    B = mass.shape[1]
+    flat = np.bincount((keep * B + np.arange(B)).ravel(), mass.ravel(),
+                       minlength=dice.N_KEEPS * B).reshape(dice.N_KEEPS, B)
+    return sparse_keep_to_roll().T @ flat
+
+
+def _end_distribution(write_value, turn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where optimal play ends the turn: P(stop at roll n with each roll) (3, 252, B)."""
+    e2, e3 = turn.before_roll
+    best1, keep1 = best_sub_keep_and_keep(e2)
+    best2, keep2 = best_sub_keep_and_keep(e3)
+    q = np.broadcast_to(dice.ROLL_PROBABILITY[:, None], write_value[0].shape)
+    ends = []
+    for n, (best, keep) in enumerate(((best1, keep1), (best2, keep2))):
+        stop = write_value[n] >= best
+        ends.append(np.where(stop, q, 0.0))
+        q = _pass_on(np.where(stop, 0.0, q), keep)
+    ends.append(q)
+    return np.stack(ends)
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """One evaluation of the relaxation: row values and, if asked, the subgradient parts."""
+
+    rows: np.ndarray  # (15,) V_r(λ, μ)
+    writes: np.ndarray | None  # (T,) Σ_r P_r(write at t)
+    scored: np.ndarray | None  # (15, C) P_r(cell j scored)
+
+
+def _sweep(game: PokerSchool, lambdas: np.ndarray, mu: np.ndarray, forward: bool,
+           progress=None) -> _Sweep:
+    """Backward induction of every row MDP at once (one ``solve_turn`` per turn), then
+    optionally a forward pass of each row's state distribution under its optimal policy."""
+    lay = _layout(game)
+    S, C, T = lay.size, game.columns, len(lambdas)
+    mu_state = mu[lay.row, lay.cell]
+    value = np.full(S + 1, NEG)
+    value[S] = 0.0
+    steps = [None] * T
+    for t in range(T - 1, -1, -1):
+        live = np.flatnonzero(C - lay.cell <= T - t)
+        skip = value[live]
+        cross = value[lay.cross_next[live]] - lambdas[t]
+        hold = np.maximum(skip, cross)
+        after = value[lay.score_next[:, live]] + (mu_state[live] - lambdas[t])
+        score = lay.gain[:, :, live] + after[None]  # (2, 252, B)
+        wv = np.maximum(score, hold)
+        turn = solve_turn((wv[0], wv[1], wv[1]), keep_values_wanted=forward)
+        if forward:
+            end = _end_distribution((wv[0], wv[1]), turn)
+            scores = score[[0, 1, 1]] >= hold  # (3, 252, B)
+            mass = (end * scores).sum(axis=0)  # (252, B)
+            p_score = mass.sum(axis=0)
+            p_hold = np.clip(1.0 - p_score, 0.0, 1.0)
+            p_skip = np.where(skip >= cross, p_hold, 0.0)
+            B = len(live)
+            move = np.bincount((np.arange(B) * (S + 1) + lay.score_next[:, live]).ravel(),
+                               mass.ravel(), minlength=B * (S + 1)).reshape(B, S + 1)
+            move[np.arange(B), live] += p_skip
+            move[np.arange(B), lay.cross_next[live]] += p_hold - p_skip
+            steps[t] = (live, move, p_skip, p_score)
+        value = np.full(S + 1, NEG)
+        value[S] = 0.0
+        value[live] = turn.value
+        if progress is not None:
+            progress(1 / T)
+    rows = value[lay.start]
+    if not forward:
+        return _Sweep(rows, None, None)
+    dist = np.zeros(S + 1)
+    dist[lay.start] = 1.0
+    writes = np.zeros(T)
+    scored = np.zeros(N_ROWS * C)
+    for t, (live, move, p_skip, p_score) in enumerate(steps):
+        d = dist[live]
+        writes[t] = d @ (1.0 - p_skip)
+        scored += np.bincount(lay.row[live] * C + lay.cell[live], d * p_score,
+                              minlength=N_ROWS * C)
+        full = dist[S]
+        dist = d @ move
+        dist[S] += full
+    return _Sweep(rows, writes, scored.reshape(N_ROWS, C))
+
+
+def _relaxed(game: PokerSchool) -> PokerSchool:
+    """The game the bound is computed on: erasure dropped (step 1 of the module docstring)."""
+    return PokerSchool(columns=game.columns, school_cross_erases=False, minimums=game.minimums)
+
+
+def _check(game: PokerSchool, lambdas, mu):
+    lambdas = np.asarray(lambdas, dtype=float)
+    mu = np.asarray(mu, dtype=float)
+    if mu.shape != (N_ROWS, game.columns):
+        raise ValueError(f"mu must have shape (15, {game.columns})")
+    if (mu < 0).any() or not np.allclose(mu.sum(axis=0), COLUMN_BONUS):
+        raise ValueError("mu must be ≥ 0 with every column summing to the column bonus (60)")
+    if lambdas.ndim != 1:
+        raise ValueError("lambdas must be one multiplier per turn")
+    return lambdas, mu
+
+
+def row_values(game: PokerSchool, lambdas, mu) -> np.ndarray:
+    """(15,) each row MDP's optimal value V_r(λ, μ), over ``len(lambdas)`` turns.
+
+    ``lambdas`` may be shorter than the game (a row that cannot fill its cells is −inf).
+    """
+    lambdas, mu = _check(game, lambdas, mu)
+    return _sweep(_relaxed(game), lambdas, mu, forward=False).rows
+
+
+def relaxed_value(game: PokerSchool, lambdas, mu) -> float:
+    """The upper bound Σ_t λ_t + Σ_r V_r(λ, μ) for these multipliers (valid for any of them)."""
+    lambdas, mu = _check(game, lambdas, mu)
+    if len(lambdas) != game.turns:
+        raise ValueError(f"lambdas must have one multiplier per turn ({game.turns})")
+    return float(lambdas.sum() + row_values(game, lambdas, mu).sum())
+
+
+def project_mu(mu: np.ndarray) -> np.ndarray:
+    """Euclidean projection of every column of ``mu`` onto {μ ≥ 0, Σ_r μ = 60}."""
+    u = -np.sort(-mu, axis=0)
+    cum = np.cumsum(u, axis=0) - COLUMN_BONUS
+    idx = np.arange(1, len(mu) + 1)[:, None]
+    k = (u - cum / idx > 0).sum(axis=0)
+    theta = cum[k - 1, np.arange(mu.shape[1])] / k
+    return np.maximum(mu - theta, 0.0)
+
+
+def upper_bound(game: PokerSchool, iterations: int = 60, progress=None) -> Bound:
+    """Minimise the relaxation over (λ, μ) by projected subgradient steps; the best bound.
+
+    Steps are normalised, λ's and μ's separately (λ in points per write, μ in points of a
+    60-point bonus), and shrink as 1/√(i+1).  ``progress(x)`` gets 1/turns per turn solved.
+    """
+    start = time.perf_counter()
+    relaxed = _relaxed(game)
+    T, C = game.turns, game.columns
+    lambdas = np.zeros(T)
+    mu = np.full((N_ROWS, C), COLUMN_BONUS / N_ROWS)
+    best = (np.inf, lambdas, mu)
+    history = []
+    for i in range(iterations + 1):
+        sweep = _sweep(relaxed, lambdas, mu, forward=i < iterations, progress=progress)
+        bound = float(lambdas.sum() + sweep.rows.sum())
+        history.append(bound)
+        if bound < best[0]:
+            best = (bound, lambdas.copy(), mu.copy())
+        if i == iterations:
+            break
+        g_lambda = 1.0 - sweep.writes
+        g_mu = sweep.scored - sweep.scored.mean(axis=0)
+        step = 1.0 / np.sqrt(i + 1)
+        lambdas = lambdas - (step * LAMBDA_STEP / C * g_lambda
+                             / max(np.linalg.norm(g_lambda), 1e-12))
+        lambdas -= lambdas.mean()
+        mu = project_mu(mu - step * MU_STEP * g_mu / max(np.linalg.norm(g_mu), 1e-12))
+    value, lambdas, mu = best
+    return Bound(value, lambdas, mu, tuple(history), time.perf_counter() - start)
