@@ -10,8 +10,9 @@ The method (also in docs/poker-school.md):
      reserve capped at 3) — the row's expected further points, premium included;
    * per column still without a cross: how many of its cells are open — its chance of the
      60 bonus (a clean column with no open cell is worth exactly 60, not fitted);
-   * the standing premiums times a weight per number of open School cells — the expected
-     share a later School cross will erase;
+   * the standing premiums, piecewise linear in their sum S (``STANDING_KNOTS``) with
+     weights per number of open School cells — what survives a later School cross, which
+     optimal play guards harder the more is at stake;
    * an intercept.
    (``USE_PAIRS`` adds, per pair of rows, the product of their open cells; it is off: with
    it the policy iteration oscillated well below the plain features' value.)
@@ -26,7 +27,7 @@ The method (also in docs/poker-school.md):
    current policy (lockstep, ``poker_school_turns.play``), regress on the features the
    λ-return of every sheet (the final score mixed with the turn solver's exact
    expectation of each turn under the current values), ridge-regularised towards the
-   previous weights, and repeat.
+   previous weights, and repeat; the policy kept has the mean weights of the last fits.
 
 The method is the same for every variant; on the exactly solvable one-column variants its
 value is measured against the exact optimum (docs/poker-school.md), and that relative gap
