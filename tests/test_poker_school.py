@@ -493,6 +493,7 @@ def test_cli_approximate_and_bad_input(cli):
     out = json.loads(r.output[r.output.index("{"):])
     assert out["approximate"] and out["error_bound"] is not None
     assert out["upper_bound"] > 950  # the best policies known expect about 950
+    assert out["rule_options"]["columns"] == 3 and out["best"] == out["options"][0]
     for bad in (["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=12//12"],
                 ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=13"],
                 ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "4"],

@@ -97,6 +97,7 @@ def test_advise_ranks_every_split_best_first():
     assert r.exit_code == 0, r.output
     d = _json(r)
     assert d["approximate"] is True and d["error_bound"] >= 0
+    assert d["rule_options"]["end_marks"] == 2  # as the core's advice: options are the choices
     opts = d["options"]
     assert len(opts) == 9  # the nine distinct splits of 3 4 4 5 6
     assert opts[0] == d["best"] and opts[0]["loss"] == 0

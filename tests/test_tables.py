@@ -231,3 +231,24 @@ def test_cli_refuses_a_bad_table_in_one_line(tmp_path, table, damage):
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("dicewise: error:") and str(path) in lines[0]
     assert result.stdout == ""
+
+
+def test_a_new_table_drops_the_same_games_tables_for_older_rules(tmp_path):
+    folder = cache.cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    names = {"new": "yatzy-two_pairs=distinct-0123456789abcdef",
+             "old": "yatzy-two_pairs=distinct-fedcba9876543210",
+             "other options": "yatzy-two_pairs=single_pair_counts-fedcba9876543210",
+             "other game": "poker-school-exact-columns=1-fedcba9876543210",
+             "not a table": "yatzy-two_pairs=distinct-notes"}
+    paths = {k: folder / (v + (cache.SUFFIX if k != "not a table" else ".txt"))
+             for k, v in names.items()}
+    for p in paths.values():
+        p.write_bytes(b"x")
+    outside = tmp_path / "elsewhere" / paths["new"].name
+    outside.parent.mkdir()
+    outside.write_bytes(b"x")
+    cache.drop_older_rules(outside)  # a table outside the cache removes nothing
+    assert all(p.exists() for p in paths.values())
+    cache.drop_older_rules(paths["new"])
+    assert {k for k, p in paths.items() if p.exists()} == set(names) - {"old"}

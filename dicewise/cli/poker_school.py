@@ -181,10 +181,12 @@ def solved(game, table=None, rebuild=False) -> Solved:
     if game.exact:
         with progress(int(category.reachable_states(game).sum()),
                       f"solving {game.name} exactly") as update:
-            return build_exact(game, path, update)
-    with progress(int(policy_build_units(game)), f"fitting the {game.name} policy") as update:
-        bar = _whole_steps(update)
-        return build_policy(game, path, bar)
+            built = build_exact(game, path, update)
+    else:
+        with progress(int(policy_build_units(game)), f"fitting the {game.name} policy") as update:
+            built = build_policy(game, path, _whole_steps(update))
+    cache.drop_older_rules(path)
+    return built
 
 
 def _whole_steps(update):
@@ -250,7 +252,7 @@ def advise(options: list[str], dice: list[int], roll: int, sheet: str | None, ta
     bound = None if s.meta.get("exact") else s.meta.get("upper_bound")
     result = poker_school_advice.advise(game, s.evaluator, state, dice, roll, err, bound)
     if as_json:
-        out = {"ruleset": game.name, "options": game.options, **result.to_json()}
+        out = {"ruleset": game.name, "rule_options": game.options, **result.to_json()}
         return emit_json(out)
     label = "exact" if not result.approximate else (
         "approximate" + (f", estimated shortfall {err:.1f} points" if err is not None else "")

@@ -65,7 +65,7 @@ def advise(options: list[str], dice: list[int], sheet: str | None, fifth: str | 
     err = tab.error_estimate
     if as_json:
         opts = [r.as_dict() for r in ranked]
-        return emit_json({"ruleset": ruleset.name, "ruleset_options": ruleset.options,
+        return emit_json({"ruleset": ruleset.name, "rule_options": ruleset.options,
                           "dice": sorted(dice), "sheet": pos.sheet, "fifth": pos.fifth,
                           "score_now": pos.score, "best": opts[0], "options": opts,
                           "approximate": True, "error_bound": err,

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import DicewiseError
 from ..solver import dice, ryzykant as rules, ryzykant_approx as approx
 from ..solver.ryzykant import Position, Ryzykant
-from ..tables.cache import cache_dir, option_slug
+from ..tables.cache import cache_dir, drop_older_rules, option_slug
 from ..tables.format import digest, read_table, write_table
 
 POLICIES = ("solved", "greedy", "random")
@@ -141,6 +141,7 @@ def load_or_build(ruleset: Ryzykant, path=None, rebuild: bool = False,
     else:
         table = build(ruleset, **schedule)
     saved = save(table, ruleset, target)
+    drop_older_rules(saved)
     return PolicyTable(table.model, table.meta, saved)
 
 

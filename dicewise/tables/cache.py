@@ -85,14 +85,24 @@ def solve_and_save(game: CategoryGame, path=None, progress: Callable[[int], None
     start = time.perf_counter()
     solved = solve_states(game, progress)
     seconds = time.perf_counter() - start
-    cached = default_path(game)
-    path = save(path or cached, game, solved, seconds)
-    if Path(path) == cached:
-        stem = f"{game.name}-{option_slug(game.options)}-"
-        for old in cached.parent.glob(f"{stem}*{SUFFIX}"):
-            if old != cached and len(old.name) == len(cached.name):
-                old.unlink(missing_ok=True)
+    path = save(path or default_path(game), game, solved, seconds)
+    drop_older_rules(path)
     return solved, path, seconds
+
+
+def drop_older_rules(path) -> None:
+    """Remove the cache's tables that differ from ``path`` only in their rules digest.
+
+    Cache names end in ``-<digest><SUFFIX>``; a table just built in the cache replaces the
+    same game's tables built for older rules.  A path outside the cache removes nothing.
+    """
+    path = Path(path)
+    if path.parent != cache_dir() or not path.name.endswith(SUFFIX):
+        return
+    stem = path.name[:-len(SUFFIX)].rsplit("-", 1)[0]
+    for old in path.parent.glob(f"{stem}-*{SUFFIX}"):
+        if old != path and len(old.name) == len(path.name):
+            old.unlink(missing_ok=True)
 
 
 def reachable_count(game: CategoryGame) -> int:
