@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import DicewiseError
 from ..play import poker_school as play_module
-from ..solver import category, dice as dice_module, options as options_module, turn
+from ..solver import category
 from ..solver import poker_school_advice, poker_school_approx, poker_school_bound, poker_school_turns
 from ..solver.category import solve_states
 from ..solver.options import parse_options
