@@ -142,6 +142,21 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(args, fragment):
     assert_one_error_line(run(*args), fragment)
 
 
+@pytest.mark.parametrize("args, help_of", [
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3"], "dicewise advise --help"),
+    (["--bogus"], "dicewise --help"),
+    (["risk", "--bogus"], "dicewise risk --help"),
+    (["risk", "battle", "3"], "dicewise risk battle --help"),
+])
+def test_usage_errors_name_the_help_of_the_command_at_fault(args, help_of):
+    assert_one_error_line(run(*args), help_of)
+
+
+def test_a_bare_group_shows_its_help_not_an_error():
+    r = run("risk")
+    assert "Usage: dicewise risk" in r.output and "error" not in r.output
+
+
 FULL = ",".join(f"{n}=0" for n in category_game("general").category_names)
 BAD_POSITIONS = [
     (["--roll", "1", "--dice", "1", "2", "3", "4", "7"], "a die shows 1..6, not 7"),

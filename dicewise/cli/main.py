@@ -11,17 +11,40 @@ from .. import __version__
 from ..errors import DicewiseError
 
 
+#: Raised by a group called without arguments so that it prints its help (click ≥ 8.2).
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class Group(click.Group):
     """A click group that reports bad input as one line on stderr and exit status 2."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except _NO_ARGS_IS_HELP:
+            raise  # a bare group shows its help, as click does
+        except click.UsageError as e:  # the group's own options, before any subcommand
+            fail(f"{e.format_message()} (see `{ctx.command_path} --help`)")
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except DicewiseError as e:
             fail(str(e))
+        except _NO_ARGS_IS_HELP:
+            raise
         except click.UsageError as e:
-            name = e.ctx.command_path if e.ctx else ctx.command_path
-            fail(f"{e.format_message()} (see `{name} --help`)")
+            fail(f"{e.format_message()} (see `{_help_path(ctx, e)} --help`)")
+
+
+def _help_path(ctx, error: click.UsageError) -> str:
+    """The command whose help fits the error: a subcommand whose options failed to parse
+    reports the group's context, so name the subcommand being invoked."""
+    if error.ctx is not None and error.ctx is not ctx:
+        return error.ctx.command_path
+    if ctx.invoked_subcommand:
+        return f"{ctx.command_path} {ctx.invoked_subcommand}"
+    return ctx.command_path
 
 
 class LazyGroup(Group):
