@@ -19,6 +19,7 @@ from ..errors import DicewiseError
 from ..play import poker_school as play_module
 from ..solver import category
 from ..solver import poker_school_advice, poker_school_approx, poker_school_bound, poker_school_turns
+from ..solver.advice import check_dice
 from ..solver.category import solve_states
 from ..solver.options import parse_options
 from ..solver.poker_school_approx import LinearEvaluator, fit_policy
@@ -244,7 +245,7 @@ def advise(options: list[str], dice: list[int], roll: int, sheet: str | None, ta
     """``dicewise advise poker-school``: rank every keep and write for the dice shown."""
     game = make_game(options)
     state = game.parse_sheet(sheet)
-    poker_school_advice.check_dice(dice)
+    check_dice(dice)
     if roll not in (1, 2, 3):
         raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
     s = solved(game, table)

@@ -89,14 +89,14 @@ class Advice:
 
 
 def check_dice(values) -> tuple[int, ...]:
-    """Five faces 1..6, or a DicewiseError."""
-    values = tuple(int(v) for v in values)
+    """Five faces 1..6, sorted, or a DicewiseError (every ruleset's advisor checks dice here)."""
+    values = tuple(values)
     if len(values) != dice.N_DICE:
         raise DicewiseError(f"give exactly five dice, not {len(values)}")
-    bad = [v for v in values if not 1 <= v <= 6]
+    bad = [v for v in values if not isinstance(v, (int, np.integer)) or not 1 <= v <= 6]
     if bad:
-        raise DicewiseError(f"a die shows 1..6, not {bad[0]}")
-    return tuple(sorted(values))
+        raise DicewiseError(f"a die shows 1..6, not {bad[0]!r}")
+    return tuple(sorted(int(v) for v in values))
 
 
 def check_position(game: CategoryGame, sheet: Sheet, faces, roll: int) -> tuple[int, ...]:

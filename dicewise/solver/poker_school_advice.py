@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import DicewiseError
 from . import dice
-from .advice import Choice
+from .advice import Choice, check_dice
 from .poker_school_turns import Batch, Evaluator, turn_options, turn_write_values
 from .rulesets.poker_school import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
 from .turn import solve_turn
@@ -47,23 +47,12 @@ class Advice:
                 "best": self.best.to_json(), "options": [c.to_json() for c in self.choices]}
 
 
-def check_dice(values) -> np.ndarray:
-    """Face counts of five dice given as faces; DicewiseError otherwise."""
-    values = list(values)
-    if len(values) != 5:
-        raise DicewiseError(f"give five dice, not {len(values)}")
-    for v in values:
-        if not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-            raise DicewiseError(f"a die shows 1..6, not {v}")
-    return dice.counts_of(values)
-
-
 def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
            error_bound: float | None = None, upper_bound: float | None = None) -> Advice:
     """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn."""
     if roll not in (1, 2, 3):
         raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
-    counts = check_dice(dice_shown)
+    counts = dice.counts_of(check_dice(dice_shown))
     if not sheet.open_rows(game.columns):
         raise DicewiseError("the sheet is full: the game is over")
     batch = Batch.of_sheet(sheet)

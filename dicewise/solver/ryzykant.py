@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import DicewiseError
 from . import dice
+from .advice import check_dice
 from .options import option, options_of, parse_options, validate_options
 
 #: Pair sums 2..12 are stored at index ``sum - 2``.
@@ -303,13 +304,7 @@ def check_position(ruleset: Ryzykant, pos: Position) -> Position:
 
 def parse_dice(values) -> int:
     """The roll index of five dice faces 1..6 (DicewiseError otherwise)."""
-    values = list(values)
-    if len(values) != 5:
-        raise DicewiseError(f"ryzykant needs five dice, got {len(values)}")
-    for v in values:
-        if not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-            raise DicewiseError(f"a die shows 1..6, not {v!r}")
-    return dice.roll_index(dice.counts_of(values))
+    return dice.roll_index(dice.counts_of(check_dice(values)))
 
 
 @dataclass(frozen=True)
