@@ -20,11 +20,11 @@ import time
 import numpy as np
 
 from dicewise.cli import poker_school as cli_module
-from dicewise.play.poker_school import simulate
-from dicewise.solver.poker_school_advice import advise
-from dicewise.solver.poker_school_approx import LinearEvaluator, fit_policy
-from dicewise.solver.poker_school_turns import play
-from dicewise.solver.rulesets.poker_school import PokerSchool
+from dicewise.solver.poker_school.simulate import simulate
+from dicewise.solver.poker_school.advice import advise
+from dicewise.solver.poker_school.approx import LinearEvaluator, fit_policy
+from dicewise.solver.poker_school.turns import play
+from dicewise.solver.poker_school.rules import PokerSchool
 
 
 def summary(scores):

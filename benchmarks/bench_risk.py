@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from dicewise.solver import risk as rk
+from dicewise.solver.risk import battle as rk
 
 
 def _cpu():

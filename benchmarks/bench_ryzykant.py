@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 
-from dicewise.play import ryzykant as game
-from dicewise.solver import ryzykant_approx as approx, ryzykant_exact as exact
-from dicewise.solver.ryzykant import Position, Ryzykant, ruleset_from
+from dicewise.solver.ryzykant import policy_table as game
+from dicewise.solver.ryzykant import approx, exact
+from dicewise.solver.ryzykant.rules import Position, Ryzykant, ruleset_from
 
 
 def _ci(x):

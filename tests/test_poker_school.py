@@ -27,12 +27,12 @@ from hypothesis import given, settings, strategies as st
 from dicewise.errors import DicewiseError
 from dicewise.solver import dice
 from dicewise.solver.category import solve_states
-from dicewise.solver.poker_school_advice import advise
-from dicewise.solver.poker_school_approx import (STANDING_KNOTS, Features, LinearEvaluator, fit_policy,
+from dicewise.solver.poker_school.advice import advise
+from dicewise.solver.poker_school.approx import (STANDING_KNOTS, Features, LinearEvaluator, fit_policy,
                                                  standing_hats)
-from dicewise.solver.poker_school_turns import (Batch, ExactEvaluator, GreedyEvaluator, _play_turn,
+from dicewise.solver.poker_school.turns import (Batch, ExactEvaluator, GreedyEvaluator, _play_turn,
                                                 apply_writes, play)
-from dicewise.solver.rulesets.poker_school import (N_ROWS, ROW_NAMES, PokerSchool, format_sheet,
+from dicewise.solver.poker_school.rules import (N_ROWS, ROW_NAMES, PokerSchool, format_sheet,
                                                    row_points)
 
 FACES = range(1, 7)

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dicewise.solver import dice
 from dicewise.solver.category import solve_states
-from dicewise.solver.poker_school_approx import dedicated_turn
-from dicewise.solver.poker_school_bound import (_sweep, project_mu, relaxed_value, row_values,
+from dicewise.solver.poker_school.approx import dedicated_turn
+from dicewise.solver.poker_school.bound import (_sweep, project_mu, relaxed_value, row_values,
                                                 upper_bound)
-from dicewise.solver.rulesets.poker_school import N_ROWS, N_SCHOOL, PokerSchool, row_points
+from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, PokerSchool, row_points
 from dicewise.solver.turn import solve_turn
 
 EXACT_ONE_COLUMN = 450.5130397  # columns=1, school_cross_erases=False, solved below

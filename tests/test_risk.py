@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dicewise.errors import DicewiseError
-from dicewise.solver import risk as rk
-from dicewise.solver import risk_cards as rc
+from dicewise.solver.risk import battle as rk
+from dicewise.solver.risk import cards as rc
 
 MINIMAX = rk.Policy(dice="minimax")
 SEES = rk.Policy(dice="minimax", defender_sees_roll=True)

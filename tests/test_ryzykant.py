@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dicewise.errors import DicewiseError
-from dicewise.solver import dice, ryzykant as rz, ryzykant_approx as approx, ryzykant_exact as exact
-from dicewise.solver.ryzykant import Position, Ryzykant
+from dicewise.solver import dice
+from dicewise.solver.ryzykant import rules as rz, approx, exact
+from dicewise.solver.ryzykant.rules import Position, Ryzykant
 
 V = dict(zip(range(2, 13), (600, 300, 200, 150, 120, 100, 120, 150, 200, 300, 600)))
 

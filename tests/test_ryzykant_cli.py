@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from dicewise.cli import ryzykant as cli_rz
 from dicewise.cli.main import Group
-from dicewise.play import ryzykant as game
-from dicewise.solver.ryzykant import Ryzykant
+from dicewise.solver.ryzykant import policy_table as game
+from dicewise.solver.ryzykant.rules import Ryzykant
 from dicewise.tables.format import TableError
 
 
@@ -139,7 +139,7 @@ def test_simulate_json():
     assert d["ci95"][0] <= d["mean"] <= d["ci95"][1]
     assert set(d["percentiles"]) == {"5", "25", "50", "75", "95"}
     # The state dump uses advise's sheet notation; a finished sheet parses back.
-    from dicewise.solver.ryzykant import parse_position, score
+    from dicewise.solver.ryzykant.rules import parse_position, score
     import numpy as np
     ex = d["example_games"][0]
     with pytest.raises(Exception, match="game is over"):

@@ -16,15 +16,15 @@ import click
 import numpy as np
 
 from ..errors import DicewiseError
-from ..play import poker_school as play_module
+from ..solver.poker_school import simulate as play_module
 from ..solver import category
-from ..solver import poker_school_advice, poker_school_approx, poker_school_bound, poker_school_turns
+from ..solver.poker_school import advice as poker_school_advice, approx as poker_school_approx, bound as poker_school_bound, turns as poker_school_turns
 from ..solver.advice import check_dice
 from ..solver.category import solve_states
 from ..solver.options import parse_options
-from ..solver.poker_school_approx import LinearEvaluator, fit_policy
-from ..solver.poker_school_turns import Batch, ExactEvaluator, play
-from ..solver.rulesets import poker_school as rules
+from ..solver.poker_school.approx import LinearEvaluator, fit_policy
+from ..solver.poker_school.turns import Batch, ExactEvaluator, play
+from ..solver.poker_school import rules
 from ..tables import cache
 from ..tables.format import TableError, digest, read_table, write_table
 from .format import emit_json, progress

@@ -16,8 +16,8 @@ from pathlib import Path
 import click
 
 from ..errors import DicewiseError
-from ..solver import risk as rk
-from ..solver import risk_cards as cards_mod
+from ..solver.risk import battle as rk
+from ..solver.risk import cards as cards_mod
 from .main import Group
 
 #: Above this much work (states, weighted by the cost of the dice policy) a solve shows a

@@ -13,8 +13,8 @@ import click
 import numpy as np
 
 from ..errors import DicewiseError
-from ..play import ryzykant as game
-from ..solver.ryzykant import (Position, format_fifth, format_sheet, parse_dice, parse_position,
+from ..solver.ryzykant import policy_table as game
+from ..solver.ryzykant.rules import (Position, format_fifth, format_sheet, parse_dice, parse_position,
                                ruleset_from)
 from .format import emit_json, progress
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DicewiseError
@@ -19,24 +20,47 @@ def option_fields(cls) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if f.metadata.get("option")]
 
 
-def parse_option(cls, key: str, text: str) -> Any:
-    """Turn ``KEY=VALUE`` text into a typed, validated option value for ruleset ``cls``."""
-    fields = {f.name: f for f in option_fields(cls)}
-    if key not in fields:
-        known = ", ".join(fields) or "none"
-        raise DicewiseError(f"unknown option {key!r} for {cls.name} (options: {known})")
-    field = fields[key]
-    value: Any = text
-    if isinstance(field.default, bool):
+@dataclass(frozen=True)
+class OptionSpec:
+    """One rule option: its name, default, allowed values (None: any integer) and help."""
+
+    name: str
+    default: Any
+    choices: tuple | None
+    help: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "default": self.default,
+                "choices": None if self.choices is None else list(self.choices), "help": self.help}
+
+
+def option_specs(cls) -> tuple[OptionSpec, ...]:
+    """The options of a ruleset class declared with ``option`` fields."""
+    return tuple(OptionSpec(f.name, f.default, None if f.metadata["choices"] is None
+                            else tuple(f.metadata["choices"]), f.metadata["help"])
+                 for f in option_fields(cls))
+
+
+def parse_option(spec: OptionSpec, text: str) -> Any:
+    """Turn the text of ``KEY=VALUE`` into a typed option value (checked by the ruleset)."""
+    if isinstance(spec.default, bool):
         if text.lower() not in ("true", "false"):
-            raise DicewiseError(f"option {key} takes true or false, not {text!r}")
-        value = text.lower() == "true"
-    elif isinstance(field.default, int):
+            raise DicewiseError(f"option {spec.name} takes true or false, not {text!r}")
+        return text.lower() == "true"
+    if isinstance(spec.default, int):
         try:
-            value = int(text)
+            return int(text)
         except ValueError:
-            raise DicewiseError(f"option {key} takes an integer, not {text!r}") from None
-    return value
+            raise DicewiseError(f"option {spec.name} takes an integer, not {text!r}") from None
+    if isinstance(spec.default, float):
+        try:
+            value = float(text)
+        except ValueError:
+            raise DicewiseError(f"option {spec.name} takes a number, not {text!r}") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise DicewiseError(f"option {spec.name} takes a finite number, not {text!r}")
+        return value
+    return text
 
 
 def validate_options(obj) -> None:
@@ -57,15 +81,24 @@ def options_of(obj) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in option_fields(type(obj))}
 
 
-def parse_options(cls, pairs) -> dict[str, Any]:
-    """Parse a sequence of ``KEY=VALUE`` strings for ruleset ``cls`` (a key may appear once)."""
+def parse_option_pairs(name: str, specs, pairs) -> dict[str, Any]:
+    """Parse ``KEY=VALUE`` strings against ``specs`` (a key may appear once)."""
+    by_name = {s.name: s for s in specs}
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
         if not sep:
             raise DicewiseError(f"option {pair!r} is not of the form KEY=VALUE")
         key = key.strip()
+        if key not in by_name:
+            raise DicewiseError(f"unknown option {key!r} for {name} "
+                                f"(options: {', '.join(by_name) or 'none'})")
         if key in out:
             raise DicewiseError(f"option {key} given twice")
-        out[key] = parse_option(cls, key, text.strip())
+        out[key] = parse_option(by_name[key], text.strip())
     return out
+
+
+def parse_options(cls, pairs) -> dict[str, Any]:
+    """Parse ``KEY=VALUE`` strings for the ruleset class ``cls``."""
+    return parse_option_pairs(cls.name, option_specs(cls), pairs)

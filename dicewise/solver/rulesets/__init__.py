@@ -39,12 +39,12 @@ RULESETS = {
     **{name: RulesetEntry(name, cls.title, True, cls.__module__, cls.__name__)
        for name, cls in CATEGORY_GAMES.items()},
     "poker-school": RulesetEntry("poker-school", "Покер with a school and three columns, from the "
-                                 "Russian seed", False, "dicewise.solver.rulesets.poker_school",
+                                 "Russian seed", False, "dicewise.solver.poker_school.rules",
                                  "PokerSchool"),
     "ryzykant": RulesetEntry("ryzykant", "Ryzykant, the 2+2+1 game, from the Polish seed", False,
-                             "dicewise.solver.ryzykant", "Ryzykant"),
+                             "dicewise.solver.ryzykant.rules", "Ryzykant"),
     "risk": RulesetEntry("risk", "Risk battles, stopping, chain attacks and cards, from the French "
-                         "seed (exact Markov chains)", True, "dicewise.solver.risk"),
+                         "seed (exact Markov chains)", True, "dicewise.solver.risk.battle"),
 }
 
 

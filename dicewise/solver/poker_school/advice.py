@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DicewiseError
-from . import dice
-from .advice import Choice, check_dice
-from .poker_school_turns import Batch, Evaluator, turn_options, turn_write_values
-from .rulesets.poker_school import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
-from .turn import solve_turn
+from ...errors import DicewiseError
+from .. import dice
+from ..advice import Choice, check_dice
+from .turns import Batch, Evaluator, turn_options, turn_write_values
+from .rules import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from ..turn import solve_turn
 
 
 @dataclass(frozen=True)

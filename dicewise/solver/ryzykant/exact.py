@@ -22,10 +22,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import dice
-from .ryzykant import (LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F,
+from .. import dice
+from .rules import (LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F,
                        SPLIT_FIRST_AB, SPLIT_VALID, Position, Ryzykant, score)
-from .ryzykant_approx import _FS, move_values, prepare
+from .approx import _FS, move_values, prepare
 
 _EYE11 = np.eye(N_SUMS, dtype=np.int64)
 _EYE6 = np.eye(6, dtype=np.int64)

@@ -39,9 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from . import dice
-from .poker_school_turns import NEG, Batch, Evaluator, RowOption, play, write_effects
-from .rulesets.poker_school import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
+from .. import dice
+from .turns import NEG, Batch, Evaluator, RowOption, play, write_effects
+from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
 
 RESERVE_CAP = 3
 #: Every pair of rows r < r' (their open cells interact: rows that can take the same dice).
@@ -350,7 +350,7 @@ class _Recorder:
 
 def dedicated_turn(game: PokerSchool, row: int, reserve: int = 0) -> tuple[float, float]:
     """(expected points, chance of a score) of a turn played only for the next cell of ``row``."""
-    from .turn import solve_turn
+    from ..turn import solve_turn
 
     if row < N_SCHOOL:
         hit = (dice.ROLLS[:, row] + reserve >= 3).astype(float)[:, None]

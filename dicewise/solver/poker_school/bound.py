@@ -34,9 +34,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import dice
-from .rulesets.poker_school import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
-from .turn import best_sub_keep_and_keep, solve_turn, sparse_keep_to_roll
+from .. import dice
+from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
+from ..turn import best_sub_keep_and_keep, solve_turn, sparse_keep_to_roll
 
 NEG = -np.inf
 #: School reserves kept in a row state: a reserve after the second of three cells is ≤ 4,

@@ -20,10 +20,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import DicewiseError
-from . import dice
-from .advice import check_dice
-from .options import option, options_of, parse_options, validate_options
+from ...errors import DicewiseError
+from .. import dice
+from ..advice import check_dice
+from ..options import option, options_of, parse_options, validate_options
 
 #: Pair sums 2..12 are stored at index ``sum - 2``.
 SUMS = np.arange(2, 13)

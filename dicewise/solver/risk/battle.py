@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import DicewiseError
+from ...errors import DicewiseError
 
 TIES = ("defender", "attacker")
 DICE_MODES = ("max", "minimax")

@@ -1,6 +1,6 @@
 """Ryzykant in play: policies, the policy table on disk, simulation, advice and the duel.
 
-Games are played in lockstep (``solver.ryzykant_approx.play_games``): one array step per
+Games are played in lockstep (``solver.ryzykant.approx.play_games``): one array step per
 roll for all unfinished games.  The rolls come from a seeded stream that no policy can
 influence, so every policy run with the same seed plays the same rolls (common random
 numbers), which is also what makes the duel fair: the game is played on shared rolls.
@@ -17,11 +17,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import DicewiseError
-from ..solver import dice, ryzykant as rules, ryzykant_approx as approx
-from ..solver.ryzykant import Position, Ryzykant
-from ..tables.cache import cache_dir, drop_older_rules, option_slug
-from ..tables.format import digest, read_table, write_table
+from ...errors import DicewiseError
+from .. import dice
+from . import rules, approx
+from .rules import Position, Ryzykant
+from ...tables.cache import cache_dir, drop_older_rules, option_slug
+from ...tables.format import digest, read_table, write_table
 
 POLICIES = ("solved", "greedy", "random")
 KIND = "ryzykant-policy"
@@ -120,7 +121,7 @@ def load(ruleset: Ryzykant, path=None) -> PolicyTable:
                    rules_digest=rules_digest())
     delta = np.array(t.arrays["delta"], dtype=np.float64)
     if delta.shape != approx.ValueModel.zero().delta.shape:
-        from ..tables.format import TableError
+        from ...tables.format import TableError
         raise TableError(f"{path} holds a value model of another shape; rebuild it")
     return PolicyTable(approx.ValueModel(delta), dict(t.header["meta"]), path)
 

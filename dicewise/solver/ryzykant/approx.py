@@ -37,8 +37,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import dice
-from .ryzykant import (LOWER_FACES, N_SUMS, SPLIT_A, SPLIT_B, SPLIT_F, Ryzykant,
+from .. import dice
+from .rules import (LOWER_FACES, N_SUMS, SPLIT_A, SPLIT_B, SPLIT_F, Ryzykant,
                        apply_splits, legal_splits, score, score_table)
 
 #: Marks of one sum beyond which value lookups are clipped (never reached in practice).

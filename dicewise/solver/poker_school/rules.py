@@ -16,7 +16,7 @@ is still free of crosses (plus, with ``school_cross_erases``, the premiums stand
 erased).  Writing a score where the dice qualify dominates crossing there (same or more
 points now, same or better state), so each row needs one write: the score if the dice
 qualify, else the cross.  The full game (``columns`` 2 or 3) is solved approximately by
-``dicewise.solver.poker_school_approx``.
+``dicewise.solver.poker_school.approx``.
 
 Readings where RULES.md is silent (also in docs/poker-school.md):
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import factorial
 
-from ..errors import DicewiseError
+from ...errors import DicewiseError
 
 KINDS = "ica"  # infantry, cavalry, artillery; "w" is a wild card
 STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}

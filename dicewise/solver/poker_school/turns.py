@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dice
-from .rulesets.poker_school import (COLUMN_BONUS, N_ROWS, N_SCHOOL, SCHOOL_MASK, PokerSchool,
+from .. import dice
+from .rules import (COLUMN_BONUS, N_ROWS, N_SCHOOL, SCHOOL_MASK, PokerSchool,
                                     SheetState)
-from .turn import solve_turn
+from ..turn import solve_turn
 
 NEG = -np.inf
 #: SUB_KEEPS[r]: the keeps roll r allows, padded with the index of the empty keep.

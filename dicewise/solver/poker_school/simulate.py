@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DicewiseError
-from ..solver.poker_school_turns import Evaluator, GreedyEvaluator, play
-from ..solver.rulesets.poker_school import PokerSchool
+from ...errors import DicewiseError
+from .turns import Evaluator, GreedyEvaluator, play
+from .rules import PokerSchool
 
 POLICIES = ("random", "greedy", "solved")
 

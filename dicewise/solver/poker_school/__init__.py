@@ -1,0 +1,1 @@
+"""poker_school"""

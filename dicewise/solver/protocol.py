@@ -1,0 +1,289 @@
+"""The game protocol: what every registered ruleset declares and implements.
+
+Every game dicewise knows is one object, a subclass of :class:`Game`, registered by name in
+``solver/registry.py``.  The generic commands, the Python API (``dicewise.api``), the table
+store (``tables/store.py``) and the generic players (``play/``) reach a game only through
+this interface, so adding a game is one package, its tests and one registry line.
+
+The contract, written once:
+
+* A game **declares** its name, title, whether its values are exact, the commands it
+  supports, its simulation policies (the first is ``optimal``: the best policy dicewise has,
+  labelled approximate where it is), its strategy tables, its options and the position
+  inputs its advisor takes (``roll``, ``fifth``...).
+* ``rules(options)`` turns user options into the game's frozen, validated rules object.
+* **Solving** is ``build(rules, progress) -> (payload, meta)``; ``to_arrays``/``from_arrays``
+  move a payload to and from a table file, whose build-or-load is generic.  ``meta`` is
+  JSON-able and holds at least ``expected_score`` (approximate games add ``ci95`` and
+  ``error_estimate``).
+* **Advice** is ``advise(solution, position) -> Advice``: every distinct choice, ranked, each
+  carrying the agent-protocol action it stands for, so one advisor serves people, ``review``
+  and ``bench-agent``.
+* **Play** is ``play(solution, policy, games, seed, progress) -> Played``: final scores of a
+  batch of games on common random numbers (the same seed gives the same dice stream, so two
+  policies are compared on the same rolls), and ``episode(solution, seed, index)`` plays one
+  game decision by decision for agents (the dice of game ``index`` of ``play`` with that seed).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Mapping
+
+import numpy as np
+
+from ..errors import DicewiseError
+from .options import OptionSpec, parse_option_pairs
+
+Progress = Callable[[float], None]
+
+#: Every command of the generic command line a game may support.
+COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-agent", "review"})
+
+
+class BadAction(DicewiseError):
+    """An agent's answer that is not a legal action in its position."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One thing a player can do now, valued: expected final score with best play after."""
+
+    action: dict  # the agent-protocol action, e.g. {"keep": [6, 6]} or {"write": "sixes"}
+    label: str  # the same for people: "keep 6 6 (reroll 3)"
+    expected: float
+    loss: float  # the best choice's expected minus this one's
+    detail: Mapping[str, Any] = field(default_factory=dict)  # game-specific JSON fields
+
+    def to_json(self) -> dict:
+        return {"action": self.action, "label": self.label, "expected": self.expected,
+                "loss": self.loss, **self.detail}
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every distinct choice in one position, best first, and how sure the values are."""
+
+    ruleset: str
+    rule_options: Mapping[str, Any]
+    position: Mapping[str, Any]  # what was asked, as the game reads it (dice, roll, sheet, points)
+    choices: tuple[Choice, ...]
+    headline: str  # one line for people describing the position
+    turn_start_expected: float | None = None
+    approximate: bool = False
+    error_estimate: float | None = None  # measured estimate of what the values miss (approximate)
+    upper_bound: float | None = None  # a proven bound on the optimum, where one is known
+    ended: str | None = None  # why the game is already over, if it is
+
+    @property
+    def best(self) -> Choice | None:
+        return self.choices[0] if self.choices else None
+
+    def choice_for(self, action: dict) -> Choice:
+        """The choice that plays ``action`` (in the protocol's canonical form), or BadAction."""
+        for c in self.choices:
+            if c.action == action:
+                return c
+        raise BadAction(f"{action} is not a legal action here")
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
+                **dict(self.position), "turn_start_expected": self.turn_start_expected,
+                "ended": self.ended, "approximate": self.approximate,
+                "error_estimate": self.error_estimate, "upper_bound": self.upper_bound,
+                "best": self.best.to_json() if self.best else None,
+                "choices": [c.to_json() for c in self.choices]}
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved (or fitted) game with its rules, its payload and where its table is."""
+
+    game: "Game"
+    rules: Any
+    payload: Any = field(repr=False)
+    meta: Mapping[str, Any]
+    table: Path | None
+    built: bool  # True when solved in this call, False when loaded
+    seconds: float  # time spent building (0 when loaded)
+
+    @property
+    def expected_score(self) -> float:
+        return float(self.meta["expected_score"])
+
+    @property
+    def approximate(self) -> bool:
+        return bool(self.meta.get("approximate", not self.game.exact))
+
+    @property
+    def error_estimate(self) -> float | None:
+        return self.meta.get("error_estimate")
+
+    @property
+    def ci95(self) -> tuple[float, float] | None:
+        ci = self.meta.get("ci95")
+        return None if ci is None else (float(ci[0]), float(ci[1]))
+
+    @property
+    def rule_options(self) -> dict:
+        return self.game.rule_options(self.rules)
+
+
+@dataclass(frozen=True)
+class Played:
+    """Final scores of a batch of simulated games, with game-specific statistics."""
+
+    scores: np.ndarray = field(repr=False)
+    seconds: float = 0.0
+    extra: Mapping[str, Any] = field(default_factory=dict)  # e.g. mean rolls per game
+    examples: tuple = ()  # a few finished games for people (JSON-able dicts)
+
+
+class Episode(ABC):
+    """One game played decision by decision (for agents): observe, act, until done."""
+
+    @property
+    @abstractmethod
+    def done(self) -> bool:
+        """Whether the game is over."""
+
+    @property
+    @abstractmethod
+    def score(self) -> float:
+        """Points on the sheet now (the final score once done)."""
+
+    @abstractmethod
+    def observation(self) -> dict:
+        """What the agent sees, as JSON; ``legal`` lists every distinct legal action."""
+
+    @abstractmethod
+    def apply(self, action: dict) -> float:
+        """Play a legal action (BadAction otherwise); returns the points it wrote."""
+
+
+class Game(ABC):
+    """One registered ruleset: what it supports and how (see the module docstring)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    exact: ClassVar[bool]
+    commands: ClassVar[frozenset] = COMMANDS
+    policies: ClassVar[tuple[str, ...]] = ("optimal", "greedy", "random")
+    policy_aliases: ClassVar[Mapping[str, str]] = {"solved": "optimal"}
+    #: Strategy tables for ``dicewise table --what``: name -> one line of help.
+    tables: ClassVar[Mapping[str, str]] = {}
+    #: The advisor's position inputs besides the dice and the sheet ("roll", "fifth").
+    advise_inputs: ClassVar[frozenset] = frozenset({"roll"})
+    #: A line on the sheet notation, for ``rules`` and the advise help.
+    sheet_help: ClassVar[str] = ""
+    #: The name of the game's own command group, if it has one (``dicewise risk ...``).
+    own_group: ClassVar[str | None] = None
+
+    # --- rules and options -------------------------------------------------------------
+
+    @abstractmethod
+    def option_specs(self) -> tuple[OptionSpec, ...]:
+        """The rule options, in order."""
+
+    @abstractmethod
+    def rules(self, options: Mapping[str, Any]) -> Any:
+        """The frozen rules for typed option values (DicewiseError for unknown or bad ones)."""
+
+    def parse_options(self, options) -> dict:
+        """Typed option values from a dict or from ``KEY=VALUE`` strings."""
+        if options is None:
+            return {}
+        if isinstance(options, Mapping):
+            return dict(options)
+        return parse_option_pairs(self.name, self.option_specs(), options)
+
+    def rule_options(self, rules) -> dict:
+        """The option values of ``rules`` as a plain dict."""
+        return dict(rules.options)
+
+    def describe(self, rules) -> dict:
+        """What ``dicewise rules NAME`` shows beyond the options (categories, notation)."""
+        return {}
+
+    # --- solving -----------------------------------------------------------------------
+
+    def table_stem(self, rules) -> str:
+        """The table's cache name without the rules digest: ruleset, kind and options."""
+        slug = "-".join(f"{k}={v}" for k, v in sorted(self.rule_options(rules).items())) or "default"
+        return f"{self.name}-{slug}"
+
+    @abstractmethod
+    def table_kind(self, rules) -> str:
+        """The kind written in the table header (what the payload is)."""
+
+    @abstractmethod
+    def rules_digest(self, rules) -> str:
+        """A digest of the code that defines the rules and the method of the table."""
+
+    def build_units(self, rules) -> float:
+        """The length of the progress bar of ``build``."""
+        return 1
+
+    @abstractmethod
+    def build(self, rules, progress: Progress | None = None) -> tuple[Any, dict]:
+        """Solve or fit: (payload, meta)."""
+
+    @abstractmethod
+    def to_arrays(self, payload) -> dict[str, np.ndarray]:
+        """The payload as named arrays for the table file."""
+
+    @abstractmethod
+    def from_arrays(self, rules, arrays: Mapping[str, np.ndarray], meta: Mapping) -> Any:
+        """The payload back from a table file's arrays (TableError if they do not fit)."""
+
+    def solve_report(self, solution: Solution) -> dict:
+        """Fields ``solve`` reports beyond the generic ones (states, a bound...)."""
+        return {}
+
+    # --- advice, play, tables, agents ---------------------------------------------------
+
+    def check_position(self, rules, position: Mapping[str, Any]) -> Any:
+        """Parse and check a position before any table is built; returns the game's form."""
+        return position
+
+    def advise(self, solution: Solution, position: Mapping[str, Any]) -> Advice:
+        """Rank every choice in ``position`` (keys: dice, sheet and ``advise_inputs``)."""
+        raise unsupported(self, "advise")
+
+    def advise_observation(self, solution: Solution, observation: Mapping[str, Any]) -> Advice:
+        """Rank every choice in an agent observation (for review and bench-agent)."""
+        raise unsupported(self, "review")
+
+    def play(self, solution: Solution, policy: str, games: int, seed: int,
+             progress: Progress | None = None) -> Played:
+        """Play ``games`` games with ``policy`` on the dice stream of ``seed``."""
+        raise unsupported(self, "simulate")
+
+    def needs_solution(self, policy: str) -> bool:
+        """Whether ``policy`` plays from the solved table (greedy and random need none)."""
+        return policy == "optimal"
+
+    def strategy_table(self, solution: Solution, what: str, games: int, seed: int,
+                       progress: Progress | None = None) -> tuple[list[str], list[list]]:
+        """A table for people: (header, rows)."""
+        raise unsupported(self, "table")
+
+    def episode(self, solution: Solution, seed: int, index: int) -> Episode:
+        """Game ``index`` of the dice stream of ``seed``, to be played by an agent."""
+        raise unsupported(self, "bench-agent")
+
+    def resolve_policy(self, policy: str) -> str:
+        """The canonical policy name, or a DicewiseError listing the policies."""
+        name = self.policy_aliases.get(policy, policy)
+        if name not in self.policies:
+            raise DicewiseError(f"unknown policy {policy!r} for {self.name} "
+                                f"(policies: {', '.join(self.policies)})")
+        return name
+
+
+def unsupported(game: Game, command: str) -> DicewiseError:
+    """The error for a command a game does not have."""
+    own = f" (see `dicewise {game.own_group} --help`)" if game.own_group else ""
+    return DicewiseError(f"{game.name} has no `{command}`{own}")
