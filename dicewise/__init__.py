@@ -1,16 +1,19 @@
 """dicewise: exact and provably near-exact optimal play for dice games.
 
-The Python API mirrors the CLI: ``solve`` and ``advise`` (category games), ``simulate``,
-``bench_agent``, and the registry ``RULESETS``.  Results are frozen dataclasses.  Names
-are imported on first use, so ``import dicewise`` stays cheap.
+The Python API mirrors the CLI for every ruleset: ``solve``, ``advise``, ``simulate``,
+``duel``, ``strategy_table``, ``bench_agent``, ``review``, ``describe``, and the registry
+``RULESETS`` (name -> game).  Results are frozen dataclasses whose ``to_json()`` is what the
+command's ``--json`` prints.  Names are imported on first use, so ``import dicewise`` stays
+cheap.
 """
 
 __version__ = "0.1.0"
 
 _API = {
-    "advise": "api", "solve": "api", "make_game": "api", "Solution": "api",
-    "simulate": "api", "bench_agent": "api",
-    "DicewiseError": "errors", "RULESETS": "solver.rulesets",
+    "advise": "api", "solve": "api", "simulate": "api", "duel": "api", "bench_agent": "api",
+    "review": "api", "strategy_table": "api", "describe": "api", "solve_report": "api",
+    "Solution": "solver.protocol", "Advice": "solver.protocol",
+    "DicewiseError": "errors", "RULESETS": "solver.registry",
 }
 
 __all__ = sorted(_API) + ["__version__"]

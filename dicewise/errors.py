@@ -3,3 +3,7 @@
 
 class DicewiseError(ValueError):
     """Input or a file that dicewise refuses, with a message a user can act on."""
+
+
+class TableError(DicewiseError):
+    """A table file that cannot be used: unreadable, damaged, or built for other rules."""

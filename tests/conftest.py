@@ -30,6 +30,20 @@ def _solved(name: str, options: tuple):
 
 
 @pytest.fixture(scope="session")
+def solution(solved):
+    """``solution(name, **options) -> protocol.Solution`` of a category game, solved once."""
+    from dicewise.solver.protocol import Solution
+    from dicewise.solver.registry import get_game
+
+    def get(name: str, **options):
+        game, values = solved(name, **options)
+        return Solution(get_game(name), game, values, {"expected_score": values.expected_score},
+                        None, False, 0.0)
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def solved():
     """``solved(name, **options) -> (game, StateValues)``, each game solved once per session."""
 

@@ -189,7 +189,7 @@ def write_effects(game, mask, extra, faces):
     out = {}
     for ch in advise_position(game, fake, sheet, faces, 3).choices:
         nxt = round(ch.expected / CODE)
-        out[ch.category] = (round(ch.expected - CODE * nxt), ch.score, nxt)
+        out[ch.action["write"]] = (round(ch.expected - CODE * nxt), ch.detail["score"], nxt)
     return out
 
 

@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 import dicewise
 from dicewise.cli.main import cli
-from dicewise.solver.rulesets import CATEGORY_GAMES, RULESETS, category_game
+from dicewise.solver.registry import RULESETS
+from dicewise.solver.rulesets import CATEGORY_GAMES, category_game
 
 
 def run(*args):
@@ -61,12 +62,13 @@ def test_rules_general_names_the_sheet_boxes():
 def test_solve_json(tmp_path, solved):
     out = tmp_path / "general.dwt"
     report = json.loads(ok("solve", "general", "--json", "--out", str(out)).stdout)
-    assert {"ruleset", "options", "expected_score", "states", "seconds", "table"} <= set(report)
-    assert set(report) - {"ruleset", "options", "expected_score", "states", "seconds", "table"} <= {
-        "p_big_general"}
+    common = {"ruleset", "rule_options", "expected_score", "approximate", "ci95", "error_estimate",
+              "seconds", "built", "table"}
+    assert set(report) == common | {"states", "p_big_general"}
+    assert report["approximate"] is False and report["built"] is True
     _, values = solved("general")
     assert report["ruleset"] == "general"
-    assert report["options"] == {"straight": "joker", "big_general": "ends"}
+    assert report["rule_options"] == {"straight": "joker", "big_general": "ends"}
     assert report["expected_score"] == pytest.approx(values.expected_score, abs=1e-9)
     assert report["states"] == values.n_reachable
     assert report["seconds"] >= 0 and Path(report["table"]) == out and out.exists()
@@ -77,7 +79,7 @@ def test_solve_json(tmp_path, solved):
 
 def test_solve_uses_the_cache_and_options(solved):
     first = json.loads(ok("solve", "general", "-o", "straight=plain", "--json").stdout)
-    assert first["options"]["straight"] == "plain"
+    assert first["rule_options"]["straight"] == "plain"
     assert first["expected_score"] == pytest.approx(solved("general", straight="plain")[1].expected_score)
     assert Path(first["table"]).exists()
     again = ok("solve", "general", "--option", "straight=plain", "--json")
@@ -89,21 +91,25 @@ def test_advise_json_shape():
     args = ["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "6",
             "--sheet", "ones=3,straight=25"]
     doc = json.loads(ok(*args, "--json").stdout)
-    assert doc["best"] == doc["options"][0]
+    assert doc["best"] == doc["choices"][0]
     assert doc["best"]["loss"] == 0
-    writes = [o for o in doc["options"] if o["action"] == "write"]
-    keeps = [o for o in doc["options"] if o["action"] == "keep"]
+    assert doc["rule_options"] == {"straight": "joker", "big_general": "ends"}
+    assert doc["dice"] == [2, 2, 4, 6, 6] and doc["roll"] == 1 and doc["points"] == 28
+    writes = [o for o in doc["choices"] if "write" in o["action"]]
+    keeps = [o for o in doc["choices"] if "keep" in o["action"]]
     for o in keeps:
-        assert list(o) == ["action", "dice", "expected", "loss"]
+        assert list(o) == ["action", "label", "expected", "loss", "dice"]
+        assert o["action"] == {"keep": o["dice"]}
     for o in writes:
-        assert list(o) == ["action", "category", "score", "expected", "loss"]
+        assert list(o) == ["action", "label", "expected", "loss", "category", "score"]
+        assert o["action"] == {"write": o["category"]}
     assert {o["category"] for o in writes} == {"twos", "threes", "fours", "fives", "sixes",
                                                "full_house", "four", "general"}
     assert len(keeps) == 3 * 2 * 3  # 0-2 twos, 0-1 four, 0-2 sixes
-    expected = [o["expected"] for o in doc["options"]]
+    expected = [o["expected"] for o in doc["choices"]]
     assert expected == sorted(expected, reverse=True)
     api = dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet="ones=3,straight=25")
-    assert [c.to_json() for c in api.choices] == doc["options"]
+    assert json.loads(json.dumps([c.to_json() for c in api.choices])) == doc["choices"]
     text = ok(*args).stdout
     assert "keep" in text and "write" in text
 
@@ -112,8 +118,8 @@ def test_advise_roll_three_lists_only_writes():
     sheet = "ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6,full_house=30,four=40"
     doc = json.loads(ok("advise", "general", "--roll", "3", "--dice", "5", "4", "3", "2", "1",
                         "--sheet", sheet, "--json").stdout)
-    assert {o["action"] for o in doc["options"]} == {"write"}
-    assert {o["category"]: o["score"] for o in doc["options"]} == {"straight": 20, "general": 0}
+    assert all(list(o["action"]) == ["write"] for o in doc["choices"])
+    assert {o["category"]: o["score"] for o in doc["choices"]} == {"straight": 20, "general": 0}
     assert doc["best"]["category"] == "straight"
 
 

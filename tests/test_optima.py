@@ -46,7 +46,7 @@ def first_roll_average(game, values):
     total = 0.0
     for r, roll in enumerate(dice.ROLLS):
         advice = advise_position(game, values, sheet, dice.faces_of(roll), 1)
-        assert advice.state_value == pytest.approx(values.expected_score, abs=1e-12)
+        assert advice.turn_start_expected == pytest.approx(values.expected_score, abs=1e-12)
         best = advice.best.expected if advice.best is not None else sheet.points  # game ended
         total += dice.ROLL_PROBABILITY[r] * best
     return total

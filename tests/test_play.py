@@ -23,8 +23,9 @@ from dicewise.cli.main import cli
 from dicewise.play.agents import CallableAgent, ProcessAgent
 from dicewise.play.bench import bench_agent
 from dicewise.play.review import review_lines
-from dicewise.play.simulate import simulate, simulate_games
-from dicewise.play.strategy import category_table, exact_distribution, opening_table
+from dicewise.solver.rulesets.simulate import simulate_games
+from dicewise.solver.rulesets.strategy import category_table, exact_distribution, opening_table
+from dicewise.solver.stats import ScoreSummary
 
 
 def run(*args):
@@ -34,7 +35,7 @@ def run(*args):
 @pytest.mark.parametrize("name, games", [("general", 20000), ("poker-programs", 8000)])
 def test_optimal_simulation_agrees_with_solved_value(solved, name, games):
     game, values = solved(name)
-    summary, _ = simulate(game, values.values, "optimal", games, seed=11)
+    summary = ScoreSummary.of(simulate_games(game, values.values, "optimal", games, seed=11).scores)
     se = summary.std / np.sqrt(games)
     assert abs(summary.mean - values.expected_score) < 4 * se
     lo, hi = summary.ci95
@@ -79,15 +80,14 @@ def _best_action(game, values):
 
     def agent(obs):
         spec = ",".join(f"{k}={v}" for k, v in obs["sheet"].items())
-        best = advise_position(game, values, parse_sheet(game, spec), obs["dice"], obs["roll"]).best
-        return {"keep": list(best.dice)} if best.action == "keep" else {"write": best.category}
+        return advise_position(game, values, parse_sheet(game, spec), obs["dice"], obs["roll"]).best.action
 
     return agent
 
 
-def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved):
+def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved, solution):
     game, values = solved("general")
-    report = bench_agent(game, values.values, CallableAgent(_best_action(game, values), "best"),
+    report = bench_agent(solution("general"), CallableAgent(_best_action(game, values), "best"),
                          25, seed=4)
     data = report.to_json()
     assert data["regret_total"] < 1e-9 and data["errors"] == []
@@ -95,7 +95,7 @@ def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved):
     assert (report.scores == report.optimal_scores).mean() >= 0.8
 
 
-def test_regret_matches_an_independent_judge(solved, tmp_path):
+def test_regret_matches_an_independent_judge(solved, solution, tmp_path):
     """A bot that writes its first legal box at once: the harness's regret, decision by
     decision, must equal the advisor's loss for the same decisions (via ``review``)."""
     game, values = solved("general")
@@ -105,13 +105,13 @@ def test_regret_matches_an_independent_judge(solved, tmp_path):
 
     log = tmp_path / "log.jsonl"
     with open(log, "w") as f:
-        report = bench_agent(game, values.values, CallableAgent(first_box, "first"), 20, 3, log=f)
-    judged = review_lines(game, values, log.read_text().splitlines())
+        report = bench_agent(solution("general"), CallableAgent(first_box, "first"), 20, 3, log=f)
+    judged = review_lines(solution("general"), log.read_text().splitlines())
     data = report.to_json()
     assert len(judged) == data["decisions"]
     assert sum(r.loss for r in judged) == pytest.approx(data["regret_total"], rel=1e-9)
     # The expected score of a policy is the optimum less its expected regret.
-    big = bench_agent(game, values.values, CallableAgent(first_box, "first"), 400, 8).to_json()
+    big = bench_agent(solution("general"), CallableAgent(first_box, "first"), 400, 8).to_json()
     se = (big["ci95"][1] - big["ci95"][0]) / (2 * 1.96)
     assert abs(big["mean"] + big["regret_per_game"] - values.expected_score) < 4 * se + 1.0
 
@@ -153,18 +153,21 @@ for line in sys.stdin:
         import json, sys
         for line in sys.stdin:
             print(json.dumps({"write": "no_such_box"}), flush=True)
-        """, "cannot write"),
+        """, "not a legal action"),
 ])
-def test_subprocess_failures_are_reported_and_survived(solved, tmp_path, kind, body, expect):
-    game, values = solved("general")
+def test_subprocess_failures_are_reported_and_survived(solution, tmp_path, kind, body, expect):
     agent = ProcessAgent(_bot(tmp_path, kind, body), timeout=0.5)
     try:
-        report = bench_agent(game, values.values, agent, 2, seed=1, on_error="continue")
+        report = bench_agent(solution("general"), agent, 2, seed=1, on_error="continue",
+                             max_failures=1 if kind == "hang" else 10**6)
     finally:
         agent.close()
     data = report.to_json()
     assert data["errors"] and expect in data["errors"][0]["error"]
-    assert data["games"] == 2  # the run went on to the end
+    if kind == "hang":  # a hung bot is reported and the run stops, not waited on at every turn
+        assert len(data["errors"]) == 1 and "failed 1 times in a row" in data["stopped"]
+    else:
+        assert data["games"] == 2 and data["stopped"] is None  # the run went on to the end
     first = data["errors"][0]
     assert {"game", "turn", "roll", "dice", "error", "sent"} <= set(first)
     if kind == "garbage":
@@ -216,9 +219,11 @@ def test_simulate_command_json(solved):
     result = run("simulate", "general", "--games", "2000", "--seed", "7", "--json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert {"ruleset", "policy", "games", "seed", "mean", "std", "ci95", "percentiles",
-            "games_per_second", "big_general_rate", "exact"} <= set(data)
-    assert data["exact"]["mean"] == pytest.approx(data["solved_expected"])
+    assert {"ruleset", "rule_options", "policy", "games", "seed", "mean", "std", "ci95",
+            "percentiles", "games_per_second", "ended_on_first_roll_rate", "exact",
+            "expected_score", "approximate", "error_estimate"} <= set(data)
+    assert data["exact"]["mean"] == pytest.approx(data["expected_score"])
+    assert data["approximate"] is False
     assert run("simulate", "general", "--policy", "clever").exit_code == 2
 
 
@@ -236,3 +241,17 @@ def test_strategy_tables(solved, tmp_path):
     assert lines[0].startswith("roll_number,dice,best,best_expected_points") and len(lines) == 505
     states = run("table", "general", "--what", "states", "--format", "json")
     assert len(json.loads(states.stdout)) == values.n_reachable
+
+
+def test_a_hung_agent_stops_the_run_after_a_few_failures(tmp_path):
+    """``sleep`` never answers: after --max-failures timeouts in a row the run is reported
+    and stops, one line and exit 2, in seconds rather than a timeout per decision."""
+    import time
+
+    start = time.monotonic()
+    result = run("bench-agent", "general", "--agent-cmd", "sleep 1000", "--games", "3",
+                 "--timeout", "0.3")
+    assert time.monotonic() - start < 20
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("dicewise: error:")]
+    assert len(errors) == 1 and "failed 3 times in a row" in errors[0] and "timeout" in errors[0]

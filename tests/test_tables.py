@@ -1,4 +1,4 @@
-"""Table files (``tables/format.py``, ``tables/cache.py``): round trip, atomic writes, refusals.
+"""Table files (``tables/format.py``, ``tables/store.py``): round trip, atomic writes, refusals.
 
 Proves: a solved game written and read back gives the same values; the header describes
 the file (format version, ruleset, options, rules digest, package version, dtype, shape,
@@ -20,16 +20,28 @@ from click.testing import CliRunner
 import dicewise
 from dicewise.cli.main import cli
 from dicewise.solver.rulesets import category_game
-from dicewise.tables import cache
+from dicewise.solver.registry import get_game
+from dicewise.tables import store
 from dicewise.tables.format import (FORMAT_VERSION, TableError, checksum, read_header, read_table,
                                     write_table)
+
+
+def save(path, game, values):
+    """Write a solved category game as its table file."""
+    ruleset = get_game(game.name)
+    return store.save(ruleset, game, values, ruleset.meta(game, values), path)
+
+
+def load(path, game):
+    """Read a category game's table: its state values."""
+    return store.load(get_game(game.name), game, path).payload
 
 
 @pytest.fixture
 def table(tmp_path, solved):
     """A general table file, its game and its solution."""
     game, values = solved("general")
-    path = cache.save(tmp_path / "general.dwt", game, values, 0.5)
+    path = save(tmp_path / "general.dwt", game, values)
     return path, game, values
 
 
@@ -53,13 +65,13 @@ def rewrite(path, edit, reseal=False):
 
 def test_round_trip(table):
     path, game, values = table
-    loaded = cache.load(path, game)
+    loaded = load(path, game)
     assert same(loaded, values)
     assert loaded.expected_score == values.expected_score
     header = read_header(path)
     assert header["format"] == "dicewise-table" and header["format_version"] == FORMAT_VERSION
     assert header["ruleset"] == "general" and header["options"] == game.options
-    assert header["rules_digest"] == cache.rules_digest(game)
+    assert header["rules_digest"] == get_game("general").rules_digest(game)
     assert header["package_version"] == dicewise.__version__
     assert header["checksum"].startswith("sha256:")
     for desc in header["arrays"].values():
@@ -88,7 +100,7 @@ def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, table, monkeypat
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
-        cache.save(path, game, values, 0.1)
+        save(path, game, values)
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["general.dwt"]
     assert path.read_bytes() == before
@@ -96,11 +108,11 @@ def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, table, monkeypat
 
 def test_api_builds_the_table_in_the_cache_once(tmp_path):
     first = dicewise.solve("general")
-    assert first.built and first.table.parent == cache.cache_dir() and first.table.exists()
+    assert first.built and first.table.parent == store.cache_dir() and first.table.exists()
     assert str(first.table).startswith(os.environ["DICEWISE_CACHE"])
     again = dicewise.solve("general")
     assert not again.built and again.table == first.table
-    assert same(again.values, first.values)
+    assert same(again.payload, first.payload)
 
 
 @pytest.mark.parametrize("keep", [0, 1, 10, 100, -1000, -1])
@@ -109,7 +121,7 @@ def test_truncated_file_is_refused(table, keep):
     raw = path.read_bytes()
     path.write_bytes(raw[:keep])
     with pytest.raises(TableError, match="not a dicewise table file, or it is truncated"):
-        cache.load(path, game)
+        load(path, game)
 
 
 def test_flipped_payload_byte_fails_the_checksum(table):
@@ -123,7 +135,7 @@ def test_flipped_payload_byte_fails_the_checksum(table):
         damaged[i] ^= 0x10
         path.write_bytes(bytes(damaged))
         with pytest.raises(TableError, match="checksum"):
-            cache.load(path, game)
+            load(path, game)
 
 
 def test_every_flipped_header_byte_is_refused_or_harmless(table):
@@ -135,7 +147,7 @@ def test_every_flipped_header_byte_is_refused_or_harmless(table):
         damaged[i] ^= 0x01
         path.write_bytes(bytes(damaged))
         try:
-            loaded = cache.load(path, game)
+            loaded = load(path, game)
         except TableError:
             continue
         assert same(loaded, values), f"byte {i} flipped: the file loads with other values"
@@ -145,7 +157,7 @@ def test_damaged_initial_state_is_refused(table):
     path, game, values = table
     rewrite(path, lambda doc: doc["header"]["meta"].update(initial_state=1))
     with pytest.raises(TableError):
-        loaded = cache.load(path, game)
+        loaded = load(path, game)
         assert loaded.expected_score == values.expected_score  # if it loads, it must be right
 
 
@@ -153,41 +165,41 @@ def test_honest_header_with_other_states_is_refused(table):
     path, game, _ = table
     rewrite(path, lambda doc: doc["header"]["meta"].update(initial_state=1), reseal=True)
     with pytest.raises(TableError, match="states"):
-        cache.load(path, game)
+        load(path, game)
 
 
 def test_header_missing_a_field_is_refused(table):
     path, game, _ = table
     rewrite(path, lambda doc: doc["header"]["meta"].pop("initial_state"))
     with pytest.raises(TableError):
-        cache.load(path, game)
+        load(path, game)
 
 
 def test_other_options_are_refused(tmp_path, solved):
     game, values = solved("general", straight="plain")
-    path = cache.save(tmp_path / "t.dwt", game, values, 0.1)
+    path = save(tmp_path / "t.dwt", game, values)
     with pytest.raises(TableError, match="options"):
-        cache.load(path, category_game("general"))
+        load(path, category_game("general"))
 
 
 def test_other_ruleset_is_refused(table):
     path, _, _ = table
     with pytest.raises(TableError, match="ruleset"):
-        cache.load(path, category_game("poker-programs"))
+        load(path, category_game("poker-programs"))
 
 
 def test_other_rules_digest_is_refused(table):
     path, game, _ = table
     rewrite(path, lambda doc: doc["header"].update(rules_digest="0123456789abcdef"), reseal=True)
     with pytest.raises(TableError, match="other rules"):
-        cache.load(path, game)
+        load(path, game)
 
 
 def test_other_format_version_is_refused(table):
     path, game, _ = table
     rewrite(path, lambda doc: doc["header"].update(format_version=FORMAT_VERSION + 1))
     with pytest.raises(TableError, match=f"table format {FORMAT_VERSION + 1}"):
-        cache.load(path, game)
+        load(path, game)
 
 
 @pytest.mark.parametrize("content", [b"", b"hello, world\n", msgpack.packb({"header": {"a": 1}}),
@@ -196,19 +208,19 @@ def test_not_a_table_is_refused(tmp_path, content):
     path = tmp_path / "x.dwt"
     path.write_bytes(content)
     with pytest.raises(TableError, match="not a dicewise table file"):
-        cache.load(path, category_game("general"))
+        load(path, category_game("general"))
 
 
 def test_missing_file_is_refused(tmp_path):
     with pytest.raises(TableError, match="does not exist"):
-        cache.load(tmp_path / "nothing.dwt", category_game("general"))
+        load(tmp_path / "nothing.dwt", category_game("general"))
 
 
 def test_arrays_not_matching_the_header_are_refused(table):
     path, game, _ = table
     rewrite(path, lambda doc: doc["header"]["arrays"]["values"].update(shape=[1025]))
     with pytest.raises(TableError, match="damaged"):
-        cache.load(path, game)
+        load(path, game)
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "options", "text"])
@@ -222,7 +234,7 @@ def test_cli_refuses_a_bad_table_in_one_line(tmp_path, table, damage):
     elif damage == "options":
         plain = category_game("general", straight="plain")
         from dicewise.solver.category import solve_states
-        cache.save(path, plain, solve_states(plain), 0.1)
+        save(path, plain, solve_states(plain))
     else:
         path.write_text("not a table\n")
     result = CliRunner().invoke(cli, ["advise", "general", "--roll", "1", "--dice", "1", "2", "3",
@@ -234,21 +246,21 @@ def test_cli_refuses_a_bad_table_in_one_line(tmp_path, table, damage):
 
 
 def test_a_new_table_drops_the_same_games_tables_for_older_rules(tmp_path):
-    folder = cache.cache_dir()
+    folder = store.cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     names = {"new": "yatzy-two_pairs=distinct-0123456789abcdef",
              "old": "yatzy-two_pairs=distinct-fedcba9876543210",
              "other options": "yatzy-two_pairs=single_pair_counts-fedcba9876543210",
              "other game": "poker-school-exact-columns=1-fedcba9876543210",
              "not a table": "yatzy-two_pairs=distinct-notes"}
-    paths = {k: folder / (v + (cache.SUFFIX if k != "not a table" else ".txt"))
+    paths = {k: folder / (v + (store.SUFFIX if k != "not a table" else ".txt"))
              for k, v in names.items()}
     for p in paths.values():
         p.write_bytes(b"x")
     outside = tmp_path / "elsewhere" / paths["new"].name
     outside.parent.mkdir()
     outside.write_bytes(b"x")
-    cache.drop_older_rules(outside)  # a table outside the cache removes nothing
+    store.drop_older_rules(outside)  # a table outside the cache removes nothing
     assert all(p.exists() for p in paths.values())
-    cache.drop_older_rules(paths["new"])
+    store.drop_older_rules(paths["new"])
     assert {k for k, p in paths.items() if p.exists()} == set(names) - {"old"}

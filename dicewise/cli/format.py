@@ -1,17 +1,25 @@
-"""Shared output helpers: JSON for programs, aligned text and progress bars for people."""
+"""Shared output helpers: JSON for programs, progress bars for people, safe output files."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import sys
+import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
+
+from ..errors import DicewiseError
 
 
 def emit_json(obj) -> None:
     """Print one JSON document (NaN and infinities become null)."""
+    if hasattr(obj, "to_json"):
+        obj = obj.to_json()
     click.echo(json.dumps(_clean(obj), indent=2, ensure_ascii=False))
 
 
@@ -28,8 +36,58 @@ def _clean(obj):
 
 
 @contextmanager
-def progress(length: int, label: str):
-    """A click progress bar on stderr; yields a callback taking the number of steps done."""
-    with click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True,
-                           show_percent=True) as bar:
-        yield bar.update
+def progress(length: float, label: str):
+    """A click progress bar on stderr; yields ``update(done)`` (fractions add up)."""
+    with click.progressbar(length=max(int(math.ceil(length)), 1), label=label, file=sys.stderr,
+                           show_eta=True, show_percent=True) as bar:
+        done = [0.0, 0]  # fractional total, whole steps shown
+
+        def update(steps: float = 1) -> None:
+            done[0] += steps
+            whole = int(done[0]) - done[1]
+            if whole > 0:
+                bar.update(whole)
+                done[1] += whole
+
+        yield update
+
+
+def checked_output(path) -> Path:
+    """An ``--out`` path: a new name in an existing folder, or a regular file to replace.
+
+    Devices, FIFOs and directories are refused (and never read): one line, exit 2.
+    """
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise DicewiseError(f"--out {path} is {what}; give a file name")
+    if not path.parent.is_dir():
+        raise DicewiseError(f"--out {path}: folder {path.parent} does not exist")
+    return path
+
+
+def write_output(path, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file, then rename), checked first."""
+    path = checked_output(path)
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+    return path

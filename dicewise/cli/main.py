@@ -74,7 +74,7 @@ def fail(message: str):
 COMMANDS = {
     "rules": "games:rules", "solve": "games:solve", "advise": "games:advise",
     "simulate": "play:simulate", "table": "play:table", "bench-agent": "play:bench_agent_command",
-    "review": "play:review", "risk": "risk:risk", "duel": "ryzykant:duel",
+    "review": "play:review", "duel": "play:duel", "risk": "risk:risk",
 }
 
 

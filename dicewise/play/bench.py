@@ -1,9 +1,10 @@
-"""Scoring an agent against the optimum: exact regret of every decision, on common dice.
+"""Scoring an agent against the optimum: the regret of every decision, on common dice.
 
-All games advance in lockstep so that each turn's plans are solved once for every game
-(vectorised); the agent itself is asked one decision at a time.  The dice are those of
-``simulate`` with the same seed, so the optimal policy's scores on the same dice come
-from the same stream.
+Generic over the game protocol: the agent plays each game as an ``Episode``; before each
+decision the game's advisor values every legal action, so the regret of the agent's choice
+is the best value minus its value (exact for exact games, labelled approximate otherwise).
+The optimal policy plays the same dice stream (``game.play`` with the same seed) for the
+game-by-game comparison.
 """
 
 from __future__ import annotations
@@ -15,24 +16,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DicewiseError
-from ..solver import dice
-from ..solver.category import CategoryGame
+from ..solver.protocol import BadAction, Solution
+from ..solver.stats import mean_ci95
 from .agents import AgentFailure
-from .decisions import best_keeps, plan_turns, write_options
-from .protocol import BadAction, legal_actions, parse_action
-from .simulate import dice_stream, simulate_games, throw
 
-STAGES = ("roll1", "roll2", "roll3")  # decisions after roll 1, roll 2, and the last write
+#: Consecutive agent failures after which a run stops (a hung or broken bot).
+MAX_FAILURES = 3
 
 
 @dataclass(frozen=True)
 class AgentReport:
-    """How an agent played: scores, exact regret, its costliest decisions, its failures."""
+    """How an agent played: scores, regret, its costliest decisions, its failures."""
 
     ruleset: str
-    options: dict
+    rule_options: dict
     agent: str
-    games: int
     seed: int
     scores: np.ndarray = field(repr=False)
     optimal_scores: np.ndarray = field(repr=False)
@@ -40,141 +38,106 @@ class AgentReport:
     regret_by_stage: dict
     costliest: tuple
     errors: tuple
-    stopped: bool
+    stopped: str | None  # why the run stopped early, if it did
+    approximate: bool
+    error_estimate: float | None
 
     def to_json(self) -> dict:
         n = len(self.scores)
-        mean = float(self.scores.mean()) if n else math.nan
-        se = float(self.scores.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
         total = float(sum(self.regret_by_stage.values()))
         diff = self.scores - self.optimal_scores
+        rate = (lambda x: float(x.mean())) if n else (lambda x: math.nan)
         return {
-            "ruleset": self.ruleset, "options": self.options, "agent": self.agent,
-            "games": n, "seed": self.seed, "mean": mean,
-            "ci95": [mean - 1.959963984540054 * se, mean + 1.959963984540054 * se],
+            "ruleset": self.ruleset, "rule_options": self.rule_options, "agent": self.agent,
+            "games": n, "seed": self.seed,
+            "mean": float(self.scores.mean()) if n else math.nan,
+            "ci95": list(mean_ci95(self.scores)) if n else [math.nan, math.nan],
             "optimal_mean": float(self.optimal_scores.mean()) if n else math.nan,
             "regret_total": total,
             "regret_per_game": total / n if n else math.nan,
             "regret_per_decision": total / self.decisions if self.decisions else math.nan,
             "regret_by_stage": self.regret_by_stage,
             "decisions": self.decisions,
-            "win_rate_vs_optimal": {"wins": float((diff > 0).mean()) if n else math.nan,
-                                    "draws": float((diff == 0).mean()) if n else math.nan,
-                                    "losses": float((diff < 0).mean()) if n else math.nan},
+            "win_rate_vs_optimal": {"wins": rate(diff > 0), "draws": rate(diff == 0),
+                                    "losses": rate(diff < 0)},
+            "approximate": self.approximate, "error_estimate": self.error_estimate,
             "costliest": list(self.costliest),
             "errors": list(self.errors),
             "stopped": self.stopped,
         }
 
 
-def bench_agent(game: CategoryGame, values: np.ndarray, agent, games: int, seed: int,
-                on_error: str = "continue", log=None, progress=None) -> AgentReport:
-    """Play ``games`` games with ``agent`` and measure each decision's exact expected loss.
+def stage_of(observation: dict) -> str:
+    """The decision's stage for the regret split: after roll 1, 2 or 3, or one stage."""
+    return f"roll{observation['roll']}" if "roll" in observation else "decision"
 
-    On a failure or illegal action the error is recorded and, with ``on_error="continue"``,
-    the optimal action is played instead; with ``"stop"`` the run ends there.  ``log`` (a
-    text file) receives one {"observation", "action"} line per decision, for ``review``.
+
+def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str = "continue",
+                log=None, progress=None, max_failures: int = MAX_FAILURES) -> AgentReport:
+    """Play ``games`` games with ``agent`` and measure each decision's expected loss.
+
+    On a failure or an illegal action the error is recorded and, with ``on_error="continue"``,
+    the best action is played instead; with ``"stop"`` the run ends there.  ``max_failures``
+    failures in a row end the run too (a hung bot is reported, not waited on forever).  ``log``
+    (a text file) receives one {"observation", "action"} line per decision, for ``review``.
     """
     if on_error not in ("continue", "stop"):
         raise DicewiseError("--on-error is continue or stop")
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
-    n = game.n_categories
-    names = game.category_names
-    stream = dice_stream(seed, games, n)
-    masks = np.zeros(games, np.int64)
-    extras = np.full(games, game.initial_extra, np.int64)
-    points = np.zeros(games)
-    sheets = [dict() for _ in range(games)]
-    bonus_counts = np.zeros(games, np.int64)
-    ended = np.zeros(games, bool)
-    regret = dict.fromkeys(STAGES, 0.0)
-    decisions, costly, errors = 0, [], []
-    end_value = game.first_roll_end()
-    stopped = False
-    for t in range(n):
-        live = np.flatnonzero(~ended)
-        states = masks[live] * game.n_extra + extras[live]
-        uniq, cols = np.unique(states, return_inverse=True)
-        plan = plan_turns(game, values, *np.divmod(uniq, game.n_extra))
-        kept = np.zeros((len(live), dice.N_FACES), np.int64)
-        todo = np.arange(len(live))
-        for k in (1, 2, 3):
-            todo, rolls = throw(kept, stream[live[todo], t, k - 1], end_value, k, todo, live, ended)
-            gi = live[todo]
-            opts = write_options(game, values, masks[gi], extras[gi], rolls, k)
-            if k < 3:
-                best_keep, best_keep_value = best_keeps(plan.keep[k - 1], cols[todo], rolls)
-            going = []
-            for i, g in enumerate(gi):
-                faces = dice.faces_of(dice.ROLLS[rolls[i]])
-                open_boxes = [names[c] for c in range(n) if np.isfinite(opts.value[i, c])]
-                best_write = int(opts.value[i].argmax())
-                best_value = opts.value[i, best_write]
-                best = {"write": names[best_write]}
-                if k < 3 and best_keep_value[i] > best_value:
-                    best_value = best_keep_value[i]
-                    best = {"keep": dice.faces_of(dice.KEEPS[best_keep[i]])}
-                obs = {"ruleset": game.name, "options": game.options, "game": int(g), "turn": t + 1,
-                       "roll": k, "dice": faces, "sheet": dict(sheets[g]),
-                       "counters": _counters(game, bonus_counts[g]), "points": float(points[g]),
-                       "legal": legal_actions(faces, k, open_boxes)}
-                reply = None
-                try:
-                    reply = agent.act(obs)
-                    kind, arg = parse_action(reply, faces, k, open_boxes)
-                except (AgentFailure, BadAction) as e:
-                    sent = e.sent if isinstance(e, AgentFailure) else _short(reply)
-                    errors.append({"game": int(g), "turn": t + 1, "roll": k, "dice": faces,
-                                   "error": str(e), "sent": sent})
-                    if on_error == "stop":
-                        stopped = True
-                        break
-                    reply = best
-                    kind, arg = parse_action(best, faces, k, open_boxes)
-                if kind == "keep":
-                    chosen = plan.keep[k - 1][dice.keep_indices(arg[None, :])[0], cols[todo[i]]]
-                else:
-                    chosen = opts.value[i, names.index(arg)]
-                loss = max(float(best_value - chosen), 0.0)
-                decisions += 1
-                regret[STAGES[k - 1]] += loss
-                costly.append((loss, {"game": int(g), "turn": t + 1, "roll": k, "dice": faces,
-                                      "sheet": dict(sheets[g]), "chose": reply, "best": best,
-                                      "loss": loss}))
-                if len(costly) > 50:
-                    costly = sorted(costly, key=lambda x: -x[0])[:5]
-                if log is not None:
-                    log.write(json.dumps({"observation": obs, "action": reply}) + "\n")
-                if kind == "keep":
-                    going.append(i)
-                    kept[todo[i]] = arg
-                else:
-                    c = names.index(arg)
-                    points[g] += opts.points[i, c]
-                    sheets[g][arg] = int(round(opts.score[i, c]))
-                    bonus_counts[g] += opts.points[i, c] > opts.score[i, c]
-                    masks[g], extras[g] = divmod(int(opts.next_state[i, c]), game.n_extra)
-            if stopped:
-                break
-            todo = todo[np.array(going, dtype=np.int64)]
-        if stopped:
+    if max_failures < 1:
+        raise DicewiseError("--max-failures must be at least 1")
+    game = solution.game
+    regret: dict[str, float] = {}
+    decisions, costly, errors, streak, stopped = 0, [], [], 0, None
+    finished = []
+    for ep in game.episodes(solution, seed, games):
+        while not ep.done and stopped is None:
+            obs = ep.observation()
+            advice = game.advise_observation(solution, obs)
+            best = advice.best
+            reply = None
+            try:
+                reply = agent.act(obs)
+                action = game.canonical_action(reply)
+                chosen = advice.choice_for(action)
+                streak = 0
+            except (AgentFailure, BadAction) as e:
+                streak += 1
+                errors.append({"game": obs.get("game"), "turn": obs.get("turn"), "roll": obs.get("roll"),
+                               "dice": obs.get("dice"), "error": str(e),
+                               "sent": e.sent if isinstance(e, AgentFailure) else _short(reply)})
+                if on_error == "stop":
+                    stopped = f"stopped at the agent's first error: {e}"
+                elif streak >= max_failures:
+                    stopped = f"the agent failed {streak} times in a row (last: {e})"
+                if stopped:
+                    break
+                action, chosen = best.action, best
+            loss = max(float(best.expected - chosen.expected), 0.0)
+            decisions += 1
+            stage = stage_of(obs)
+            regret[stage] = regret.get(stage, 0.0) + loss
+            costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
+                                  "roll": obs.get("roll"), "dice": obs.get("dice"),
+                                  "sheet": obs.get("sheet"), "chose": action, "best": best.action,
+                                  "loss": loss}))
+            if len(costly) > 50:
+                costly = sorted(costly, key=lambda x: -x[0])[:5]
+            if log is not None:
+                log.write(json.dumps({"observation": obs, "action": action}) + "\n")
+            ep.apply(action)
+        if stopped is not None:
             break
+        finished.append(ep.score)
         if progress is not None:
             progress(1)
-    done = np.flatnonzero((masks == (1 << n) - 1) | ended)
-    final = points.copy()
-    full = masks == (1 << n) - 1
-    final[full] += game.final_bonus(extras[full])
-    optimal = simulate_games(game, values, "optimal", games, seed).scores
+    optimal = game.play(solution, "optimal", games, seed).scores[:len(finished)]
     costliest = tuple(c for _, c in sorted(costly, key=lambda x: -x[0])[:5])
-    return AgentReport(game.name, game.options, getattr(agent, "name", "agent"), games, seed,
-                       final[done], optimal[done], decisions, regret, costliest, tuple(errors),
-                       stopped)
-
-
-def _counters(game, bonus_count) -> dict:
-    return {name: int(bonus_count) for name in game.sheet_counters}
+    return AgentReport(game.name, solution.rule_options, getattr(agent, "name", "agent"), seed,
+                       np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),
+                       decisions, regret, costliest, tuple(errors), stopped,
+                       solution.approximate, solution.error_estimate)
 
 
 def _short(obj):

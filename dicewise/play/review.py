@@ -1,14 +1,16 @@
-"""Reviewing a logged game: each decision beside the best one and the points it lost."""
+"""Reviewing a logged game: each decision beside the best one and the points it lost.
+
+Generic over the game protocol: a log line is an agent-protocol observation and the action
+taken; the game's advisor values every legal action in that observation.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from ..errors import DicewiseError
-from ..solver.advice import advise_position
-from ..solver.category import CategoryGame, StateValues
-from ..solver.sheet import parse_sheet
+from ..solver.protocol import BadAction, Solution
 
 
 @dataclass(frozen=True)
@@ -17,17 +19,21 @@ class Reviewed:
 
     line: int
     turn: int | None
-    roll: int
-    dice: tuple[int, ...]
+    roll: int | None
+    dice: list
     chose: dict
     chose_expected: float
     best: dict
     best_expected: float
     loss: float
 
+    def to_json(self) -> dict:
+        return asdict(self)
 
-def review_lines(game: CategoryGame, solved: StateValues, lines) -> list[Reviewed]:
-    """Judge every ``{"observation", "action"}`` line of a log (the agent protocol's)."""
+
+def review_lines(solution: Solution, lines) -> list[Reviewed]:
+    """Judge every ``{"observation", "action"}`` line of a log (as bench-agent writes them)."""
+    game = solution.game
     out = []
     for number, text in enumerate(lines, 1):
         if not text.strip():
@@ -35,29 +41,25 @@ def review_lines(game: CategoryGame, solved: StateValues, lines) -> list[Reviewe
         try:
             record = json.loads(text)
             obs, action = record["observation"], record["action"]
-            spec = ",".join(f"{k}={v}" for k, v in {**obs.get("sheet", {}),
-                                                     **obs.get("counters", {})}.items())
-            faces, roll = obs["dice"], int(obs["roll"])
-        except (ValueError, KeyError, TypeError, AttributeError):
+            if not isinstance(obs, dict):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
             raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
                                 "as the agent protocol writes them") from None
         if obs.get("ruleset", game.name) != game.name:
             raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {game.name}")
-        advice = advise_position(game, solved, parse_sheet(game, spec), faces, roll)
+        try:
+            advice = game.advise_observation(solution, obs)
+        except DicewiseError as e:
+            raise DicewiseError(f"line {number}: {e}") from None
         if advice.best is None:
             continue
-        chosen = _find(advice, action, number)
-        out.append(Reviewed(number, obs.get("turn"), roll, advice.dice, action, chosen.expected,
-                            _as_action(advice.best), advice.best.expected, chosen.loss))
+        try:
+            chosen = advice.choice_for(game.canonical_action(action))
+        except BadAction:
+            raise DicewiseError(f"line {number}: {json.dumps(action)} is not a legal action there") \
+                from None
+        out.append(Reviewed(number, obs.get("turn"), obs.get("roll"), obs.get("dice"), action,
+                            chosen.expected, advice.best.action, advice.best.expected, chosen.loss))
     return out
 
-
-def _as_action(choice) -> dict:
-    return {"keep": list(choice.dice)} if choice.action == "keep" else {"write": choice.category}
-
-
-def _find(advice, action, number):
-    for choice in advice.choices:
-        if _as_action(choice) == ({"keep": sorted(action["keep"])} if "keep" in action else action):
-            return choice
-    raise DicewiseError(f"line {number}: {json.dumps(action)} is not a legal action there")

@@ -6,86 +6,35 @@ again for the one state asked about (a single batch of the turn solver).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import DicewiseError
 from . import dice
+from .protocol import Advice, Choice
 from .category import ROLL_NUMBERS, CategoryGame, StateValues, write_values
 from .sheet import Sheet
 from .turn import solve_turn
 
 
-@dataclass(frozen=True)
-class Choice:
-    """One option: keep some dice and roll the rest, or write a category now."""
-
-    action: str  # "keep" or "write"
-    expected: float  # expected final score when this is chosen and play is optimal after
-    loss: float  # best expected minus this one's
-    dice: tuple[int, ...] | None = None
-    category: str | None = None
-    score: int | None = None  # what is written in the box (bonuses it earns are in expected);
-    # None for a cross
-
-    def describe(self, rolls_left: int | None = None) -> str:
-        if self.action == "keep":
-            kept = " ".join(map(str, self.dice)) or "nothing"
-            left = "" if rolls_left is None else f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
-            if len(self.dice) == dice.N_DICE:
-                return f"keep all five (roll none{left})"
-            return f"keep {kept} (reroll {dice.N_DICE - len(self.dice)}{left})"
-        if self.score is None:
-            return f"cross {self.category}"
-        return f"write {self.category} for {self.score}"
-
-    def to_json(self) -> dict:
-        out = {"action": self.action}
-        if self.action == "keep":
-            out["dice"] = list(self.dice)
-        else:
-            out.update(category=self.category, score=self.score)
-            if self.score is None:  # games with crosses (poker-school)
-                out["cross"] = True
-        out.update(expected=self.expected, loss=self.loss)
-        return out
+def keep_label(kept, rolls_left: int | None = None) -> str:
+    """``keep 6 6 (reroll 3; 1 roll left)`` for people."""
+    left = "" if rolls_left is None else f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
+    if len(kept) == dice.N_DICE:
+        return f"keep all five (roll none{left})"
+    return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"
 
 
-@dataclass(frozen=True)
-class Advice:
-    """The ranked choices of one position, best first."""
+def keep_choice(kept, expected: float, loss: float, rolls_left: int) -> Choice:
+    """Keep ``kept`` and roll the rest, valued."""
+    kept = list(kept)
+    return Choice({"keep": kept}, keep_label(kept, rolls_left), expected, loss, {"dice": kept})
 
-    ruleset: str
-    options: dict
-    sheet: Sheet
-    dice: tuple[int, ...]
-    roll: int
-    choices: tuple[Choice, ...]
-    state_value: float  # expected final score at the start of this turn
-    ended: str | None = None  # why the game ended with this throw, if it did
-    approximate: bool = False
-    error_bound: float = 0.0
 
-    @property
-    def best(self) -> Choice | None:
-        return self.choices[0] if self.choices else None
-
-    def to_json(self) -> dict:
-        return {
-            "ruleset": self.ruleset,
-            "rule_options": self.options,
-            "sheet": dict(self.sheet.scores + self.sheet.counters),
-            "points": self.sheet.points,
-            "roll": self.roll,
-            "dice": list(self.dice),
-            "turn_start_expected": self.state_value,
-            "ended": self.ended,
-            "approximate": self.approximate,
-            "error_bound": self.error_bound,
-            "best": self.best.to_json() if self.best else None,
-            "options": [c.to_json() for c in self.choices],
-        }
+def write_choice(box: str, score, expected: float, loss: float) -> Choice:
+    """Write ``score`` in ``box`` (None: cross it out), valued."""
+    label = f"cross {box}" if score is None else f"write {box} for {score}"
+    detail = {"category": box, "score": score, **({"cross": True} if score is None else {})}
+    return Choice({"write": box}, label, expected, loss, detail)
 
 
 def check_dice(values) -> tuple[int, ...]:
@@ -118,8 +67,8 @@ def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces
     r = dice.roll_index(dice.counts_of(faces))
     ends = game.first_roll_end()
     if roll == 1 and ends is not None and not np.isnan(ends[r]):
-        return Advice(game.name, game.options, sheet, faces, roll, (), state_value,
-                      ended="a first-roll five of a kind ends the game")
+        return _advice(game, sheet, faces, roll, (), state_value,
+                       ended="a first-roll five of a kind ends the game")
     writes = []
     for c, name in enumerate(game.category_names):
         if (sheet.mask >> c) & 1:
@@ -141,6 +90,14 @@ def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces
     # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
     ranked = sorted([(-e, 0, n, s) for n, s, e in writes] + [(-e, 1, d, None) for d, e in keeps])
     best = -ranked[0][0]
-    choices = [Choice("write", -neg, best + neg, category=key, score=s) if kind == 0 else
-               Choice("keep", -neg, best + neg, dice=key) for neg, kind, key, s in ranked]
-    return Advice(game.name, game.options, sheet, faces, roll, tuple(choices), state_value)
+    choices = [write_choice(key, s, -neg, best + neg) if kind == 0 else
+               keep_choice(key, -neg, best + neg, 3 - roll) for neg, kind, key, s in ranked]
+    return _advice(game, sheet, faces, roll, tuple(choices), state_value)
+
+
+def _advice(game, sheet: Sheet, faces, roll, choices, state_value, ended=None) -> Advice:
+    position = {"sheet": dict(sheet.scores + sheet.counters), "points": sheet.points,
+                "roll": roll, "dice": list(faces)}
+    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
+                f"{sheet.points} points written, {state_value:.3f} expected at turn start")
+    return Advice(game.name, game.options, position, choices, headline, state_value, ended=ended)

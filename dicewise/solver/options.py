@@ -102,3 +102,25 @@ def parse_option_pairs(name: str, specs, pairs) -> dict[str, Any]:
 def parse_options(cls, pairs) -> dict[str, Any]:
     """Parse ``KEY=VALUE`` strings for the ruleset class ``cls``."""
     return parse_option_pairs(cls.name, option_specs(cls), pairs)
+
+
+def rules_from(cls, options) -> Any:
+    """An instance of the ruleset class ``cls`` for typed option values (a mapping).
+
+    Unknown names and values of the wrong type are refused with one DicewiseError line, as
+    are values the declaration does not allow (checked by the class itself).
+    """
+    specs = {s.name: s for s in option_specs(cls)}
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(specs))
+    if unknown:
+        raise DicewiseError(f"unknown option {', '.join(unknown)} for {cls.name} "
+                            f"(options: {', '.join(specs) or 'none'})")
+    for key, value in options.items():
+        default = specs[key].default
+        kind = bool if isinstance(default, bool) else type(default)
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if not ok and not (kind is float and isinstance(value, int) and not isinstance(value, bool)):
+            what = {bool: "true or false", int: "an integer", float: "a number"}.get(kind, "a text")
+            raise DicewiseError(f"option {key} takes {what}, not {value!r}")
+    return cls(**options)

@@ -258,8 +258,16 @@ class Game(ABC):
 
     def play(self, solution: Solution, policy: str, games: int, seed: int,
              progress: Progress | None = None) -> Played:
-        """Play ``games`` games with ``policy`` on the dice stream of ``seed``."""
+        """Play ``games`` games with ``policy`` on the dice stream of ``seed``.
+
+        For a policy that needs no table (``needs_solution`` false) the solution carries the
+        rules only: its payload is None.
+        """
         raise unsupported(self, "simulate")
+
+    def score_distribution(self, solution: Solution, policy: str) -> dict | None:
+        """The exact distribution of the final score under ``policy``, where it is computed."""
+        return None
 
     def needs_solution(self, policy: str) -> bool:
         """Whether ``policy`` plays from the solved table (greedy and random need none)."""
@@ -273,6 +281,16 @@ class Game(ABC):
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         """Game ``index`` of the dice stream of ``seed``, to be played by an agent."""
         raise unsupported(self, "bench-agent")
+
+    def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
+        """Games 0..games-1 of the dice stream of ``seed`` (a game may share the stream)."""
+        return [self.episode(solution, seed, i) for i in range(games)]
+
+    def canonical_action(self, action) -> dict:
+        """An agent's answer in the form the advice's choices use (BadAction if malformed)."""
+        if not isinstance(action, dict):
+            raise BadAction(f"an action is a JSON object, not {action!r}")
+        return action
 
     def resolve_policy(self, policy: str) -> str:
         """The canonical policy name, or a DicewiseError listing the policies."""

@@ -27,14 +27,11 @@ from typing import Any, Mapping
 import msgpack
 import numpy as np
 
-from ..errors import DicewiseError
+from ..errors import DicewiseError, TableError  # noqa: F401  (TableError is re-exported)
+from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
 
 MAGIC = "dicewise-table"
 FORMAT_VERSION = 1
-
-
-class TableError(DicewiseError):
-    """A table file that cannot be used: unreadable, damaged, or built for other rules."""
 
 
 @dataclass(frozen=True)
@@ -151,12 +148,3 @@ def read_table(path, **expect) -> Table:
     except Exception:
         raise TableError(f"{path} is damaged (its arrays do not match its header)") from None
     return Table(header, arrays)
-
-
-def digest(*parts: bytes | str) -> str:
-    """A short hex digest of some texts: the 'rules digest' of a table."""
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode() if isinstance(p, str) else p)
-        h.update(b"\0")
-    return h.hexdigest()[:16]

@@ -67,6 +67,10 @@ class General(CategoryGame):
             return None
         return np.where(dice.ROLLS.max(axis=1) == 5, 0.0, np.nan)
 
+    def solve_facts(self) -> dict:
+        """What ``solve`` reports beside the optimum."""
+        return {"p_big_general": self.big_general_probability()}
+
     def big_general_probability(self) -> float:
         """P(a big general happens in a game): the same for every policy (see module doc)."""
         return 1 - (1 - P_BIG_GENERAL_PER_TURN) ** TURNS

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solver import dice
-from ..solver.advice import advise_position
-from ..solver.category import CategoryGame, StateValues
-from ..solver.sheet import Sheet
+from .. import dice
+from ..advice import advise_position
+from ..category import CategoryGame, StateValues
+from ..sheet import Sheet
 from .decisions import best_keeps, plan_turns, write_options
 from .simulate import simulate_games
 
@@ -28,9 +28,9 @@ def _empty_sheet(game: CategoryGame) -> Sheet:
 def _describe(choice) -> str:
     if choice is None:
         return ""
-    if choice.action == "keep":
-        return "keep " + (" ".join(map(str, choice.dice)) or "nothing")
-    return f"write {choice.category} ({choice.score})"
+    if "keep" in choice.action:
+        return "keep " + (" ".join(map(str, choice.action["keep"])) or "nothing")
+    return f"write {choice.detail['category']} ({choice.detail['score']})"
 
 
 def opening_table(game: CategoryGame, solved: StateValues):
@@ -114,7 +114,7 @@ def _score_bounds(game: CategoryGame) -> tuple[int, int]:
 
 
 def distribution_fits(game: CategoryGame) -> bool:
-    from ..solver.category import reachable_states
+    from ..category import reachable_states
 
     lo, hi = _score_bounds(game)
     return int(reachable_states(game).sum()) * (hi - lo + 1) <= DISTRIBUTION_BUDGET

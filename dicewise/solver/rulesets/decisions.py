@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solver import dice
-from ..solver.category import CategoryGame, turn_write_values
-from ..solver.turn import solve_turn
+from .. import dice
+from ..category import CategoryGame, turn_write_values
+from ..turn import solve_turn
 
 BATCH = 512
 

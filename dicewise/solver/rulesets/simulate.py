@@ -13,9 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import DicewiseError
-from ..solver import dice
-from ..solver.category import CategoryGame
+from ...errors import DicewiseError
+from .. import dice
+from ..category import CategoryGame
 from .decisions import best_keeps, plan_turns, write_options
 
 POLICIES = ("optimal", "greedy", "random")

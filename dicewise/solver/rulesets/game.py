@@ -1,0 +1,262 @@
+"""The protocol object of every declarative category game (General, the pokers, Yahtzee, Yatzy).
+
+One class serves them all: the ruleset module declares the boxes, the engine
+(``solver/category.py``) solves, and this module answers the protocol — the table is the
+expected remaining score of every reachable turn-start state, advice solves the turn of
+the one state asked about, play is the lockstep simulator, and an episode walks one game
+of the same dice stream for an agent.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from ...errors import DicewiseError, TableError
+from .. import category, dice, options as options_module, scoring, turn
+from ..advice import advise_position, check_position
+from ..category import CategoryGame, StateValues, solve_states
+from ..digest import digest
+from ..options import option_specs
+from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
+from ..sheet import parse_sheet
+from . import CATEGORY_GAMES, category_game
+from .decisions import write_options
+from .simulate import dice_stream, roll_from, simulate_games
+from . import strategy
+
+
+class CategoryRuleset(Game):
+    """A five-dice category game, solved exactly by backward induction over its states."""
+
+    exact = True
+    tables = {"opening": "first turn: the best choice for every roll 1 and roll 2 dice, the runner-up",
+              "states": "every reachable turn-start state with its expected remaining points",
+              "categories": "per box under the optimal policy: fill rate, mean score, scratch rate"}
+    sheet_help = 'filled boxes as box=score pairs, e.g. "ones=3,straight=25"'
+
+    def __init__(self, cls: type[CategoryGame]):
+        self.cls = cls
+        self.name = cls.name
+        self.title = cls.title
+
+    def option_specs(self):
+        return option_specs(self.cls)
+
+    def rules(self, options: Mapping) -> CategoryGame:
+        return category_game(self.name, **dict(options))
+
+    def describe(self, rules: CategoryGame) -> dict:
+        return {"categories": list(rules.category_names), "sheet_counters": list(rules.sheet_counters)}
+
+    # --- the table -----------------------------------------------------------------
+
+    def table_kind(self, rules) -> str:
+        return "category-game"
+
+    def rules_digest(self, rules: CategoryGame) -> str:
+        module = sys.modules[type(rules).__module__]
+        sources = [_source(m) for m in (dice, turn, category, scoring, options_module, module)]
+        helpers = sorted(Path(module.__file__).parent.glob("_*.py"))
+        return digest(*sources, *(p.read_text() for p in helpers))
+
+    def build_units(self, rules: CategoryGame) -> float:
+        return int(category.reachable_states(rules).sum())
+
+    def build(self, rules: CategoryGame, progress=None):
+        solved = solve_states(rules, progress)
+        return solved, self.meta(rules, solved)
+
+    def meta(self, rules: CategoryGame, solved: StateValues) -> dict:
+        """What a table's header says of a solved game (checked again on load)."""
+        return {"expected_score": solved.expected_score, "states": solved.n_reachable,
+                "n_states": rules.n_states, "initial_state": solved.initial_state}
+
+    def to_arrays(self, payload: StateValues) -> dict:
+        return {"reachable": np.packbits(payload.reachable), "values": payload.values[payload.reachable]}
+
+    def from_arrays(self, rules: CategoryGame, arrays, meta) -> StateValues:
+        if meta.get("n_states") != rules.n_states or meta.get("initial_state") != rules.initial_state:
+            raise TableError(f"the table does not describe the states of {rules.name}; rebuild it "
+                             "with `dicewise solve --rebuild`")
+        if "reachable" not in arrays or "values" not in arrays:
+            raise TableError("the table lacks the arrays of a solved game")
+        reachable = np.unpackbits(arrays["reachable"], count=rules.n_states).astype(bool)
+        if reachable.sum() != len(arrays["values"]):
+            raise TableError("the table is damaged (values do not match its reachable states)")
+        values = np.full(rules.n_states, np.nan)
+        values[reachable] = arrays["values"]
+        return StateValues(values, reachable, rules.initial_state)
+
+    def solve_report(self, solution: Solution) -> dict:
+        report = {"states": solution.meta["states"]}
+        facts = getattr(solution.rules, "solve_facts", None)
+        return {**report, **(facts() if facts else {})}
+
+    # --- advice ----------------------------------------------------------------------
+
+    def check_position(self, rules: CategoryGame, position: Mapping):
+        if position.get("roll") is None:
+            raise DicewiseError("give the roll number (--roll 1, 2 or 3)")
+        sheet = parse_sheet(rules, position.get("sheet"))
+        faces = check_position(rules, sheet, position.get("dice", ()), position["roll"])
+        return sheet, faces, position["roll"]
+
+    def advise(self, solution: Solution, position: Mapping) -> Advice:
+        sheet, faces, roll = self.check_position(solution.rules, position)
+        return advise_position(solution.rules, solution.payload, sheet, faces, roll)
+
+    def advise_observation(self, solution: Solution, observation: Mapping) -> Advice:
+        try:
+            sheet = {**observation.get("sheet", {}), **observation.get("counters", {})}
+            position = {"sheet": ",".join(f"{k}={v}" for k, v in sheet.items()),
+                        "dice": observation["dice"], "roll": int(observation["roll"])}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise DicewiseError("an observation has dice, roll and sheet, as the agent protocol "
+                                "writes them") from None
+        return self.advise(solution, position)
+
+    # --- play ------------------------------------------------------------------------
+
+    def play(self, solution: Solution, policy: str, games: int, seed: int,
+             progress=None) -> Played:
+        import time
+
+        rules = solution.rules
+        values = solution.payload.values if solution.payload is not None else np.zeros(rules.n_states)
+        start = time.perf_counter()
+        records = simulate_games(rules, values, policy, games, seed, progress)
+        extra = {}
+        if rules.first_roll_end() is not None:
+            extra["ended_on_first_roll_rate"] = float(records.ended_early.mean())
+        return Played(records.scores, time.perf_counter() - start, extra)
+
+    def score_distribution(self, solution: Solution, policy: str) -> dict | None:
+        if policy != "optimal" or not strategy.distribution_fits(solution.rules):
+            return None
+        return strategy.exact_distribution(solution.rules, solution.payload.values).to_json()
+
+    def strategy_table(self, solution: Solution, what: str, games: int, seed: int, progress=None):
+        game, values = solution.rules, solution.payload
+        if what == "opening":
+            return strategy.opening_table(game, values)
+        if what == "states":
+            return strategy.state_table(game, values)
+        if what == "categories":
+            return strategy.category_table(game, values, games, seed, progress)
+        raise DicewiseError(f"unknown table {what!r} for {self.name} (tables: {', '.join(self.tables)})")
+
+    def canonical_action(self, action) -> dict:
+        if not isinstance(action, dict) or len(action) != 1:
+            raise BadAction(f"an action is {{\"keep\": [...]}} or {{\"write\": box}}, not {action!r}")
+        (kind, arg), = action.items()
+        if kind == "keep":
+            if not isinstance(arg, list) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                    and 1 <= v <= 6 for v in arg):
+                raise BadAction(f"keep takes a list of faces 1..6, not {arg!r}")
+            return {"keep": sorted(arg)}
+        if kind != "write":
+            raise BadAction(f"unknown action {kind!r} (use keep or write)")
+        return action
+
+    def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
+        stream = dice_stream(seed, games, solution.rules.n_categories)
+        return [CategoryEpisode(solution, i, stream[i]) for i in range(games)]
+
+    def episode(self, solution: Solution, seed: int, index: int) -> Episode:
+        return self.episodes(solution, seed, index + 1)[index]
+
+
+def _source(module) -> str:
+    import inspect
+
+    return inspect.getsource(module)
+
+
+class CategoryEpisode(Episode):
+    """One category game for an agent: the dice of game ``index`` of the simulator's stream."""
+
+    def __init__(self, solution: Solution, index: int, stream: np.ndarray):
+        self.ruleset: CategoryRuleset = solution.game
+        self.game: CategoryGame = solution.rules
+        self.values = solution.payload.values
+        self.index, self.stream = index, stream
+        self.mask, self.extra = 0, self.game.initial_extra
+        self.points, self.sheet, self.bonus_count = 0.0, {}, 0
+        self.turn, self.ended, self.kept = 0, False, np.zeros(dice.N_FACES, np.int64)
+        self._throw(1)
+
+    def _throw(self, roll: int) -> None:
+        self.roll_number = roll
+        self.roll = int(roll_from(self.kept[None, :], self.stream[self.turn, roll - 1][None, :])[0])
+        end = self.game.first_roll_end()
+        if roll == 1 and end is not None and not np.isnan(end[self.roll]):
+            self.ended = True  # a first-roll five of a kind ends the game (RULES.md §1)
+
+    @property
+    def done(self) -> bool:
+        return self.ended or self.mask == (1 << self.game.n_categories) - 1
+
+    @property
+    def score(self) -> float:
+        if self.mask == (1 << self.game.n_categories) - 1:
+            return self.points + float(self.game.final_bonus(np.array([self.extra]))[0])
+        return self.points
+
+    def _writes(self):
+        return write_options(self.game, self.values, np.array([self.mask]), np.array([self.extra]),
+                             np.array([self.roll]), self.roll_number)
+
+    def observation(self) -> dict:
+        faces = dice.faces_of(dice.ROLLS[self.roll])
+        names = self.game.category_names
+        opts = self._writes()
+        legal = []
+        if self.roll_number < 3:
+            legal = [{"keep": dice.faces_of(dice.KEEPS[k])} for k in dice.sub_keeps(self.roll)]
+        legal += [{"write": names[c]} for c in range(len(names)) if np.isfinite(opts.value[0, c])]
+        return {"ruleset": self.game.name, "options": self.game.options, "game": self.index,
+                "turn": self.turn + 1, "roll": self.roll_number, "dice": faces,
+                "sheet": dict(self.sheet),
+                "counters": {name: self.bonus_count for name in self.game.sheet_counters},
+                "points": float(self.points), "legal": legal}
+
+    def apply(self, action: dict) -> float:
+        if self.done:
+            raise BadAction("the game is over")
+        faces = dice.faces_of(dice.ROLLS[self.roll])
+        (kind, arg), = self.ruleset.canonical_action(action).items()
+        if kind == "keep":
+            if self.roll_number >= 3:
+                raise BadAction("no roll is left: write a box")
+            kept = dice.counts_of(arg)
+            if (kept > dice.counts_of(faces)).any():
+                raise BadAction(f"cannot keep {arg} from dice {faces}")
+            self.kept = kept
+            self._throw(self.roll_number + 1)
+            return 0.0
+        names = self.game.category_names
+        opts = self._writes()
+        if arg not in names or not np.isfinite(opts.value[0, names.index(arg)]):
+            allowed = [names[c] for c in range(len(names)) if np.isfinite(opts.value[0, c])]
+            raise BadAction(f"cannot write {arg!r} now (allowed: {', '.join(allowed)})")
+        c = names.index(arg)
+        points = float(opts.points[0, c])
+        self.points += points
+        self.sheet[arg] = int(round(opts.score[0, c]))
+        self.bonus_count += bool(opts.points[0, c] > opts.score[0, c])
+        self.mask, self.extra = divmod(int(opts.next_state[0, c]), self.game.n_extra)
+        if not self.done:
+            self.turn += 1
+            self.kept = np.zeros(dice.N_FACES, np.int64)
+            self._throw(1)
+        elif self.mask == (1 << self.game.n_categories) - 1:
+            points += float(self.game.final_bonus(np.array([self.extra]))[0])
+        return points
+
+
+GENERAL, POKER_PROGRAMS, YAHTZEE, YATZY = (CategoryRuleset(CATEGORY_GAMES[n]) for n in
+                                           ("general", "poker-programs", "yahtzee", "yatzy"))

@@ -1,0 +1,155 @@
+"""One build-or-load for every game's table: cache path, digest, atomic write, refusals.
+
+A game says what its table is (``table_stem``, ``table_kind``, ``rules_digest``) and how to
+build it and move it to and from arrays; this module does the rest for every game: where
+the file lives, building it under a lock (two processes asking for the same table build it
+once and both get it), writing it atomically, validating it on load, and dropping the same
+game's tables built for older rules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..errors import DicewiseError
+from ..solver.protocol import Game, Solution
+from .format import TableError, read_table, write_table
+
+SUFFIX = ".dwt"
+
+#: ``progress_factory(units, label)`` -> a context manager yielding ``update(done)``.
+ProgressFactory = Callable[[float, str], contextlib.AbstractContextManager]
+
+
+def cache_dir() -> Path:
+    """Where tables are kept: $DICEWISE_CACHE, else $XDG_CACHE_HOME/dicewise, else ~/.cache/dicewise."""
+    if os.environ.get("DICEWISE_CACHE"):
+        return Path(os.environ["DICEWISE_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dicewise"
+
+
+def default_path(game: Game, rules) -> Path:
+    """The cache file of a game with its rules (the rules digest is part of the name)."""
+    return cache_dir() / f"{game.table_stem(rules)}-{game.rules_digest(rules)}{SUFFIX}"
+
+
+def _quiet(units, label):
+    return contextlib.nullcontext(None)
+
+
+def load(game: Game, rules, path) -> Solution:
+    """Read a table, refusing it unless it was built for exactly this game, rules and method."""
+    path = Path(path)
+    table = read_table(path, kind=game.table_kind(rules), ruleset=game.name,
+                       options=game.rule_options(rules), rules_digest=game.rules_digest(rules))
+    meta = dict(table.header.get("meta", {}))
+    if "expected_score" not in meta:
+        raise TableError(f"{path} lacks the expected score of a solved game")
+    try:
+        payload = game.from_arrays(rules, table.arrays, meta)
+    except TableError as e:
+        raise TableError(f"{path}: {e}") from None
+    return Solution(game, rules, payload, meta, path, False, 0.0)
+
+
+def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
+    """Build a table and write it atomically to ``path``; a cache path drops older rules."""
+    factory = progress_factory or _quiet
+    start = time.perf_counter()
+    with factory(game.build_units(rules), f"solving {game.name}") as update:
+        payload, meta = game.build(rules, update)
+    seconds = time.perf_counter() - start
+    meta = {**meta, "seconds": round(seconds, 3)}
+    path = save(game, rules, payload, meta, path)
+    drop_older_rules(path)
+    return Solution(game, rules, payload, meta, path, True, seconds)
+
+
+def save(game: Game, rules, payload, meta: dict, path) -> Path:
+    """Write a payload as the game's table file (atomically); returns the path."""
+    return Path(write_table(path, kind=game.table_kind(rules), ruleset=game.name,
+                            options=game.rule_options(rules), rules_digest=game.rules_digest(rules),
+                            arrays=game.to_arrays(payload), meta=meta))
+
+
+def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist: bool = False,
+             progress_factory: ProgressFactory | None = None) -> Solution:
+    """The solved game: loaded from ``table`` (or the cache), built there if missing.
+
+    An explicit table that must exist (``advise --table``) is never built in its place.  A
+    damaged table in the cache is rebuilt with a warning; a damaged explicit table is refused,
+    naming ``--rebuild``.
+    """
+    explicit = table is not None
+    path = Path(table) if explicit else default_path(game, rules)
+    if explicit:
+        check_table_path(path)
+    if must_exist and not path.exists():
+        raise DicewiseError(f"table file {path} does not exist")
+    if not rebuild and path.exists():
+        try:
+            return load(game, rules, path)
+        except TableError as e:
+            if explicit or must_exist:
+                raise TableError(f"{e}; or build it anew with --rebuild") from None
+            warn(f"{e}; rebuilding it")
+    with _build_lock(path):
+        if not rebuild and path.exists():  # another process built it while we waited
+            try:
+                return load(game, rules, path)
+            except TableError:
+                pass
+        return build(game, rules, path, progress_factory)
+
+
+def check_table_path(path: Path) -> None:
+    """A table path is a regular file or a new name in an existing folder: one line otherwise."""
+    if path.exists() and not path.is_file():
+        raise DicewiseError(f"{path} is not a regular file")
+    if not path.parent.is_dir():
+        raise DicewiseError(f"folder {path.parent} does not exist")
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr (the store's only output besides progress bars)."""
+    import sys
+
+    print(f"dicewise: warning: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _build_lock(path: Path):
+    """An exclusive lock beside ``path`` while it is built (where the platform has flock)."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks: atomic renames still leave one valid file
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(f".{path.name}.lock")  # left in place: unlinking it would race
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def drop_older_rules(path) -> None:
+    """Remove the cache's tables that differ from ``path`` only in their rules digest.
+
+    Cache names end in ``-<digest><SUFFIX>``; a table just built in the cache replaces the
+    same game's tables built for older rules.  A path outside the cache removes nothing.
+    """
+    path = Path(path)
+    if path.parent != cache_dir() or not path.name.endswith(SUFFIX):
+        return
+    stem = path.name[:-len(SUFFIX)].rsplit("-", 1)[0]
+    for old in path.parent.glob(f"{stem}-*{SUFFIX}"):
+        if old != path and len(old.name) == len(path.name):
+            old.unlink(missing_ok=True)
