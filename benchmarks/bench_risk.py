@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from dicewise.solver.risk import battle as rk
+from dicewise.solver import risk as rk
 
 
 def _cpu():
@@ -49,15 +49,16 @@ def main(argv=None):
 
     rows = []
 
-    def battle(label, policy, a=n, d=n):
-        secs, b = best_of(runs, lambda: rk.battle(a, d, policy=policy))
+    def battle(label, policy, a=n, d=n, rules=rk.RiskRules()):
+        secs, b = best_of(runs, lambda: rk.battle(a, d, rules, policy))
         rows.append((f"battle {a} v {d}, {label}", secs,
                      f"P(conquer) {b.p_conquer:.15f}; "
                      f"|sum - 1| {abs(b.total_probability - 1):.1e}"))
 
     battle("max dice", rk.Policy())
     battle("minimax dice", rk.Policy(dice="minimax"))
-    battle("minimax, defender sees roll", rk.Policy(dice="minimax", defender_sees_roll=True))
+    battle("minimax, defender sees roll", rk.Policy(dice="minimax"),
+           rules=rk.RiskRules(defender_sees_roll=True))
     battle("expected armies (optimal stopping)", rk.Policy(objective="expected-armies"))
     battle("threshold 0.5", rk.Policy(objective="threshold", threshold=0.5))
     battle("max dice", rk.Policy(), a=20 * n, d=10)

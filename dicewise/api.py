@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import DicewiseError
-from .solver.protocol import Advice, Game, Played, Solution
+from .solver.protocol import Advice, Game, Solution, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary
 from .tables import store
@@ -35,9 +35,14 @@ def make_rules(ruleset, options=None):
 
 def _needs(game: Game, command: str) -> None:
     if command not in game.commands:
-        from .solver.protocol import unsupported
-
         raise unsupported(game, command)
+
+
+def for_command(ruleset, command: str, options=None):
+    """(game, rules) for a command, refusing a game that lacks it or bad options, in one line."""
+    game, rules = make_rules(ruleset, options)
+    _needs(game, command)
+    return game, rules
 
 
 def _quiet(units, label):
@@ -46,8 +51,7 @@ def _quiet(units, label):
 
 def solve(ruleset, options=None, *, table=None, rebuild: bool = False, progress=None) -> Solution:
     """Solve (or fit) a ruleset, reusing its table when present (``rebuild`` forces a new one)."""
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "solve")
+    game, rules = for_command(ruleset, "solve", options)
     return store.solution(game, rules, table, rebuild=rebuild, progress_factory=progress)
 
 
@@ -69,8 +73,7 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
 
     The position is checked before any table is built; an explicit ``table`` must exist.
     """
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "advise")
+    game, rules = for_command(ruleset, "advise", options)
     position = {"dice": list(dice), "sheet": sheet or None}
     for key, value in (("roll", roll), ("fifth", fifth)):
         if value is not None:
@@ -124,8 +127,7 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
 def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optimal", options=None,
              table=None, progress=None) -> Simulation:
     """Play ``games`` games with a policy on the dice stream of ``seed`` and summarise them."""
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "simulate")
+    game, rules = for_command(ruleset, "simulate", options)
     solution, policy, played = _played(game, rules, policy, games, seed, table, progress)
     extra = dict(played.extra)
     if played.examples:
@@ -160,8 +162,7 @@ class Duel:
 def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, seed: int = 0,
          options=None, table=None, progress=None) -> Duel:
     """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin."""
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "duel")
+    game, rules = for_command(ruleset, "duel", options)
     sol, a, played_a = _played(game, rules, a, games, seed, table, progress)
     _, b, played_b = _played(game, rules, b, games, seed, table, progress)
     return Duel(game.name, game.rule_options(rules), a, b, seed,
@@ -184,8 +185,7 @@ class StrategyTable:
 def strategy_table(ruleset, what: str | None = None, *, options=None, games: int = 20000,
                    seed: int = 0, table=None, progress=None) -> StrategyTable:
     """One of the game's strategy tables (``game.tables`` names them; the first by default)."""
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "table")
+    game, rules = for_command(ruleset, "table", options)
     what = what or next(iter(game.tables))
     if what not in game.tables:
         raise DicewiseError(f"unknown table {what!r} for {game.name} "
@@ -202,8 +202,7 @@ def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: s
     from .play.agents import CallableAgent
     from .play.bench import bench_agent as run
 
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "bench-agent")
+    game, rules = for_command(ruleset, "bench-agent", options)
     solution = store.solution(game, rules, table, progress_factory=progress)
     if callable(agent) and not hasattr(agent, "act"):
         agent = CallableAgent(agent, getattr(agent, "__name__", "agent"))
@@ -215,8 +214,7 @@ def review(ruleset, lines, *, options=None, table=None, progress=None):
     """Judge a logged game (agent-protocol JSON lines), decision by decision."""
     from .play.review import review_lines
 
-    game, rules = make_rules(ruleset, options)
-    _needs(game, "review")
+    game, rules = for_command(ruleset, "review", options)
     solution = store.solution(game, rules, table, progress_factory=progress)
     return review_lines(solution, lines)
 

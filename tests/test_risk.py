@@ -12,11 +12,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dicewise.errors import DicewiseError
-from dicewise.solver.risk import battle as rk
+from dicewise.solver import risk as rk
 from dicewise.solver.risk import cards as rc
+from dicewise.solver.risk import markov
 
 MINIMAX = rk.Policy(dice="minimax")
-SEES = rk.Policy(dice="minimax", defender_sees_roll=True)
+#: The rule option of a defender who sees the attacker's dice (played with minimax dice).
+SEES = rk.RiskRules(defender_sees_roll=True)
 
 # --------------------------------------------------------------------------- brute force
 # Written independently of the solver: every round enumerates the dice themselves.
@@ -158,6 +160,18 @@ def test_battle_matches_brute_force(A, D, ties):
     assert b.expected_defender_losses == pytest.approx(float(lost_d), abs=1e-13)
 
 
+@pytest.mark.parametrize("ca,cd", [(1, 1), (2, 1), (1, 2), (2, 2), (3, 1)])
+@pytest.mark.parametrize("A,D", [(2, 1), (4, 3), (6, 5)])
+def test_dice_caps_match_brute_force(A, D, ca, cd):
+    # The rule options max_attacker_dice and max_defender_dice.
+    rules = rk.RiskRules(max_attacker_dice=ca, max_defender_dice=cd)
+    exact = bf_end(A, D, ca=ca, cd=cd)
+    b = rk.battle(A, D, rules)
+    assert b.p_conquer == pytest.approx(float(bf_p(A, D, ca=ca, cd=cd)), abs=1e-15)
+    for n, p in b.attacker_survivors.items():
+        assert p == pytest.approx(float(exact[(n, 0)]), abs=1e-15)
+
+
 @pytest.mark.parametrize("A,D", [(2, 2), (3, 1), (4, 2), (5, 4), (7, 3)])
 def test_minimax_matches_brute_force(A, D):
     assert rk.battle(A, D, policy=MINIMAX).p_conquer == pytest.approx(
@@ -166,7 +180,7 @@ def test_minimax_matches_brute_force(A, D):
 
 @pytest.mark.parametrize("A,D", [(2, 2), (3, 2), (4, 3), (5, 2)])
 def test_defender_sees_roll_matches_brute_force(A, D):
-    b = rk.battle(A, D, policy=SEES)
+    b = rk.battle(A, D, SEES, MINIMAX)
     assert b.p_conquer == pytest.approx(float(bf_minimax(A, D, sees=True)), abs=1e-14)
     assert b.total_probability == pytest.approx(1.0, abs=1e-12)
 
@@ -185,8 +199,9 @@ def test_large_battles_stay_normalised():
         b = rk.battle(1000, 1000, policy=policy)
         assert abs(b.total_probability - 1) < 1e-12
         assert all(p >= 0 for p in b.attacker_survivors.values())
-    for policy in (MINIMAX, SEES, rk.Policy(objective="threshold", threshold=0.4)):
-        b = rk.battle(150, 170, policy=policy)
+    for rules, policy in ((rk.RiskRules(), MINIMAX), (SEES, MINIMAX),
+                          (rk.RiskRules(), rk.Policy(objective="threshold", threshold=0.4))):
+        b = rk.battle(150, 170, rules, policy)
         assert abs(b.total_probability - 1) < 1e-12
     # An overwhelming attacker: P(fail) underflows gracefully, never negative or NaN.
     b = rk.battle(1000, 3)
@@ -252,7 +267,7 @@ def test_minimax_orders():
     # (a finding, pinned here); a defender who sees the roll can only do better.
     plain = rk.conquest_table(30)
     best = rk.conquest_table(30, policy=MINIMAX)
-    sees = rk.conquest_table(30, policy=SEES)
+    sees = rk.conquest_table(30, SEES, MINIMAX)
     assert np.allclose(best[1:], plain[1:], atol=1e-15, rtol=0)
     assert (sees[2:, 1:] <= best[2:, 1:] + 1e-15).all()
     assert sees[10, 10] < 0.37 < 0.47 < best[10, 10]
@@ -317,14 +332,16 @@ def test_minimax_chain_matches_brute_force(A, D, D2, garrison):
     assert c.p_all == pytest.approx(float(bf_chain2(A, D, D2, garrison)), abs=1e-14)
 
 
-@pytest.mark.parametrize("policy", [MINIMAX, SEES])
-def test_minimax_chain(policy):
-    one = rk.chain_attack(9, [5], policy=policy)
-    assert one.p_all == pytest.approx(rk.battle(9, 5, policy=policy).p_conquer, abs=1e-14)
-    two = rk.chain_attack(15, [4, 3], garrison=2, policy=policy)
+@pytest.mark.parametrize("rules", [rk.RiskRules(), SEES])
+def test_minimax_chain(rules):
+    policy = MINIMAX
+    one = rk.chain_attack(9, [5], rules=rules, policy=policy)
+    assert one.p_all == pytest.approx(rk.battle(9, 5, rules, policy).p_conquer, abs=1e-14)
+    two = rk.chain_attack(15, [4, 3], garrison=2, rules=rules, policy=policy)
     assert sum(two.reached) == pytest.approx(1.0, abs=1e-13)
-    need, p = rk.min_armies([4, 3], 0.5, garrison=2, policy=policy)
-    assert rk.chain_attack(need, [4, 3], garrison=2, policy=policy).p_all == pytest.approx(p)
+    need, p = rk.min_armies([4, 3], 0.5, garrison=2, rules=rules, policy=policy)
+    assert rk.chain_attack(need, [4, 3], garrison=2, rules=rules,
+                           policy=policy).p_all == pytest.approx(p)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -335,8 +352,12 @@ def test_minimax_chain(policy):
     lambda: rk.battle(5, -1), lambda: rk.battle(2.5, 3), lambda: rk.battle(40_000, 40_000),
     lambda: rk.battle(10 ** 9, 2), lambda: rk.conquest_table(1), lambda: rk.conquest_table(10 ** 5),
     lambda: rk.Policy(dice="best"), lambda: rk.Policy(objective="glory"),
-    lambda: rk.Policy(defender_sees_roll=True), lambda: rk.Policy(threshold=1.5),
-    lambda: rk.RiskRules(ties="nobody"), lambda: rk.round_counts(4, 2),
+    lambda: rk.battle(5, 3, SEES), lambda: rk.conquest_table(5, SEES),
+    lambda: rk.chain_attack(10, [3], rules=SEES), lambda: rk.Policy(threshold=1.5),
+    lambda: rk.RiskRules(ties="nobody"), lambda: rk.RiskRules(max_attacker_dice=4),
+    lambda: rk.RiskRules(max_defender_dice=0), lambda: rk.RiskRules(max_attacker_dice=True),
+    lambda: rk.RiskRules(defender_sees_roll="yes"), lambda: rk.RiskRules(wild_cards=43),
+    lambda: rk.RiskRules(wild_cards=-1), lambda: rk.round_counts(4, 2),
     lambda: rk.chain_attack(10, []), lambda: rk.chain_attack(10, [3, 0]),
     lambda: rk.chain_attack(10, [3], garrison=0), lambda: rk.min_armies([3], 1.0),
     lambda: rk.min_armies([3], 0),
@@ -391,9 +412,33 @@ def test_card_outlook():
 
 def test_seeing_defender_without_kept_moves(monkeypatch):
     # Above a memory bound the forward pass re-derives the roll-by-roll replies.
-    kept = rk.battle(40, 30, policy=SEES)
-    monkeypatch.setattr(rk, "_KEEP_MOVES", 0)
-    again = rk.battle(40, 30, policy=SEES)
+    kept = rk.battle(40, 30, SEES, MINIMAX)
+    monkeypatch.setattr(markov, "_KEEP_MOVES", 0)
+    again = rk.battle(40, 30, SEES, MINIMAX)
     assert again.p_conquer == pytest.approx(kept.p_conquer, abs=1e-15)
     assert again.attacker_survivors.keys() == kept.attacker_survivors.keys()
     assert again.total_probability == pytest.approx(1.0, abs=1e-13)
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+def test_game_object():
+    from dicewise.solver.risk.game import RISK
+
+    assert RISK.name == "risk" and RISK.exact and RISK.commands == frozenset()
+    assert RISK.rules({"ties": "attacker", "max_defender_dice": 1}) == rk.RiskRules(
+        ties="attacker", max_defender_dice=1)
+    assert RISK.rule_options(rk.RiskRules()) == {
+        "ties": "defender", "defender_sees_roll": False, "max_attacker_dice": 3,
+        "max_defender_dice": 2, "wild_cards": 0}
+    assert RISK.parse_options(["ties=attacker", "wild_cards=2"]) == {"ties": "attacker",
+                                                                      "wild_cards": 2}
+    with pytest.raises(DicewiseError, match="unknown option glory"):
+        RISK.rules({"glory": 1})
+    for call in (lambda: RISK.table_kind(rk.RiskRules()), lambda: RISK.build(rk.RiskRules()),
+                 lambda: RISK.to_arrays(None), lambda: RISK.from_arrays(rk.RiskRules(), {}, {}),
+                 lambda: RISK.advise(None, {}), lambda: RISK.play(None, "optimal", 1, 0)):
+        with pytest.raises(DicewiseError, match="dicewise risk --help"):
+            call()
+    assert len(RISK.rules_digest(rk.RiskRules())) == 16

@@ -5,13 +5,17 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from dicewise.cli.main import cli
-from dicewise.cli.risk import risk, rules_digest
+from dicewise.cli.risk import risk
+from dicewise.solver.registry import get_game
+from dicewise.solver.risk import RiskRules
+from dicewise.solver.risk.game import GROUP_COMMANDS, RISK
 from dicewise.tables.format import TableError, read_table
 
 
@@ -87,14 +91,16 @@ def test_table_csv_and_table_file(tmp_path):
     tab = tmp_path / "risk.tab"
     r = run(["table", "--max", "12", "--format", "table", "--out", str(tab)])
     assert r.exit_code == 0, r.output
-    options = {"ties": "defender", "dice": "max", "defender_sees_roll": False, "max": 12}
+    options = {"ties": "defender", "defender_sees_roll": False, "max_attacker_dice": 3,
+               "max_defender_dice": 2, "dice": "max", "max": 12}
+    digest = RISK.rules_digest(RiskRules())
     t = read_table(tab, kind="risk-conquest", ruleset="risk", options=options,
-                   rules_digest=rules_digest())
+                   rules_digest=digest)
     assert t.arrays["p_conquer"][10, 10] == pytest.approx(0.47993525647768026, abs=1e-15)
     assert np.isnan(t.arrays["p_conquer"][0]).all()
     with pytest.raises(TableError):
         read_table(tab, kind="risk-conquest", ruleset="risk",
-                   options={**options, "ties": "attacker"}, rules_digest=rules_digest())
+                   options={**options, "ties": "attacker"}, rules_digest=digest)
 
 
 @pytest.mark.parametrize("args", [
@@ -109,6 +115,21 @@ def test_table_csv_and_table_file(tmp_path):
     ["table", "--max", "1", "--out", "x.csv"], ["table", "--max", "100000", "--out", "x.csv"],
     ["cards", "--hand", "iqz"], ["cards", "--territories", "0"], ["cards", "--sets-traded", "-1"],
     ["cards", "--players", "9"], ["cards", "--conquer-prob", "2"],
+    # --option: unknown, malformed, a bad value, one the command does not read, given twice
+    ["battle", "5", "3", "-o", "glory=1"], ["battle", "5", "3", "--option", "ties"],
+    ["battle", "5", "3", "-o", "ties=nobody"], ["battle", "5", "3", "-o", "max_attacker_dice=4"],
+    ["battle", "5", "3", "-o", "max_defender_dice=two"],
+    ["battle", "5", "3", "-o", "defender_sees_roll=maybe"],
+    ["battle", "5", "3", "-o", "defender_sees_roll=true"],  # needs --dice minimax
+    ["battle", "5", "3", "-o", "wild_cards=2"], ["cards", "-o", "ties=attacker"],
+    ["cards", "-o", "wild_cards=43"], ["cards", "-o", "wild_cards=-1"],
+    ["battle", "5", "3", "-o", "ties=attacker", "-o", "ties=defender"],
+    ["battle", "5", "3", "-o", "ties=attacker", "--ties", "attacker"],
+    ["advise", "5", "3", "-o", "defender_sees_roll=false", "--defender-sees-roll"],
+    ["cards", "--wild-cards", "2", "-o", "wild_cards=2"],
+    ["table", "--max", "5", "--out", "x.csv", "-o", "max_defender_dice=3"],
+    ["plot", "--max", "5", "--out", "x.png", "-o", "ties=nobody"],
+    ["chain", "20", "3", "-o", "bogus=1"], ["plot", "--max", "5", "--out", "risk.xyz"],
 ])
 @pytest.mark.parametrize("through_main", [False, True])
 def test_bad_input_one_line_exit_2(args, through_main, main_cli):
@@ -139,10 +160,92 @@ def test_help_lists_commands(main_cli):
         assert name in r.output
 
 
-@pytest.mark.parametrize("fmt", ["csv", "table"])
-def test_unwritable_output_is_one_line(tmp_path, fmt):
+@pytest.mark.parametrize("command", [["table", "--format", "csv"], ["table", "--format", "table"],
+                                     ["plot"]])
+@pytest.mark.parametrize("where", ["under a file", "missing folder", "a directory", "a fifo"])
+def test_unwritable_output_is_one_line(tmp_path, command, where):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    r = run(["table", "--max", "5", "--format", fmt, "--out", str(blocker / "risk.out")])
+    out = {"under a file": blocker / "risk.out", "missing folder": tmp_path / "no" / "risk.out",
+           "a directory": tmp_path, "a fifo": tmp_path / "fifo"}[where]
+    if where == "a fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(out)
+    r = run([*command, "--max", "5", "--out", str(out)])
     assert r.exit_code == 2
-    assert r.output.startswith("dicewise: error: cannot write") and r.output.count("\n") == 1
+    assert r.output.startswith("dicewise: error: ") and r.output.count("\n") == 1, r.output
+    assert blocker.read_text() == "not a folder"
+
+
+# --------------------------------------------------------------------------- rule options
+
+
+def test_the_registry_names_risk():
+    assert get_game("risk") is RISK
+    assert RISK.own_group == "risk" and RISK.exact and not RISK.commands
+    assert RISK.rules({}) == RiskRules()
+
+
+def test_option_specs_are_what_option_accepts():
+    # Every declared option is read by some command, and `--option` takes exactly those.
+    names = [s.name for s in RISK.option_specs()]
+    assert names == ["ties", "defender_sees_roll", "max_attacker_dice", "max_defender_dice",
+                     "wild_cards"]
+    read = set()
+    for command in GROUP_COMMANDS:
+        for spec in RISK.command_option_specs(command):
+            read.add(spec.name)
+            value = str(spec.default).lower()  # booleans are written true | false
+            assert RISK.parse_command_options(command, [f"{spec.name}={value}"]) == {
+                spec.name: spec.default}
+            r = run([command, "--help"])
+            assert "--option" in r.output and spec.name in r.output
+    assert read == set(names)
+    assert set(GROUP_COMMANDS) == set(risk.commands)
+    assert set(RISK.describe(RiskRules())["group_commands"]) == set(risk.commands)
+
+
+def test_options_change_the_answer():
+    # Ties to the attacker; a defender who sees the roll (0.3632 at 10 v 10, docs/risk.md);
+    # two dice a side at most.
+    def p(*args):
+        return run_json(["battle", "10", "10", *args])["p_conquer"]
+
+    base = p()
+    assert p("-o", "ties=attacker") == p("--ties", "attacker") > base
+    sees = p("--dice", "minimax", "-o", "defender_sees_roll=true")
+    assert sees == p("--dice", "minimax", "--defender-sees-roll") == pytest.approx(0.3632, abs=1e-4)
+    out = run_json(["battle", "10", "10", "-o", "max_attacker_dice=2"])
+    assert out["p_conquer"] < base and out["rule_options"]["max_attacker_dice"] == 2
+    r = run(["battle", "10", "10", "-o", "max_attacker_dice=2", "-o", "ties=attacker"])
+    assert "ties to the attacker, at most 2 v 2 dice" in r.output
+
+
+def test_wild_cards_option_and_alias():
+    by_option = run_json(["cards", "-o", "wild_cards=2"])
+    assert by_option == run_json(["cards", "--wild-cards", "2"])
+    assert by_option["wild_cards"] == 2
+    assert by_option["p_set_after_exact"] != run_json(["cards"])["p_set_after_exact"]
+
+
+def test_rules_risk_lists_the_options(main_cli):
+    r = run(["rules", "risk"], main_cli)
+    assert r.exit_code == 0, r.output
+    for spec in RISK.option_specs():
+        assert spec.name in r.output
+
+
+def test_table_file_records_the_rule_options(tmp_path):
+    tab = tmp_path / "two.tab"
+    r = run(["table", "--max", "8", "--format", "table", "--out", str(tab),
+             "-o", "max_defender_dice=1"])
+    assert r.exit_code == 0, r.output
+    options = {"ties": "defender", "defender_sees_roll": False, "max_attacker_dice": 3,
+               "max_defender_dice": 1, "dice": "max", "max": 8}
+    rules = RiskRules(max_defender_dice=1)
+    t = read_table(tab, kind="risk-conquest", ruleset="risk", options=options,
+                   rules_digest=RISK.rules_digest(rules))
+    from dicewise.solver.risk import conquest_table
+
+    assert np.array_equal(t.arrays["p_conquer"][1:], conquest_table(8, rules)[1:])

@@ -40,7 +40,8 @@ def rules(ruleset, as_json):
     if info["commands"]:
         click.echo("commands: " + ", ".join(info["commands"]))
     if info["own_group"]:
-        click.echo(f"its own commands: dicewise {info['own_group']} --help")
+        own = ", ".join(info.get("group_commands", []))
+        click.echo(f"its own commands: {own} (see `dicewise {info['own_group']} --help`)")
     if info.get("categories"):
         click.echo("categories: " + ", ".join(info["categories"]))
     if info.get("sheet_counters"):

@@ -143,7 +143,7 @@ def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, m
 
     if bool(agent_spec) == bool(agent_cmd):
         raise click.UsageError("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
-    api.make_rules(ruleset, options)  # refuse a bad ruleset or option before starting an agent
+    api.for_command(ruleset, "bench-agent", options)  # refuse bad input before starting an agent
     agent = CallableAgent(load_callable(agent_spec), agent_spec) if agent_spec else \
         ProcessAgent(agent_cmd, timeout)
     log = None

@@ -1,23 +1,29 @@
 """``dicewise risk``: battles, advice, chain attacks, tables, plots and cards for Risk.
 
-Each command parses, calls one function of ``dicewise.solver.risk`` (or ``risk_cards``)
-and formats the result: human-readable by default, JSON with ``--json``.  Bad input of
-any kind is a DicewiseError, printed by the group as one line with exit status 2.
+Each command parses, calls one function of ``dicewise.solver.risk`` and formats the
+result: human-readable by default, JSON with ``--json``.  Rule options are read with
+``--option KEY=VALUE`` against the options the game declares (``dicewise rules risk``);
+``--ties``, ``--defender-sees-roll`` and ``--wild-cards`` are aliases of three of them.
+Bad input of any kind is a DicewiseError, printed by the group as one line with exit
+status 2.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
+import io
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 
 from ..errors import DicewiseError
-from ..solver.risk import battle as rk
+from ..solver import risk as rk
 from ..solver.risk import cards as cards_mod
+from ..solver.risk.game import RISK
+from .format import checked_output, write_output
 from .main import Group
 
 #: Above this much work (states, weighted by the cost of the dice policy) a solve shows a
@@ -63,22 +69,56 @@ INT, FLOAT = _Int(), _Float()
 _ARGS = {"ignore_unknown_options": True, "help_option_names": ["-h", "--help"]}
 
 
-def _rules_options(f):
-    f = click.option("--ties", type=_Choice(rk.TIES), default="defender", show_default=True,
-                     help="Who wins tied dice.")(f)
-    return f
+def _option_flag(command):
+    names = ", ".join(s.name for s in RISK.command_option_specs(command))
+    return click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+                        help=f"A rule option ({names}; see `dicewise rules risk`); repeatable.")
 
 
-def _dice_options(default="max"):
+def _rule_options(command):
+    """``--option`` and the aliases of the battle rules."""
     def deco(f):
         f = click.option("--defender-sees-roll", is_flag=True,
-                         help="The defender picks 1 or 2 dice after seeing the attacker's dice "
-                              "(needs --dice minimax).")(f)
+                         help="Same as --option defender_sees_roll=true: the defender picks 1 or "
+                              "2 dice after seeing the attacker's dice (needs --dice minimax).")(f)
+        f = click.option("--ties", type=_Choice(rk.TIES), default=None,
+                         help="Same as --option ties=...: who wins tied dice "
+                              "(default: defender).")(f)
+        return _option_flag(command)(f)
+    return deco
+
+
+def _dice_options(command, default="max"):
+    def deco(f):
         f = click.option("--dice", type=_Choice(rk.DICE_MODES), default=default, show_default=True,
                          help="max: both roll the most dice allowed; minimax: the attacker "
                               "picks its count, the defender replies to minimise.")(f)
-        return _rules_options(f)
+        return _rule_options(command)(f)
     return deco
+
+
+def _rules(command, options, **aliases) -> rk.RiskRules:
+    """The rules from ``--option`` pairs and the alias flags given (None or False: not
+    given); an option given both ways is refused."""
+    values = RISK.parse_command_options(command, options)
+    for key, value in aliases.items():
+        if value is None or value is False:
+            continue
+        if key in values:
+            flag = "--" + key.replace("_", "-")
+            raise DicewiseError(f"option {key} given twice ({flag} and --option {key}=...)")
+        values[key] = value
+    return RISK.rules(values)
+
+
+def _rules_text(rules: rk.RiskRules) -> str:
+    """The battle rules for people: the tie rule, and any option off the seed's default."""
+    out = f"ties to the {rules.ties}"
+    if rules.defender_sees_roll:
+        out += ", defender sees the roll"
+    if (rules.max_attacker_dice, rules.max_defender_dice) != (3, 2):
+        out += f", at most {rules.max_attacker_dice} v {rules.max_defender_dice} dice"
+    return out
 
 
 def _objective_options(f):
@@ -98,15 +138,16 @@ def _json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(f)
 
 
-def _work(attacker, defender, policy) -> int:
+def _work(attacker, defender, rules, policy) -> int:
     if not (isinstance(attacker, int) and isinstance(defender, int)):
         return 0
-    return max(0, attacker) * max(0, defender) * _COST[policy.dice, policy.defender_sees_roll]
+    cost = _COST.get((policy.dice, rules.defender_sees_roll), 1)  # else refused by the solver
+    return max(0, attacker) * max(0, defender) * cost
 
 
-def _policy(dice, defender_sees_roll, objective="conquest", exchange_value=0.0, threshold=0.5):
-    return rk.Policy(dice=dice, defender_sees_roll=defender_sees_roll, objective=objective,
-                     exchange_value=exchange_value, threshold=threshold)
+def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
+    return rk.Policy(dice=dice, objective=objective, exchange_value=exchange_value,
+                     threshold=threshold)
 
 
 def _emit(obj):
@@ -117,9 +158,11 @@ def _pct(p: float) -> str:
     return f"{100 * p:.4f}%"
 
 
-def _policy_json(policy: rk.Policy, ties: str) -> dict:
-    out = {"dice": policy.dice, "defender_sees_roll": policy.defender_sees_roll,
-           "objective": policy.objective, "ties": ties}
+def _policy_json(policy: rk.Policy, rules: rk.RiskRules) -> dict:
+    """The policy, with the two rule options it was always shown with (ties, what the
+    defender sees); every battle rule is under ``rule_options``."""
+    out = {"dice": policy.dice, "defender_sees_roll": rules.defender_sees_roll,
+           "objective": policy.objective, "ties": rules.ties}
     if policy.objective == "expected-armies":
         out["exchange_value"] = policy.exchange_value
     if policy.objective == "threshold":
@@ -139,20 +182,21 @@ def risk():
 @risk.command(context_settings=_ARGS)
 @click.argument("attacker", type=INT)
 @click.argument("defender", type=INT)
-@_dice_options()
+@_dice_options("battle")
 @_objective_options
 @_json_option
-def battle(attacker, defender, ties, dice, defender_sees_roll, objective, exchange_value,
-           threshold, as_json):
+def battle(attacker, defender, options, ties, defender_sees_roll, dice, objective,
+           exchange_value, threshold, as_json):
     """P(conquer), survivors' distributions and expected losses of A v D."""
-    policy = _policy(dice, defender_sees_roll, objective, exchange_value, threshold)
-    rules = rk.RiskRules(ties=ties)
+    rules = _rules("battle", options, ties=ties, defender_sees_roll=defender_sees_roll)
+    policy = _policy(dice, objective, exchange_value, threshold)
     b = _with_bar(rk.battle_steps(attacker, defender, policy),
-                  _work(attacker, defender, policy), "solving",
+                  _work(attacker, defender, rules, policy), "solving",
                   lambda progress: rk.battle(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender, "dice": dice,
-               "policy": _policy_json(policy, ties), "p_conquer": b.p_conquer,
+               "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,
+               "p_conquer": b.p_conquer,
                "attacker_survivors": {str(k): v for k, v in b.attacker_survivors.items()},
                "defender_survivors": {str(k): v for k, v in b.defender_survivors.items()},
                "stopped": [{"attacker": a, "defender": d, "p": p} for a, d, p in b.stopped],
@@ -160,7 +204,8 @@ def battle(attacker, defender, ties, dice, defender_sees_roll, objective, exchan
                "expected_defender_losses": b.expected_defender_losses,
                "value": b.value})
         return
-    click.echo(f"{attacker} v {defender}  (dice {dice}, ties to the {ties}, objective {objective})")
+    click.echo(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
+               f"objective {objective})")
     click.echo(f"P(conquer)               {b.p_conquer:.12f}  ({_pct(b.p_conquer)})")
     click.echo(f"expected attacker losses {b.expected_attacker_losses:.6f}")
     click.echo(f"expected defender losses {b.expected_defender_losses:.6f}")
@@ -187,20 +232,21 @@ def _dist(title, d, limit=25):
 @risk.command(context_settings=_ARGS)
 @click.argument("attacker", type=INT)
 @click.argument("defender", type=INT)
-@_dice_options(default="minimax")
+@_dice_options("advise", default="minimax")
 @_objective_options
 @_json_option
-def advise(attacker, defender, ties, dice, defender_sees_roll, objective, exchange_value,
-           threshold, as_json):
+def advise(attacker, defender, options, ties, defender_sees_roll, dice, objective,
+           exchange_value, threshold, as_json):
     """How many dice to roll now at A v D, and whether to go on or stop."""
-    policy = _policy(dice, defender_sees_roll, objective, exchange_value, threshold)
-    rules = rk.RiskRules(ties=ties)
+    rules = _rules("advise", options, ties=ties, defender_sees_roll=defender_sees_roll)
+    policy = _policy(dice, objective, exchange_value, threshold)
     steps = rk.battle_steps(attacker, defender, rk.Policy(dice="minimax"))  # checks the armies
-    adv = _with_bar(steps, 2 * _work(attacker, defender, policy),
+    adv = _with_bar(steps, 2 * _work(attacker, defender, rules, policy),
                     "solving",
                     lambda progress: rk.advise(attacker, defender, rules, policy, progress))
     if as_json:
-        _emit({"attacker": attacker, "defender": defender, "policy": _policy_json(policy, ties),
+        _emit({"attacker": attacker, "defender": defender,
+               "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,
                "go_on": adv.go_on, "attacker_dice": adv.attacker_dice,
                "defender_dice": adv.defender_dice or None, "value": adv.value,
                "stop_value": adv.stop_value, "p_conquer": adv.p_conquer,
@@ -210,7 +256,8 @@ def advise(attacker, defender, ties, dice, defender_sees_roll, objective, exchan
         return
     what = {"conquest": "P(conquer)", "expected-armies": "E[own - defending armies]",
             "threshold": "P(conquer) playing on"}[objective]
-    click.echo(f"{attacker} v {defender}  (dice {dice}, ties to the {ties}, objective {objective})")
+    click.echo(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
+               f"objective {objective})")
     if adv.go_on:
         reply = (f"the defender replies with {adv.defender_dice}" if adv.defender_dice
                  else "the defender chooses after seeing your dice")
@@ -233,26 +280,28 @@ def advise(attacker, defender, ties, dice, defender_sees_roll, objective, exchan
               help="Armies left behind on each territory the attack moves on from.")
 @click.option("--target", type=FLOAT, default=None,
               help="Also find the fewest armies with P(all conquered) >= this.")
-@_dice_options()
+@_dice_options("chain")
 @_json_option
-def chain(armies, defenders, garrison, target, ties, dice, defender_sees_roll, as_json):
+def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll, dice, as_json):
     """Attack territories with DEFENDERS armies in order, starting from ARMIES.
 
     After each conquest all but --garrison armies move on (at least the dice of the last
     round, as the rules require).
     """
-    rules, policy = rk.RiskRules(ties=ties), _policy(dice, defender_sees_roll)
+    rules = _rules("chain", options, ties=ties, defender_sees_roll=defender_sees_roll)
+    policy = _policy(dice)
     if target is not None and not 0.0 < target < 1.0:
         raise DicewiseError(f"--target must be strictly between 0 and 1, not {target}")
     rk.check_chain(armies, defenders, garrison)
     c = _with_bar(sum(max(0, armies + d - 2) for d in defenders),
-                  _work(armies, sum(defenders), policy), "solving",
+                  _work(armies, sum(defenders), rules, policy), "solving",
                   lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
                                                    policy, progress))
     need = rk.min_armies(list(defenders), target, garrison, rules, policy) if target else None
     if as_json:
         out = {"armies": armies, "defenders": list(defenders), "garrison": garrison,
-               "policy": _policy_json(policy, ties), "p_all": c.p_all,
+               "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,
+               "p_all": c.p_all,
                "reached": {str(j): p for j, p in enumerate(c.reached)},
                "expected_final_armies": c.expected_final_armies,
                "expected_armies_left": c.expected_armies_left}
@@ -261,7 +310,7 @@ def chain(armies, defenders, garrison, target, ties, dice, defender_sees_roll, a
         _emit(out)
         return
     click.echo(f"{armies} armies against {' -> '.join(map(str, defenders))}  "
-               f"(garrison {garrison}, dice {dice}, ties to the {ties})")
+               f"(garrison {garrison}, dice {dice}, {_rules_text(rules)})")
     click.echo(f"P(all conquered)   {c.p_all:.12f}  ({_pct(c.p_all)})")
     click.echo("territories conquered:")
     for j, p in enumerate(c.reached):
@@ -274,19 +323,37 @@ def chain(armies, defenders, garrison, target, ties, dice, defender_sees_roll, a
         click.echo(f"fewest armies for P(all) >= {target}: {need[0]} (P = {need[1]:.10f})")
 
 
-def rules_digest() -> str:
-    """The digest of the Risk rules as coded: the source of the solver module."""
-    from ..tables.format import digest
-
-    return digest(Path(rk.__file__).read_bytes())
-
-
-def _solve_table(n, ties, dice, defender_sees_roll):
-    rules, policy = rk.RiskRules(ties=ties), _policy(dice, defender_sees_roll)
+def _solve_table(n, rules, dice):
+    policy = _policy(dice)
     rk.check_table_size(n)
-    work = n * n * _COST[policy.dice, policy.defender_sees_roll]
+    work = n * n * _COST.get((policy.dice, rules.defender_sees_roll), 1)
     return _with_bar(rk.table_steps(n), work, "solving",
-                     lambda progress: rk.conquest_table(n, rules, policy, progress)), policy
+                     lambda progress: rk.conquest_table(n, rules, policy, progress))
+
+
+def _csv_text(p) -> str:
+    """P(conquer) as CSV: rows A = 2..n, columns D = 1..n."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    n = p.shape[0] - 1
+    w.writerow(["A"] + [f"D={d}" for d in range(1, n + 1)])
+    for a in range(2, n + 1):
+        w.writerow([a] + [repr(float(x)) for x in p[a, 1:]])
+    return buf.getvalue()
+
+
+def _table_file_bytes(p, rules, options) -> bytes:
+    """P(conquer) as a dicewise table file (self-describing, checksummed)."""
+    from ..tables.format import write_table
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "risk.table"
+        write_table(path, kind="risk-conquest", ruleset="risk", options=options,
+                    rules_digest=RISK.rules_digest(rules), arrays={"p_conquer": p},
+                    meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
+                                   "(rolling at most A-1 dice), D defending armies",
+                          "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
+        return path.read_bytes()
 
 
 @risk.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -295,88 +362,70 @@ def _solve_table(n, ties, dice, defender_sees_roll):
               help="csv: plain CSV (rows A, columns D); table: a dicewise table file.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
               help="File to write.")
-@_dice_options()
+@_dice_options("table")
 @_json_option
-def table(n, fmt, out, ties, dice, defender_sees_roll, as_json):
-    """Write P(conquer) for every A in 2..MAX and D in 1..MAX (a fight to the end)."""
-    from ..tables.format import write_table
+def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
+    """Write P(conquer) for every A in 2..MAX and D in 1..MAX (a fight to the end).
 
-    p, policy = _solve_table(n, ties, dice, defender_sees_roll)
-    options = {"ties": ties, "dice": dice, "defender_sees_roll": defender_sees_roll, "max": n}
-    if fmt == "table":
-        try:
-            write_table(out, kind="risk-conquest", ruleset="risk", options=options,
-                        rules_digest=rules_digest(), arrays={"p_conquer": p},
-                        meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
-                                       "(rolling at most A-1 dice), D defending armies",
-                              "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
-        except OSError as e:
-            raise DicewiseError(f"cannot write {out}: {e.strerror}") from None
-    else:
-        _write_csv(out, p)
+    A table file records the rule options, the dice and MAX (its ``options``) and the
+    digest of the solver's code: reading it back refuses other rules or another solver.
+    """
+    rules = _rules("table", options, ties=ties, defender_sees_roll=defender_sees_roll)
+    checked_output(out)  # before the solve; written at the end
+    p = _solve_table(n, rules, dice)
+    described = {**rules.battle_options, "dice": dice, "max": n}
+    data = _table_file_bytes(p, rules, described) if fmt == "table" else _csv_text(p)
+    write_output(out, data)
     if as_json:
-        _emit({"out": str(out), "format": fmt, "max": n, "options": options})
+        _emit({"out": str(out), "format": fmt, "max": n, "options": described})
     else:
         click.echo(f"wrote P(conquer) for A = 2..{n}, D = 1..{n} to {out} ({fmt})")
-
-
-def _write_csv(path, p):
-    """Rows A = 2..n, columns D = 1..n; written to a temporary file, then renamed."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", newline="") as f:
-            w = csv.writer(f)
-            n = p.shape[0] - 1
-            w.writerow(["A"] + [f"D={d}" for d in range(1, n + 1)])
-            for a in range(2, n + 1):
-                w.writerow([a] + [repr(float(x)) for x in p[a, 1:]])
-        tmp.replace(path)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
 
 
 @risk.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--max", "n", type=INT, default=40, show_default=True,
               help="Largest A and D shown.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
-              help="PNG file to write.")
-@_dice_options()
+              help="Image file to write: PNG, or another format by its suffix (.svg, .pdf).")
+@_dice_options("plot")
 @_json_option
-def plot(n, out, ties, dice, defender_sees_roll, as_json):
+def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
     """A heatmap of P(conquer) for A, D up to MAX (needs matplotlib)."""
+    rules = _rules("plot", options, ties=ties, defender_sees_roll=defender_sees_roll)
     try:
         import matplotlib
     except ImportError:
         raise DicewiseError("plot needs matplotlib: pip install 'dicewise[plot]'") from None
     if not 2 <= n <= 1000:
         raise DicewiseError(f"--max for a plot must be 2..1000, not {n}")
+    checked_output(out)  # before the solve; written at the end
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import FigureCanvasBase
 
-    p, _ = _solve_table(n, ties, dice, defender_sees_roll)
+    image_format = Path(out).suffix[1:].lower() or "png"
+    if image_format not in FigureCanvasBase.get_supported_filetypes():
+        raise DicewiseError(f"cannot draw a .{image_format} image (--out names a .png, "
+                            f".svg, .pdf... file)")
+    p = _solve_table(n, rules, dice)
     fig, ax = plt.subplots(figsize=(7, 6))
-    im = ax.imshow(p[2:, 1:], origin="lower", extent=(0.5, n + 0.5, 1.5, n + 0.5),
-                   aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
-    ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
-               linewidths=0.8)
-    ax.set_xlabel("D (defending armies)")
-    ax.set_ylabel("A (armies on the attacking territory)")
-    ax.set_title(f"Risk: P(conquer), dice {dice}, ties to the {ties}")
-    fig.colorbar(im, ax=ax, label="P(conquer)")
-    fig.tight_layout()
     try:
-        fig.savefig(out, dpi=120)
-    except OSError as e:
-        raise DicewiseError(f"cannot write {out}: {e.strerror}") from None
+        im = ax.imshow(p[2:, 1:], origin="lower", extent=(0.5, n + 0.5, 1.5, n + 0.5),
+                       aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
+        ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
+                   linewidths=0.8)
+        ax.set_xlabel("D (defending armies)")
+        ax.set_ylabel("A (armies on the attacking territory)")
+        ax.set_title(f"Risk: P(conquer), dice {dice}, {_rules_text(rules)}")
+        fig.colorbar(im, ax=ax, label="P(conquer)")
+        fig.tight_layout()
+        image = io.BytesIO()
+        fig.savefig(image, format=image_format, dpi=120)
     finally:
         plt.close(fig)
+    write_output(out, image.getvalue())
     if as_json:
-        _emit({"out": str(out), "max": n, "options": {"ties": ties, "dice": dice,
-                                                      "defender_sees_roll": defender_sees_roll}})
+        _emit({"out": str(out), "max": n, "options": {**rules.battle_options, "dice": dice}})
     else:
         click.echo(f"wrote a P(conquer) heatmap for A, D up to {n} to {out}")
 
@@ -391,17 +440,21 @@ def plot(n, out, ties, dice, defender_sees_roll, as_json):
               help="Cards held, as letters: i, c, a (the three kinds), w (wild); e.g. iic.")
 @click.option("--conquer-prob", type=FLOAT, default=1.0, show_default=True,
               help="Probability of conquering at least one territory (earning a card) per turn.")
-@click.option("--wild-cards", type=INT, default=0, show_default=True,
-              help="Wild cards in the deck (none in the seed rules).")
+@click.option("--wild-cards", type=INT, default=None,
+              help="Same as --option wild_cards=N: wild cards in the deck (default: 0, as in "
+                   "the seed rules).")
 @click.option("--players", type=INT, default=None,
               help="Show the starting armies for 3..6 players.")
+@_option_flag("cards")
 @_json_option
-def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, players, as_json):
+def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, players, options,
+          as_json):
     """Armies from sets and territories, and the chance of holding a set.
 
     Cards are drawn independently with the three kinds equally likely; you trade a set as
     soon as you hold one, and no one else trades in the turns looked at.
     """
+    wild_cards = _rules("cards", options, wild_cards=wild_cards).wild_cards
     h = cards_mod.parse_hand(hand) if hand is not None else (0, 0, 0, 0)
     if sets_traded < 0:
         raise DicewiseError(f"sets traded cannot be negative ({sets_traded})")

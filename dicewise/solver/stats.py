@@ -32,7 +32,7 @@ def rate_ci95(successes: float, n: int) -> tuple[float, float]:
     denom = 1 + Z95 ** 2 / n
     centre = (p + Z95 ** 2 / (2 * n)) / denom
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class PairedComparison:
                    float(d.mean()), mean_ci95(d), float(a.mean()), float(b.mean()))
 
     def rate_ci95(self, rate: float) -> tuple[float, float]:
-        return rate_ci95(rate * self.games, self.games)
+        return rate_ci95(round(rate * self.games), self.games)
 
     def to_json(self) -> dict:
         return {"games": self.games,

@@ -1,1 +1,30 @@
-"""risk"""
+"""Risk (RULES.md section 5), solved exactly: rounds, battles, dice, stopping, chains, cards.
+
+The room, one concept a module:
+
+* ``rules``: the rule options (``RiskRules``); ``policy``: how the sides play (``Policy``);
+* ``rounds``: one round's outcomes as integer counts of dice rolls;
+* ``markov``: a battle as a Markov chain over (A, D), swept diagonal by diagonal;
+* ``dice_choice``: the dice both sides roll (max or minimax) on one diagonal;
+* ``stopping``: the attacker's objectives and when it stops;
+* ``battles``: whole battles and P(conquer) tables; ``advice``: what to do now;
+* ``chain``: attacks along a path of territories; ``cards``: sets and reinforcements;
+* ``game``: the protocol object ``RISK`` (options, rules, the commands of ``dicewise risk``).
+
+The public functions are importable from here: ``risk.battle(10, 10)``.
+"""
+
+from .advice import BattleAdvice, DiceOption, advise
+from .battles import Battle, battle, battle_steps, check_table_size, conquest_table, table_steps
+from .chain import Chain, chain_attack, check_chain, min_armies
+from .markov import MAX_ARMIES, MAX_STATES
+from .policy import DICE_MODES, OBJECTIVES, Policy
+from .rounds import MOVES, round_counts, round_probabilities
+from .rules import TIES, RiskRules
+
+__all__ = [
+    "Battle", "BattleAdvice", "Chain", "DICE_MODES", "DiceOption", "MAX_ARMIES", "MAX_STATES",
+    "MOVES", "OBJECTIVES", "Policy", "RiskRules", "TIES", "advise", "battle", "battle_steps",
+    "chain_attack", "check_chain", "check_table_size", "conquest_table", "min_armies",
+    "round_counts", "round_probabilities", "table_steps",
+]

@@ -1,0 +1,61 @@
+"""How the two sides play within the rules: their dice, and the attacker's objective.
+
+A policy is a question, not a rule: the same battle is solved for the most dice or for
+minimax dice, for conquest or for armies.  ``check_play`` refuses a policy the rules make
+meaningless (a defender who sees the roll only matters where it chooses its dice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import DicewiseError
+from .rules import RiskRules
+
+DICE_MODES = ("max", "minimax")
+OBJECTIVES = ("conquest", "expected-armies", "threshold")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How both sides choose their dice, and the attacker's objective (when to stop).
+
+    ``dice``: ``max`` (both sides always roll the most dice allowed) or ``minimax`` (the
+    attacker picks its count to maximise its objective, the defender picks its reply to
+    minimise it: a zero-sum reading of the defender's interest).  ``objective``:
+    ``conquest`` maximises P(conquer) and never stops; ``expected-armies`` maximises
+    E[attacker armies - defender armies] at the end, plus ``exchange_value`` for a
+    conquest, stopping when going on does not pay; ``threshold`` plays the dice of
+    ``conquest`` and stops as soon as P(conquer) from the current state is below
+    ``threshold``.
+    """
+
+    dice: str = "max"
+    objective: str = "conquest"
+    exchange_value: float = 0.0
+    threshold: float = 0.5
+
+    def __post_init__(self):
+        if self.dice not in DICE_MODES:
+            raise DicewiseError(f"dice must be one of {' | '.join(DICE_MODES)}, not {self.dice!r}")
+        if self.objective not in OBJECTIVES:
+            raise DicewiseError(
+                f"objective must be one of {' | '.join(OBJECTIVES)}, not {self.objective!r}")
+        if not np.isfinite(self.exchange_value) or abs(self.exchange_value) > 1e9:
+            raise DicewiseError(
+                f"exchange value must be a finite number, not {self.exchange_value}")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise DicewiseError(f"threshold must be between 0 and 1, not {self.threshold}")
+
+    def to_the_end(self) -> Policy:
+        """The same dice, fighting to the end for conquest (tables and chains)."""
+        return Policy(dice=self.dice)
+
+
+def check_play(rules: RiskRules, policy: Policy) -> None:
+    """Refuse a defender who sees the roll under max dice: it has no choice to make."""
+    if rules.defender_sees_roll and policy.dice != "minimax":
+        raise DicewiseError("defender_sees_roll needs --dice minimax (with max dice the "
+                            "defender has no choice to make)")

@@ -1,0 +1,290 @@
+"""Every registered ruleset through every command it supports: the real CLI and the Python API.
+
+Proves, for each game of the registry, that each generic command it declares runs end to
+end through the real entry point (``dicewise.cli.main:cli``), that ``--json`` speaks one
+vocabulary (``rule_options``, ``expected``, ``loss``, ``ci95``, ``approximate``,
+``error_estimate``), that the Python API gives the same answers, and that the edges named in
+the game-protocol issue hold: ``--out`` refuses devices, FIFOs, folders and missing folders;
+``advise --table`` refuses a missing file; a damaged cached table is rebuilt with a warning;
+two processes building one table both finish and leave one valid file; ``python -m dicewise``
+is the CLI.  The approximate games fit a tiny policy here (their full fits take minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+import dicewise
+from dicewise.cli.main import cli
+from dicewise.solver.protocol import COMMANDS
+from dicewise.solver.registry import GAMES, get_game
+from dicewise.tables import store
+
+DICE = ["2", "2", "4", "6", "6"]
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), prog_name="dicewise")
+
+
+def ok(*args):
+    result = run(*args)
+    assert result.exit_code == 0, (args, result.stdout, result.stderr, result.exception)
+    return result
+
+
+def one_error_line(result, fragment=""):
+    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicewise: error:") and fragment in lines[0], \
+        result.stderr
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("every-ruleset-cache")
+
+
+@pytest.fixture(autouse=True)
+def one_cache_for_the_module(shared_cache, monkeypatch):
+    """Tables built by one test here serve the next (yatzy takes seconds to solve)."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(shared_cache))
+
+
+@pytest.fixture(autouse=True)
+def small_fits(monkeypatch):
+    """Approximate games fit a tiny policy in tests: each game's room names its settings."""
+    for name in GAMES:
+        shrink = getattr(get_game(name), "test_settings", None)
+        if shrink is not None:
+            for target, value in shrink().items():
+                monkeypatch.setattr(target[0], target[1], value)
+
+
+def first_legal(observation):
+    """An agent: the first legal action, whatever the game."""
+    return observation["legal"][0]
+
+
+def advise_args(game):
+    args = ["advise", game.name, "--dice", *DICE]
+    return args + (["--roll", "1"] if "roll" in game.advise_inputs else [])
+
+
+GAME_NAMES = list(GAMES)
+PLAYED = [n for n in GAME_NAMES if "simulate" in get_game(n).commands]
+
+
+def test_every_game_is_one_registered_protocol_object():
+    for name in GAME_NAMES:
+        game = get_game(name)
+        assert game.name == name and game.commands <= COMMANDS
+        assert "simulate" not in game.commands or game.policies[0] == "optimal"
+        for spec in game.option_specs():
+            assert spec.name and spec.help
+    assert [r["name"] for r in json.loads(ok("rules", "--json").stdout)] == GAME_NAMES
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_rules_lists_the_options_that_option_sets(name):
+    game = get_game(name)
+    info = json.loads(ok("rules", name, "--json").stdout)
+    assert info["name"] == name and set(info["commands"]) == set(game.commands)
+    text = ok("rules", name).stdout
+    for spec in game.option_specs():
+        assert f"option {spec.name} = " in text
+        value = spec.choices[-1] if spec.choices else spec.default
+        value = str(value).lower() if isinstance(value, bool) else str(value)
+        # every listed option is one that --option accepts (through the API's parser)
+        assert game.parse_options([f"{spec.name}={value}"])
+    if game.option_specs():
+        with pytest.raises(dicewise.DicewiseError, match="unknown option"):
+            game.parse_options(["no_such_option=1"])
+
+
+@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "solve" in get_game(n).commands])
+def test_solve_and_advise(name, tmp_path):
+    game = get_game(name)
+    report = json.loads(ok("solve", name, "--json").stdout)
+    assert report["ruleset"] == name and math.isfinite(report["expected_score"])
+    assert report["approximate"] == (not game.exact) or report["approximate"] is False
+    assert {"rule_options", "ci95", "error_estimate", "table"} <= set(report)
+    if report["approximate"]:
+        assert report["error_estimate"] is not None or report["ci95"] is not None
+    again = json.loads(ok("solve", name, "--json").stdout)
+    assert again["table"] == report["table"] and again["built"] is False
+    if "advise" not in game.commands:
+        return
+    doc = json.loads(ok(*advise_args(game), "--json").stdout)
+    assert doc["ruleset"] == name and doc["rule_options"] == report["rule_options"]
+    assert doc["best"] == doc["choices"][0] and doc["best"]["loss"] == 0
+    for c in doc["choices"]:
+        assert {"action", "label", "expected", "loss"} <= set(c)
+        assert c["loss"] == pytest.approx(doc["best"]["expected"] - c["expected"], abs=1e-9)
+    assert doc["approximate"] == report["approximate"]
+    api = dicewise.advise(name, dice=[int(d) for d in DICE],
+                          roll=1 if "roll" in game.advise_inputs else None)
+    assert api.best.action == doc["best"]["action"]
+    assert api.best.expected == pytest.approx(doc["best"]["expected"])
+    assert ok(*advise_args(game)).stdout.strip()
+    # an explicit table that is missing is refused for every game, nothing is built
+    missing = tmp_path / "missing.dwt"
+    one_error_line(run(*advise_args(game), "--table", str(missing)), "does not exist")
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize("name", PLAYED)
+def test_simulate_every_policy_and_duel(name):
+    game = get_game(name)
+    means = {}
+    for policy in game.policies:
+        data = json.loads(ok("simulate", name, "--games", "300", "--seed", "3", "--policy", policy,
+                             "--json").stdout)
+        assert data["policy"] == policy and data["games"] == 300
+        lo, hi = data["ci95"]
+        assert lo <= data["mean"] <= hi
+        assert data["approximate"] in (True, False) and "rule_options" in data
+        means[policy] = data["mean"]
+    default = json.loads(ok("simulate", name, "--games", "300", "--seed", "3", "--json").stdout)
+    assert default["policy"] == "optimal" and default["mean"] == means["optimal"]
+    assert json.loads(ok("simulate", name, "--games", "300", "--seed", "3", "--policy", "solved",
+                         "--json").stdout)["mean"] == means["optimal"]
+    api = dicewise.simulate(name, games=300, seed=3, policy="greedy")
+    assert api.summary.mean == means["greedy"]
+    one_error_line(run("simulate", name, "--policy", "clever"), "unknown policy")
+    if "duel" in game.commands:
+        d = json.loads(ok("duel", name, "--a", "optimal", "--b", "random", "--games", "300",
+                          "--seed", "3", "--json").stdout)
+        assert d["wins"] + d["draws"] + d["losses"] == pytest.approx(1)
+        assert d["mean_a"] == pytest.approx(means["optimal"]) and d["mean_b"] == pytest.approx(
+            means["random"])
+        assert d["wins_ci95"][0] <= d["wins"] <= d["wins_ci95"][1]
+
+
+@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "table" in get_game(n).commands])
+def test_every_strategy_table(name, tmp_path):
+    game = get_game(name)
+    assert game.tables, "a game with `table` names its tables"
+    for what in game.tables:
+        out = tmp_path / f"{what}.csv"
+        ok("table", name, "--what", what, "--games", "200", "--out", str(out))
+        lines = out.read_text().splitlines()
+        assert len(lines) >= 2 and "," in lines[0]
+        rows = json.loads(ok("table", name, "--what", what, "--games", "200", "--format",
+                             "json").stdout)
+        assert len(rows) == len(lines) - 1
+    one_error_line(run("table", name, "--what", "no-such-table"), "unknown table")
+
+
+@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "bench-agent" in get_game(n).commands])
+def test_bench_agent_and_review(name, tmp_path, monkeypatch):
+    (tmp_path / "anybot.py").write_text("def first(obs):\n    return obs['legal'][0]\n")
+    monkeypatch.chdir(tmp_path)
+    log = tmp_path / "log.jsonl"
+    data = json.loads(ok("bench-agent", name, "--agent", "anybot:first", "--games", "2", "--log",
+                         str(log), "--json").stdout)
+    assert data["games"] == 2 and data["decisions"] > 0 and data["errors"] == []
+    assert data["regret_total"] >= 0 and data["approximate"] == (not get_game(name).exact) \
+        or data["approximate"] is False
+    assert {"ci95", "optimal_mean", "regret_per_decision", "win_rate_vs_optimal",
+            "error_estimate", "rule_options"} <= set(data)
+    if "review" in get_game(name).commands:
+        judged = json.loads(ok("review", name, str(log), "--json").stdout)
+        assert len(judged["decisions"]) == data["decisions"]
+        assert judged["total_loss"] == pytest.approx(data["regret_total"], rel=1e-9, abs=1e-9)
+    report = dicewise.bench_agent(name, first_legal, games=2, seed=0)
+    assert report.to_json()["regret_total"] == pytest.approx(data["regret_total"])
+
+
+def test_commands_a_game_lacks_say_so_in_one_line():
+    for name in GAME_NAMES:
+        game = get_game(name)
+        for command in sorted(COMMANDS - game.commands):
+            args = {"solve": ["solve", name], "simulate": ["simulate", name],
+                    "duel": ["duel", name], "table": ["table", name],
+                    "advise": ["advise", name, "--dice", *DICE],
+                    "bench-agent": ["bench-agent", name, "--agent", "x:y"],
+                    "review": ["review", name, os.devnull]}[command]
+            one_error_line(run(*args), f"{name} has no `{command}`")
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "fifo", "folder", "missing/t.csv"])
+@pytest.mark.parametrize("command", [["table", "general"], ["solve", "general"]])
+def test_out_writes_only_a_new_path_or_a_regular_file(tmp_path, target, command):
+    if target == "fifo":
+        path = tmp_path / "fifo"
+        os.mkfifo(path)
+    elif target == "folder":
+        path = tmp_path
+    elif target == "missing/t.csv":
+        path = tmp_path / "missing" / "t.csv"
+    else:
+        path = target
+        if not os.path.exists(path):
+            pytest.skip("no /dev/full here")
+    one_error_line(run(*command, "--out", str(path)))
+    if target == "fifo":
+        assert path.is_fifo()  # never replaced by a regular file
+
+
+def test_a_damaged_cached_table_is_rebuilt_with_a_warning():
+    first = dicewise.solve("general")
+    raw = first.table.read_bytes()
+    first.table.write_bytes(raw[: len(raw) // 2])  # as a full disk leaves it
+    result = run("solve", "general", "--json")
+    assert result.exit_code == 0
+    assert "warning" in result.stderr and "rebuilding" in result.stderr
+    assert json.loads(result.stdout)["built"] is True
+    assert dicewise.solve("general").expected_score == first.expected_score
+
+
+def test_a_damaged_explicit_table_names_the_way_out(tmp_path):
+    path = tmp_path / "general.dwt"
+    ok("solve", "general", "--out", str(path))
+    path.write_bytes(path.read_bytes()[:100])
+    one_error_line(run("advise", "general", "--roll", "1", "--dice", *DICE, "--table", str(path)),
+                   "--rebuild")
+    ok("solve", "general", "--out", str(path), "--rebuild")
+    ok("advise", "general", "--roll", "1", "--dice", *DICE, "--table", str(path))
+
+
+def _solve_in_a_process(path):
+    from dicewise import api
+
+    return api.solve("poker-programs", table=path).expected_score
+
+
+def test_two_processes_building_one_table_both_finish_with_one_valid_file(tmp_path):
+    path = str(tmp_path / "pp.dwt")
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        results = pool.map(_solve_in_a_process, [path, path])
+    assert results[0] == results[1]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["pp.dwt"]
+    assert dicewise.solve("poker-programs", table=path).expected_score == results[0]
+
+
+def test_python_dash_m_dicewise_is_the_cli():
+    result = subprocess.run([sys.executable, "-m", "dicewise", "rules", "--json"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [r["name"] for r in json.loads(result.stdout)] == GAME_NAMES
+    bad = subprocess.run([sys.executable, "-m", "dicewise", "solve", "nosuchgame"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("dicewise: error:")
+    assert len(bad.stderr.splitlines()) == 1
+
+
+def test_the_api_refuses_unknown_rulesets_and_options():
+    with pytest.raises(dicewise.DicewiseError, match="unknown ruleset"):
+        dicewise.solve("nosuchgame")
+    with pytest.raises(dicewise.DicewiseError, match="unknown option"):
+        dicewise.simulate("general", options=["colour=red"])
+    assert store.cache_dir().is_dir() or not store.cache_dir().exists()
