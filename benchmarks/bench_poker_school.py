@@ -19,12 +19,13 @@ import time
 
 import numpy as np
 
-from dicewise.cli import poker_school as cli_module
-from dicewise.solver.poker_school.simulate import simulate
-from dicewise.solver.poker_school.advice import advise
+from dicewise.solver.poker_school import advice, table
 from dicewise.solver.poker_school.approx import LinearEvaluator, fit_policy
+from dicewise.solver.poker_school.game import POKER_SCHOOL
 from dicewise.solver.poker_school.turns import play
 from dicewise.solver.poker_school.rules import PokerSchool
+from dicewise.solver.stats import ScoreSummary
+from dicewise.tables import store
 
 
 def summary(scores):
@@ -43,7 +44,7 @@ def main():
     args = ap.parse_args()
     if args.quick:
         args.games = 2048
-        cli_module.FIT_ITERATIONS, cli_module.FIT_GAMES, cli_module.EVAL_GAMES = 2, 512, 512
+        table.SETTINGS = table.FitSettings(iterations=2, games=512, eval_games=512)
     out = {"games": args.games, "seed": args.seed}
 
     def report():
@@ -51,22 +52,22 @@ def main():
 
     full = PokerSchool()
     t = time.perf_counter()
-    built = cli_module.build_policy(full, cli_module.default_path(full))
+    built = store.build(POKER_SCHOOL, full, store.default_path(POKER_SCHOOL, full))
     out["full_build_seconds"] = time.perf_counter() - t
     out["full_build_meta"] = built.meta
-    out["table"] = str(built.path)
+    out["table"] = str(built.table)
     report()
 
     for erases in (False, True) if args.one_column_erases else (False,):
         one = PokerSchool(columns=1, school_cross_erases=erases)
-        exact = cli_module.solved(one)
+        exact = store.solution(POKER_SCHOOL, one)
         optimum = exact.meta["expected_score"]
         key = f"one_column_erases_{str(erases).lower()}"
         out[key] = {"exact": optimum, "exact_seconds": exact.meta["seconds"]}
-        fit = fit_policy(one, iterations=cli_module.FIT_ITERATIONS, games=cli_module.FIT_GAMES,
-                         average=cli_module.FIT_AVERAGE)
+        s = table.SETTINGS
+        fit = fit_policy(one, iterations=s.iterations, games=s.games, average=s.average)
         a = play(one, args.games, args.seed, "solved", LinearEvaluator(one, fit.weights))
-        b = play(one, args.games, args.seed, "solved", exact.evaluator)
+        b = play(one, args.games, args.seed, "solved", exact.payload)
         d = b - a
         half = 1.959964 * d.std(ddof=1) / np.sqrt(len(d))
         out[key].update({"fit_history": fit.history, "exact_policy": summary(b),
@@ -77,16 +78,17 @@ def main():
                          "gap_vs_optimum_percent": float(100 * (optimum - a.mean()) / optimum)})
         report()
 
-    ev = built.evaluator
-    sheet = full.parse_sheet("fives=15/15,pair=12/x,chance=44")
+    position = {"sheet": "fives=15/15,pair=12/x,chance=44", "dice": [5, 5, 5, 2, 6], "roll": 2}
     t = time.perf_counter()
     for _ in range(20):
-        advise(full, ev, sheet, [5, 5, 5, 2, 6], 2)
+        advice.turn_advice.cache_clear()  # time the turn's solve, not the memo
+        POKER_SCHOOL.advise(built, position)
     out["advice_seconds"] = (time.perf_counter() - t) / 20
-    for policy in ("random", "greedy", "solved"):
-        sim = simulate(full, args.games, args.seed, policy, ev)
-        out[f"full_{policy}"] = {**summary(sim.scores), "games_per_second": sim.games_per_second,
-                                 "percentiles": sim.percentiles}
+    for policy in ("random", "greedy", "optimal"):
+        played = POKER_SCHOOL.play(built, policy, args.games, args.seed)
+        out[f"full_{policy}"] = {**summary(played.scores),
+                                 "games_per_second": args.games / played.seconds,
+                                 "percentiles": ScoreSummary.of(played.scores).percentiles}
         report()
 
 

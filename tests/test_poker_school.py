@@ -6,7 +6,7 @@ premiums, the School-cross erasure and the column bonus follow RULES.md on a she
 (3) the exact one-column solve equals a brute-force expectimax written out here on late
 positions, and its writes agree with the sheet rules; (4) the evaluators' option values
 equal the value of the sheet each write leads to; (5) sheets in the notation round-trip and
-bad ones are refused; (6) the CLI functions through click.
+bad ones are refused; (6) the command line, through click's CliRunner on the real entry point.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import json
 from collections import Counter
 from fractions import Fraction
 
-import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -226,8 +225,8 @@ def test_notation_round_trip(case):
     parsed = g.parse_sheet(format_sheet(g, hist))
     assert parsed.filled == sheet.filled and parsed.reserve == sheet.reserve
     assert parsed.column_clean == sheet.column_clean and parsed.clean == sheet.clean
-    # Without erasures the points agree; with them the notation keeps what stands.
-    assert parsed.points >= sheet.points
+    # Erased premiums are written as a last "x": the points read back exactly.
+    assert (parsed.standing, parsed.banked) == (sheet.standing, sheet.banked)
     assert all(0 <= sheet.reserve[r] <= 2 * sheet.filled[r] for r in range(6))
 
 
@@ -411,10 +410,15 @@ def test_advice_ranks_keeps_and_writes():
     a = advise(g, ev, g.empty(), [5, 5, 5, 2, 6], 1)
     assert a.choices[0].loss == 0 and all(c.loss >= 0 for c in a.choices)
     assert a.turn_start_expected == pytest.approx(sv.expected_score)
-    writes = [c for c in a.choices if c.action == "write"]
-    assert {c.category for c in writes} == set(ROW_NAMES)
-    keeps = [c for c in a.choices if c.action == "keep"]
+    assert not a.approximate and a.error_estimate is None and a.upper_bound is None
+    writes = [c for c in a.choices if "write" in c.action]
+    crosses = [c for c in a.choices if "cross" in c.action]
+    assert {c.detail["category"] for c in crosses} == set(ROW_NAMES)  # a cross anywhere
+    assert {c.action["write"] for c in writes} < set(ROW_NAMES)  # a score where dice qualify
+    assert all(c.detail["score"] > 0 and c.label.startswith("write") for c in writes)
+    keeps = [c for c in a.choices if "keep" in c.action]
     assert len(keeps) == len(dice.sub_keeps(dice.roll_index(dice.counts_of([5, 5, 5, 2, 6]))))
+    assert len(a.choices) == len(writes) + len(crosses) + len(keeps)
     assert max(c.expected for c in a.choices) <= a.turn_start_expected + 60  # sanity
     with pytest.raises(DicewiseError):
         advise(g, ev, g.empty(), [5, 5, 5, 2, 7], 1)
@@ -422,46 +426,18 @@ def test_advice_ranks_keeps_and_writes():
         advise(g, ev, g.empty(), [5, 5, 5, 2, 6], 4)
 
 
-# -- (6) the CLI functions ------------------------------------------------------------------
+# -- (6) the command line ----------------------------------------------------------------------
 @pytest.fixture
 def cli(monkeypatch):
-    from dicewise.cli import poker_school as mod
+    from dicewise.cli.main import cli as entry
+    from dicewise.solver.poker_school import table
 
-    monkeypatch.setattr(mod, "FIT_ITERATIONS", 1)
-    monkeypatch.setattr(mod, "FIT_GAMES", 64)
-    monkeypatch.setattr(mod, "EVAL_GAMES", 64)
-    monkeypatch.setattr(mod, "BOUND_ITERATIONS", 1)
-    monkeypatch.setattr(mod, "error_estimate", lambda game, bar=None: {"one_column_gap_fraction": 0.01})
-
-    @click.group()
-    def group():
-        pass
-
-    @group.command()
-    @click.option("-o", "options", multiple=True)
-    @click.option("--json", "as_json", is_flag=True)
-    def solve(options, as_json):
-        mod.solve(list(options), None, False, as_json)
-
-    @group.command()
-    @click.option("-o", "options", multiple=True)
-    @click.option("--dice", "faces", type=int, nargs=5)
-    @click.option("--roll", type=int)
-    @click.option("--sheet", default=None)
-    @click.option("--json", "as_json", is_flag=True)
-    def adv(options, faces, roll, sheet, as_json):
-        mod.advise(list(options), list(faces), roll, sheet, None, as_json)
-
-    @group.command()
-    @click.option("-o", "options", multiple=True)
-    @click.option("--games", type=int)
-    @click.option("--policy")
-    @click.option("--json", "as_json", is_flag=True)
-    def sim(options, games, policy, as_json):
-        mod.simulate(list(options), games, 5, policy, as_json)
+    monkeypatch.setattr(table, "SETTINGS", table.FitSettings(iterations=1, games=64, average=1,
+                                                             eval_games=64, bound_iterations=1,
+                                                             measure_gap=False))
 
     def run(*args):
-        return CliRunner().invoke(group, list(args))
+        return CliRunner().invoke(entry, list(args), prog_name="dicewise")
 
     return run
 
@@ -469,35 +445,38 @@ def cli(monkeypatch):
 ONE = ["-o", "columns=1", "-o", "school_cross_erases=false"]
 
 
+def _json(result):
+    assert result.exit_code == 0, (result.output, result.exception)
+    return json.loads(result.stdout)
+
+
 def test_cli_exact_solve_advise_simulate(cli):
-    r = cli("solve", *ONE, "--json")
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.output[r.output.index("{"):])
-    assert out["exact"] and out["expected_score"] == pytest.approx(450.51303973, abs=1e-6)
-    r = cli("adv", *ONE, "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet",
-            "fives=15,pair=x", "--json")
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.output[r.output.index("{"):])
-    assert out["best"] == out["options"][0] and not out["approximate"]
-    r = cli("sim", *ONE, "--games", "300", "--policy", "greedy", "--json")
-    out = json.loads(r.output[r.output.index("{"):])
+    out = _json(cli("solve", "poker-school", *ONE, "--json"))
+    assert not out["approximate"] and out["expected_score"] == pytest.approx(450.51303973, abs=1e-6)
+    assert out["states"] > 0 and out["error_estimate"] is None
+    out = _json(cli("advise", "poker-school", *ONE, "--dice", "5", "5", "5", "2", "6", "--roll",
+                    "2", "--sheet", "fives=15,pair=x", "--json"))
+    assert out["best"] == out["choices"][0] and not out["approximate"]
+    out = _json(cli("simulate", "poker-school", *ONE, "--games", "300", "--policy", "greedy",
+                    "--json"))
     assert out["games"] == 300 and out["ci95"][0] < out["mean"] < out["ci95"][1]
-    r = cli("sim", *ONE, "--games", "50", "--policy", "random")
-    assert r.exit_code == 0 and "games/s" in r.output
+    r = cli("simulate", "poker-school", *ONE, "--games", "50", "--policy", "random")
+    assert r.exit_code == 0 and "games/s" in r.stdout
 
 
 def test_cli_approximate_and_bad_input(cli):
-    r = cli("adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet",
-            "fives=15/15,pair=12/x,chance=44", "--json")
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.output[r.output.index("{"):])
-    assert out["approximate"] and out["error_bound"] is not None
+    out = _json(cli("advise", "poker-school", "--dice", "5", "5", "5", "2", "6", "--roll", "2",
+                    "--sheet", "fives=15/15,pair=12/x,chance=44", "--json"))
+    assert out["approximate"] and out["error_estimate"] is not None
     assert out["upper_bound"] > 950  # the best policies known expect about 950
-    assert out["rule_options"]["columns"] == 3 and out["best"] == out["options"][0]
-    for bad in (["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=12//12"],
-                ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "2", "--sheet", "pair=13"],
-                ["adv", "--dice", "5", "5", "5", "2", "6", "--roll", "4"],
-                ["adv", "-o", "columns=4", "--dice", "5", "5", "5", "2", "6", "--roll", "1"],
-                ["sim", "--games", "10", "--policy", "clever"]):
-        r = cli(*bad)
-        assert isinstance(r.exception, DicewiseError), (bad, r.output)
+    assert out["rule_options"]["columns"] == 3 and out["best"] == out["choices"][0]
+    shown = ["--dice", "5", "5", "5", "2", "6"]
+    for bad in (["advise", *shown, "--roll", "2", "--sheet", "pair=12//12"],
+                ["advise", *shown, "--roll", "2", "--sheet", "pair=13"],
+                ["advise", *shown, "--roll", "4"],
+                ["advise", *shown],
+                ["advise", "-o", "columns=4", *shown, "--roll", "1"],
+                ["simulate", "--games", "10", "--policy", "clever"]):
+        r = cli(bad[0], "poker-school", *bad[1:])
+        assert r.exit_code == 2, (bad, r.output)
+        assert r.stderr.startswith("dicewise: error:") and len(r.stderr.strip().splitlines()) == 1

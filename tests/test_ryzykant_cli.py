@@ -1,146 +1,120 @@
-"""Ryzykant's CLI functions through click's CliRunner, with a tiny build schedule.
+"""Ryzykant through the real command line (``dicewise.cli.main:cli``), with a tiny fit.
 
-The functions are wrapped in small click commands under the real ``Group`` of
-``dicewise.cli.main``, so a DicewiseError becomes one line and exit status 2 as in
-``dicewise`` itself.  Tables are built in the per-test cache (see conftest.py).
+Proves: ``solve`` reports an approximate expected score inside its interval and writes the
+table; ``advise`` ranks the nine distinct splits of 3 4 4 5 6 best first, each action a
+split of exactly those dice, a game-ending split worth its exact score; bad positions are
+one line and exit status 2; ``simulate`` and ``duel`` report their statistics (the old
+policy name ``solved`` still works); a table built for other options is refused.  Tables
+are built in the per-test cache (see conftest.py).
 """
 
 from __future__ import annotations
 
 import json
 
-import click
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from dicewise.cli import ryzykant as cli_rz
-from dicewise.cli.main import Group
-from dicewise.solver.ryzykant import policy_table as game
-from dicewise.solver.ryzykant.rules import Ryzykant
-from dicewise.tables.format import TableError
+from dicewise.cli.main import cli
+from dicewise.errors import TableError
+from dicewise.solver.ryzykant import game as ryzykant_game, policy_table
+from dicewise.solver.ryzykant.game import RYZYKANT
+from dicewise.solver.ryzykant.rules import Ryzykant, parse_position, score
+from dicewise.tables import store
 
 
 @pytest.fixture(autouse=True)
 def _small_build(monkeypatch):
-    monkeypatch.setattr(game, "BUILD_ROUNDS", 2)
-    monkeypatch.setattr(game, "BUILD_GAMES", 2000)
-    monkeypatch.setattr(game, "EVAL_GAMES", 2000)
-    monkeypatch.setattr(game, "RESIDUAL_POSITIONS", 100)
+    monkeypatch.setattr(ryzykant_game, "BUILD", ryzykant_game.BuildSettings(2, 2000, 2000))
+    monkeypatch.setattr(policy_table, "RESIDUAL_POSITIONS", 100)
 
-
-@click.group(cls=Group)
-def app():
-    """Test harness."""
-
-
-@app.command()
-@click.option("-o", "options", multiple=True)
-@click.option("--out", default=None)
-@click.option("--rebuild", is_flag=True)
-@click.option("--json", "as_json", is_flag=True)
-def solve(options, out, rebuild, as_json):
-    cli_rz.solve(list(options), out, rebuild, as_json)
-
-
-@app.command()
-@click.option("-o", "options", multiple=True)
-@click.option("--dice", "faces", type=int, nargs=5)
-@click.option("--sheet", default=None)
-@click.option("--fifth", default=None)
-@click.option("--table", default=None)
-@click.option("--json", "as_json", is_flag=True)
-def advise(options, faces, sheet, fifth, table, as_json):
-    cli_rz.advise(list(options), list(faces), sheet, fifth, table, as_json)
-
-
-@app.command()
-@click.option("-o", "options", multiple=True)
-@click.option("--games", type=int, default=1000)
-@click.option("--seed", type=int, default=0)
-@click.option("--policy", default="solved")
-@click.option("--json", "as_json", is_flag=True)
-def simulate(options, games, seed, policy, as_json):
-    cli_rz.simulate(list(options), games, seed, policy, as_json)
-
-
-app.add_command(cli_rz.duel)
 
 SMALL = ["-o", "end_marks=2"]
 
 
 def run(*args):
-    return CliRunner().invoke(app, list(args))
+    return CliRunner().invoke(cli, list(args), prog_name="dicewise")
 
 
 def _json(result):
-    text = result.stdout if hasattr(result, "stdout") else result.output
-    return json.loads(text[text.index("{"):])
+    assert result.exit_code == 0, (result.output, result.exception)
+    return json.loads(result.stdout)
 
 
 def test_solve_json_reports_an_approximate_expected_score(tmp_path):
     out = tmp_path / "t.dwt"
-    r = run("solve", *SMALL, "--out", str(out), "--json")
-    assert r.exit_code == 0, r.output
-    d = _json(r)
-    assert d["ruleset"] == "ryzykant" and d["options"]["end_marks"] == 2
+    d = _json(run("solve", "ryzykant", *SMALL, "--out", str(out), "--json"))
+    assert d["ruleset"] == "ryzykant" and d["rule_options"]["end_marks"] == 2
     assert d["approximate"] is True and d["error_estimate"] >= 0
-    lo, hi = d["expected_score_ci95"]
+    lo, hi = d["ci95"]
     assert lo <= d["expected_score"] <= hi
     assert d["parameters"] > 0 and out.exists() and d["table"] == str(out)
-    again = run("solve", *SMALL, "--out", str(out))  # loads, human-readable
-    assert again.exit_code == 0 and "approximate" in again.output
+    again = run("solve", "ryzykant", *SMALL, "--out", str(out))  # loads, human-readable
+    assert again.exit_code == 0 and "approximate" in again.stdout and "loaded" in again.stdout
 
 
 def test_advise_ranks_every_split_best_first():
-    r = run("advise", "--dice", "3", "4", "4", "5", "6", "--sheet", "6=1,7=2,8=1",
-            "--fifth", "2=1,5=1", *SMALL, "--json")
-    assert r.exit_code == 0, r.output
-    d = _json(r)
-    assert d["approximate"] is True and d["error_bound"] >= 0
-    assert d["rule_options"]["end_marks"] == 2  # as the core's advice: options are the choices
-    opts = d["options"]
-    assert len(opts) == 9  # the nine distinct splits of 3 4 4 5 6
-    assert opts[0] == d["best"] and opts[0]["loss"] == 0
-    assert all(a["expected"] >= b["expected"] for a, b in zip(opts, opts[1:]))
-    for o in opts:
-        assert o["action"] == "split"
-        assert sorted(o["pairs"][0] + o["pairs"][1] + [o["fifth"]]) == [3, 4, 4, 5, 6]
-    # A split that ends the game is worth its exact final score.
-    ending = [o for o in opts if o["ends_game"]]
-    assert ending and all(o["fifth"] in (5,) for o in ending)
+    d = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet",
+                  "6=1,7=2,8=1", "--fifth", "2=1,5=1", *SMALL, "--json"))
+    assert d["approximate"] is True and d["error_estimate"] >= 0
+    assert d["rule_options"]["end_marks"] == 2
+    choices = d["choices"]
+    assert len(choices) == 9  # the nine distinct splits of 3 4 4 5 6
+    assert choices[0] == d["best"] and choices[0]["loss"] == 0
+    assert all(a["expected"] >= b["expected"] for a, b in zip(choices, choices[1:]))
+    for c in choices:
+        (a, b), (x, y) = c["action"]["pairs"]
+        assert sorted([a, b, x, y, c["action"]["fifth"]]) == [3, 4, 4, 5, 6]
+    # A split that ends the game (a second 5 below) is worth its exact final score.
+    ending = [c for c in choices if c["ends_game"]]
+    assert ending and all(c["action"]["fifth"] == 5 for c in ending)
+    for c in ending:
+        up = np.zeros(11, np.int64)
+        up[4:7] = (1, 2, 1)  # the sheet 6=1,7=2,8=1
+        for s in c["sums"]:
+            up[s - 2] += 1
+        assert c["expected"] == score(up)
 
 
 def test_advise_human_output():
-    r = run("advise", "--dice", "1", "1", "6", "6", "3", *SMALL)
+    r = run("advise", "ryzykant", "--dice", "1", "1", "6", "6", "3", *SMALL)
     assert r.exit_code == 0, r.output
-    assert "approximate" in r.output and "1+1" in r.output
+    assert "approximate" in r.stdout and "1+1" in r.stdout
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--dice", "3", "4", "4", "5", "6", "--sheet", "6=4,7=7,8=3", "--fifth", "2=5,5=3"], "fifth-die marks"),
+    (["--dice", "3", "4", "4", "5", "6", "--sheet", "6=4,7=7,8=3", "--fifth", "2=5,5=3"],
+     "fifth-die marks"),
     (["--dice", "3", "4", "4", "5", "6", "--fifth", "1=1,2=1,3=1,4=1"], "at most 3"),
-    (["--dice", "3", "4", "4", "5", "6", "--sheet", "7=4", "--fifth", "2=2", *SMALL], "game is over"),
+    (["--dice", "3", "4", "4", "5", "6", "--sheet", "7=4", "--fifth", "2=2", *SMALL],
+     "game is over"),
     (["--dice", "3", "4", "4", "5", "7"], "1..6"),
     (["--dice", "3", "4", "4", "5", "6", "-o", "end_marks=12"], "end_marks"),
+    (["--dice", "3", "4", "4", "5", "6", "--roll", "2"], "no --roll"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words):
-    r = run("advise", *args)
+    r = run("advise", "ryzykant", *args)
     assert r.exit_code == 2
-    assert words in r.output and len(r.output.strip().splitlines()) == 1
+    assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("dicewise: error:")
+
+
+def test_bad_input_builds_no_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))
+    assert run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "7").exit_code == 2
+    assert not list(tmp_path.iterdir())
 
 
 def test_simulate_json():
-    r = run("simulate", *SMALL, "--games", "3000", "--policy", "greedy", "--seed", "3", "--json")
-    assert r.exit_code == 0, r.output
-    d = _json(r)
+    d = _json(run("simulate", "ryzykant", *SMALL, "--games", "3000", "--policy", "greedy",
+                  "--seed", "3", "--json"))
     for key in ("ruleset", "policy", "games", "seed", "mean", "std", "ci95", "percentiles",
-                "games_per_second", "min", "max"):
+                "games_per_second", "min", "max", "mean_rolls", "mean_puscioch"):
         assert key in d
     assert d["ci95"][0] <= d["mean"] <= d["ci95"][1]
     assert set(d["percentiles"]) == {"5", "25", "50", "75", "95"}
-    # The state dump uses advise's sheet notation; a finished sheet parses back.
-    from dicewise.solver.ryzykant.rules import parse_position, score
-    import numpy as np
+    # The example games use advise's sheet notation; a finished sheet parses back as over.
     ex = d["example_games"][0]
     with pytest.raises(Exception, match="game is over"):
         parse_position(Ryzykant(end_marks=2), ex["sheet"], ex["fifth"])
@@ -151,35 +125,36 @@ def test_simulate_json():
     assert int(score(up)) == ex["score"] and up.sum() == 2 * ex["rolls"]
 
 
-def test_simulate_human_and_optimal_alias():
-    r = run("simulate", *SMALL, "--games", "2000", "--policy", "optimal")
+def test_simulate_human_and_solved_alias():
+    r = run("simulate", "ryzykant", *SMALL, "--games", "2000", "--policy", "solved")
     assert r.exit_code == 0, r.output
-    assert "policy solved" in r.output and "95% CI" in r.output and "#" in r.output
+    assert "optimal" in r.stdout and "95% CI" in r.stdout and "#" in r.stdout
 
 
 def test_simulate_bad_policy():
-    r = run("simulate", *SMALL, "--policy", "clever")
-    assert r.exit_code == 2 and "unknown policy" in r.output
+    r = run("simulate", "ryzykant", *SMALL, "--policy", "clever")
+    assert r.exit_code == 2 and "unknown policy" in r.stderr
 
 
 def test_duel_json():
-    r = run("duel", "ryzykant", "--a", "greedy", "--b", "random", "--games", "3000", *SMALL, "--json")
-    assert r.exit_code == 0, r.output
-    d = _json(r)
+    d = _json(run("duel", "ryzykant", "--a", "greedy", "--b", "random", "--games", "3000", *SMALL,
+                  "--json"))
     assert d["wins"] + d["draws"] + d["losses"] == pytest.approx(1.0)
     assert d["wins"] > d["losses"] and d["mean_margin"] > 0
     assert d["mean_margin"] == pytest.approx(d["mean_a"] - d["mean_b"])
 
 
 def test_duel_same_policy_draws_every_game():
-    r = run("duel", "ryzykant", "--a", "greedy", "--b", "greedy", "--games", "500", *SMALL, "--json")
-    assert _json(r)["draws"] == 1.0
+    d = _json(run("duel", "ryzykant", "--a", "greedy", "--b", "greedy", "--games", "500", *SMALL,
+                  "--json"))
+    assert d["draws"] == 1.0
 
 
 def test_a_table_for_other_options_is_refused(tmp_path):
     out = tmp_path / "t.dwt"
-    assert run("solve", *SMALL, "--out", str(out)).exit_code == 0
+    assert run("solve", "ryzykant", *SMALL, "--out", str(out)).exit_code == 0
     with pytest.raises(TableError):
-        game.load(Ryzykant(end_marks=3), out)
-    r = run("advise", "--dice", "1", "2", "3", "4", "5", "-o", "end_marks=3", "--table", str(out))
-    assert r.exit_code == 2 and "rebuild" in r.output
+        store.load(RYZYKANT, Ryzykant(end_marks=3), out)
+    r = run("advise", "ryzykant", "--dice", "1", "2", "3", "4", "5", "-o", "end_marks=3",
+            "--table", str(out))
+    assert r.exit_code == 2 and "rebuild" in r.stderr

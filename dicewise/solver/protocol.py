@@ -286,6 +286,14 @@ class Game(ABC):
         """Games 0..games-1 of the dice stream of ``seed`` (a game may share the stream)."""
         return [self.episode(solution, seed, i) for i in range(games)]
 
+    def action_space(self, rules) -> tuple[dict, ...]:
+        """Every canonical action of the game under ``rules``, in a fixed order.
+
+        The legal actions of any position (an observation's ``legal``) are a subset of it, in
+        the form ``canonical_action`` gives; environments number actions by their place here.
+        """
+        raise unsupported(self, "envs")
+
     def canonical_action(self, action) -> dict:
         """An agent's answer in the form the advice's choices use (BadAction if malformed)."""
         if not isinstance(action, dict):

@@ -2,82 +2,111 @@
 
 The sheet's value after each write comes from an evaluator (the exact one-column table or
 the approximate policy's weights); the turn itself is solved exactly for the one sheet
-asked about, so keeps and stopping are optimal against those values.
+asked about (``TurnAdvice``), so keeps and stopping are optimal against those values.
+
+Each choice carries its agent-protocol action: ``{"keep": [faces]}`` (roll the other dice
+again; after rolls 1 and 2), ``{"write": row}`` (score the row's next cell; only where the
+dice qualify) or ``{"cross": row}`` (cross it; any open row, any time).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
-from ..advice import Choice, check_dice
-from .turns import Batch, Evaluator, turn_options, turn_write_values
-from .rules import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from ..advice import check_dice, keep_choice
+from ..protocol import Advice, Choice
 from ..turn import solve_turn
+from .rules import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from .turns import Batch, Evaluator, turn_options, turn_write_values
 
 
-@dataclass(frozen=True)
-class Advice:
-    """The ranked choices of one position, best first."""
+def write_choice(row: str, score: int | None, expected: float, loss: float) -> Choice:
+    """Score ``score`` in the next cell of ``row`` (None: cross it), valued."""
+    if score is None:
+        return Choice({"cross": row}, f"cross {row}", expected, loss,
+                      {"category": row, "score": None, "cross": True})
+    return Choice({"write": row}, f"write {row} for {score}", expected, loss,
+                  {"category": row, "score": score})
 
-    dice: tuple[int, ...]
-    roll: int
-    choices: tuple[Choice, ...]
-    turn_start_expected: float
-    points: int
-    approximate: bool
-    error_bound: float | None  # measured estimate of the points the policy loses to the optimum
-    upper_bound: float | None  # proven: the optimum's expected final score at a game start
 
-    @property
-    def best(self) -> Choice:
-        return self.choices[0]
+class TurnAdvice:
+    """The solved turn of one sheet: the value of every choice after any roll of the turn."""
 
-    def to_json(self) -> dict:
-        return {"dice": list(self.dice), "roll": self.roll, "points": self.points,
-                "turn_start_expected": self.turn_start_expected,
-                "approximate": self.approximate, "error_bound": self.error_bound,
-                "upper_bound": self.upper_bound,
-                "error_kind": ("estimate measured on the exact one-column game, not a proof; "
-                               "upper_bound is proven") if self.approximate else "exact",
-                "best": self.best.to_json(), "options": [c.to_json() for c in self.choices]}
+    def __init__(self, game: PokerSchool, evaluator: Evaluator, sheet: SheetState):
+        if not sheet.open_rows(game.columns):
+            raise DicewiseError("the sheet is full: the game is over")
+        self.game, self.sheet = game, sheet
+        batch = Batch.of_sheet(sheet)
+        self.options = turn_options(evaluator, batch)
+        turn = solve_turn(turn_write_values(self.options))
+        self.base = float(evaluator.base(batch)[0])
+        #: Expected final score at the start of the turn.
+        self.start = self.base + float(turn.value[0])
+        self.keep_values = tuple(b[:, 0] for b in turn.before_roll)
+
+    def choices(self, roll: int, roll_number: int) -> tuple[Choice, ...]:
+        """Every distinct choice with roll index ``roll`` after roll ``roll_number``, best first.
+
+        Exact ties keep the order the simulator's policy prefers (writes before keeps, rows
+        in order, a score before a cross, keeps in ``dice.sub_keeps`` order), so the best
+        choice is the one ``turns.play`` makes.
+        """
+        game = self.game
+        ranked = []
+        for row, opt in enumerate(self.options[0 if roll_number == 1 else 1]):
+            if opt is None:
+                continue
+            value = float(opt.score[opt.roll_class[roll], 0])
+            if np.isfinite(value):
+                points = (3 * (row + 1) if row < N_SCHOOL
+                          else int(game.base_points[row, roll_number - 1, roll]))
+                ranked.append((self.base + value, ROW_NAMES[row], points))
+            ranked.append((self.base + float(opt.cross[0]), ROW_NAMES[row], None))
+        keeps = []
+        if roll_number < 3:
+            values = self.keep_values[roll_number - 1]
+            keeps = [(self.base + float(values[k]), dice.faces_of(dice.KEEPS[k]))
+                     for k in dice.sub_keeps(roll)]
+        best = max(v for v, *_ in ranked + keeps)
+        out = [write_choice(row, points, v, best - v) for v, row, points in ranked]
+        out += [keep_choice(kept, v, best - v, 3 - roll_number) for v, kept in keeps]
+        return tuple(sorted(out, key=lambda c: -c.expected))
+
+
+@lru_cache(maxsize=4)
+def turn_advice(game: PokerSchool, evaluator: Evaluator, sheet: SheetState) -> TurnAdvice:
+    """``TurnAdvice`` memoised: the decisions of one turn share its solve."""
+    return TurnAdvice(game, evaluator, sheet)
+
+
+def check_roll(roll) -> int:
+    if roll not in (1, 2, 3) or isinstance(roll, bool):
+        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+    return int(roll)
 
 
 def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
-           error_bound: float | None = None, upper_bound: float | None = None) -> Advice:
+           error_estimate: float | None = None, upper_bound: float | None = None,
+           sheet_text: str = "") -> Advice:
     """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn."""
-    if roll not in (1, 2, 3):
-        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
-    counts = dice.counts_of(check_dice(dice_shown))
-    if not sheet.open_rows(game.columns):
-        raise DicewiseError("the sheet is full: the game is over")
-    batch = Batch.of_sheet(sheet)
-    options = turn_options(evaluator, batch)
-    tv = solve_turn(turn_write_values(options))
-    base = float(evaluator.base(batch)[0])
-    r = dice.roll_index(counts)
-    choices = []
-    for row, opt in enumerate(options[0 if roll == 1 else 1]):
-        if opt is None:
-            continue
-        s = float(opt.score[opt.roll_class[r], 0])
-        if np.isfinite(s):
-            points = 3 * (row + 1) if row < N_SCHOOL else int(game.base_points[row, roll - 1, r])
-            choices.append(("write", base + s, ROW_NAMES[row], points))
-        choices.append(("write", base + float(opt.cross[0]), ROW_NAMES[row], None))
-    if roll < 3:
-        keep_values = tv.before_roll[roll - 1][:, 0]
-        for k in dice.sub_keeps(r):
-            choices.append(("keep", base + float(keep_values[k]), tuple(dice.faces_of(dice.KEEPS[k]))))
-    out = [Choice("write", c[1], 0.0, category=c[2], score=c[3]) if c[0] == "write" else
-           Choice("keep", c[1], 0.0, dice=c[2]) for c in choices]
-    # Best first by exact value, so the best loses exactly nothing; ties in a fixed order.
-    out.sort(key=lambda c: (-c.expected, c.action != "write", c.describe()))
-    out = [dataclasses.replace(c, loss=out[0].expected - c.expected) for c in out]
-    return Advice(tuple(int(d) for d in sorted(dice_shown)), roll, tuple(out),
-                  base + float(tv.value[0]), sheet.points, evaluator.approximate, error_bound,
-                  upper_bound)
+    roll = check_roll(roll)
+    faces = check_dice(dice_shown)
+    turn = turn_advice(game, evaluator, sheet)
+    choices = turn.choices(dice.roll_index(dice.counts_of(faces)), roll)
+    approximate = evaluator.approximate
+    label = "exact" if not approximate else (
+        "approximate" + (f", estimated shortfall {error_estimate:.1f} points"
+                         if error_estimate is not None else "")
+        + (f", optimum ≤ {upper_bound:.1f}" if upper_bound is not None else ""))
+    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
+                f"{sheet.points} points written, {turn.start:.3f} expected at turn start "
+                f"({label})")
+    position = {"dice": list(faces), "roll": roll, "sheet": sheet_text, "points": sheet.points}
+    return Advice(game.name, game.options, position, choices, headline, turn.start,
+                  approximate=approximate,
+                  error_estimate=error_estimate if approximate else None,
+                  upper_bound=upper_bound if approximate else None)

@@ -397,14 +397,25 @@ class PokerSchool(CategoryGame):
 
 
 def format_sheet(game: PokerSchool, history) -> str:
-    """The notation of a sheet written by ``history`` = [(row, score or None, shown)]."""
+    """The notation of a sheet written by ``history`` = [(row, score or None, shown)], in order.
+
+    A row whose premium a later School cross erased gets one more entry, ``x``, so that the
+    notation reads back to the same points; premiums that stand are left out (the default).
+    """
     cells: dict[int, list[str]] = {}
+    earned: set[int] = set()
+    erased: set[int] = set()
     for row, score, shown in history:
         if score is None:
             text = "x"
+            if row < N_SCHOOL and game.school_cross_erases:
+                erased |= earned
         elif row < N_SCHOOL:
             text = str(shown * (row + 1))
         else:
             text = str(score)
         cells.setdefault(row, []).append(text)
-    return ",".join(f"{ROW_NAMES[r]}={'/'.join(c)}" for r, c in sorted(cells.items()))
+        if len(cells[row]) == game.columns and "x" not in cells[row]:
+            earned.add(row)
+    return ",".join(f"{ROW_NAMES[r]}={'/'.join(c + ['x'] * (r in erased))}"
+                    for r, c in sorted(cells.items()))

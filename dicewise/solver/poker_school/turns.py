@@ -176,7 +176,9 @@ def apply_writes(game: PokerSchool, batch: Batch, rows: np.ndarray, scored: np.n
                  counts: np.ndarray, roll_number: np.ndarray) -> None:
     """Write the next cell of ``rows[b]`` in every sheet b: a score if ``scored[b]``, else a cross.
 
-    ``counts`` (B, 6) are the dice written, ``roll_number`` (B,) the roll they came from.
+    ``counts`` (B, 6) are the dice written, ``roll_number`` (B,) the roll they came from.  A
+    score the dice do not allow is written as a cross.  Returns (scored (B,): whether a score
+    was written, points (B,): the cell's points, 0 for a cross).
     """
     B = len(batch)
     idx = np.arange(B)
@@ -218,6 +220,7 @@ def apply_writes(game: PokerSchool, batch: Batch, rows: np.ndarray, scored: np.n
         batch.standing[done] = 0
     else:
         batch.banked += premium
+    return scored, np.where(scored, points, 0)
 
 
 class GreedyEvaluator(Evaluator):
@@ -346,18 +349,29 @@ def best_keeps(keep_values: np.ndarray, rolls: np.ndarray):
     return vals[np.arange(len(rolls)), i], subs[np.arange(len(rolls)), i]
 
 
+def draw_turn(rng: np.random.Generator, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+    """One turn of a chunk's dice stream: three throws of five dice (faces 0..5) and one
+    uniform number (the random policy's choice) for each of the chunk's ``chunk`` slots."""
+    return rng.integers(0, 6, size=(3, chunk, 5)), rng.random(chunk)
+
+
 def play(game: PokerSchool, n_games: int, seed: int, policy: str = "solved",
          evaluator: Evaluator | None = None, record=None, chunk: int = 4096,
-         progress=None) -> np.ndarray:
+         progress=None, on_write=None) -> np.ndarray:
     """Final scores of ``n_games`` games played in lockstep (chunks of ``chunk`` games).
 
-    Dice come from one stream per chunk seeded by (seed, chunk number), five fresh dice
-    per roll whatever is kept, so every policy sees the same dice (common random numbers).
-    ``policy``: ``random`` (write the first roll in a uniformly random open row: a score if
-    the dice allow one, else a cross), or ``greedy``/``solved`` (the exact turn solver on
-    ``evaluator``'s values).  ``record(t, batch)`` is called at every turn start and with
-    ``t = game.turns`` when a chunk's games are over; ``record.backup(t, e)``, if defined,
-    gets each sheet's expected final score at the start of turn t by the evaluator's values.
+    Dice come from one stream per chunk seeded by (seed, chunk number): every turn draws five
+    fresh dice per roll for each of the chunk's ``chunk`` slots (``draw_turn``), however many
+    games the chunk plays, so game i sees the same dice whatever ``n_games`` and whatever is
+    kept (common random numbers).  ``policy``: ``random`` (write the first roll in a
+    uniformly random open row: a score if the dice allow one, else a cross), or
+    ``greedy``/``solved`` (the exact turn solver on ``evaluator``'s values).
+    ``record(t, batch)`` is called at every turn start and with ``t = game.turns`` when a
+    chunk's games are over; ``record.backup(t, e)``, if defined, gets each sheet's expected
+    final score at the start of turn t by the evaluator's values.  ``on_write(t, games, rows,
+    scored, points, counts, roll_numbers)`` sees every turn's writes: the games' indices, the
+    rows written, whether a score (not a cross) was written and its points, the dice written
+    and the roll they came from.
     """
     scores = []
     for c, lo in enumerate(range(0, n_games, chunk)):
@@ -365,19 +379,33 @@ def play(game: PokerSchool, n_games: int, seed: int, policy: str = "solved",
         rng = np.random.default_rng([seed, c])
         batch = Batch.empty(game, n)
         for t in range(game.turns):
-            throws = rng.integers(0, 6, size=(3, n, 5))
-            choice_rng = rng.random(n)
+            throws, choice_rng = draw_turn(rng, chunk)
             if record is not None:
                 record(t, batch)
-            expected = _play_turn(game, batch, throws, choice_rng, policy, evaluator)
+            expected, writes = _play_turn(game, batch, throws[:, :n], choice_rng[:n], policy,
+                                          evaluator)
             if record is not None and hasattr(record, "backup"):
                 record.backup(t, expected)
+            if on_write is not None:
+                on_write(t, lo + np.arange(n), *writes)
             if progress is not None:
                 progress(n / game.turns)
         if record is not None:
             record(game.turns, batch)
         scores.append(batch.final_scores())
     return np.concatenate(scores) if scores else np.zeros(0)
+
+
+def roll_after_keep(kept: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """Face counts (B, 6) after keeping ``kept`` (B, 6) and throwing the first free dice of
+    ``fresh`` (B, 5; faces 0..5) — how every throw of the stream is read."""
+    idx = np.arange(len(kept))
+    mask = np.arange(5)[None, :] < (5 - kept.sum(axis=1))[:, None]
+    new = kept.copy()
+    for i in range(5):
+        sel = mask[:, i]
+        np.add.at(new, (idx[sel], fresh[sel, i]), 1)
+    return new
 
 
 def _counts(faces: np.ndarray) -> np.ndarray:
@@ -389,15 +417,17 @@ def _counts(faces: np.ndarray) -> np.ndarray:
 
 
 def _play_turn(game, batch, throws, choice_rng, policy, ev):
+    """One turn of every sheet; returns (expected final scores at its start or None, the
+    writes: rows, scored, points, counts, roll numbers)."""
     n = len(batch)
-    idx = np.arange(n)
     counts = _counts(throws[0])
     if policy == "random":
         open_ = batch.filled < game.columns
         k = (choice_rng * open_.sum(axis=1)).astype(np.int64)
         rows = np.argmax(np.cumsum(open_, axis=1) > k[:, None], axis=1)
-        apply_writes(game, batch, rows, np.ones(n, bool), counts, np.ones(n, np.int64))
-        return None
+        roll_no = np.ones(n, np.int64)
+        scored, points = apply_writes(game, batch, rows, np.ones(n, bool), counts, roll_no)
+        return None, (rows, scored, points, counts, roll_no)
     options = turn_options(ev, batch)
     v = solve_turn(turn_write_values(options))
     expected = ev.base(batch) + v.value
@@ -421,16 +451,8 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
                 final_counts = counts.copy()
             final_counts[stop] = counts[stop]
             done |= stop
-            kept = dice.KEEPS[keep]
-            fresh = throws[k]
-            n_free = 5 - kept.sum(axis=1)
-            mask = np.arange(5)[None, :] < n_free[:, None]
-            new = kept.copy()
-            for i in range(5):
-                sel = mask[:, i]
-                np.add.at(new, (idx[sel], fresh[sel, i]), 1)
-            counts = np.where(done[:, None], counts, new)
+            counts = np.where(done[:, None], counts, roll_after_keep(dice.KEEPS[keep], throws[k]))
         else:
             final_counts[stop] = counts[stop]
-    apply_writes(game, batch, final_row, final_scored, final_counts, roll_no)
-    return expected
+    scored, points = apply_writes(game, batch, final_row, final_scored, final_counts, roll_no)
+    return expected, (final_row, scored, points, final_counts, roll_no)

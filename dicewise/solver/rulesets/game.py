@@ -162,6 +162,11 @@ class CategoryRuleset(Game):
             raise BadAction(f"unknown action {kind!r} (use keep or write)")
         return action
 
+    def action_space(self, rules: CategoryGame) -> tuple[dict, ...]:
+        """Every keep of ``dice.KEEPS`` (0 to 5 dice), then every box in sheet order."""
+        return (tuple({"keep": dice.faces_of(k)} for k in dice.KEEPS)
+                + tuple({"write": name} for name in rules.category_names))
+
     def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
         stream = dice_stream(seed, games, solution.rules.n_categories)
         return [CategoryEpisode(solution, i, stream[i]) for i in range(games)]

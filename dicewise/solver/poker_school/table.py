@@ -1,0 +1,181 @@
+"""poker-school's tables: what is solved or fitted for a variant, and how it is measured.
+
+The one-column variants are solved exactly by the core engine (``category.solve_states``):
+their table is the value of every reachable state.  The others get the approximate policy
+(``approx.fit_policy``): their table is its feature weights, and the build measures it —
+the mean score of fresh games with its 95% interval, the method's shortfall on the exactly
+solved one-column game (the error estimate) and the proven upper bound (``bound``).
+
+No file is read or written here: ``tables/store.py`` does that for every game, through the
+protocol methods of ``game.py`` that call these functions.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import TableError
+from .. import category, dice, options as options_module, scoring, turn
+from ..category import solve_states
+from ..digest import digest, source_digest
+from ..stats import mean_ci95
+from . import approx, bound, rules as rules_module, turns
+from .approx import Features, LinearEvaluator, fit_policy
+from .rules import PokerSchool
+from .turns import Batch, ExactEvaluator
+
+KIND_EXACT = "poker-school-exact"
+KIND_POLICY = "poker-school-policy"
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How the approximate policy is fitted and measured.
+
+    Approximate policy iteration: ``iterations`` rounds of ``games`` games, the policy kept
+    being the mean of the last ``average`` fits; then ``eval_games`` fresh games (seed
+    ``eval_seed``) for its expected score, and ``bound_iterations`` subgradient steps of the
+    upper bound (it is within a point of its limit after about 7).  ``measure_gap``: measure
+    the method's shortfall on the exact one-column game (``one_column_gap``; its exact solve
+    is 5 s of the build) — without it the error estimate takes the fraction measured once
+    with erasure, ``ERASURE_GAP_FRACTION``.
+    """
+
+    iterations: int = 16
+    games: int = 4096
+    average: int = 6
+    eval_games: int = 16384
+    eval_seed: int = 20240
+    bound_iterations: int = 20
+    measure_gap: bool = True
+
+
+#: The settings of every build.  They are part of the rules digest, so a table fitted with
+#: other settings (tests use tiny ones) is never taken for one fitted with these.
+SETTINGS = FitSettings()
+#: Games per chunk of the evaluation games (the simulator's chunk; see ``game.CHUNK``).
+EVAL_CHUNK = 512
+#: The approximate method's shortfall on the exact one-column game *with* erasure, as a
+#: fraction of its optimum (1.93 of 382.42 points, 100,000 paired games; docs/poker-school.md).
+#: That exact solve takes over 20 minutes, too long for every build, so games with erasure
+#: use this measured value when it exceeds the one measured at build time (without erasure).
+ERASURE_GAP_FRACTION = 0.0050
+#: Progress units (games) of one sweep of the upper bound (one per subgradient step, plus one).
+BOUND_UNITS = 100
+
+
+def kind(game: PokerSchool) -> str:
+    return KIND_EXACT if game.exact else KIND_POLICY
+
+
+def rules_digest(game: PokerSchool) -> str:
+    """Exact tables depend on the rules and the core engine; policy tables on the method too."""
+    core = source_digest(dice, turn, category, scoring, options_module, rules_module)
+    if game.exact:
+        return core
+    return digest(core, source_digest(turns, approx, bound, sys.modules[__name__]), repr(SETTINGS))
+
+
+def build_units(game: PokerSchool) -> float:
+    """The progress bar's length of ``build``: states (exact) or games played (policy)."""
+    if game.exact:
+        return int(category.reachable_states(game).sum())
+    s = SETTINGS
+    fit = (s.iterations + 1) * s.games + s.eval_games
+    one_column = fit + s.eval_games if game.columns > 1 and s.measure_gap else 0
+    return fit + one_column / 3 + (s.bound_iterations + 1) * BOUND_UNITS
+
+
+def build(game: PokerSchool, progress=None):
+    """(payload, meta): the exact table or the fitted policy, with what was measured."""
+    return build_exact(game, progress) if game.exact else build_policy(game, progress)
+
+
+def build_exact(game: PokerSchool, progress=None):
+    solved = solve_states(game, progress)
+    meta = {"expected_score": solved.expected_score, "states": solved.n_reachable,
+            "n_states": game.n_states, "exact": True, "approximate": False}
+    return ExactEvaluator(game, solved.values), meta
+
+
+def one_column_gap(game: PokerSchool, progress=None) -> dict:
+    """The approximate method's measured shortfall on the exactly solved one-column game.
+
+    Both policies play the same dice (common random numbers); the mean paired difference,
+    as a fraction of the exact optimum, scaled to this game's expected score is the estimate.
+    ``progress(x)`` counts one-column games as a third of a game (a third of the turns).
+    """
+    s = SETTINGS
+    third = None if progress is None else (lambda x: progress(x / 3))
+    one = PokerSchool(columns=1, school_cross_erases=False, minimums=game.minimums)
+    exact = solve_states(one)
+    fit = fit_policy(one, iterations=s.iterations, games=s.games, average=s.average,
+                     progress=third)
+    a = turns.play(one, s.eval_games, s.eval_seed, "solved", LinearEvaluator(one, fit.weights),
+                   chunk=EVAL_CHUNK, progress=third)
+    b = turns.play(one, s.eval_games, s.eval_seed, "solved", ExactEvaluator(one, exact.values),
+                   chunk=EVAL_CHUNK, progress=third)
+    gap = float((b - a).mean())
+    return {"one_column_exact": exact.expected_score, "one_column_gap": gap,
+            "one_column_gap_fraction": gap / exact.expected_score}
+
+
+def build_policy(game: PokerSchool, progress=None):
+    """Fit the policy, then measure it: mean and interval, error estimate, upper bound."""
+    s = SETTINGS
+    fit = fit_policy(game, iterations=s.iterations, games=s.games, average=s.average,
+                     progress=progress)
+    ev = LinearEvaluator(game, fit.weights)
+    scores = turns.play(game, s.eval_games, s.eval_seed, "solved", ev, chunk=EVAL_CHUNK,
+                        progress=progress)
+    gap = one_column_gap(game, progress) if game.columns > 1 and s.measure_gap else {}
+    upper = bound.upper_bound(game, iterations=s.bound_iterations,
+                              progress=None if progress is None else
+                              (lambda x: progress(x * BOUND_UNITS)))
+    mean = float(scores.mean())
+    lo, hi = mean_ci95(scores)
+    frac = gap.get("one_column_gap_fraction")
+    if game.columns > 1 and (frac is None or game.school_cross_erases):
+        frac = max(frac or 0.0, ERASURE_GAP_FRACTION)
+    meta = {"expected_score": mean, "ci95": [lo, hi], "exact": False, "approximate": True,
+            "fit_history": [list(h) for h in fit.history], "fit_games": fit.games,
+            "eval_games": s.eval_games,
+            "predicted_start_value": float(ev.state_values(Batch.empty(game, 1))[0]),
+            # The measured shortfall, plus the half-width of the mean's interval.
+            "error_estimate": None if frac is None else max(frac, 0.0) * mean + (hi - mean),
+            "error_fraction": frac, **gap,
+            # Proven: no policy expects more than this (``bound``), so the policy's shortfall
+            # is at most upper_bound − ci95[0] (at 95% confidence).
+            "upper_bound": upper.value, "upper_bound_seconds": round(upper.seconds, 3)}
+    return ev, meta
+
+
+def to_arrays(payload) -> dict:
+    if isinstance(payload, ExactEvaluator):
+        reachable = ~np.isnan(payload.values)
+        return {"reachable": np.packbits(reachable), "values": payload.values[reachable]}
+    return {"weights": payload.weights}
+
+
+def from_arrays(game: PokerSchool, arrays, meta):
+    """The evaluator back from a table's arrays (TableError if they do not fit the rules)."""
+    if game.exact:
+        if meta.get("n_states") != game.n_states or not {"reachable", "values"} <= set(arrays):
+            raise TableError(f"the table does not describe the {game.n_states} states of this "
+                             "variant; rebuild it")
+        reachable = np.unpackbits(arrays["reachable"], count=game.n_states).astype(bool)
+        if reachable.sum() != len(arrays["values"]):
+            raise TableError("the table is damaged (values do not match its reachable states); "
+                             "rebuild it")
+        values = np.full(game.n_states, np.nan)
+        values[reachable] = arrays["values"]
+        return ExactEvaluator(game, values)
+    weights = arrays.get("weights")
+    size = Features.of(game).size
+    if weights is None or tuple(weights.shape) != (size,):
+        raise TableError(f"the table does not hold the {size} policy weights of this variant; "
+                         "rebuild it")
+    return LinearEvaluator(game, np.array(weights, dtype=np.float64))

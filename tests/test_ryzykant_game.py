@@ -1,0 +1,312 @@
+"""Ryzykant's protocol object (``solver/ryzykant/game.py``), with tiny fitted tables.
+
+Proves: (1) episodes played to the end with random legal splits score what RULES.md §4
+gives the final sheet, end as the rules say, and their sheets read back in the notation;
+(2) the advisor's choices on an agent observation are exactly the episode's legal actions,
+in canonical form; (3) playing the advisor's best choice in the episodes gives, game by
+game, the scores ``play`` gives the optimal policy on the same seed — the best choice is
+the policy's choice, and episodes see the dice of ``play`` (common random numbers, also
+across numbers of games and chunks); (4) tables round-trip through their arrays (and the
+store), and arrays that do not fit are refused; (5) bad positions and actions are refused
+before any table is built.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dicewise import api
+from dicewise.errors import DicewiseError, TableError
+from dicewise.solver.protocol import BadAction, Solution
+from dicewise.solver.ryzykant import game as ryzykant_game, policy_table, rules as rz
+from dicewise.solver.ryzykant.game import RYZYKANT
+from dicewise.tables import store
+
+VARIANTS = [{}, {"end_marks": 3}, {"end_marks": 2, "puscioch": "reroll"}]
+
+
+@pytest.fixture(scope="module")
+def solved():
+    """``solved(**options) -> Solution`` fitted with a tiny schedule, once per variant."""
+    cache = {}
+
+    def get(**options):
+        key = tuple(sorted(options.items()))
+        if key not in cache:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(ryzykant_game, "BUILD", ryzykant_game.BuildSettings(2, 2000, 2000))
+                mp.setattr(policy_table, "RESIDUAL_POSITIONS", 100)
+                rules = RYZYKANT.rules(options)
+                payload, meta = RYZYKANT.build(rules)
+            cache[key] = Solution(RYZYKANT, rules, payload, meta, None, True, 0.0)
+        return cache[key]
+
+    return get
+
+
+def rules_only(**options) -> Solution:
+    rules = RYZYKANT.rules(options)
+    return Solution(RYZYKANT, rules, None, {}, None, False, 0.0)
+
+
+def _key(action) -> str:
+    return json.dumps(action, sort_keys=True)
+
+
+def _upper(sheet: dict) -> np.ndarray:
+    up = np.zeros(rz.N_SUMS, np.int64)
+    for s, n in sheet.items():
+        up[int(s) - 2] = n
+    return up
+
+
+# -- (1) and (2): random episodes, the rules' score, the advisor's legal choices ------------
+@pytest.mark.parametrize("options", VARIANTS)
+def test_random_episodes_score_as_the_rules_say(solved, options):
+    solution = solved(**options)
+    rules = solution.rules
+    rng = np.random.default_rng(7)
+    for ep in RYZYKANT.episodes(solution, seed=11, games=12):
+        total, rolls, marks_below = 0.0, 0, 0
+        while not ep.done:
+            obs = ep.observation()
+            legal = obs["legal"]
+            assert len({_key(a) for a in legal}) == len(legal)  # distinct
+            assert all(RYZYKANT.canonical_action(a) == a for a in legal)
+            assert sorted(map(_key, legal)) == sorted(
+                _key(c.action) for c in RYZYKANT.advise_observation(solution, obs).choices)
+            for a in legal:
+                (p, q), (r, s) = a["pairs"]
+                assert sorted([p, q, r, s, a["fifth"]]) == obs["dice"]
+            if rules.puscioch == "reroll":
+                assert not obs["puscioch"]
+            action = legal[rng.integers(len(legal))]
+            total += ep.apply(action)
+            rolls += 1
+            marks_below += not obs["puscioch"]
+        final = ep.observation()
+        up = _upper(final["sheet"])
+        lower = np.array([final["fifth"].get(str(f), 0) for f in range(1, 7)])
+        assert ep.score == float(rz.score(up)) == total == final["points"]
+        assert up.sum() == 2 * rolls and lower.sum() == marks_below
+        assert lower.max() == rules.end_marks and (lower > 0).sum() <= rz.LOWER_FACES
+        with pytest.raises(DicewiseError, match="game is over"):
+            rz.parse_position(rules, ",".join(f"{k}={v}" for k, v in final["sheet"].items()),
+                              ",".join(f"{k}={v}" for k, v in final["fifth"].items()))
+        with pytest.raises(BadAction):
+            ep.apply({"pairs": [[1, 1], [1, 1]], "fifth": 1})
+
+
+def test_observation_shape():
+    ep = RYZYKANT.episode(rules_only(), seed=3, index=5)
+    obs = ep.observation()
+    assert set(obs) == {"ruleset", "options", "game", "turn", "dice", "sheet", "fifth", "points",
+                        "puscioch", "legal"}
+    assert obs["ruleset"] == "ryzykant" and obs["options"] == {"end_marks": 10, "puscioch": "score"}
+    assert obs["game"] == 5 and obs["turn"] == 1 and obs["sheet"] == {} and obs["points"] == 0
+    assert obs["dice"] == sorted(obs["dice"]) and len(obs["dice"]) == 5
+    json.dumps(obs)  # plain JSON
+    a = obs["legal"][0]
+    ep.apply({"pairs": [list(reversed(a["pairs"][1])), list(reversed(a["pairs"][0]))],
+              "fifth": a["fifth"]})  # any order of the pairs and their dice is understood
+    obs = ep.observation()
+    assert obs["turn"] == 2 and sum(obs["sheet"].values()) == 2 and sum(obs["fifth"].values()) == 1
+
+
+# -- (3): the advisor's best choice is the policy's, on the dice of play ----------------------
+@pytest.mark.parametrize("options", [{}, {"end_marks": 2, "puscioch": "reroll"}])
+def test_best_advice_replays_the_optimal_policy(solved, options):
+    solution = solved(**options)
+    games = 25
+    scores = []
+    for ep in RYZYKANT.episodes(solution, seed=4, games=games):
+        while not ep.done:
+            ep.apply(RYZYKANT.advise_observation(solution, ep.observation()).best.action)
+        scores.append(ep.score)
+    played = RYZYKANT.play(solution, "optimal", games, 4)
+    assert scores == [float(s) for s in played.scores]
+
+
+def test_advice_values_and_the_split_that_ends(solved):
+    solution = solved(end_marks=2)
+    advice = RYZYKANT.advise(solution, {"dice": [3, 4, 4, 5, 6], "sheet": "6=1,7=2,8=1",
+                                        "fifth": "2=1,5=1"})
+    assert advice.approximate and advice.error_estimate == solution.error_estimate >= 0
+    assert advice.upper_bound is None and advice.best.loss == 0
+    assert all(a.expected >= b.expected for a, b in zip(advice.choices, advice.choices[1:]))
+    for c in advice.choices:
+        assert c.loss == pytest.approx(advice.best.expected - c.expected)
+        if c.detail["ends_game"]:  # worth its exact final score
+            up = np.zeros(rz.N_SUMS, np.int64)
+            up[4:7] = (1, 2, 1)
+            for s in c.detail["sums"]:
+                up[s - 2] += 1
+            assert c.expected == rz.score(up)
+    assert advice.to_json()["best"]["action"] == advice.best.action
+
+
+def test_dice_depend_on_seed_and_game_only(monkeypatch):
+    solution = rules_only()
+    # Two players choosing differently meet the same roll at each roll number.
+    a, b = RYZYKANT.episode(solution, 9, 3), RYZYKANT.episode(solution, 9, 3)
+    while not (a.done or b.done):
+        oa, ob = a.observation(), b.observation()
+        assert oa["dice"] == ob["dice"]
+        a.apply(oa["legal"][0])
+        b.apply(ob["legal"][-1])
+    # episodes() shares a stream: the same dice as episode() alone.
+    shared = RYZYKANT.episodes(solution, 9, 4)[3]
+    alone = RYZYKANT.episode(solution, 9, 3)
+    while not alone.done:
+        assert shared.observation()["dice"] == alone.observation()["dice"]
+        action = alone.observation()["legal"][0]
+        shared.apply(action)
+        alone.apply(action)
+    # Game i sees the same rolls whatever the number of games and across chunks.
+    monkeypatch.setattr(ryzykant_game, "CHUNK", 16)
+    few = RYZYKANT.play(solution, "greedy", 20, 5).scores
+    many = RYZYKANT.play(solution, "greedy", 40, 5).scores
+    assert np.array_equal(few, many[:20])
+    greedy = ryzykant_game.play_games(solution, "greedy", 40, 5)
+    for i in (0, 17, 39):  # an episode replaying the greedy policy's splits ends alike
+        ep = RYZYKANT.episode(solution, 5, i)
+        while not ep.done:
+            up, lo = np.array([ep.pos.upper]), np.array([ep.pos.lower])
+            legal, pusc = rz.legal_splits(lo, np.array([ep.roll]))
+            slot = int(policy_table.make_policy("greedy", solution.rules)(
+                up, lo, np.array([ep.roll]), legal, pusc)[0])
+            m = next(m for m in ep.moves if m.slot == slot)
+            ep.apply(ryzykant_game.split_action(*m.pairs, m.fifth))
+        assert ep.score == greedy.scores[i] and ep.pos.upper == tuple(greedy.upper[i])
+
+
+def test_whole_chunks_play_as_policy_table_play(monkeypatch):
+    solution = rules_only(end_marks=4)
+    monkeypatch.setattr(ryzykant_game, "CHUNK", 300)
+    mine = RYZYKANT.play(solution, "greedy", 300, 2).scores
+    theirs = policy_table.play(solution.rules, policy_table.make_policy("greedy", solution.rules),
+                               300, 2).scores
+    assert np.array_equal(mine, theirs)
+
+
+def test_play_reports_and_policies(solved):
+    solution = solved(end_marks=3)
+    played = RYZYKANT.play(solution, "solved", 500, 1)  # the old name of the optimal policy
+    assert len(played.scores) == 500 and played.seconds > 0
+    assert 3 <= played.extra["mean_rolls"] and 0 <= played.extra["mean_puscioch"]
+    ex = played.examples[0]
+    assert ex["score"] == played.scores[0] and set(ex) == {"sheet", "fifth", "rolls", "score"}
+    greedy = RYZYKANT.play(rules_only(end_marks=3), "greedy", 500, 1)
+    rand = RYZYKANT.play(rules_only(end_marks=3), "random", 500, 1)
+    assert played.scores.mean() > rand.scores.mean() and greedy.scores.mean() > rand.scores.mean()
+    assert not RYZYKANT.needs_solution("greedy") and RYZYKANT.needs_solution("optimal")
+    with pytest.raises(DicewiseError, match="needs"):
+        RYZYKANT.play(rules_only(), "optimal", 10, 1)
+    with pytest.raises(DicewiseError, match="at least 1"):
+        RYZYKANT.play(solution, "greedy", 0, 1)
+    with pytest.raises(DicewiseError, match="unknown policy"):
+        RYZYKANT.play(solution, "clever", 10, 1)
+
+
+def test_strategy_tables(solved):
+    solution = solved(end_marks=3)
+    header, rows = RYZYKANT.strategy_table(solution, "splits", 100, 2)
+    positions = {r[0] for r in rows}
+    assert "start" in positions and len(rows) == 252 * len(positions) and len(positions) >= 2
+    for r in rows:
+        row = dict(zip(header, r))
+        if row["runner_up"] is not None:
+            assert row["expected"] >= row["runner_up_expected"] and row["margin"] >= 0
+    header, rows = RYZYKANT.strategy_table(solution, "sums", 400, 2)
+    assert [r[0] for r in rows] == list(range(2, 13))
+    played = RYZYKANT.play(solution, "optimal", 400, 2)
+    marks = sum(dict(zip(header, r))["mean_marks"] for r in rows)
+    assert marks == pytest.approx(2 * played.extra["mean_rolls"])
+    points = sum(dict(zip(header, r))["mean_points"] for r in rows)
+    assert points == pytest.approx(played.scores.mean())
+    with pytest.raises(DicewiseError, match="unknown table"):
+        RYZYKANT.strategy_table(solution, "opening", 10, 1)
+
+
+# -- (4): tables through their arrays ----------------------------------------------------------
+def test_arrays_round_trip(solved, tmp_path):
+    solution = solved(end_marks=2)
+    rules = solution.rules
+    arrays = RYZYKANT.to_arrays(solution.payload)
+    back = RYZYKANT.from_arrays(rules, arrays, solution.meta)
+    assert np.array_equal(back.model.delta, solution.payload.model.delta)
+    position = {"dice": [1, 2, 2, 5, 6], "sheet": "7=2", "fifth": "5=1"}
+    again = Solution(RYZYKANT, rules, back, solution.meta, None, False, 0.0)
+    assert RYZYKANT.advise(again, position) == RYZYKANT.advise(solution, position)
+    for bad in ({}, {"delta": np.zeros(7)}):
+        with pytest.raises(TableError, match="rebuild"):
+            RYZYKANT.from_arrays(rules, bad, solution.meta)
+    # Through the store: built, written, read back, the same advice.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ryzykant_game, "BUILD", ryzykant_game.BuildSettings(1, 500, 500))
+        mp.setattr(policy_table, "RESIDUAL_POSITIONS", 50)
+        built = store.build(RYZYKANT, rules, tmp_path / "t.dwt")
+        loaded = store.load(RYZYKANT, rules, tmp_path / "t.dwt")
+        assert loaded.meta["expected_score"] == built.meta["expected_score"]
+        assert loaded.approximate and loaded.ci95 and loaded.error_estimate is not None
+        assert RYZYKANT.advise(loaded, position) == RYZYKANT.advise(built, position)
+    # Another schedule is another table: the digest names the schedule.
+    with pytest.MonkeyPatch.context() as mp:
+        first = RYZYKANT.rules_digest(rules)
+        mp.setattr(ryzykant_game, "BUILD", ryzykant_game.BuildSettings(1, 500, 500))
+        assert RYZYKANT.rules_digest(rules) != first
+
+
+# -- (5): bad input, refused before any table -------------------------------------------------
+@pytest.mark.parametrize("position, words", [
+    ({"dice": [3, 4, 4, 5, 6], "sheet": "6=4,7=7,8=3", "fifth": "2=5,5=3"}, "fifth-die marks"),
+    ({"dice": [3, 4, 4, 5, 6], "fifth": "1=1,2=1,3=1,4=1"}, "at most 3"),
+    ({"dice": [3, 4, 4, 5, 6], "sheet": "7=19", "fifth": "2=10"}, "game is over"),
+    ({"dice": [3, 4, 4, 5, 7]}, "1..6"),
+    ({"dice": [3, 4, 4, 5]}, "five dice"),
+    ({"dice": [3, 4, 4, 5, 6], "sheet": "13=1"}, "2..12"),
+    ({"dice": [3, 4, 4, 5, 6], "sheet": "7=1"}, "even"),
+])
+def test_bad_positions_are_refused_before_building(position, words, tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))
+    with pytest.raises(DicewiseError, match=words):
+        RYZYKANT.check_position(RYZYKANT.rules({}), position)
+    with pytest.raises(DicewiseError, match=words):
+        api.advise("ryzykant", **position)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_puscioch_under_reroll_is_refused():
+    rules = RYZYKANT.rules({"puscioch": "reroll", "end_marks": 3})
+    with pytest.raises(DicewiseError, match="thrown again"):
+        RYZYKANT.check_position(rules, {"dice": [4, 4, 5, 5, 6], "sheet": "2=2,3=2,4=2",
+                                        "fifth": "1=1,2=1,3=1"})
+
+
+@pytest.mark.parametrize("action", [
+    None, [], {"pairs": [[1, 2], [3, 4]]}, {"pairs": [[1, 2], [3, 4]], "fifth": 7},
+    {"pairs": [[1, 2, 3], [3, 4]], "fifth": 5}, {"pairs": [[1, 2], [3, 4]], "fifth": True},
+    {"pairs": [[1, 2], [3, 4]], "fifth": 5, "also": 1}, {"pairs": "12 34", "fifth": 5},
+])
+def test_malformed_actions_are_bad_actions(action):
+    with pytest.raises(BadAction):
+        RYZYKANT.canonical_action(action)
+
+
+def test_action_space_holds_every_legal_action():
+    space = RYZYKANT.action_space(RYZYKANT.rules({}))
+    keys = {_key(a) for a in space}
+    assert len(keys) == len(space) and all(RYZYKANT.canonical_action(a) == a for a in space)
+    for r in range(252):  # every split of every roll, as the episodes list them
+        for m in rz.moves(RYZYKANT.rules({}), rz.Position(), r):
+            assert _key(ryzykant_game.split_action(*m.pairs, m.fifth)) in keys
+
+
+def test_canonical_actions():
+    assert RYZYKANT.canonical_action({"fifth": 1, "pairs": [[6, 5], [2, 1]]}) == \
+        {"pairs": [[1, 2], [5, 6]], "fifth": 1}
+    assert RYZYKANT.canonical_action({"pairs": [[4, 3], [1, 6]], "fifth": 2}) == \
+        {"pairs": [[1, 6], [3, 4]], "fifth": 2}  # equal sums: the lower pair first
