@@ -163,3 +163,13 @@ for _arr in (KEEPS, KEEP_SIZE, KEEP_START, ROLLS, ROLL_AS_KEEP, ROLL_WEIGHT, ROL
              KEEP_CHILD, KEEP_PARENT, KEEP_TO_ROLL_COUNT, KEEP_TO_ROLL_DENOMINATOR, SUB_KEEPS,
              _INDEX_OF_CODE):
     _arr.setflags(write=False)
+
+
+def keep_action(arg) -> dict:
+    """``{"keep": faces}`` with the faces sorted, or BadAction for anything but faces 1..6."""
+    from .protocol import BadAction
+
+    if not isinstance(arg, list) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                            and 1 <= v <= 6 for v in arg):
+        raise BadAction(f"keep takes a list of faces 1..6, not {arg!r}")
+    return {"keep": sorted(arg)}

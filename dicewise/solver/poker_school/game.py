@@ -179,10 +179,7 @@ class PokerSchoolGame(Game):
                             f"not {action!r}")
         (kind, arg), = action.items()
         if kind == "keep":
-            if not isinstance(arg, list) or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                    and 1 <= v <= 6 for v in arg):
-                raise BadAction(f"keep takes a list of faces 1..6, not {arg!r}")
-            return {"keep": sorted(arg)}
+            return dice.keep_action(arg)
         if kind not in ("write", "cross"):
             raise BadAction(f"unknown action {kind!r} (use keep, write or cross)")
         if not isinstance(arg, str):

@@ -154,10 +154,7 @@ class CategoryRuleset(Game):
             raise BadAction(f"an action is {{\"keep\": [...]}} or {{\"write\": box}}, not {action!r}")
         (kind, arg), = action.items()
         if kind == "keep":
-            if not isinstance(arg, list) or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                    and 1 <= v <= 6 for v in arg):
-                raise BadAction(f"keep takes a list of faces 1..6, not {arg!r}")
-            return {"keep": sorted(arg)}
+            return dice.keep_action(arg)
         if kind != "write":
             raise BadAction(f"unknown action {kind!r} (use keep or write)")
         return action

@@ -7,7 +7,6 @@ sees the same dice wherever it keeps the same dice, so policies compare pair by 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -141,58 +140,3 @@ def _random_box(value, rng):
     allowed = np.isfinite(value)
     u = rng.random(len(value))[:, None] * allowed.sum(axis=1, keepdims=True)
     return (np.cumsum(allowed, axis=1) <= u).sum(axis=1)
-
-
-@dataclass(frozen=True)
-class SimulationSummary:
-    """Summary statistics of simulated final scores."""
-
-    ruleset: str
-    options: dict
-    policy: str
-    games: int
-    seed: int
-    mean: float
-    std: float
-    ci95: tuple[float, float]
-    minimum: float
-    maximum: float
-    percentiles: dict
-    games_per_second: float
-    histogram: tuple[tuple[float, float, int], ...]
-    extra: dict
-
-    def to_json(self) -> dict:
-        return {"ruleset": self.ruleset, "options": self.options, "policy": self.policy,
-                "games": self.games, "seed": self.seed, "mean": self.mean, "std": self.std,
-                "ci95": list(self.ci95), "min": self.minimum, "max": self.maximum,
-                "percentiles": self.percentiles, "games_per_second": self.games_per_second,
-                **self.extra}
-
-
-def summarise(ruleset: str, options: dict, policy: str, seed: int, scores: np.ndarray,
-              seconds: float, extra: dict | None = None, bins: int = 20) -> SimulationSummary:
-    """Mean, spread, a 95% confidence interval, percentiles and a histogram of scores."""
-    n = len(scores)
-    mean = float(scores.mean())
-    std = float(scores.std(ddof=1)) if n > 1 else 0.0
-    half = 1.959963984540054 * std / np.sqrt(n)
-    pct = {str(p): float(np.percentile(scores, p)) for p in (5, 25, 50, 75, 95)}
-    counts, edges = np.histogram(scores, bins=bins)
-    hist = tuple((float(a), float(b), int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts))
-    return SimulationSummary(ruleset, options, policy, n, seed, mean, std,
-                             (float(mean - half), float(mean + half)),
-                             float(scores.min()), float(scores.max()), pct,
-                             n / seconds if seconds > 0 else float("inf"), hist, extra or {})
-
-
-def simulate(game: CategoryGame, values: np.ndarray, policy: str = "optimal", games: int = 10000,
-             seed: int = 0, progress=None) -> tuple[SimulationSummary, GameRecords]:
-    """Simulate and summarise; General also reports the rate of big generals."""
-    start = time.perf_counter()
-    records = simulate_games(game, values, policy, games, seed, progress)
-    seconds = time.perf_counter() - start
-    extra = {}
-    if game.first_roll_end() is not None:
-        extra["big_general_rate"] = float(records.ended_early.mean())
-    return summarise(game.name, game.options, policy, seed, records.scores, seconds, extra), records
