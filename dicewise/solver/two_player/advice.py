@@ -1,0 +1,174 @@
+"""Two-player advice: every choice of a position ranked by the mover's chance to win.
+
+A choice's value is P(win) + ½·P(draw) when it is taken and both players play to win
+afterwards.  Beside each choice stands its expected final score under expected-score
+play (the solitaire solution), and the advice names the choice that play would make, so
+a player sees what chasing points instead of the win costs here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from ...errors import DicewiseError
+from .. import dice
+from ..category import ROLL_NUMBERS, StateValues, turn_write_values
+from ..sheet import Sheet
+from ..turn import solve_turn
+from .layers import (expected_score_policy, make_columns, solve_batch, write_vector_index,
+                     write_vectors)
+from .space import TwoPlayerValues, check_pair, two_player_rules
+
+
+def _keep_label(kept, rolls_left: int) -> str:
+    left = f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
+    if len(kept) == dice.N_DICE:
+        return f"keep all five (roll none{left})"
+    return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"
+
+
+@dataclass(frozen=True)
+class TwoPlayerChoice:
+    """One option of the mover, valued by its chance, with its solitaire expected score."""
+
+    action: dict  # the agent-protocol action: {"keep": [6, 6]} or {"write": "sixes"}
+    label: str  # the same for people
+    value: float  # P(win) + ½P(draw) when chosen, both playing to win after
+    loss: float  # the best value minus this one's
+    expected: float | None = None  # expected final score of this choice (expected-score play)
+    detail: Mapping[str, Any] = field(default_factory=dict)  # dice, or category and score
+
+    def to_json(self) -> dict:
+        return {"action": self.action, "label": self.label, "value": self.value,
+                "loss": self.loss, "expected": self.expected, **self.detail}
+
+
+@dataclass(frozen=True)
+class TwoPlayerAdvice:
+    """The ranked choices of one two-player position, best first."""
+
+    ruleset: str
+    rule_options: Mapping[str, Any]
+    sheet: Sheet  # the mover's
+    opponent: Sheet
+    dice: tuple[int, ...]
+    roll: int
+    seat: str  # "first" or "second": the mover's seat
+    choices: tuple[TwoPlayerChoice, ...]
+    turn_start_value: float  # the mover's P(win) + ½P(draw) at the start of this turn
+    expected_choice: TwoPlayerChoice | None = None  # what expected-score play takes here
+    ended: str | None = None
+
+    @property
+    def best(self) -> TwoPlayerChoice | None:
+        return self.choices[0] if self.choices else None
+
+    def to_json(self) -> dict:
+        return {
+            "ruleset": self.ruleset, "rule_options": dict(self.rule_options), "players": 2,
+            "sheet": dict(self.sheet.scores), "opponent_sheet": dict(self.opponent.scores),
+            "points": self.sheet.points, "opponent_points": self.opponent.points,
+            "seat": self.seat, "roll": self.roll, "dice": list(self.dice),
+            "turn_start_value": self.turn_start_value, "ended": self.ended,
+            "best": self.best.to_json() if self.best else None,
+            "expected_score_choice": self.expected_choice.to_json() if self.expected_choice else None,
+            "choices": [c.to_json() for c in self.choices],
+        }
+
+
+def seat_of(n: int, sheet: Sheet, opponent: Sheet) -> str:
+    """Which player moves with these sheets (a DicewiseError if turns cannot have led here)."""
+    check_pair(n, sheet.mask, opponent.mask)
+    if sheet.mask == (1 << n) - 1:
+        raise DicewiseError("the sheet is full: the game is over")
+    return "first" if bin(sheet.mask).count("1") == bin(opponent.mask).count("1") else "second"
+
+
+def chance(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet) -> float:
+    """The mover's P(win) + ½P(draw) at the start of a turn, both playing to win."""
+    seat_of(values.layout.n, sheet, opponent)
+    return values.value(sheet.mask, opponent.mask, sheet.points - opponent.points)
+
+
+def _check_dice(faces) -> tuple[int, ...]:
+    faces = tuple(faces)
+    if len(faces) != dice.N_DICE or not all(isinstance(v, (int, np.integer)) and 1 <= v <= 6
+                                            for v in faces):
+        raise DicewiseError(f"give five dice showing 1..6, not {list(faces)}")
+    return tuple(sorted(int(v) for v in faces))
+
+
+def _solitaire_expected(game, solitaire: StateValues, sheet: Sheet, r: int, roll: int):
+    """Expected final score of every write and keep under expected-score play."""
+    values = solitaire.values
+    writes = {c: sheet.points + float(game.base_points[c, roll - 1, r] + values[sheet.mask | (1 << c)])
+              for c in range(game.n_categories) if not (sheet.mask >> c) & 1}
+    keeps = {}
+    if roll < 3:
+        w = turn_write_values(game, values, np.array([sheet.mask]), np.array([0]))
+        kept = solve_turn(w, game.first_roll_end()).before_roll[roll - 1][:, 0]
+        keeps = {int(k): sheet.points + float(kept[k]) for k in dice.sub_keeps(r)}
+    return writes, keeps
+
+
+def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, faces, roll: int,
+                      solitaire: StateValues | None = None) -> TwoPlayerAdvice:
+    """Rank every choice after roll ``roll`` with dice ``faces``; ``sheet`` is the mover's.
+
+    ``values`` must hold the position (the full table, or ``solve_subgame`` from these
+    sheets or earlier ones).  With ``solitaire`` (the game's solved ``StateValues``) each
+    choice also carries its expected final score, and the choice expected-score play makes
+    (the ``ExpectedPolicy`` of duels) is named.
+    """
+    game, layout = values.game, values.layout
+    rules = two_player_rules(game)
+    faces = _check_dice(faces)
+    if roll not in ROLL_NUMBERS:
+        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+    seat = seat_of(layout.n, sheet, opponent)
+    m, o, d = sheet.mask, opponent.mask, sheet.points - opponent.points
+    turn_start = values.value(m, o, d)
+    r = dice.roll_index(dice.counts_of(faces))
+    common = (game.name, game.options, sheet, opponent, faces, roll, seat)
+    if roll == 1 and rules.ends[r]:
+        return TwoPlayerAdvice(*common, (), turn_start,
+                               ended="a first-roll five of a kind wins the game at once")
+    p = layout.pair(m, o)
+    t = bin(m).count("1") + bin(o).count("1")
+    nxt = values.values[layout.layer_values(t + 1)]
+    base = int(layout.offset[layout.layer_start[t + 1]])
+    d = min(max(d, int(layout.lo[p])), int(layout.lo[p] + layout.width[p] - 1))
+    cols = make_columns(layout, np.array([p]), np.array([0]), np.array([d]))
+    idx = write_vector_index(rules, layout, cols, base)
+    u = write_vectors(nxt, idx, rules, cols)
+    exp_writes, exp_keeps = ({}, {}) if solitaire is None else _solitaire_expected(
+        game, solitaire, sheet, r, roll)
+    options = []  # (value, is_keep, sort key, choice fields)
+    for c in cols.open_boxes:
+        name, points = game.category_names[c], int(rules.points[c, roll - 1, r])
+        value = float(u[rules.vec_of[roll - 1][r, c], 0])
+        options.append((value, 0, name, ({"write": name}, f"write {name} for {points}",
+                                         exp_writes.get(c), {"category": name, "score": points}),
+                        ("write", int(c))))
+    if roll < 3:
+        kept = solve_batch(rules, layout, nxt, base, None, True, cols, idx).keep[roll - 1][:, 0]
+        for k in dice.sub_keeps(r):
+            faces_kept = dice.faces_of(dice.KEEPS[k])
+            options.append((float(kept[k]), 1, tuple(faces_kept),
+                            ({"keep": faces_kept}, _keep_label(faces_kept, 3 - roll),
+                             exp_keeps.get(int(k)), {"dice": faces_kept}), ("keep", int(k))))
+    # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
+    options.sort(key=lambda x: (-x[0], x[1], x[2]))
+    best = options[0][0]
+    choices = [TwoPlayerChoice(a, label, value, best - value, e, detail)
+               for value, _, _, (a, label, e, detail), _ in options]
+    pick = None
+    if solitaire is not None:
+        policy = expected_score_policy(rules, solitaire.values, [m])
+        keep = int(policy.keep[roll - 1][m, r]) if roll < 3 else -1
+        want = ("keep", keep) if keep >= 0 else ("write", int(policy.box[roll - 1][m, r]))
+        pick = next(ch for ch, opt in zip(choices, options) if opt[4] == want)
+    return TwoPlayerAdvice(*common, tuple(choices), turn_start, pick)
