@@ -10,6 +10,7 @@ usually pass nothing.
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -234,3 +235,144 @@ def describe(ruleset=None) -> dict | list:
             "options": [s.to_json() for s in game.option_specs()]}
     return {**info, **game.describe(game.rules({}))}
 
+
+
+# --- two players ---------------------------------------------------------------------------
+
+def _two_player_game(ruleset, options):
+    game, rules = make_rules(ruleset, options)
+    if 2 not in game.players(rules):
+        raise DicewiseError(f"{game.name} is not solved for two players")
+    return game, rules
+
+
+def solve_two_player(ruleset, options=None, *, table=None, rebuild: bool = False,
+                     scheduler: str | None = None, workers: int | None = None, progress=None):
+    """Solve the two-player race of a ruleset (resumable: finished layers are checkpointed)."""
+    from .solver.two_player import build_layout, two_player_rules
+    from .tables import two_player
+
+    game, rules = _two_player_game(ruleset, options)
+    states = build_layout(two_player_rules(rules)).n_values
+    with (progress or _quiet)(states, f"solving {game.name} for two players") as bar:
+        return two_player.solve_two_player(
+            rules, table, scheduler=scheduler, workers=workers, rebuild=rebuild,
+            progress=None if bar is None else lambda layer, n: bar(n))
+
+
+def two_player_report(solved) -> dict:
+    """What ``dicewise solve --players 2 --json`` prints."""
+    values = solved.values
+    return {"ruleset": values.game.name, "rule_options": values.game.options, "players": 2,
+            "probability": solved.value, "pairs": values.layout.n_pairs,
+            "states": values.layout.n_values, "seconds": round(solved.seconds, 3),
+            "built": solved.built, "runner": solved.runner, "workers": solved.workers,
+            "resumed_layers": solved.resumed_layers, "table": str(solved.path)}
+
+
+def _race(game, rules, sheet, opponent_sheet, table):
+    """(values, sheets, how): the race from a position, from the full table if present,
+    else the sub-game reachable from the two sheets (seconds for late positions)."""
+    from .solver.sheet import parse_sheet
+    from .solver.two_player import seat_of, solve_subgame
+    from .tables import two_player
+
+    me, them = parse_sheet(rules, sheet), parse_sheet(rules, opponent_sheet)
+    seat_of(rules.n_categories, me, them)  # refuse sheets that cannot stand side by side
+    path = Path(table) if table else two_player.default_path(rules)
+    if table and not path.exists():
+        raise DicewiseError(f"table file {path} does not exist")
+    if path.exists():
+        return two_player.load(path, rules), me, them, "table"
+    return solve_subgame(rules, me.mask, them.mask), me, them, "sub-game"
+
+
+@dataclass(frozen=True)
+class Chance:
+    """A probability asked for from a position: of reaching a target, or of winning."""
+
+    ruleset: str
+    rule_options: Mapping[str, Any]
+    probability: float
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
+                **dict(self.fields), "probability": self.probability}
+
+
+def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str | None = None,
+                      options=None, table=None) -> Chance:
+    """P(win) + ½P(draw) for the player to move (``sheet``) against ``opponent_sheet``."""
+    from .solver.two_player import chance, evaluate_policies, seat_of, solve_subgame
+
+    game, rules = _two_player_game(ruleset, options)
+    values, me, them, how = _race(game, rules, sheet, opponent_sheet, table)
+    diff = me.points - them.points
+    probability = chance(values, me, them)
+    # P(draw) needs the race from this position; the sub-game is cheap once a few boxes are
+    # filled, and from the table's root it would be another whole solve.
+    draw = None
+    if how == "sub-game" or bin(me.mask).count("1") + bin(them.mask).count("1") >= 8:
+        sub = values if how == "sub-game" else solve_subgame(rules, me.mask, them.mask)
+        draw = float(evaluate_policies(sub, ("win", "win"), kind="draw").value(
+            me.mask, them.mask, diff))
+    fields = {"players": 2, "sheet": dict(me.scores), "opponent_sheet": dict(them.scores),
+              "points": me.points, "opponent_points": them.points,
+              "seat": seat_of(rules.n_categories, me, them), "source": how,
+              "p_win": None if draw is None else probability - draw / 2, "p_draw": draw}
+    return Chance(game.name, rules.options, probability, fields)
+
+
+def advise_two_player(ruleset, *, dice, roll: int, sheet: str | None = None,
+                      opponent_sheet: str | None = None, options=None, table=None,
+                      progress=None) -> Advice:
+    """Rank every choice by P(win) + ½P(draw), the expected-score choice beside it."""
+    from .solver.two_player import advise_two_player as advise_race
+
+    game, rules = _two_player_game(ruleset, options)
+    values, me, them, _ = _race(game, rules, sheet, opponent_sheet, table)
+    solitaire = store.solution(game, rules, progress_factory=progress).payload
+    return advise_race(values, me, them, dice, roll, solitaire)
+
+
+@dataclass(frozen=True)
+class RaceDuel:
+    """Two policies of the two-player race on shared dice, seats alternating."""
+
+    ruleset: str
+    rule_options: Mapping[str, Any]
+    result: Any  # solver.two_player.DuelResult
+    exact: Mapping[str, Any] | None  # the exact value of the pair, by policy evaluation
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options), "players": 2,
+                **self.result.to_json(), "exact": None if self.exact is None else dict(self.exact)}
+
+
+def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int = 10000,
+                    seed: int = 0, exact: bool = False, options=None, table=None,
+                    progress=None) -> RaceDuel:
+    """The race between two policies (``win``: win-optimal; ``optimal``: expected-score).
+
+    Builds the two-player table if it is missing (minutes).  With ``exact`` the value of
+    win-optimal against expected-score play is also computed by policy evaluation over the
+    same states (three solves' time) for comparison with the simulation.
+    """
+    from .solver.two_player import duel_edge, make_policy, simulate_duel
+
+    if games < 1:
+        raise DicewiseError("the number of games must be at least 1")
+    game, rules = _two_player_game(ruleset, options)
+    solitaire = store.solution(game, rules, progress_factory=progress).payload.values
+    race = solve_two_player(game, options, table=table, progress=progress).values
+    result = simulate_duel(race, make_policy(a, race, solitaire), make_policy(b, race, solitaire),
+                           games, seed)
+    edge = None
+    if exact:
+        if {a, b} != {"win", "optimal"} and {a, b} != {"win", "expected"}:
+            raise DicewiseError("--exact compares win against optimal (expected-score) play")
+        edge = duel_edge(race, solitaire)
+        if a != "win":  # the edge is the win-optimal player's; report A's side
+            edge = {**edge, "alternating": 1 - edge["alternating"]}
+    return RaceDuel(game.name, rules.options, result, edge)

@@ -283,10 +283,11 @@ def test_advice_ranks_choices_and_averages_to_the_chance(general, solved):
         total += dice.ROLL_PROBABILITY[r] * best.value
     assert total == pytest.approx(start, abs=1e-6)
     advice = advise_two_player(values, me, them, [6, 6, 6, 2, 1], 2, solitaire)
-    assert advice.seat == "second" and advice.expected_choice is not None
+    assert advice.position["seat"] == "second" and advice.expected_score_choice is not None
     assert {next(iter(c.action)) for c in advice.choices} == {"keep", "write"}
     assert all(c.expected is not None for c in advice.choices)
-    assert advice.to_json()["expected_score_choice"]["loss"] >= 0
+    assert advice.choice_for(advice.expected_score_choice).loss >= 0
+    assert advice.to_json()["objective"] == "win"
 
 
 def test_advice_on_a_big_general_says_the_game_is_won(general):
@@ -296,7 +297,7 @@ def test_advice_on_a_big_general_says_the_game_is_won(general):
                                 "four=40,general=60")
     values = solve_subgame(general, me.mask, them.mask)
     advice = advise_two_player(values, me, them, [4, 4, 4, 4, 4], 1)
-    assert advice.ended and advice.choices == () and advice.seat == "first"
+    assert advice.ended and advice.choices == () and advice.position["seat"] == "first"
     assert chance(values, me, them) == values.value(me.mask, them.mask, 138 - 212)
 
 

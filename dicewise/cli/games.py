@@ -10,6 +10,12 @@ from .format import checked_output, emit_json, progress
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
                            help="A rule option (see `dicewise rules RULESET`); repeatable.")
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+players_flag = click.option("--players", type=click.IntRange(1, 2), default=1, show_default=True,
+                            help="2: the two-player race (P(win) + ½P(draw)), where solved.")
+opponent_flag = click.option("--opponent-sheet", default="",
+                             help="Two players: the opponent's sheet (yours is --sheet).")
+target_flag = click.option("--target", type=click.IntRange(min=0), default=None,
+                           help="Play for P(final score ≥ TARGET) instead of the mean.")
 
 
 def quality(approximate: bool, error_estimate=None, upper_bound=None) -> str:
@@ -66,11 +72,33 @@ def rules(ruleset, as_json):
 @option_flag
 @click.option("--out", type=click.Path(), help="Write the table here (default: the cache).")
 @click.option("--rebuild", is_flag=True, help="Solve again even if the table exists.")
+@players_flag
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Two players: threads (default), local (a Dask LocalCluster) or the "
+                   "tcp:// address of a Dask scheduler.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Two players: threads or local Dask workers (default: the cores).")
 @json_flag
-def solve(ruleset, options, out, rebuild, as_json):
-    """Solve RULESET (or fit its policy), write its table, and print the expected score."""
+def solve(ruleset, options, out, rebuild, players, scheduler, workers, as_json):
+    """Solve RULESET (or fit its policy), write its table, and print the expected score.
+
+    With --players 2 the two-player race is solved (resumable: every finished layer is
+    checkpointed beside the table, and a killed solve goes on from there)."""
     if out:
         checked_output(out)
+    if players == 2:
+        solved = api.solve_two_player(ruleset, options, table=out, rebuild=rebuild,
+                                      scheduler=scheduler, workers=workers, progress=progress)
+        report = api.two_player_report(solved)
+        if as_json:
+            return emit_json(report)
+        how = f"solved in {solved.seconds:.1f} s on {solved.runner}" if solved.built else "loaded"
+        click.echo(f"{report['ruleset']}, two players: the first player's P(win) + ½P(draw) = "
+                   f"{report['probability']:.6f} ({report['states']:,} states, {how})")
+        click.echo(f"table: {report['table']}")
+        return
+    if scheduler or workers:
+        raise click.UsageError("--scheduler and --workers are for --players 2")
     solution = api.solve(ruleset, options, table=out, rebuild=rebuild, progress=progress)
     report = api.solve_report(solution)
     if as_json:
@@ -104,18 +132,95 @@ def solve(ruleset, options, out, rebuild, as_json):
               '(ryzykant), e.g. "2=5,5=3".')
 @option_flag
 @click.option("--table", type=click.Path(), help="Use this table file (it must exist).")
+@target_flag
+@players_flag
+@opponent_flag
 @json_flag
-def advise(ruleset, roll, faces, sheet, fifth, options, table, as_json):
-    """Rank every choice for these dice: keeps (with rolls left), writes, splits."""
-    result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None, fifth=fifth,
-                        options=options, table=table, progress=progress)
+def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, opponent_sheet,
+           as_json):
+    """Rank every choice for these dice: keeps (with rolls left), writes, splits.
+
+    With --target T every choice is ranked by P(final ≥ T); with --players 2 by
+    P(win) + ½P(draw) against --opponent-sheet.  The expected-score choice is shown beside."""
+    if players == 2:
+        if target is not None or fifth is not None:
+            raise click.UsageError("--players 2 takes no --target or --fifth")
+        if roll is None:
+            raise click.UsageError("give --roll 1, 2 or 3")
+        result = api.advise_two_player(ruleset, dice=list(faces), roll=roll, sheet=sheet,
+                                       opponent_sheet=opponent_sheet, options=options,
+                                       table=table, progress=progress)
+    else:
+        if opponent_sheet:
+            raise click.UsageError("--opponent-sheet is for --players 2")
+        result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None,
+                            fifth=fifth, options=options, table=table, target=target,
+                            progress=progress)
     if as_json:
         return emit_json(result)
+    print_advice(result)
+
+
+def print_advice(result) -> None:
+    """Ranked choices for people: by expected final score, or by the chance played for."""
     click.echo(result.headline)
     click.echo(f"values: {quality(result.approximate, result.error_estimate, result.upper_bound)}")
     if result.ended:
         click.echo(f"the game is over: {result.ended}")
         return
-    click.echo(f"{'':>3} {'expected':>10} {'loss':>9}  choice")
+    chance = result.objective != "expected_score"
+    if chance:
+        head = "P(win)+½P(draw)" if result.objective == "win" else "P(≥ target)"
+        click.echo(f"{'':>3} {head:>15} {'loss':>9} {'expected':>10}  choice")
+    else:
+        click.echo(f"{'':>3} {'expected':>10} {'loss':>9}  choice")
     for i, ch in enumerate(result.choices, 1):
-        click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}  {ch.label}")
+        mark = "  ← the expected-score choice" if chance and ch.action == \
+            result.expected_score_choice and i > 1 else ""
+        expected = "" if ch.expected is None else f"{ch.expected:.4f}"
+        if chance:
+            click.echo(f"{i:>3} {ch.probability:>15.6f} {ch.loss:>9.6f} {expected:>10}  "
+                       f"{ch.label}{mark}")
+        else:
+            click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}  {ch.label}")
+    if chance and result.best is not None and result.expected_score_choice == result.best.action:
+        click.echo("the expected-score policy makes the same choice here")
+
+
+@click.command()
+@click.argument("ruleset")
+@target_flag
+@players_flag
+@click.option("--sheet", default="", help="The sheet so far (the player to move's).")
+@opponent_flag
+@option_flag
+@click.option("--table", type=click.Path(), help="Use this table file (it must exist).")
+@json_flag
+def chance(ruleset, target, players, sheet, opponent_sheet, options, table, as_json):
+    """The chance to reach --target from the start of the next turn (under the target policy
+    and under the expected-score policy), or with --players 2 the chance to win."""
+    if players == 2:
+        if target is not None:
+            raise click.UsageError("--players 2 takes no --target")
+        result = api.chance_two_player(ruleset, sheet=sheet, opponent_sheet=opponent_sheet,
+                                       options=options, table=table)
+    else:
+        if target is None:
+            raise click.UsageError("give --target T (or --players 2)")
+        if opponent_sheet:
+            raise click.UsageError("--opponent-sheet is for --players 2")
+        result = api.chance(ruleset, target=target, sheet=sheet, options=options, table=table,
+                            progress=progress)
+    data = result.to_json()
+    if as_json:
+        return emit_json(data)
+    if players == 2:
+        draw = data["p_draw"]
+        extra = "" if draw is None else f" (P(win) {data['p_win']:.6f}, P(draw) {draw:.6f})"
+        click.echo(f"{data['ruleset']}, two players, the {data['seat']} player to move with "
+                   f"{data['points']} against {data['opponent_points']}: P(win) + ½P(draw) = "
+                   f"{data['probability']:.6f}{extra}; from the {data['source']}")
+        return
+    click.echo(f"{data['ruleset']}: P(final ≥ {data['target']}) with {data['points']} points "
+               f"written = {data['probability']:.6f} playing for it, "
+               f"{data['probability_expected_score_policy']:.6f} playing for the best mean")

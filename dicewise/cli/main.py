@@ -73,6 +73,7 @@ def fail(message: str):
 
 COMMANDS = {
     "rules": "games:rules", "solve": "games:solve", "advise": "games:advise",
+    "chance": "games:chance",
     "simulate": "play:simulate", "table": "play:table", "bench-agent": "play:bench_agent_command",
     "review": "play:review", "duel": "play:duel", "risk": "risk:risk",
 }

@@ -11,7 +11,7 @@ import click
 from .. import api
 from ..errors import DicewiseError
 from .format import checked_output, emit_json, progress, write_output
-from .games import json_flag, option_flag, quality
+from .games import json_flag, option_flag, players_flag, quality
 
 
 def _histogram(histogram, width: int = 40) -> list[str]:
@@ -70,10 +70,34 @@ def simulate(ruleset, games, seed, policy, options, as_json):
 @click.option("--b", "policy_b", default="greedy", show_default=True, help="Policy B.")
 @games_flag
 @seed_flag
+@players_flag
+@click.option("--exact", is_flag=True, help="Two players: also the exact value of win against "
+              "optimal by policy evaluation (three solves' time).")
 @option_flag
 @json_flag
-def duel(ruleset, policy_a, policy_b, games, seed, options, as_json):
-    """Two policies play the same dice: win/draw/loss rates of A against B, mean margin."""
+def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, as_json):
+    """Two policies play the same dice: win/draw/loss rates of A against B, mean margin.
+
+    With --players 2 (or the policy `win`) they play the two-player race against each
+    other, seats alternating: `win` plays to win, `optimal` for the best mean."""
+    if players == 2 or "win" in (policy_a, policy_b):
+        race = api.duel_two_player(ruleset, a=policy_a, b=policy_b, games=games, seed=seed,
+                                   exact=exact, options=options, progress=progress)
+        if as_json:
+            return emit_json(race)
+        r = race.result
+        lo, hi = r.ci95
+        click.echo(f"{race.ruleset}, two players: {r.a} (A) against {r.b} (B), {r.games:,} games "
+                   f"on shared dice, seats alternating, seed {seed}")
+        click.echo(f"A: {r.wins:,} wins, {r.draws:,} draws, {r.losses:,} losses; P(win) + ½P(draw) "
+                   f"= {r.value:.5f} (95% CI {lo:.5f} .. {hi:.5f}); moving first {r.value_first:.5f},"
+                   f" second {r.value_second:.5f}")
+        if race.exact is not None:
+            click.echo(f"exact, by policy evaluation: {race.exact['alternating']:.5f} "
+                       f"(first {race.exact['win_first']:.5f}, second {race.exact['win_second']:.5f})")
+        return
+    if exact:
+        raise click.UsageError("--exact is for the two-player race")
     d = api.duel(ruleset, a=policy_a, b=policy_b, games=games, seed=seed, options=options,
                  progress=progress)
     if as_json:

@@ -114,7 +114,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 if stopped:
                     break
                 action, chosen = best.action, best
-            loss = max(float(best.expected - chosen.expected), 0.0)
+            loss = max(float(best.value - chosen.value), 0.0)
             decisions += 1
             stage = stage_of(obs)
             regret[stage] = regret.get(stage, 0.0) + loss

@@ -60,6 +60,6 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
             raise DicewiseError(f"line {number}: {json.dumps(action)} is not a legal action there") \
                 from None
         out.append(Reviewed(number, obs.get("turn"), obs.get("roll"), obs.get("dice"), action,
-                            chosen.expected, advice.best.action, advice.best.expected, chosen.loss))
+                            chosen.value, advice.best.action, advice.best.value, chosen.loss))
     return out
 

@@ -47,18 +47,34 @@ class BadAction(DicewiseError):
     """An agent's answer that is not a legal action in its position."""
 
 
+#: What advice ranks by: the expected final score, P(final ≥ target), or P(win) + ½P(draw).
+OBJECTIVES = ("expected_score", "target", "win")
+
+
 @dataclass(frozen=True)
 class Choice:
-    """One thing a player can do now, valued: expected final score with best play after."""
+    """One thing a player can do now, valued with best play after it.
+
+    ``expected`` is the expected final score; ``probability`` is the chance that is played
+    for when the objective is a target or a win (None otherwise); ``loss`` is measured in
+    the objective's unit: points, or probability.
+    """
 
     action: dict  # the agent-protocol action, e.g. {"keep": [6, 6]} or {"write": "sixes"}
     label: str  # the same for people: "keep 6 6 (reroll 3)"
-    expected: float
-    loss: float  # the best choice's expected minus this one's
+    expected: float | None
+    loss: float  # the best choice's value minus this one's
     detail: Mapping[str, Any] = field(default_factory=dict)  # game-specific JSON fields
+    probability: float | None = None
+
+    @property
+    def value(self) -> float:
+        """What the ranking compares: the probability if there is one, else the expectation."""
+        return self.expected if self.probability is None else self.probability
 
     def to_json(self) -> dict:
-        return {"action": self.action, "label": self.label, "expected": self.expected,
+        chance = {} if self.probability is None else {"probability": self.probability}
+        return {"action": self.action, "label": self.label, **chance, "expected": self.expected,
                 "loss": self.loss, **self.detail}
 
 
@@ -76,6 +92,9 @@ class Advice:
     error_estimate: float | None = None  # measured estimate of what the values miss (approximate)
     upper_bound: float | None = None  # a proven bound on the optimum, where one is known
     ended: str | None = None  # why the game is already over, if it is
+    objective: str = "expected_score"  # one of OBJECTIVES
+    turn_start_probability: float | None = None  # the objective's chance at turn start
+    expected_score_choice: dict | None = None  # what expected-score play takes, if it differs
 
     @property
     def best(self) -> Choice | None:
@@ -93,6 +112,12 @@ class Advice:
                 **dict(self.position), "turn_start_expected": self.turn_start_expected,
                 "ended": self.ended, "approximate": self.approximate,
                 "error_estimate": self.error_estimate, "upper_bound": self.upper_bound,
+                **({} if self.objective == "expected_score" else {
+                    "objective": self.objective,
+                    "turn_start_probability": self.turn_start_probability,
+                    "expected_score_choice": self.expected_score_choice,
+                    "policies_differ": (self.best is not None and self.expected_score_choice
+                                        is not None and self.best.action != self.expected_score_choice)}),
                 "best": self.best.to_json() if self.best else None,
                 "choices": [c.to_json() for c in self.choices]}
 
@@ -299,6 +324,10 @@ class Game(ABC):
         if not isinstance(action, dict):
             raise BadAction(f"an action is a JSON object, not {action!r}")
         return action
+
+    def players(self, rules) -> tuple[int, ...]:
+        """The numbers of players the game is solved for (two: the race, solved exactly)."""
+        return (1,)
 
     def resolve_policy(self, policy: str) -> str:
         """The canonical policy name, or a DicewiseError listing the policies."""

@@ -159,6 +159,10 @@ class CategoryRuleset(Game):
             raise BadAction(f"unknown action {kind!r} (use keep or write)")
         return action
 
+    def players(self, rules: CategoryGame) -> tuple[int, ...]:
+        # The two-player race is solved for games whose sheet is its state (no extra counter).
+        return (1, 2) if rules.n_extra == 1 else (1,)
+
     def action_space(self, rules: CategoryGame) -> tuple[dict, ...]:
         """Every keep of ``dice.KEEPS`` (0 to 5 dice), then every box in sheet order."""
         return (tuple({"keep": dice.faces_of(k)} for k in dice.KEEPS)

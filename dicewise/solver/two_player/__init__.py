@@ -15,12 +15,12 @@ Pure numpy, no I/O; ``dicewise/tables/two_player.py`` runs the whole game's solv
 threads or a Dask cluster with checkpoints.
 """
 
-from .advice import TwoPlayerAdvice, TwoPlayerChoice, advise_two_player, chance
+from .advice import advise_two_player, chance, seat_of
 from .duel import DuelResult, ExpectedPolicy, WinPolicy, make_policy, simulate_duel
 from .solve import duel_edge, evaluate_many, evaluate_policies, solve_layout, solve_subgame
 from .space import Layout, TwoPlayerRules, TwoPlayerValues, build_layout, two_player_rules
 
 __all__ = ["Layout", "TwoPlayerRules", "TwoPlayerValues", "build_layout", "two_player_rules",
            "solve_layout", "solve_subgame", "evaluate_policies", "evaluate_many", "duel_edge",
-           "TwoPlayerAdvice", "TwoPlayerChoice", "advise_two_player", "chance",
+           "advise_two_player", "chance", "seat_of",
            "WinPolicy", "ExpectedPolicy", "make_policy", "DuelResult", "simulate_duel"]

@@ -8,75 +8,18 @@ a player sees what chasing points instead of the win costs here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
-
 import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
+from ..advice import keep_label
 from ..category import ROLL_NUMBERS, StateValues, turn_write_values
+from ..protocol import Advice, Choice
 from ..sheet import Sheet
 from ..turn import solve_turn
 from .layers import (expected_score_policy, make_columns, solve_batch, write_vector_index,
                      write_vectors)
 from .space import TwoPlayerValues, check_pair, two_player_rules
-
-
-def _keep_label(kept, rolls_left: int) -> str:
-    left = f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
-    if len(kept) == dice.N_DICE:
-        return f"keep all five (roll none{left})"
-    return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"
-
-
-@dataclass(frozen=True)
-class TwoPlayerChoice:
-    """One option of the mover, valued by its chance, with its solitaire expected score."""
-
-    action: dict  # the agent-protocol action: {"keep": [6, 6]} or {"write": "sixes"}
-    label: str  # the same for people
-    value: float  # P(win) + ½P(draw) when chosen, both playing to win after
-    loss: float  # the best value minus this one's
-    expected: float | None = None  # expected final score of this choice (expected-score play)
-    detail: Mapping[str, Any] = field(default_factory=dict)  # dice, or category and score
-
-    def to_json(self) -> dict:
-        return {"action": self.action, "label": self.label, "value": self.value,
-                "loss": self.loss, "expected": self.expected, **self.detail}
-
-
-@dataclass(frozen=True)
-class TwoPlayerAdvice:
-    """The ranked choices of one two-player position, best first."""
-
-    ruleset: str
-    rule_options: Mapping[str, Any]
-    sheet: Sheet  # the mover's
-    opponent: Sheet
-    dice: tuple[int, ...]
-    roll: int
-    seat: str  # "first" or "second": the mover's seat
-    choices: tuple[TwoPlayerChoice, ...]
-    turn_start_value: float  # the mover's P(win) + ½P(draw) at the start of this turn
-    expected_choice: TwoPlayerChoice | None = None  # what expected-score play takes here
-    ended: str | None = None
-
-    @property
-    def best(self) -> TwoPlayerChoice | None:
-        return self.choices[0] if self.choices else None
-
-    def to_json(self) -> dict:
-        return {
-            "ruleset": self.ruleset, "rule_options": dict(self.rule_options), "players": 2,
-            "sheet": dict(self.sheet.scores), "opponent_sheet": dict(self.opponent.scores),
-            "points": self.sheet.points, "opponent_points": self.opponent.points,
-            "seat": self.seat, "roll": self.roll, "dice": list(self.dice),
-            "turn_start_value": self.turn_start_value, "ended": self.ended,
-            "best": self.best.to_json() if self.best else None,
-            "expected_score_choice": self.expected_choice.to_json() if self.expected_choice else None,
-            "choices": [c.to_json() for c in self.choices],
-        }
 
 
 def seat_of(n: int, sheet: Sheet, opponent: Sheet) -> str:
@@ -115,7 +58,7 @@ def _solitaire_expected(game, solitaire: StateValues, sheet: Sheet, r: int, roll
 
 
 def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, faces, roll: int,
-                      solitaire: StateValues | None = None) -> TwoPlayerAdvice:
+                      solitaire: StateValues | None = None) -> Advice:
     """Rank every choice after roll ``roll`` with dice ``faces``; ``sheet`` is the mover's.
 
     ``values`` must hold the position (the full table, or ``solve_subgame`` from these
@@ -132,10 +75,20 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
     m, o, d = sheet.mask, opponent.mask, sheet.points - opponent.points
     turn_start = values.value(m, o, d)
     r = dice.roll_index(dice.counts_of(faces))
-    common = (game.name, game.options, sheet, opponent, faces, roll, seat)
+    position = {"players": 2, "sheet": dict(sheet.scores), "opponent_sheet": dict(opponent.scores),
+                "points": sheet.points, "opponent_points": opponent.points, "seat": seat,
+                "roll": roll, "dice": list(faces)}
+    headline = (f"{game.name}, two players: the {seat} player's roll {roll} of 3, dice "
+                f"{' '.join(map(str, faces))}; {sheet.points} points against {opponent.points}, "
+                f"P(win) + ½P(draw) {turn_start:.4f} at turn start")
+
+    def advice(choices=(), pick=None, ended=None):
+        return Advice(game.name, game.options, position, tuple(choices), headline, ended=ended,
+                      objective="win", turn_start_probability=turn_start,
+                      expected_score_choice=pick)
+
     if roll == 1 and rules.ends[r]:
-        return TwoPlayerAdvice(*common, (), turn_start,
-                               ended="a first-roll five of a kind wins the game at once")
+        return advice(ended="a first-roll five of a kind wins the game at once")
     p = layout.pair(m, o)
     t = bin(m).count("1") + bin(o).count("1")
     nxt = values.values[layout.layer_values(t + 1)]
@@ -158,17 +111,17 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
         for k in dice.sub_keeps(r):
             faces_kept = dice.faces_of(dice.KEEPS[k])
             options.append((float(kept[k]), 1, tuple(faces_kept),
-                            ({"keep": faces_kept}, _keep_label(faces_kept, 3 - roll),
+                            ({"keep": faces_kept}, keep_label(faces_kept, 3 - roll),
                              exp_keeps.get(int(k)), {"dice": faces_kept}), ("keep", int(k))))
     # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
     options.sort(key=lambda x: (-x[0], x[1], x[2]))
     best = options[0][0]
-    choices = [TwoPlayerChoice(a, label, value, best - value, e, detail)
+    choices = [Choice(a, label, e, best - value, detail, probability=value)
                for value, _, _, (a, label, e, detail), _ in options]
     pick = None
     if solitaire is not None:
         policy = expected_score_policy(rules, solitaire.values, [m])
         keep = int(policy.keep[roll - 1][m, r]) if roll < 3 else -1
         want = ("keep", keep) if keep >= 0 else ("write", int(policy.box[roll - 1][m, r]))
-        pick = next(ch for ch, opt in zip(choices, options) if opt[4] == want)
-    return TwoPlayerAdvice(*common, tuple(choices), turn_start, pick)
+        pick = next(ch for ch, opt in zip(choices, options) if opt[4] == want).action
+    return advice(choices, pick)

@@ -21,9 +21,9 @@ from ...errors import DicewiseError
 from .. import dice
 from .layers import (BATCH_COLUMNS, Decisions, ExpectedScorePolicy, expected_score_policy,
                      make_columns, win_decisions)
+from ..rulesets.simulate import roll_from
 from .space import TwoPlayerValues, check_pair, two_player_rules
 
-_FACE_CODE = (dice.N_DICE + 1) ** np.arange(dice.N_FACES)
 
 
 class WinPolicy:
@@ -123,14 +123,6 @@ class DuelResult:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
-def _roll_from(kept: np.ndarray, faces: np.ndarray) -> np.ndarray:
-    """Roll indices after keeping ``kept`` (G, 6) and throwing the first free faces (G, 5)."""
-    free = dice.N_DICE - kept.sum(axis=1)
-    thrown = np.arange(dice.N_DICE)[None, :] < free[:, None]
-    code = kept @ _FACE_CODE + np.where(thrown, _FACE_CODE[faces - 1], 0).sum(axis=1)
-    return dice.keep_index_of_code(code) - dice.KEEP_START[dice.N_DICE]
-
-
 def simulate_duel(values: TwoPlayerValues, policy_a, policy_b, games: int = 10000, seed: int = 0,
                   start: tuple[int, int, int] | None = None) -> DuelResult:
     """Play A against B from ``start`` (mover's sheet, opponent's sheet, difference; the
@@ -166,7 +158,7 @@ def simulate_duel(values: TwoPlayerValues, policy_a, policy_b, games: int = 1000
             kept = np.zeros((len(live), dice.N_FACES), np.int64)
             todo = np.arange(len(live))
             for k in (1, 2, 3):
-                rolls = _roll_from(kept[todo], stream[live[todo], j, k - 1].astype(np.int64))
+                rolls = roll_from(kept[todo], stream[live[todo], j, k - 1].astype(np.int64))
                 if k == 1:
                     won = rules.ends[rolls]
                     winner[live[todo[won]]] = side
