@@ -69,11 +69,17 @@ def solve_report(solution: Solution) -> dict:
 
 
 def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
-           fifth: str | None = None, options=None, table=None, progress=None) -> Advice:
+           fifth: str | None = None, options=None, table=None, target: int | None = None,
+           progress=None) -> Advice:
     """Rank every choice in a position: ``advise("general", dice=[2,2,4,6,6], roll=1)``.
 
-    The position is checked before any table is built; an explicit ``table`` must exist.
+    With ``target`` the choices are ranked by P(final ≥ target), the expected final score
+    beside.  The position is checked before any table is built; an explicit ``table`` must
+    exist.
     """
+    if target is not None:
+        return advise_target(ruleset, dice=dice, roll=roll, sheet=sheet, target=target,
+                             options=options, table=table, progress=progress)
     game, rules = for_command(ruleset, "advise", options)
     position = {"dice": list(dice), "sheet": sheet or None}
     for key, value in (("roll", roll), ("fifth", fifth)):
@@ -115,6 +121,9 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
     """(solution, Played) of one policy; a policy that needs no table builds none."""
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
+    target = _target_of(policy)
+    if target is not None:
+        return _played_for_target(game, rules, target, games, seed, table, progress)
     policy = game.resolve_policy(policy)
     if game.needs_solution(policy):
         solution = store.solution(game, rules, table, progress_factory=progress)
@@ -188,6 +197,8 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
     """One of the game's strategy tables (``game.tables`` names them; the first by default)."""
     game, rules = for_command(ruleset, "table", options)
     what = what or next(iter(game.tables))
+    if what == "target" and "chance" in game.commands:
+        return target_curve(ruleset, options=options, progress=progress)
     if what not in game.tables:
         raise DicewiseError(f"unknown table {what!r} for {game.name} "
                             f"(tables: {', '.join(game.tables)})")
@@ -198,13 +209,22 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
 
 
 def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: str = "continue",
-                max_failures: int = 3, options=None, table=None, log=None, progress=None):
-    """Score an agent (``observation -> action`` callable, or an object with ``act``)."""
+                max_failures: int = 3, options=None, table=None, log=None, target: int | None = None,
+                progress=None):
+    """Score an agent (``observation -> action`` callable, or an object with ``act``).
+
+    With ``target`` the regret of a decision is the probability of reaching the target that
+    it loses, and the reference player plays for the target."""
     from .play.agents import CallableAgent
     from .play.bench import bench_agent as run
 
     game, rules = for_command(ruleset, "bench-agent", options)
     solution = store.solution(game, rules, table, progress_factory=progress)
+    if target is not None:
+        target = check_target(target)
+        _, tsol = _target_solutions(game, rules, target, None, progress)
+        solution = Solution(ForTarget(game, target, solution, tsol), rules, solution.payload,
+                            solution.meta, solution.table, False, 0.0)
     if callable(agent) and not hasattr(agent, "act"):
         agent = CallableAgent(agent, getattr(agent, "__name__", "agent"))
     with (progress or _quiet)(games, f"{games:,} games") as update:
@@ -376,3 +396,151 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
         if a != "win":  # the edge is the win-optimal player's; report A's side
             edge = {**edge, "alternating": 1 - edge["alternating"]}
     return RaceDuel(game.name, rules.options, result, edge)
+
+
+# --- play for a target -----------------------------------------------------------------------
+
+def _target_of(policy: str) -> int | None:
+    """T of a policy named ``target:T``, else None."""
+    if not isinstance(policy, str) or not policy.startswith("target:"):
+        return None
+    try:
+        return check_target(int(policy.partition(":")[2]))
+    except ValueError:
+        raise DicewiseError(f"a target policy is target:T with T a whole number, not {policy!r}") \
+            from None
+
+
+def check_target(target) -> int:
+    """A target is a whole number of points, at least 0."""
+    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
+        raise DicewiseError(f"a target is a whole number of points, at least 0, not {target!r}")
+    return int(target)
+
+
+def _target_solutions(game, rules, target, table, progress):
+    """(expected-score solution, target solution) of an exact game."""
+    from .solver.target_table import table_for
+
+    spec = table_for(game, rules, target)
+    base = store.solution(game, rules, None, progress_factory=progress)
+    return base, store.solution(spec, rules, table, must_exist=table is not None,
+                                progress_factory=progress)
+
+
+def _played_for_target(game, rules, target, games, seed, table, progress):
+    from .solver.protocol import Played
+    from .solver.target import simulate_target
+
+    base, tsol = _target_solutions(game, rules, target, table, progress)
+    import time
+
+    start = time.perf_counter()
+    with (progress or _quiet)(games, f"playing {games:,} games for {target}") as update:
+        records = simulate_target(rules, tsol.payload, target, games, seed, update,
+                                  expected=game.state_values(base).values)
+    hits = float((records.scores >= target).mean())
+    played = Played(records.scores, time.perf_counter() - start, {"target": target,
+                                                                   "reached_rate": hits})
+    return Solution(game, rules, None, {}, None, False, 0.0), f"target:{target}", played
+
+
+def chance(ruleset, *, target: int, sheet: str | None = None, options=None, table=None,
+           progress=None) -> Chance:
+    """P(final ≥ target) from the start of the next turn with ``sheet``, playing for it, and
+    under the expected-score policy, side by side."""
+    from .solver.sheet import parse_sheet
+    from .solver.target import chance as chance_of, policy_target_values
+
+    target = check_target(target)
+    game, rules = for_command(ruleset, "chance", options)
+    written = parse_sheet(rules, sheet)
+    base, tsol = _target_solutions(game, rules, target, table, progress)
+    p = q = chance_of(rules, tsol.payload, written.mask, written.extra, written.points, target)
+    if p < 1.0:  # else the target is reached for good, whatever the play
+        state = written.state(rules)
+        expected = policy_target_values(rules, game.state_values(base), target=target,
+                                        start=state, start_points=written.points)
+        q = float(expected.at(state, target - written.points))
+    return Chance(game.name, rules.options, p, {
+        "target": target, "sheet": dict(written.scores + written.counters),
+        "points": written.points, "probability_expected_score_policy": q})
+
+
+def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, target: int,
+                  options=None, table=None, progress=None) -> Advice:
+    """Every choice ranked by P(final ≥ target), with its expected final score beside and the
+    choice of the expected-score policy named."""
+    target = check_target(target)
+    game, rules = for_command(ruleset, "chance", options)
+    game.check_position(rules, {"dice": list(dice), "roll": roll, "sheet": sheet})
+    base, tsol = _target_solutions(game, rules, target, table, progress)
+    return _rank_for_target(game, base, tsol, sheet, dice, roll, target)
+
+
+def _rank_for_target(game, base: Solution, tsol: Solution, sheet, dice, roll, target) -> Advice:
+    from .solver.advice import advise_position
+    from .solver.protocol import Choice
+    from .solver.sheet import parse_sheet
+    from .solver.target import advise_target as rank
+
+    rules = base.rules
+    sheet_ = parse_sheet(rules, sheet)
+    ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
+    by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
+    expected = {str(c.action): c.expected for c in by_mean.choices}
+    choices = tuple(Choice(c.action, c.label, expected[str(c.action)], c.loss, c.detail,
+                           probability=c.chance) for c in ranked.choices)
+    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, ranked.position['dice']))}; "
+                f"{sheet_.points} points written, P(final ≥ {target}) {ranked.turn_start_chance:.6f} "
+                "at turn start")
+    return Advice(game.name, rules.options, {**ranked.position, "target": target}, choices,
+                  headline, by_mean.turn_start_expected, ended=ranked.ended, objective="target",
+                  turn_start_probability=ranked.turn_start_chance,
+                  expected_score_choice=by_mean.best.action if by_mean.best else None)
+
+
+def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
+    """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
+    from .solver.target import expected_policy_chances
+    from .solver.target_table import TargetTable
+
+    game, rules = for_command(ruleset, "chance", options)
+    base = store.solution(game, rules, progress_factory=progress)
+    tsol = store.solution(TargetTable(game, None), rules, progress_factory=progress)
+    chances = tsol.payload.chances()
+    expected = expected_policy_chances(rules, game.state_values(base), len(chances) - 1)
+    rows = [[t, round(float(chances[t]), 9), round(float(expected[t]), 9)]
+            for t in range(len(chances))]
+    return StrategyTable(game.name, "target",
+                         ["target", "probability", "probability_expected_score_policy"], rows)
+
+
+class ForTarget:
+    """A game seen through play for one target: the same episodes and actions; decisions
+    valued by P(final ≥ target), the reference player the target policy."""
+
+    def __init__(self, game: Game, target: int, base: Solution, tsol: Solution):
+        self.game, self.target, self.base, self.tsol = game, target, base, tsol
+        self.name, self.exact = game.name, game.exact
+
+    def __getattr__(self, name):
+        return getattr(self.game, name)
+
+    def rule_options(self, rules) -> dict:
+        return self.game.rule_options(rules)
+
+    def advise_observation(self, solution, observation) -> Advice:
+        by_mean = self.game.advise_observation(self.base, observation)
+        sheet = ",".join(f"{k}={v}" for k, v in by_mean.position["sheet"].items())
+        return _rank_for_target(self.game, self.base, self.tsol, sheet, observation["dice"],
+                                int(observation["roll"]), self.target)
+
+    def play(self, solution, policy, games, seed, progress=None):
+        from .solver.target import simulate_target
+
+        records = simulate_target(solution.rules, self.tsol.payload, self.target, games, seed,
+                                  progress, expected=self.game.state_values(self.base).values)
+        from .solver.protocol import Played
+
+        return Played(records.scores)

@@ -158,10 +158,12 @@ def table(ruleset, what, fmt, out, games, seed, options):
               help="Seconds an --agent-cmd may take per decision.")
 @click.option("--log", "log_path", type=click.Path(),
               help="Write every observation and action as JSON lines (for `review`).")
+@click.option("--target", type=click.IntRange(min=0), default=None,
+              help="Judge by P(final ≥ TARGET): the regret is the probability each decision loses.")
 @option_flag
 @json_flag
 def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, max_failures,
-                        timeout, log_path, options, as_json):
+                        timeout, log_path, target, options, as_json):
     """Score an AI agent against the optimal policy: the regret of each decision."""
     from ..play.agents import CallableAgent, ProcessAgent, load_callable
 
@@ -176,7 +178,7 @@ def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, m
             log = open(checked_output(log_path), "w")
         report = api.bench_agent(ruleset, agent, games=games, seed=seed, on_error=on_error,
                                  max_failures=max_failures, options=options, log=log,
-                                 progress=progress)
+                                 target=target, progress=progress)
     finally:
         agent.close()
         if log:
@@ -195,7 +197,8 @@ def _print_agent_report(d):
     click.echo(f"{d['agent']} on {d['ruleset']}: {d['games']:,} games, seed {d['seed']}")
     click.echo(f"mean {d['mean']:.3f} (95% CI {lo:.3f} .. {hi:.3f}); optimal on the same dice "
                f"{d['optimal_mean']:.3f}")
-    click.echo(f"regret {d['regret_per_game']:.4f} points a game, {d['regret_per_decision']:.5f} a "
+    click.echo(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, "
+               f"{d['regret_per_decision']:.5f} a "
                f"decision over {d['decisions']:,} decisions "
                f"({quality(d['approximate'], d['error_estimate'])})")
     stages = ", ".join(f"{k} {v:.3f}" for k, v in d["regret_by_stage"].items())

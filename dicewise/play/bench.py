@@ -41,6 +41,7 @@ class AgentReport:
     stopped: str | None  # why the run stopped early, if it did
     approximate: bool
     error_estimate: float | None
+    regret_unit: str = "points"  # or "probability": when the objective is a target or a win
 
     def to_json(self) -> dict:
         n = len(self.scores)
@@ -61,6 +62,7 @@ class AgentReport:
             "win_rate_vs_optimal": {"wins": rate(diff > 0), "draws": rate(diff == 0),
                                     "losses": rate(diff < 0)},
             "approximate": self.approximate, "error_estimate": self.error_estimate,
+            "regret_unit": self.regret_unit,
             "costliest": list(self.costliest),
             "errors": list(self.errors),
             "stopped": self.stopped,
@@ -90,12 +92,14 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     game = solution.game
     regret: dict[str, float] = {}
     decisions, costly, errors, streak, stopped = 0, [], [], 0, None
+    unit = "points"
     finished = []
     for ep in game.episodes(solution, seed, games):
         while not ep.done and stopped is None:
             obs = ep.observation()
             advice = game.advise_observation(solution, obs)
             best = advice.best
+            unit = "points" if advice.objective == "expected_score" else "probability"
             reply = None
             try:
                 reply = agent.act(obs)
@@ -137,7 +141,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     return AgentReport(game.name, solution.rule_options, getattr(agent, "name", "agent"), seed,
                        np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),
                        decisions, regret, costliest, tuple(errors), stopped,
-                       solution.approximate, solution.error_estimate)
+                       solution.approximate, solution.error_estimate, unit)
 
 
 def _short(obj):

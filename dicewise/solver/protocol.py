@@ -40,7 +40,8 @@ from .options import OptionSpec, parse_option_pairs
 Progress = Callable[[float], None]
 
 #: Every command of the generic command line a game may support.
-COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-agent", "review"})
+COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-agent", "review",
+                      "chance"})
 
 
 class BadAction(DicewiseError):
@@ -324,6 +325,11 @@ class Game(ABC):
         if not isinstance(action, dict):
             raise BadAction(f"an action is a JSON object, not {action!r}")
         return action
+
+    def state_values(self, solution: Solution):
+        """The exact expected remaining score of every state (``category.StateValues``), for
+        the games whose table is one: what play for a target compares with."""
+        raise unsupported(self, "chance")
 
     def players(self, rules) -> tuple[int, ...]:
         """The numbers of players the game is solved for (two: the race, solved exactly)."""

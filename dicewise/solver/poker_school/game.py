@@ -55,7 +55,7 @@ class PokerSchoolGame(Game):
 
     name = PokerSchool.name
     title = PokerSchool.title
-    exact = False
+    exact = False  # one column is exact (see ``rules.exact``); `chance` needs that
     tables = {
         "opening": "the empty sheet: the best choice for every roll 1 and roll 2 dice, the "
                    "runner-up and the margin",
@@ -185,6 +185,16 @@ class PokerSchoolGame(Game):
         if not isinstance(arg, str):
             raise BadAction(f"{kind} takes a row name, not {arg!r}")
         return {kind: arg.strip().lower().replace("-", "_")}
+
+    def state_values(self, solution: Solution):
+        from ..category import StateValues
+
+        if not solution.rules.exact:
+            raise DicewiseError("poker-school is solved exactly for one column only "
+                                "(--option columns=1 --option school_cross_erases=false): play for "
+                                "a target needs the exact solution")
+        values = solution.payload.values
+        return StateValues(values, ~np.isnan(values), solution.rules.initial_state)
 
     def action_space(self, rules: PokerSchool) -> tuple[dict, ...]:
         """Every keep of ``dice.KEEPS`` (0 to 5 dice), then a write of every row, then a cross

@@ -35,7 +35,8 @@ class CategoryRuleset(Game):
     exact = True
     tables = {"opening": "first turn: the best choice for every roll 1 and roll 2 dice, the runner-up",
               "states": "every reachable turn-start state with its expected remaining points",
-              "categories": "per box under the optimal policy: fill rate, mean score, scratch rate"}
+              "categories": "per box under the optimal policy: fill rate, mean score, scratch rate",
+              "target": "P(final ≥ T) for every T, playing for T and playing for the best mean"}
     sheet_help = 'filled boxes as box=score pairs, e.g. "ones=3,straight=25"'
 
     def __init__(self, cls: type[CategoryGame]):
@@ -158,6 +159,9 @@ class CategoryRuleset(Game):
         if kind != "write":
             raise BadAction(f"unknown action {kind!r} (use keep or write)")
         return action
+
+    def state_values(self, solution: Solution) -> StateValues:
+        return solution.payload
 
     def players(self, rules: CategoryGame) -> tuple[int, ...]:
         # The two-player race is solved for games whose sheet is its state (no extra counter).

@@ -43,7 +43,7 @@ from ...errors import DicewiseError, TableError
 from .. import dice
 from ..digest import digest, source_digest
 from ..options import option_specs, rules_from
-from ..protocol import Advice, BadAction, Choice, Episode, Game, Played, Solution
+from ..protocol import COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution
 from . import approx, policy_table, rules as rz
 from .rules import N_SUMS, SUMS, VALUES, Position, Ryzykant
 
@@ -82,6 +82,7 @@ class RyzykantGame(Game):
     name = Ryzykant.name
     title = Ryzykant.title
     exact = False
+    commands = COMMANDS - {"chance"}  # no exact solver to play for a target with
     tables = {
         "splits": "the best split of every roll at the start and at two positions of a typical "
                   "game (game 0 of the seed, a third and two thirds in), the runner-up, the margin",
