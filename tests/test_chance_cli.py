@@ -1,0 +1,121 @@
+"""Play for a target and the two-player race, through the real command line.
+
+Proves: ``chance --target`` prints the documented JSON, never puts the target policy below
+the expected-score policy, answers 1 for a target the sheet has reached and refuses a bad
+target in one line; ``advise --target`` ranks by probability with the expected score beside
+and names the expected-score choice; ``simulate --policy target:T`` reaches T as often as
+``chance`` says (within its interval); ``table --what target`` is the whole curve;
+``chance/advise --players 2`` answer late positions from a sub-game, with P(win) + ½P(draw)
+made of its parts, and refuse sheets that cannot stand side by side.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dicewise.cli.main import cli
+
+SHEET = "ones=3,twos=6,threes=9,straight=25"
+ME = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=25"
+THEM = "ones=2,twos=8,threes=12,fours=16,fives=20,sixes=24,full_house=30"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), prog_name="dicewise")
+
+
+def ok(*args):
+    result = run(*args)
+    assert result.exit_code == 0, (args, result.stdout, result.stderr, result.exception)
+    return json.loads(result.stdout) if "--json" in args else result.stdout
+
+
+def one_error_line(result, fragment=""):
+    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicewise: error:") and fragment in lines[0]
+
+
+def test_chance_json_and_the_two_policies():
+    doc = ok("chance", "general", "--target", "150", "--json")
+    assert {"ruleset", "target", "points", "probability",
+            "probability_expected_score_policy"} <= set(doc)
+    assert doc["points"] == 0 and 0 < doc["probability"] < 1
+    # the target policy maximises exactly this probability
+    assert doc["probability"] >= doc["probability_expected_score_policy"] - 1e-12
+    later = ok("chance", "general", "--target", "103", "--sheet", SHEET, "--json")
+    assert later["points"] == 43 and later["probability"] >= later["probability_expected_score_policy"]
+    assert ok("chance", "general", "--target", "40", "--sheet", SHEET, "--json")["probability"] == 1.0
+    assert ok("chance", "general", "--target", "0", "--json")["probability"] == 1.0
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["chance", "general", "--target", "-5"], "-5"),
+    (["chance", "general", "--target", "abc"], "abc"),
+    (["chance", "general"], "--target"),
+    (["chance", "general", "--target", "100", "--sheet", "twos=7"], "twos=7"),
+    (["chance", "ryzykant", "--target", "100"], "ryzykant has no `chance`"),
+    (["simulate", "general", "--policy", "target:x"], "target:x"),
+    (["simulate", "general", "--policy", "target:-3"], "-3"),
+    (["chance", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", "ones=2"],
+     "turns alternate"),
+    (["chance", "poker-programs", "--players", "2"], "not solved for two players"),
+])
+def test_bad_targets_and_sheets_are_one_line(args, fragment):
+    one_error_line(run(*args), fragment)
+
+
+def test_advise_for_a_target_ranks_by_probability():
+    doc = ok("advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6", "--sheet", SHEET,
+             "--target", "180", "--json")
+    assert doc["objective"] == "target" and doc["target"] == 180
+    probabilities = [c["probability"] for c in doc["choices"]]
+    assert probabilities == sorted(probabilities, reverse=True) and doc["best"] == doc["choices"][0]
+    assert all(c["expected"] is not None for c in doc["choices"])
+    assert doc["expected_score_choice"] in [c["action"] for c in doc["choices"]]
+    mean = ok("advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6", "--sheet", SHEET,
+              "--json")
+    assert doc["expected_score_choice"] == mean["best"]["action"]
+    assert doc["policies_differ"] == (doc["best"]["action"] != mean["best"]["action"])
+    text = ok("advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6", "--sheet", SHEET,
+              "--target", "180")
+    assert "P(≥ target)" in text
+
+
+def test_simulated_target_play_reaches_the_target_as_often_as_chance_says():
+    p = ok("chance", "general", "--target", "150", "--json")["probability"]
+    games = 6000
+    sim = ok("simulate", "general", "--policy", "target:150", "--games", str(games), "--seed", "4",
+             "--json")
+    assert sim["policy"] == "target:150"
+    assert abs(sim["reached_rate"] - p) < 4 * math.sqrt(p * (1 - p) / games)
+
+
+def test_the_target_curve():
+    rows = json.loads(ok("table", "general", "--what", "target", "--format", "json"))
+    chances = np.array([r["probability"] for r in rows])
+    expected = np.array([r["probability_expected_score_policy"] for r in rows])
+    assert chances[0] == 1.0 and np.all(np.diff(chances) <= 1e-12)
+    assert np.all(chances >= expected - 1e-9)
+    assert rows[150]["probability"] == pytest.approx(
+        ok("chance", "general", "--target", "150", "--json")["probability"], abs=1e-8)
+
+
+def test_two_players_from_a_late_position():
+    doc = ok("chance", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", THEM, "--json")
+    assert {"ruleset", "players", "probability", "p_win", "p_draw"} <= set(doc)
+    assert doc["players"] == 2 and doc["source"] == "sub-game" and doc["seat"] == "first"
+    assert 0 <= doc["probability"] <= 1
+    assert doc["p_win"] + doc["p_draw"] / 2 == pytest.approx(doc["probability"], abs=1e-6)
+    advice = ok("advise", "general", "--players", "2", "--roll", "1", "--dice", "2", "2", "4", "6",
+                "6", "--sheet", ME, "--opponent-sheet", THEM, "--json")
+    assert advice["objective"] == "win" and advice["seat"] == "first"
+    assert advice["turn_start_probability"] == pytest.approx(doc["probability"], abs=1e-6)
+    values = [c["probability"] for c in advice["choices"]]
+    assert values == sorted(values, reverse=True)
+    assert advice["expected_score_choice"] in [c["action"] for c in advice["choices"]]
