@@ -119,3 +119,12 @@ def test_two_players_from_a_late_position():
     values = [c["probability"] for c in advice["choices"]]
     assert values == sorted(values, reverse=True)
     assert advice["expected_score_choice"] in [c["action"] for c in advice["choices"]]
+
+
+def test_the_target_curve_as_a_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "general-target.png"
+    run_result = run("table", "general", "--what", "target", "--plot", str(out))
+    assert run_result.exit_code == 0, run_result.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    one_error_line(run("table", "general", "--what", "opening", "--plot", str(out)), "--plot")

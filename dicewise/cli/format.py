@@ -91,3 +91,36 @@ def write_output(path, data: str | bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
     return path
+
+
+def pyplot(out):
+    """matplotlib's pyplot for drawing into ``out`` (checked first), or one clear error."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise DicewiseError("plots need matplotlib: pip install 'dicewise[plot]'") from None
+    checked_output(out)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if image_format(out) not in FigureCanvasBase.get_supported_filetypes():
+        raise DicewiseError(f"cannot draw a .{image_format(out)} image (--out names a .png, "
+                            ".svg, .pdf... file)")
+    return plt
+
+
+def image_format(out) -> str:
+    return Path(out).suffix[1:].lower() or "png"
+
+
+def write_figure(plt, fig, out) -> None:
+    """Render ``fig`` in the format ``out`` names, close it, write it atomically."""
+    import io
+
+    image = io.BytesIO()
+    try:
+        fig.savefig(image, format=image_format(out), dpi=120)
+    finally:
+        plt.close(fig)
+    write_output(out, image.getvalue())

@@ -10,7 +10,7 @@ import click
 
 from .. import api
 from ..errors import DicewiseError
-from .format import checked_output, emit_json, progress, write_output
+from .format import checked_output, emit_json, progress, pyplot, write_figure, write_output
 from .games import json_flag, option_flag, players_flag, quality
 
 
@@ -122,11 +122,18 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, as_j
 @click.option("--games", default=20000, show_default=True, type=click.IntRange(1, 10**7),
               help="Games simulated for tables of policy statistics.")
 @seed_flag
+@click.option("--plot", "plot_out", type=click.Path(),
+              help="Also draw the table's curves here (the target table; needs matplotlib).")
 @option_flag
-def table(ruleset, what, fmt, out, games, seed, options):
+def table(ruleset, what, fmt, out, games, seed, plot_out, options):
     """Write a strategy table for people: best choices, state values, policy statistics."""
     if out:
         checked_output(out)  # before any solve
+    plt = None
+    if plot_out:
+        if what != "target":
+            raise click.UsageError("--plot draws the target table (--what target)")
+        plt = pyplot(plot_out)
     result = api.strategy_table(ruleset, what, options=options, games=games, seed=seed,
                                 progress=progress)
     if fmt == "json":
@@ -142,6 +149,24 @@ def table(ruleset, what, fmt, out, games, seed, options):
         click.echo(f"wrote {len(result.rows):,} rows to {out}", err=True)
     else:
         click.echo(text, nl=False)
+    if plt is not None:
+        _plot_target(plt, result, plot_out)
+
+
+def _plot_target(plt, result, out) -> None:
+    """P(final ≥ T) against T: playing for T, and playing for the best mean."""
+    target = [r[0] for r in result.rows]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(target, [r[1] for r in result.rows], label="playing for T")
+    ax.plot(target, [r[2] for r in result.rows], label="playing for the best mean", ls="--")
+    ax.set_xlabel("target T (points)")
+    ax.set_ylabel("P(final score ≥ T)")
+    ax.set_title(f"{result.ruleset}: the chance to reach a target")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    write_figure(plt, fig, out)
+    click.echo(f"wrote the plot to {out}", err=True)
 
 
 @click.command("bench-agent")

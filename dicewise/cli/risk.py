@@ -23,7 +23,7 @@ from ..errors import DicewiseError
 from ..solver import risk as rk
 from ..solver.risk import cards as cards_mod
 from ..solver.risk.game import RISK
-from .format import checked_output, write_output
+from .format import checked_output, pyplot, write_figure, write_output
 from .main import Group
 
 #: Above this much work (states, weighted by the cost of the dice policy) a solve shows a
@@ -392,21 +392,9 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
 def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
     """A heatmap of P(conquer) for A, D up to MAX (needs matplotlib)."""
     rules = _rules("plot", options, ties=ties, defender_sees_roll=defender_sees_roll)
-    try:
-        import matplotlib
-    except ImportError:
-        raise DicewiseError("plot needs matplotlib: pip install 'dicewise[plot]'") from None
     if not 2 <= n <= 1000:
         raise DicewiseError(f"--max for a plot must be 2..1000, not {n}")
-    checked_output(out)  # before the solve; written at the end
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    image_format = Path(out).suffix[1:].lower() or "png"
-    if image_format not in FigureCanvasBase.get_supported_filetypes():
-        raise DicewiseError(f"cannot draw a .{image_format} image (--out names a .png, "
-                            f".svg, .pdf... file)")
+    plt = pyplot(out)  # before the solve; written at the end
     p = _solve_table(n, rules, dice)
     fig, ax = plt.subplots(figsize=(7, 6))
     try:
@@ -419,11 +407,10 @@ def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
         ax.set_title(f"Risk: P(conquer), dice {dice}, {_rules_text(rules)}")
         fig.colorbar(im, ax=ax, label="P(conquer)")
         fig.tight_layout()
-        image = io.BytesIO()
-        fig.savefig(image, format=image_format, dpi=120)
-    finally:
+    except BaseException:
         plt.close(fig)
-    write_output(out, image.getvalue())
+        raise
+    write_figure(plt, fig, out)
     if as_json:
         _emit({"out": str(out), "max": n, "options": {**rules.battle_options, "dice": dice}})
     else:
