@@ -210,16 +210,23 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
 
 def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: str = "continue",
                 max_failures: int = 3, options=None, table=None, log=None, target: int | None = None,
+                players: int = 1, sheet: str | None = None, opponent_sheet: str | None = None,
                 progress=None):
     """Score an agent (``observation -> action`` callable, or an object with ``act``).
 
     With ``target`` the regret of a decision is the probability of reaching the target that
-    it loses, and the reference player plays for the target."""
+    it loses, and the reference player plays for the target.  With ``players=2`` the agent
+    plays the race against the win-optimal player (seats alternating game by game, from
+    ``sheet`` and ``opponent_sheet``, empty by default) and the regret is the P(win) +
+    ½P(draw) each decision loses."""
     from .play.agents import CallableAgent
     from .play.bench import bench_agent as run
 
-    game, rules = for_command(ruleset, "bench-agent", options)
-    solution = store.solution(game, rules, table, progress_factory=progress)
+    if players == 2:
+        solution = _race_solution(ruleset, options, sheet, opponent_sheet, table, progress)
+    else:
+        game, rules = for_command(ruleset, "bench-agent", options)
+        solution = store.solution(game, rules, table, progress_factory=progress)
     if target is not None:
         target = check_target(target)
         _, tsol = _target_solutions(game, rules, target, None, progress)
@@ -290,7 +297,12 @@ def two_player_report(solved) -> dict:
             "resumed_layers": solved.resumed_layers, "table": str(solved.path)}
 
 
-def _race(game, rules, sheet, opponent_sheet, table):
+#: Positions with fewer boxes filled (both sheets together) are answered from the full
+#: two-player table, built once; later ones from the sub-game (seconds at 10 filled).
+EARLY = 6
+
+
+def _race(game, rules, sheet, opponent_sheet, table, progress=None):
     """(values, sheets, how): the race from a position, from the full table if present,
     else the sub-game reachable from the two sheets (seconds for late positions)."""
     from .solver.sheet import parse_sheet
@@ -304,6 +316,9 @@ def _race(game, rules, sheet, opponent_sheet, table):
         raise DicewiseError(f"table file {path} does not exist")
     if path.exists():
         return two_player.load(path, rules), me, them, "table"
+    if bin(me.mask).count("1") + bin(them.mask).count("1") < EARLY:
+        # as long as the whole game: build (and keep) the full table, with its progress bar
+        return solve_two_player(game, rules.options, progress=progress).values, me, them, "table"
     return solve_subgame(rules, me.mask, them.mask), me, them, "sub-game"
 
 
@@ -322,12 +337,12 @@ class Chance:
 
 
 def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str | None = None,
-                      options=None, table=None) -> Chance:
+                      options=None, table=None, progress=None) -> Chance:
     """P(win) + ½P(draw) for the player to move (``sheet``) against ``opponent_sheet``."""
     from .solver.two_player import chance, evaluate_policies, seat_of, solve_subgame
 
     game, rules = _two_player_game(ruleset, options)
-    values, me, them, how = _race(game, rules, sheet, opponent_sheet, table)
+    values, me, them, how = _race(game, rules, sheet, opponent_sheet, table, progress)
     diff = me.points - them.points
     probability = chance(values, me, them)
     # P(draw) needs the race from this position; the sub-game is cheap once a few boxes are
@@ -351,7 +366,7 @@ def advise_two_player(ruleset, *, dice, roll: int, sheet: str | None = None,
     from .solver.two_player import advise_two_player as advise_race
 
     game, rules = _two_player_game(ruleset, options)
-    values, me, them, _ = _race(game, rules, sheet, opponent_sheet, table)
+    values, me, them, _ = _race(game, rules, sheet, opponent_sheet, table, progress)
     solitaire = store.solution(game, rules, progress_factory=progress).payload
     return advise_race(values, me, them, dice, roll, solitaire)
 
@@ -544,3 +559,56 @@ class ForTarget:
         from .solver.protocol import Played
 
         return Played(records.scores)
+
+
+class ForRace:
+    """A game seen as the two-player race: episodes against the win-optimal player, every
+    decision valued by P(win) + ½P(draw), the reference player the win-optimal one."""
+
+    def __init__(self, game: Game, values, first, second):
+        from .solver.two_player import WinPolicy
+
+        self.game, self.values, self.first, self.second = game, values, first, second
+        self.policy = WinPolicy(values)
+        self.name, self.exact = game.name, True
+
+    def __getattr__(self, name):
+        return getattr(self.game, name)
+
+    def rule_options(self, rules) -> dict:
+        return self.game.rule_options(rules)
+
+    def episodes(self, solution, seed: int, games: int):
+        from .solver.two_player.episode import RaceEpisode
+
+        return [RaceEpisode(self.values, self.policy, self.first, self.second, i, seed)
+                for i in range(games)]
+
+    def advise_observation(self, solution, observation) -> Advice:
+        from .solver.sheet import parse_sheet
+        from .solver.two_player import advise_two_player as advise_race
+
+        rules = self.values.game
+        sheets = [parse_sheet(rules, ",".join(f"{k}={v}" for k, v in observation[key].items()))
+                  for key in ("sheet", "opponent_sheet")]
+        return advise_race(self.values, *sheets, observation["dice"], int(observation["roll"]))
+
+    def play(self, solution, policy, games, seed, progress=None):
+        """The win-optimal player in the agent's seat, on the same dice."""
+        from .solver.protocol import Played
+
+        scores = []
+        for ep in self.episodes(solution, seed, games):
+            while not ep.done:
+                ep.apply(self.advise_observation(solution, ep.observation()).best.action)
+            scores.append(ep.score)
+        return Played(np.asarray(scores, np.float64))
+
+
+def _race_solution(ruleset, options, sheet, opponent_sheet, table, progress) -> Solution:
+    game, rules = _two_player_game(ruleset, options)
+    values, first, second, _ = _race(game, rules, sheet, opponent_sheet, table, progress)
+    return Solution(ForRace(game, values, first, second), rules, values,
+                    {"expected_score": values.value(first.mask, second.mask,
+                                                    first.points - second.points)},
+                    None, False, 0.0)

@@ -128,3 +128,27 @@ def test_the_target_curve_as_a_plot(tmp_path):
     assert run_result.exit_code == 0, run_result.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     one_error_line(run("table", "general", "--what", "opening", "--plot", str(out)), "--plot")
+
+
+def test_bench_agent_against_the_win_optimal_player(tmp_path, monkeypatch):
+    """An agent that plays the advisor's best choice loses nothing and scores what the
+    win-optimal player scores on the same dice; one that writes at once loses a lot."""
+    (tmp_path / "racebots.py").write_text(
+        "import dicewise\n"
+        "def first(obs):\n"
+        "    return [a for a in obs['legal'] if 'write' in a][0]\n"
+        "def best(obs):\n"
+        "    sheet = ','.join(f'{k}={v}' for k, v in obs['sheet'].items())\n"
+        "    other = ','.join(f'{k}={v}' for k, v in obs['opponent_sheet'].items())\n"
+        "    return dicewise.api.advise_two_player('general', dice=obs['dice'], roll=obs['roll'],\n"
+        "        sheet=sheet, opponent_sheet=other).best.action\n")
+    monkeypatch.chdir(tmp_path)
+    common = ["bench-agent", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", THEM,
+              "--games", "12", "--json"]
+    best = ok(*common, "--agent", "racebots:best")
+    assert best["regret_total"] == pytest.approx(0, abs=1e-6) and best["regret_unit"] == "probability"
+    assert best["mean"] == pytest.approx(best["optimal_mean"])
+    worst = ok(*common, "--agent", "racebots:first")
+    assert worst["regret_total"] > 0 and worst["decisions"] > 0
+    one_error_line(run("bench-agent", "general", "--players", "2", "--agent", "racebots:first",
+                       "--sheet", ME, "--opponent-sheet", "ones=2"), "turns alternate")

@@ -185,16 +185,24 @@ def _plot_target(plt, result, out) -> None:
               help="Write every observation and action as JSON lines (for `review`).")
 @click.option("--target", type=click.IntRange(min=0), default=None,
               help="Judge by P(final ≥ TARGET): the regret is the probability each decision loses.")
+@players_flag
+@click.option("--sheet", default="", help="Two players: the start position's first sheet "
+              "(the player to move; empty by default).")
+@click.option("--opponent-sheet", default="", help="Two players: the other start sheet.")
 @option_flag
 @json_flag
 def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, max_failures,
-                        timeout, log_path, target, options, as_json):
+                        timeout, log_path, target, players, sheet, opponent_sheet, options, as_json):
     """Score an AI agent against the optimal policy: the regret of each decision."""
     from ..play.agents import CallableAgent, ProcessAgent, load_callable
 
     if bool(agent_spec) == bool(agent_cmd):
         raise click.UsageError("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
     api.for_command(ruleset, "bench-agent", options)  # refuse bad input before starting an agent
+    if players == 2 and target is not None:
+        raise click.UsageError("--players 2 takes no --target")
+    if players == 1 and (sheet or opponent_sheet):
+        raise click.UsageError("--sheet and --opponent-sheet are for --players 2")
     agent = CallableAgent(load_callable(agent_spec), agent_spec) if agent_spec else \
         ProcessAgent(agent_cmd, timeout)
     log = None
@@ -203,7 +211,8 @@ def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, m
             log = open(checked_output(log_path), "w")
         report = api.bench_agent(ruleset, agent, games=games, seed=seed, on_error=on_error,
                                  max_failures=max_failures, options=options, log=log,
-                                 target=target, progress=progress)
+                                 target=target, players=players, sheet=sheet,
+                                 opponent_sheet=opponent_sheet, progress=progress)
     finally:
         agent.close()
         if log:
