@@ -216,7 +216,8 @@ def test_commands_a_game_lacks_say_so_in_one_line():
                     "duel": ["duel", name], "table": ["table", name],
                     "advise": ["advise", name, "--dice", *DICE],
                     "bench-agent": ["bench-agent", name, "--agent", "x:y"],
-                    "review": ["review", name, os.devnull]}[command]
+                    "review": ["review", name, os.devnull],
+                    "chance": ["chance", name, "--target", "100"]}[command]
             one_error_line(run(*args), f"{name} has no `{command}`")
 
 
