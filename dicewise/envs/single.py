@@ -1,0 +1,226 @@
+"""The single-player environment: one game of a ruleset, decision by decision, with the oracle.
+
+``DicewiseEnv`` wraps the game's agent protocol (``Game.episode``): the observation is the
+episode's JSON observation encoded as a fixed Dict (``observe``), an action is an index
+into ``Game.action_space``, the reward is what ``Episode.apply`` returns (the points
+written, end-of-game bonuses when earned).  Before each decision the oracle values every
+action (``oracle``), so ``info`` carries the regret of the step just taken, the best
+action now and the expected final score of the position.
+
+**Dice.**  ``reset(seed=s)`` plays game 0 of the dice stream of seed ``s`` — the dice game 0
+of ``dicewise simulate --seed s`` meets — and ``reset(seed=s, options={"game": i})`` game i,
+so an agent is compared with ``simulate`` on the same dice (``options={"game": i}`` without
+a seed: game i of the current stream).  A ``reset()`` without a seed or a game plays game
+0 of a stream whose seed is drawn from the environment's generator: episodes are
+reproducible from the first seed.  A game that its very first throw ends (General's big
+general, 6 in 7776) has no decision and is no episode: ``reset`` plays the next game of the
+stream instead, and ``info["game"]`` says which game is played.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..errors import DicewiseError
+from ..solver.protocol import BadAction, Game
+from ..solver.rulesets.game import CategoryRuleset
+from .observe import encoder_for
+from .oracle import AdviceOracle, CategoryOracle, game_actions, solution
+
+#: What ``step`` does with an action the position does not allow.
+ILLEGAL = ("raise", "end")
+
+
+def action_key(action) -> Any:
+    """A hashable form of a JSON action (lists become tuples, objects sorted tuples)."""
+    if isinstance(action, dict):
+        return tuple(sorted((k, action_key(v)) for k, v in action.items()))
+    if isinstance(action, (list, tuple)):
+        return tuple(action_key(v) for v in action)
+    return action
+
+
+class DicewiseEnv(gym.Env):
+    """One ruleset as a Gymnasium environment (see the module docstring).
+
+    Args:
+        ruleset: a registered game name (or its protocol object) with an agent protocol.
+        oracle: value every decision (``info`` then holds the regret and the best action);
+            False skips that work, for faster training loops.
+        illegal_action: ``"raise"`` (BadAction naming the action and the legal ones) or
+            ``"end"`` (the episode terminates there with reward 0 and
+            ``info["illegal_action"]`` saying why: for tools that step unmasked random
+            actions, such as ``gymnasium.utils.env_checker.check_env``).
+        render_mode: None or ``"ansi"`` (the position as text).
+        table: a table file to load (built there if missing) instead of the cache's.
+        **options: the rule options of the game (``joker="forced"``...).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, ruleset, *, oracle: bool = True, illegal_action: str = "raise",
+                 render_mode: str | None = None, table=None, **options):
+        from ..api import make_rules
+
+        game, rules = make_rules(ruleset, options)
+        if "bench-agent" not in game.commands:
+            raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
+        if illegal_action not in ILLEGAL:
+            raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
+                                f"not {illegal_action!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise DicewiseError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        self.game: Game = game
+        self.rules = rules
+        self.actions = game_actions(game, rules)
+        self._index = {action_key(a): i for i, a in enumerate(self.actions)}
+        self.encoder = encoder_for(game, rules, self.actions)
+        self.action_space = spaces.Discrete(len(self.actions))
+        self.observation_space = self.encoder.space
+        self.solution = solution(game, rules, None if table is None else str(table))
+        self.illegal_action, self.render_mode = illegal_action, render_mode
+        self.exact = not self.solution.approximate
+        self.oracle = None
+        if oracle:
+            self.oracle = (CategoryOracle(rules, self.solution.payload.values)
+                           if isinstance(game, CategoryRuleset) and self.exact else
+                           AdviceOracle(self.solution, self.action_index, len(self.actions)))
+        self.episode = None
+        self.stream_seed: int | None = None
+        self.game_index = 0
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_index(self, action: dict) -> int:
+        """The index of a JSON action (canonical form first) in the action space."""
+        try:
+            return self._index[action_key(self.game.canonical_action(action))]
+        except KeyError:
+            raise BadAction(f"{action} is not an action of {self.game.name}") from None
+
+    def action_json(self, index: int) -> dict:
+        """The JSON action of an index (a fresh copy)."""
+        return _copy(self.actions[int(index)])
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now as booleans (the hook of sb3-contrib's MaskablePPO)."""
+        return self._mask > 0
+
+    def action_values(self) -> np.ndarray:
+        """The expected final score of every action now (``-inf`` where illegal): the
+        oracle's view of the current position (needs ``oracle=True``)."""
+        if self.oracle is None:
+            raise DicewiseError("this environment was made with oracle=False")
+        return self._q.copy()
+
+    # -- the Gymnasium API --------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        if seed is not None:
+            self.stream_seed = int(seed)
+        elif self.stream_seed is None or "game" not in options:
+            self.stream_seed = int(self.np_random.integers(2**31))
+        index = options.get("game", 0)
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
+            raise DicewiseError(f"options['game'] is a game number 0, 1, 2..., not {index!r}")
+        self.game_index = int(index)
+        self.episode = self.game.episode(self.solution, self.stream_seed, self.game_index)
+        while self.episode.done:  # its first throw ended it: no decision, so no episode
+            self.game_index += 1
+            self.episode = self.game.episode(self.solution, self.stream_seed, self.game_index)
+        self._observe()
+        return self._obs(), self._info(regret=0.0)
+
+    def step(self, action):
+        if self.episode is None:
+            raise DicewiseError("call reset() before step()")
+        if self.episode.done:
+            raise DicewiseError("the episode is over: call reset()")
+        a = int(action)
+        if not 0 <= a < len(self.actions) or not self._mask[a]:
+            why = self._illegal(a)
+            if self.illegal_action == "raise":
+                raise BadAction(why)
+            self._mask = np.zeros(len(self.actions), np.int8)
+            return self._obs(), 0.0, True, False, {**self._info(regret=0.0), "illegal_action": why}
+        regret = None
+        if self.oracle is not None:
+            regret = max(float(self._q[self._best] - self._q[a]), 0.0)
+        reward = float(self.episode.apply(self.actions[a]))
+        self._observe()
+        return self._obs(), reward, bool(self.episode.done), False, self._info(regret)
+
+    def render(self):
+        if self.render_mode != "ansi" or self.episode is None:
+            return None
+        obs = self._json
+        lines = [f"{self.game.name} game {self.game_index} of seed {self.stream_seed}, turn "
+                 f"{obs.get('turn')}" + (f", roll {obs['roll']}" if "roll" in obs else ""),
+                 f"dice {' '.join(map(str, obs.get('dice') or [])) or '-'}; "
+                 f"points {obs.get('points')}" + ("; over" if self.episode.done else "")]
+        lines += [f"  {k}: {v}" for k, v in obs.items()
+                  if isinstance(v, dict) and k not in ("options",) and v]
+        return "\n".join(lines) + "\n"
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _observe(self) -> None:
+        """Read the episode's observation, its legal actions and (with the oracle) its values."""
+        ep = self.episode
+        self._json = ep.observation()
+        self._mask = np.zeros(len(self.actions), np.int8)
+        self._q, self._best = None, -1
+        if ep.done:
+            return
+        for a in self._json.get("legal", ()):
+            self._mask[self._index[action_key(a)]] = 1
+        if isinstance(self.oracle, CategoryOracle):
+            self._q = self.oracle.action_values(ep.mask, ep.extra, ep.roll, ep.roll_number)
+            self._q[np.isfinite(self._q)] += ep.points
+            self._best = self.oracle.best(self._q)
+        elif self.oracle is not None:
+            self._q, self._best = self.oracle.action_values(self._json)
+        if self._q is not None and not np.array_equal(np.isfinite(self._q), self._mask > 0):
+            raise DicewiseError(f"{self.game.name}: the oracle and the episode disagree on the "
+                                "legal actions")  # a bug in the game's room, never the agent's
+
+    def _obs(self) -> dict:
+        return self.encoder.encode(self._json, self._mask.copy())
+
+    def _info(self, regret: float | None) -> dict:
+        info: dict[str, Any] = {"game": self.game_index, "seed": self.stream_seed,
+                                "score": float(self.episode.score)}
+        if self.oracle is None:
+            return info
+        done = self.episode.done
+        info["regret"] = float(regret or 0.0)
+        info["regret_is_exact"] = self.exact
+        if not self.exact:
+            info["error_estimate"] = self.solution.error_estimate
+        info["optimal_action"] = -1 if done else int(self._best)
+        # JSON text, not a dict: vector environments batch info dicts key by key
+        info["optimal_action_json"] = json.dumps(None if done else self.actions[self._best])
+        info["expected_score"] = float(self.episode.score if done else self._q[self._best])
+        return info
+
+    def _illegal(self, a: int) -> str:
+        if not 0 <= a < len(self.actions):
+            return f"action {a} is outside the action space (0..{len(self.actions) - 1})"
+        legal = [self.actions[i] for i in np.flatnonzero(self._mask)]
+        shown = ", ".join(map(str, legal[:12])) + (", ..." if len(legal) > 12 else "")
+        return f"action {a} ({self.actions[a]}) is not legal here (legal: {shown})"
+
+
+def _copy(action):
+    if isinstance(action, dict):
+        return {k: _copy(v) for k, v in action.items()}
+    if isinstance(action, list):
+        return [_copy(v) for v in action]
+    return action

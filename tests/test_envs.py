@@ -1,0 +1,534 @@
+"""The Gymnasium and PettingZoo environments (``dicewise/envs``) and their oracle.
+
+Proves: the batched oracle (``regret_batch``, ``CategoryOracle.judge``) equals the
+per-position advisor on positions of random play; the environments pass Gymnasium's
+``check_env`` and PettingZoo's ``api_test``, run under ``SyncVectorEnv``, reset
+reproducibly on the dice of ``simulate``'s stream and refuse illegal actions clearly; the
+native vector environment plays exactly as the single one, game by game; random, greedy
+and optimal agents through the environments reproduce ``simulate``'s means within their
+95% intervals, the optimal one with zero regret; the two-player oracle gives zero regret
+to win-optimal play; ``import dicewise.envs`` without gymnasium names the extra to
+install.  Only General and poker-programs are solved here (under a second each); the one
+Yahtzee test is marked slow.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+import dicewise.envs  # noqa: E402  (registers the environments)
+from dicewise.api import make_rules, simulate  # noqa: E402
+from dicewise.envs import regret_batch  # noqa: E402
+from dicewise.envs.agents import GreedyAgent, OptimalAgent, RandomAgent  # noqa: E402
+from dicewise.envs.oracle import category_oracle, solution  # noqa: E402
+from dicewise.errors import DicewiseError  # noqa: E402
+from dicewise.solver import dice  # noqa: E402
+from dicewise.solver.protocol import BadAction  # noqa: E402
+from dicewise.solver.stats import mean_ci95  # noqa: E402
+
+FAST = ("general", "poker-programs")
+
+
+def played_positions(name: str, games: int, seed: int, **options):
+    """Positions (and the random legal action taken) from random play of the vector env."""
+    env = gym.make_vec(dicewise.envs.env_id(name), num_envs=games, oracle=False, **options)
+    base = env.unwrapped
+    agent = RandomAgent(seed)
+    obs, info = env.reset(seed=seed)
+    rows = []
+    for _ in range(3 * base.rules.n_categories):
+        act = agent.act_batch(obs)
+        live = np.flatnonzero(obs["action_mask"].any(axis=1))
+        rows.append(np.stack([base.mask[live], base.extra[live], base.roll[live],
+                              base.roll_number[live], act[live]], axis=1))
+        obs, *_ = env.step(act)
+    return base, np.concatenate(rows)
+
+
+# -- the oracle against the advisor ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", FAST)
+def test_batched_regret_equals_the_advisor(name):
+    """Positions of random play: the batched regret and best value are the advisor's."""
+    game, rules = make_rules(name)
+    sol = solution(game, rules)
+    env = gym.make(dicewise.envs.env_id(name)).unwrapped
+    agent = RandomAgent(4)
+    positions, advised = [], []
+    for g in range(6):
+        obs, info = env.reset(seed=21, options={"game": g})
+        done = False
+        while not done:
+            ep = env.episode
+            a = agent.act(obs)
+            advice = game.advise_observation(sol, ep.observation())
+            chosen = advice.choice_for(env.actions[a])
+            positions.append((ep.mask, ep.extra, ep.roll, ep.roll_number, a))
+            advised.append((advice.best.expected - ep.points, chosen.loss))
+            obs, _, done, _, info = env.step(a)
+    m, e, r, k, a = np.array(positions).T
+    regret = regret_batch(name, m, e, r, k, a)
+    judged = category_oracle(game, rules).judge(m, e, r, k, a)
+    best, loss = np.array(advised).T
+    np.testing.assert_allclose(regret, loss, atol=1e-9)
+    np.testing.assert_allclose(judged.best_value, best, atol=1e-9)
+    again = category_oracle(game, rules).judge(m, e, r, k, judged.best_action)
+    assert np.abs(again.regret).max() < 1e-9
+
+
+def test_batched_regret_on_many_positions_matches_one_by_one():
+    """A large batch (several plan chunks) equals the same positions judged in small ones."""
+    base, rows = played_positions("general", 64, 9)
+    m, e, r, k, a = rows.T
+    oracle = category_oracle(base.game, base.rules)
+    whole = oracle.judge(m, e, r, k, a)
+    parts = [oracle.judge(*(x[i:i + 7] for x in (m, e, r, k, a))) for i in range(0, len(m), 7)]
+    np.testing.assert_allclose(whole.regret, np.concatenate([p.regret for p in parts]), atol=1e-9)
+    assert (whole.regret >= -1e-12).all() and whole.regret.max() > 0
+
+
+def test_batched_regret_refuses_bad_positions_and_actions():
+    base, rows = played_positions("general", 4, 2)
+    m, e, r, k, a = rows[:3].T
+    with pytest.raises(BadAction, match="position 0: action 5000"):
+        regret_batch("general", m, e, r, k, np.full(3, 5000))
+    full = (1 << 10) - 1
+    with pytest.raises(DicewiseError, match="out of range"):
+        regret_batch("general", [full], [0], [0], [1], [dice.N_KEEPS])
+    keep_six = int(dice.keep_index(dice.counts_of([6, 6, 6, 6, 6])))
+    ones = int(dice.roll_index(dice.counts_of([1, 1, 2, 3, 4])))
+    with pytest.raises(BadAction, match="cannot keep"):
+        regret_batch("general", [0], [0], [ones], [2], [keep_six])
+    with pytest.raises(BadAction, match="no roll is left"):
+        regret_batch("general", [0], [0], [ones], [3], [0])
+    big = int(dice.roll_index(dice.counts_of([4] * 5)))
+    with pytest.raises(DicewiseError, match="ended the game"):
+        regret_batch("general", [0], [0], [big], [1], [dice.N_KEEPS])
+    with pytest.raises(DicewiseError, match="category games"):
+        regret_batch("risk", [0], [0], [0], [1], [0])
+
+
+# -- the action space -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", FAST)
+def test_action_space_holds_every_legal_action(name):
+    game, rules = make_rules(name)
+    actions = game.action_space(rules)
+    assert len(actions) == dice.N_KEEPS + rules.n_categories
+    assert [a["write"] for a in actions[dice.N_KEEPS:]] == list(rules.category_names)
+    assert len({str(a) for a in actions}) == len(actions)
+    env = gym.make(dicewise.envs.env_id(name)).unwrapped
+    obs, _ = env.reset(seed=3)
+    for _ in range(12):
+        legal = env.episode.observation()["legal"]
+        indices = sorted(env.action_index(a) for a in legal)
+        assert indices == list(np.flatnonzero(obs["action_mask"]))
+        obs, *_ = env.step(RandomAgent(1).act(obs))
+
+
+def test_games_without_action_space_say_so():
+    from dicewise.solver.registry import get_game
+
+    with pytest.raises(DicewiseError, match="risk has no"):
+        get_game("risk").action_space(None)
+    with pytest.raises(DicewiseError, match="no agent protocol"):
+        dicewise.envs.DicewiseEnv("risk")
+
+
+# -- the Gymnasium API --------------------------------------------------------------------
+
+def test_ids_cover_every_game_with_an_agent_protocol():
+    assert dicewise.envs.ENV_IDS == {
+        "general": "dicewise/General-v0", "poker-programs": "dicewise/PokerPrograms-v0",
+        "yahtzee": "dicewise/Yahtzee-v0", "yatzy": "dicewise/Yatzy-v0",
+        "ryzykant": "dicewise/Ryzykant-v0", "poker-school": "dicewise/PokerSchool-v0"}
+    assert all(i in gym.registry for i in dicewise.envs.ENV_IDS.values())
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_check_env_passes(name):
+    """Gymnasium's checker steps unmasked random actions: illegal_action="end" ends the
+    episode on them (the default raises); no warning is tolerated."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(dicewise.envs.env_id(name), illegal_action="end")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+def test_the_issue_example_and_info_fields():
+    env = gym.make("dicewise/General-v0")
+    obs, info = env.reset(seed=7)
+    assert obs in env.observation_space and obs["action_mask"].dtype == np.int8
+    assert info["regret"] == 0 and info["regret_is_exact"] and info["game"] == 0
+    assert info["expected_score"] == pytest.approx(env.unwrapped.action_values().max())
+    best = info["optimal_action"]
+    assert env.unwrapped.action_json(best) == json.loads(info["optimal_action_json"])
+    action = env.action_space.sample(mask=obs["action_mask"])
+    q = env.unwrapped.action_values()
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert info["regret"] == pytest.approx(q[best] - q[action], abs=1e-12)
+    assert not truncated and obs in env.observation_space
+
+
+def test_reward_is_points_written_and_the_sheet_is_encoded():
+    env = gym.make("dicewise/PokerPrograms-v0").unwrapped
+    obs, info = env.reset(seed=5)
+    total, done = 0.0, False
+    while not done:
+        before = env.episode.points
+        obs, reward, done, _, info = env.step(info["optimal_action"])
+        total += reward
+        sheet = env.episode.observation()["sheet"]
+        names = env.rules.category_names
+        assert [sheet.get(n, 0) for n in names] == list(obs["sheet"])
+        assert [n in sheet for n in names] == list(obs["filled"])
+        if not done:
+            assert reward == pytest.approx(env.episode.points - before)
+    assert total == pytest.approx(env.episode.score) == pytest.approx(info["score"])
+    assert info["optimal_action"] == -1 and not obs["action_mask"].any()
+    with pytest.raises(DicewiseError, match="call reset"):
+        env.step(0)
+
+
+def test_reset_is_reproducible_and_walks_simulates_stream():
+    env = gym.make("dicewise/General-v0").unwrapped
+    a, _ = env.reset(seed=11)
+    b, _ = env.reset()
+    c, _ = env.reset(seed=11)
+    d, _ = env.reset()
+    for x, y in ((a, c), (b, d)):
+        assert all(np.array_equal(x[k], y[k]) for k in x)
+    stream = env.game.episode(env.solution, 11, 3).observation()["dice"]
+    obs, info = env.reset(seed=11, options={"game": 3})
+    assert info["game"] == 3 and list(obs["dice"]) == list(dice.counts_of(stream))
+    with pytest.raises(DicewiseError):
+        env.reset(options={"game": -1})
+
+
+def test_a_game_its_first_throw_ends_is_skipped():
+    """A game of the stream that opens with a big general is no episode: the next is played."""
+    game, rules = make_rules("general")
+    sol = solution(game, rules)
+    ended = next(i for i, ep in enumerate(game.episodes(sol, 0, 8000)) if ep.done)
+    env = gym.make("dicewise/General-v0").unwrapped
+    obs, info = env.reset(seed=0, options={"game": ended})
+    assert info["game"] == ended + 1 and obs["action_mask"].any()
+
+
+def test_illegal_actions_raise_or_end():
+    env = gym.make("dicewise/General-v0").unwrapped
+    obs, _ = env.reset(seed=1)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(BadAction, match=rf"action {illegal} .* is not legal here \(legal: "):
+        env.step(illegal)
+    with pytest.raises(BadAction, match="outside the action space"):
+        env.step(10_000)
+    env = gym.make("dicewise/General-v0", illegal_action="end").unwrapped
+    env.reset(seed=1)
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert terminated and reward == 0 and "not legal" in info["illegal_action"]
+    with pytest.raises(DicewiseError, match="illegal_action"):
+        gym.make("dicewise/General-v0", illegal_action="ignore")
+
+
+def test_rule_options_are_make_keywords():
+    plain = gym.make("dicewise/General-v0", straight="plain").unwrapped
+    assert plain.rules.straight == "plain"
+    assert plain.solution.expected_score < solution(*make_rules("general")).expected_score
+    with pytest.raises(DicewiseError, match="unknown option"):
+        gym.make("dicewise/General-v0", jokers="forced")
+
+
+def test_render_ansi():
+    env = gym.make("dicewise/General-v0", render_mode="ansi")
+    env.reset(seed=2)
+    text = env.render()
+    assert text.startswith("general game 0 of seed 2, turn 1, roll 1") and "dice" in text
+
+
+def test_oracle_can_be_switched_off():
+    env = gym.make("dicewise/General-v0", oracle=False).unwrapped
+    obs, info = env.reset(seed=1)
+    assert "regret" not in info and "optimal_action" not in info
+    with pytest.raises(DicewiseError, match="oracle=False"):
+        env.action_values()
+
+
+# -- vector environments --------------------------------------------------------------------
+
+def test_sync_vector_env_runs_and_autoresets():
+    envs = gym.make_vec("dicewise/General-v0", num_envs=3, vectorization_mode="sync")
+    assert isinstance(envs, gym.vector.SyncVectorEnv)
+    obs, info = envs.reset(seed=4)
+    agent, ends = RandomAgent(0), 0
+    for _ in range(120):
+        obs, reward, terminated, truncated, info = envs.step(agent.act_batch(obs))
+        assert obs["action_mask"].shape == (3, envs.single_action_space.n)
+        assert info["regret"].shape == (3,) and (info["regret"] >= 0).all()
+        ends += int(terminated.sum())
+    assert ends >= 3
+    envs.close()
+
+
+def test_native_vector_env_plays_as_the_single_env():
+    """Sub-env j of the native vector env and a single env on the same game agree on every
+    observation, reward, termination, regret and expected score, step by step."""
+    n = 6
+    venv = gym.make_vec("dicewise/General-v0", num_envs=n)
+    assert type(venv).__name__ == "CategoryVectorEnv"
+    obs, info = venv.reset(seed=5)
+    singles = []
+    for j in range(n):
+        single = gym.make("dicewise/General-v0").unwrapped
+        o, i = single.reset(seed=5, options={"game": int(info["game"][j])})
+        singles.append((single, o, i))
+    rng = np.random.default_rng(0)
+    restart = np.zeros(n, bool)
+    for step in range(90):
+        for j, (single, o, i) in enumerate(singles):
+            for k in o:
+                assert np.array_equal(obs[k][j], o[k]), (step, j, k)
+            for k in ("regret", "expected_score", "score", "game"):
+                assert info[k][j] == pytest.approx(i[k], abs=1e-9), (step, j, k)
+            if i["optimal_action"] >= 0:  # ties may be broken apart; the values may not
+                q = single.action_values()
+                assert q[info["optimal_action"][j]] == pytest.approx(q.max(), abs=1e-9)
+        legal = obs["action_mask"] > 0
+        actions = (rng.random(legal.shape) * legal).argmax(axis=1)
+        obs, reward, terminated, _, info = venv.step(actions)
+        for j, (single, o, i) in enumerate(singles):
+            if restart[j]:
+                o, i = single.reset(seed=5, options={"game": int(info["game"][j])})
+                r, t = 0.0, False
+            else:
+                o, r, t, _, i = single.step(actions[j])
+            assert r == pytest.approx(reward[j]) and t == terminated[j]
+            singles[j] = (single, o, i)
+        restart = terminated.copy()
+
+
+def test_native_vector_env_refuses_illegal_actions():
+    venv = gym.make_vec("dicewise/General-v0", num_envs=2)
+    obs, _ = venv.reset(seed=1)
+    bad = np.array([int(np.flatnonzero(obs["action_mask"][j] == 0)[0]) for j in range(2)])
+    with pytest.raises(BadAction, match="sub-environment 0: action"):
+        venv.step(bad)
+    venv = gym.make_vec("dicewise/General-v0", num_envs=2, illegal_action="end")
+    venv.reset(seed=1)
+    obs, reward, terminated, _, info = venv.step(bad)
+    assert terminated.all() and info["illegal_action"].all() and (reward == 0).all()
+    obs, reward, terminated, _, info = venv.step(np.zeros(2, int))  # the next step restarts
+    assert not terminated.any() and obs["action_mask"].any(axis=1).all()
+
+
+# -- baselines through the environment ------------------------------------------------------
+
+def play_through(agent_for, games: int, seed: int, oracle: bool, name: str = "general"):
+    """Final scores of games 0..games-1 (those with a decision) and the total regret."""
+    venv = gym.make_vec(dicewise.envs.env_id(name), num_envs=256, oracle=oracle)
+    agent = agent_for(venv)
+    obs, info = venv.reset(seed=seed)
+    scores, regret = {}, 0.0
+    while (info["game"] < games).any():  # games 0..games-1 dealt and finished (or skipped)
+        obs, _, terminated, _, info = venv.step(agent.act_batch(obs, info))
+        if oracle:
+            regret += float(info["regret"].sum())
+        for j in np.flatnonzero(terminated):
+            if info["game"][j] < games:
+                scores[int(info["game"][j])] = info["score"][j]
+    return np.array(list(scores.values())), regret
+
+
+def overlap(scores, reference: np.ndarray) -> bool:
+    """The two means are within their combined 95% margins."""
+    lo, hi = mean_ci95(scores)
+    rlo, rhi = mean_ci95(reference)
+    return abs(scores.mean() - reference.mean()) <= np.hypot(hi - lo, rhi - rlo) / 2
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_random_and_greedy_agents_reproduce_simulate(policy):
+    agent_for = {"random": lambda env: RandomAgent(3), "greedy": GreedyAgent}[policy]
+    scores, _ = play_through(agent_for, 2000, 13, oracle=False)
+    reference = simulate("general", policy=policy, games=2000, seed=13).scores
+    assert overlap(scores, reference), (scores.mean(), reference.mean())
+
+
+def test_optimal_agent_scores_the_optimum_with_zero_regret():
+    scores, regret = play_through(lambda env: OptimalAgent(), 2000, 17, oracle=True)
+    optimum = solution(*make_rules("general")).expected_score
+    lo, hi = mean_ci95(scores)
+    assert lo <= optimum <= hi and regret < 1e-6
+
+
+def test_greedy_agent_single_env_matches_its_batch():
+    env = gym.make("dicewise/PokerPrograms-v0").unwrapped
+    agent = GreedyAgent(env)
+    obs, info = env.reset(seed=2)
+    done = False
+    while not done:
+        masks, extras, rolls, rn = agent.positions({k: v[None] for k, v in obs.items()})
+        ep = env.episode
+        position = (masks[0], extras[0], rolls[0], rn[0])
+        assert position == (ep.mask, ep.extra, ep.roll, ep.roll_number)
+        obs, _, done, _, info = env.step(agent.act(obs))
+
+
+# -- the approximate games ------------------------------------------------------------------
+
+def tiny_table(name: str, tmp_path):
+    """A table of the game built in no time: a zero value model (ryzykant) or zero feature
+    weights (poker-school), labelled approximate with an error estimate, as builds label."""
+    from dicewise.tables import store
+
+    game, rules = make_rules(name)
+    if name == "ryzykant":
+        from dicewise.solver.ryzykant.approx import ValueModel
+        from dicewise.solver.ryzykant.game import Fitted
+
+        payload = Fitted(ValueModel.zero())
+    else:
+        from dicewise.solver.poker_school.approx import Features, LinearEvaluator
+
+        payload = LinearEvaluator(rules, np.zeros(Features.of(rules).size))
+    meta = {"expected_score": 100.0, "approximate": True, "error_estimate": 7.5}
+    return store.save(game, rules, payload, meta, tmp_path / f"{name}.dwt")
+
+
+@pytest.mark.parametrize("name", ["ryzykant", "poker-school"])
+def test_approximate_games_label_their_oracle(name, tmp_path):
+    """Through the game's advisor: regret labelled approximate, with the error estimate."""
+    from gymnasium.utils.env_checker import check_env
+
+    table = tiny_table(name, tmp_path)
+    gid = dicewise.envs.env_id(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(gym.make(gid, table=table, illegal_action="end").unwrapped)
+    env = gym.make(gid, table=table).unwrapped
+    game = env.game
+    obs, info = env.reset(seed=3)
+    assert not info["regret_is_exact"] and info["error_estimate"] == 7.5
+    agent, done, steps = RandomAgent(2), False, 0
+    while not done and steps < 60:
+        advice = game.advise_observation(env.solution, env.episode.observation())
+        a = agent.act(obs)
+        assert json.loads(info["optimal_action_json"]) == advice.best.action
+        assert info["expected_score"] == pytest.approx(advice.best.expected)
+        obs, reward, done, _, info = env.step(a)
+        assert info["regret"] == pytest.approx(advice.choice_for(env.actions[a]).loss, abs=1e-9)
+        assert obs in env.observation_space
+        steps += 1
+
+
+def test_approximate_games_have_no_native_vector_env(tmp_path):
+    table = tiny_table("ryzykant", tmp_path)
+    envs = gym.make_vec("dicewise/Ryzykant-v0", num_envs=2, table=table)
+    assert isinstance(envs, gym.vector.SyncVectorEnv)
+    with pytest.raises(DicewiseError, match="category games"):
+        dicewise.envs.CategoryVectorEnv("ryzykant", 2, table=table)
+
+
+# -- two players ---------------------------------------------------------------------------
+
+def test_two_player_general_passes_the_pettingzoo_api_test():
+    from pettingzoo.test import api_test
+
+    env = dicewise.envs.two_player_general()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice on Dict observations
+        api_test(env, num_cycles=200)
+
+
+def play_two_player(env, seed: int, policy):
+    """(regret of each player, decisions the oracle judged, final reward of each player)."""
+    env.reset(seed=seed)
+    regrets, oracle_decisions = {a: 0.0 for a in env.possible_agents}, 0
+    final = {}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        regrets[agent] += info.get("win_regret", 0.0)
+        if terminated or truncated:
+            final[agent] = reward
+            env.step(None)
+            continue
+        oracle_decisions += "optimal_action" in info
+        env.step(policy(agent, obs, info))
+    return regrets, oracle_decisions, final
+
+
+def test_two_player_oracle_gives_win_optimal_play_no_regret():
+    env = dicewise.envs.two_player_general(oracle_open=3)
+    rng = np.random.default_rng(0)
+
+    def policy(agent, obs, info):
+        assert obs["to_move"][0] == 1 and obs["action_mask"].any()
+        if "optimal_action" in info:
+            assert 0 <= info["win_chance"] <= 1
+            return info["optimal_action"]
+        return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+    for seed in range(3):
+        regrets, judged, final = play_two_player(env, seed, policy)
+        assert judged > 0 and max(regrets.values()) < 1e-6
+        assert sorted(final.values()) in ([-1.0, 1.0], [0.0, 0.0])
+        winner = [a for a, r in final.items() if r == 1]
+        assert env.outcome == "draw" if not winner else env.outcome.startswith(winner[0])
+
+
+def test_two_player_random_play_gives_regret_and_zero_sum_rewards():
+    env = dicewise.envs.two_player_general(oracle_open=3)
+    rng = np.random.default_rng(1)
+    total, rewards = 0.0, []
+    for seed in range(3):
+        regrets, _, final = play_two_player(
+            env, seed, lambda a, obs, info: int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        total += sum(regrets.values())
+        rewards.append(sum(final.values()))
+    assert total > 0 and rewards == [0.0, 0.0, 0.0]
+    env.reset(seed=0)
+    obs = env.observe("player_1")
+    assert obs["to_move"][0] == 0 and not obs["action_mask"].any()
+    assert not obs["opponent_filled"].any() and not obs["opponent_sheet"].any()
+    with pytest.raises(BadAction):
+        env.step(10_000)
+
+
+# -- the optional extra --------------------------------------------------------------------
+
+def test_import_without_gymnasium_names_the_extra(monkeypatch):
+    for mod in list(sys.modules):
+        if mod == "dicewise.envs" or mod.startswith("dicewise.envs."):
+            monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.setitem(sys.modules, "gymnasium", None)
+    with pytest.raises(ImportError, match=r"pip install 'dicewise\[rl\]'"):
+        importlib.import_module("dicewise.envs")
+
+
+# -- a reference game ---------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_yahtzee_env_with_forced_jokers():
+    env = gym.make("dicewise/Yahtzee-v0", joker="forced").unwrapped
+    assert "counters" in env.observation_space.spaces and "extra" in env.observation_space.spaces
+    scores, regret = [], 0.0
+    for g in range(20):
+        obs, info = env.reset(seed=1, options={"game": g})
+        done = False
+        while not done:
+            obs, _, done, _, info = env.step(info["optimal_action"])
+            regret += info["regret"]
+            assert obs in env.observation_space
+        scores.append(info["score"])
+    assert regret < 1e-6 and 150 < np.mean(scores) < 350
