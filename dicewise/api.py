@@ -464,12 +464,11 @@ def chance(ruleset, *, target: int, sheet: str | None = None, options=None, tabl
            progress=None) -> Chance:
     """P(final ≥ target) from the start of the next turn with ``sheet``, playing for it, and
     under the expected-score policy, side by side."""
-    from .solver.sheet import parse_sheet
     from .solver.target import chance as chance_of, policy_target_values
 
     target = check_target(target)
     game, rules = for_command(ruleset, "chance", options)
-    written = parse_sheet(rules, sheet)
+    written = game.target_sheet(rules, sheet)
     base, tsol = _target_solutions(game, rules, target, table, progress)
     p = q = chance_of(rules, tsol.payload, written.mask, written.extra, written.points, target)
     if p < 1.0:  # else the target is reached for good, whatever the play
@@ -496,11 +495,10 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
 def _rank_for_target(game, base: Solution, tsol: Solution, sheet, dice, roll, target) -> Advice:
     from .solver.advice import advise_position
     from .solver.protocol import Choice
-    from .solver.sheet import parse_sheet
     from .solver.target import advise_target as rank
 
     rules = base.rules
-    sheet_ = parse_sheet(rules, sheet)
+    sheet_ = game.target_sheet(rules, sheet)
     ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
     by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
     expected = {str(c.action): c.expected for c in by_mean.choices}

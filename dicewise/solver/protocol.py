@@ -331,6 +331,16 @@ class Game(ABC):
         the games whose table is one: what play for a target compares with."""
         raise unsupported(self, "chance")
 
+    def target_sheet(self, rules, text: str | None):
+        """A sheet for play towards a target, as the category engine reads it (``sheet.Sheet``):
+        here only the empty sheet; games whose sheets are category sheets read them all."""
+        from .sheet import Sheet
+
+        if text:
+            raise DicewiseError(f"play for a target reads {self.name} sheets from the start of a "
+                                "game only: give no --sheet")
+        return Sheet((), (), 0, rules.initial_extra, 0)
+
     def players(self, rules) -> tuple[int, ...]:
         """The numbers of players the game is solved for (two: the race, solved exactly)."""
         return (1,)

@@ -160,6 +160,9 @@ class CategoryRuleset(Game):
             raise BadAction(f"unknown action {kind!r} (use keep or write)")
         return action
 
+    def target_sheet(self, rules: CategoryGame, text: str | None):
+        return parse_sheet(rules, text)
+
     def state_values(self, solution: Solution) -> StateValues:
         return solution.payload
 
