@@ -40,20 +40,22 @@ _PARENT_GROUPS = _parent_groups()
 _KEEP_TO_ROLL = dice.keep_to_roll()
 
 
-@lru_cache(maxsize=1)
-def sparse_keep_to_roll():
-    """The keep→roll probabilities (462, 252) as a sparse matrix."""
+@lru_cache(maxsize=2)
+def sparse_keep_to_roll(single: bool = False):
+    """The keep→roll probabilities (462, 252) as a sparse matrix (float32 if ``single``)."""
     # scipy is imported here, not at module import: it costs a whole-process advise ~0.3 s
     from scipy import sparse
 
-    return sparse.csr_matrix(_KEEP_TO_ROLL)
+    return sparse.csr_matrix(_KEEP_TO_ROLL.astype(np.float32) if single else _KEEP_TO_ROLL)
 
 
 def keep_values(roll_values: np.ndarray) -> np.ndarray:
-    """Expected value of every keep (462, B), given the value of every next roll (252, B)."""
+    """Expected value of every keep (462, B), given the value of every next roll (252, B);
+    float32 values stay float32 (the solvers that trade precision for memory use them)."""
+    single = roll_values.dtype == np.float32
     if roll_values.ndim == 1 or roll_values.shape[1] < 16:
-        return _KEEP_TO_ROLL @ roll_values
-    return sparse_keep_to_roll() @ roll_values
+        return (_KEEP_TO_ROLL.astype(np.float32) if single else _KEEP_TO_ROLL) @ roll_values
+    return sparse_keep_to_roll(single) @ roll_values
 
 
 def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray:
