@@ -153,3 +153,4 @@ def drop_older_rules(path) -> None:
     for old in path.parent.glob(f"{stem}-*{SUFFIX}"):
         if old != path and len(old.name) == len(path.name):
             old.unlink(missing_ok=True)
+            old.with_name(f".{old.name}.lock").unlink(missing_ok=True)
