@@ -1,16 +1,26 @@
-"""Ryzykant: the measurements behind the quality table of docs/ryzykant.md.
+"""Ryzykant: the measurements behind docs/ryzykant.md.
 
     python3 benchmarks/bench_ryzykant.py quality --games 200000 --seed 3
+    python3 benchmarks/bench_ryzykant.py search --games 1000 --seed 3 --positions 200
+    python3 benchmarks/bench_ryzykant.py diagnose --games 20000 --seed 3
     python3 benchmarks/bench_ryzykant.py exact
-    python3 benchmarks/bench_ryzykant.py endgame --positions 200 --seed 5
+    python3 benchmarks/bench_ryzykant.py endgame --positions 40 --seed 5
+    python3 benchmarks/bench_ryzykant.py bound --streams 200 --streams-long 40 --seed 0
     python3 benchmarks/bench_ryzykant.py budget
 
-``quality``: every policy on the same rolls (common random numbers), mean and 95% CI, and
-the paired difference solved − greedy.  ``exact``: reduced games solved exactly beside the
-fitted policy's exact value (no sampling error).  ``endgame``: positions of the full game
-with at most three rolls left (plus puściochy), taken from games of the solved policy,
-solved exactly from there.  ``budget``: table build time and advise latency.
-Run them with ``nice``: they take minutes.
+``quality``: every policy on the same rolls (common random numbers), mean and 95% CI, the
+paired difference of each against ``optimal`` and the gap to the outside one-roll
+look-ahead baseline (7,554 ± 19 over 100,000 games).  The previous fit (Monte-Carlo policy
+iteration alone, the table dicewise shipped before) is refitted with its own schedule.
+``search``: the ``search`` policy and ``optimal`` on the same games (paired), and searched
+advice (2 seconds) on positions of optimal games: time per decision, how often it changes
+the choice and what the deeper values say it gains.  ``diagnose``: where points are won and
+lost (per-sum marks and points, game length, open boxes at the end) and the Bellman
+residual by stage of the game, for the previous fit and the new model.  ``exact``: reduced
+games solved exactly beside every policy's exact value.  ``endgame``: positions of the
+full game with at most three rolls left, solved exactly.  ``bound``: the information-
+relaxation upper bound on reduced games, and the size of its inner problem on the full
+game.  ``budget``: table build time and advice latency.  Run them with ``nice``.
 """
 
 from __future__ import annotations
@@ -22,9 +32,16 @@ import time
 
 import numpy as np
 
+from dicewise.solver.ryzykant import approx, bound, exact, search
 from dicewise.solver.ryzykant import policy_table as game
-from dicewise.solver.ryzykant import approx, exact
-from dicewise.solver.ryzykant.rules import Position, Ryzykant, ruleset_from
+from dicewise.tables.cache import option_slug
+from dicewise.solver.ryzykant.rules import (VALUES, Position, Ryzykant, apply_splits, legal_splits,
+                                            ruleset_from)
+
+#: The outside one-roll look-ahead heuristic of issue 11 (100,000 games, common rolls).
+BASELINE = 7554.0
+#: The previous fit's schedule (Monte-Carlo policy iteration alone).
+PREVIOUS = {"iterations": 60, "games": 20_000, "seed": 1, "forget": 0.6}
 
 
 def _ci(x):
@@ -33,45 +50,176 @@ def _ci(x):
     return m, m - h, m + h
 
 
+def _print(**row):
+    print(json.dumps(row), flush=True)
+
+
+def _previous(rules):
+    """The previous fit for ``rules``, refitted once and kept beside the tables."""
+    path = game.cache_dir() / f"ryzykant-previous-{option_slug(rules.options)}-{game.rules_digest()}.npy"
+    if path.exists():
+        return approx.ValueModel(np.load(path))
+    t = time.perf_counter()
+    previous, _ = approx.fit(rules, **PREVIOUS)
+    _print(previous_fit_seconds=round(time.perf_counter() - t, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, previous.delta)
+    return previous
+
+
+def _tables(rules, rebuild=False):
+    """The policy table (built or loaded) and the previous fit for ``rules``."""
+    return game.load_or_build(rules, rebuild=rebuild), _previous(rules)
+
+
+def _policies(rules, table, previous, seed):
+    return {"random": game.make_policy("random", rules, table, seed),
+            "greedy": game.make_policy("greedy", rules, table, seed),
+            "previous": approx.model_policy(previous, rules, 0),
+            "value": game.make_policy("value", rules, table, seed),
+            "optimal": game.make_policy("optimal", rules, table, seed)}
+
+
 def quality(args):
     rules = ruleset_from(args.option)
-    table = game.load_or_build(rules, rebuild=args.rebuild)
+    table, previous = _tables(rules, args.rebuild)
     scores = {}
-    for name in ("solved", "greedy", "random"):
+    for name, pol in _policies(rules, table, previous, args.seed).items():
         t = time.perf_counter()
-        pol = game.make_policy(name, rules, table, args.seed)
-        scores[name] = game.play(rules, pol, args.games, args.seed).scores
-        m, lo, hi = _ci(scores[name])
-        print(json.dumps({"policy": name, "games": args.games, "seed": args.seed, "mean": m,
-                          "ci95": [lo, hi], "seconds": round(time.perf_counter() - t, 1)}), flush=True)
-    m, lo, hi = _ci(scores["solved"] - scores["greedy"])
-    print(json.dumps({"paired": "solved - greedy", "mean": m, "ci95": [lo, hi]}))
+        played = game.play(rules, pol, args.games, args.seed)
+        scores[name] = played.scores
+        m, lo, hi = _ci(played.scores)
+        _print(policy=name, games=args.games, seed=args.seed, mean=m, ci95=[lo, hi],
+               mean_rolls=float(played.rolls.mean()), seconds=round(time.perf_counter() - t, 1))
+    for name in scores:
+        if name != "optimal":
+            m, lo, hi = _ci(scores["optimal"] - scores[name])
+            _print(paired=f"optimal - {name}", mean=m, ci95=[lo, hi])
+    m, lo, hi = _ci(scores["optimal"])
+    _print(baseline=BASELINE, optimal_minus_baseline=m - BASELINE,
+           ci95=[lo - BASELINE, hi - BASELINE], note="the baseline's own ±19 is not included")
+
+
+def _decisions(rules, table, games, seed, k):
+    """k positions (with their roll) met by the optimal policy, sampled over its games."""
+    rec = approx.play_games(rules, approx.model_policy(table.model, rules), games, [seed, 17],
+                            record=True)
+    up, lo = approx.visited(rec)
+    rng = np.random.default_rng(seed)
+    pick = rng.choice(len(up), size=min(k, len(up)), replace=False)
+    rolls = approx.draw_rolls(rng, len(pick))
+    out = []
+    for i, r in zip(pick, rolls):
+        pos = Position(tuple(map(int, up[i])), tuple(map(int, lo[i])))
+        if rules.puscioch == "reroll" and legal_splits(np.array([pos.lower]), np.array([r]))[1][0]:
+            continue     # thrown again
+        out.append((pos, int(r)))
+    return out
+
+
+def search_bench(args):
+    rules = ruleset_from(args.option)
+    table = game.load_or_build(rules)
+    # Searched advice on positions of optimal games: latency and what it changes.
+    rows = []
+    for pos, roll in _decisions(rules, table, 200, args.seed, args.positions):
+        found = search.search(table.model, rules, pos, roll, seconds=args.seconds)
+        done = ~np.isnan(found.searched)
+        table_slot = int(found.slots[int(np.argmax(found.table))])
+        best = found.best_slot()
+        q2_table = found.searched[list(found.slots).index(table_slot)]
+        gain = float(np.nanmax(found.searched) - q2_table) if not np.isnan(q2_table) else math.nan
+        rows.append((found.seconds, best != table_slot, gain, done.all(), len(found.slots)))
+    secs, changed, gain, complete, n = map(np.array, zip(*rows))
+    m, lo, hi = _ci(gain[~np.isnan(gain)])
+    _print(searched_advice_positions=len(rows), seconds_mean=float(secs.mean()),
+           seconds_p95=float(np.percentile(secs, 95)), seconds_max=float(secs.max()),
+           complete_share=float(complete.mean()), changed_share=float(changed.mean()),
+           depth2_gain_per_decision=m, ci95=[lo, hi], splits_mean=float(n.mean()))
+    # The search policy in simulation, paired with optimal on the same games.
+    t = time.perf_counter()
+    opt = approx.play_games(rules, game.make_policy("optimal", rules, table), args.games,
+                            [args.seed, 0]).scores
+    t_opt = time.perf_counter() - t
+    t = time.perf_counter()
+    sea = approx.play_games(rules, game.make_policy("search", rules, table), args.games,
+                            [args.seed, 0]).scores
+    t_sea = time.perf_counter() - t
+    for name, s, secs_ in (("optimal", opt, t_opt), ("search", sea, t_sea)):
+        m, lo, hi = _ci(s)
+        _print(policy=name, games=args.games, stream=[args.seed, 0], mean=m, ci95=[lo, hi],
+               seconds=round(secs_, 1))
+    m, lo, hi = _ci(sea - opt)
+    _print(paired="search - optimal", mean=m, ci95=[lo, hi])
+
+
+def _profile(rules, name, played):
+    up = played.upper
+    pts = exact._FS[np.arange(11)[None, :], up]
+    open_pen = np.where(up % 5 > 0, (5 - up % 5) * VALUES[None, :] * 2 ** (up // 5), 0).sum(axis=1)
+    _print(policy=name, mean=float(played.scores.mean()), mean_rolls=float(played.rolls.mean()),
+           rolls_hist={int(k): int(v) for k, v in enumerate(np.bincount(played.rolls)) if v},
+           sums_opened=float((up > 0).sum(axis=1).mean()),
+           open_boxes_at_end=float((up % 5 > 0).sum(axis=1).mean()),
+           open_penalty_at_end=float(open_pen.mean()),
+           closed_boxes_points=float((played.scores + open_pen).mean()),
+           marks_per_sum=np.round(up.mean(axis=0), 2).tolist(),
+           points_per_sum=np.round(pts.mean(axis=0), 0).tolist(),
+           best_sum_boxes=np.bincount((up // 5).max(axis=1)).tolist())
+
+
+def diagnose(args):
+    rules = ruleset_from(args.option)
+    table, previous = _tables(rules)
+    pols = _policies(rules, table, previous, args.seed)
+    del pols["random"]
+    # The previous model with the new policy's one-roll lookahead: how much of the gain
+    # the exact next-roll expectation alone brings.
+    pols["previous + lookahead"] = approx.model_policy(previous, rules, 1)
+    for name, pol in pols.items():
+        if args.only and name not in args.only:
+            continue
+        _profile(rules, name, game.play(rules, pol, args.games, args.seed))
+    if args.only:
+        return
+    # Bellman residual V − TV by stage, on positions each model's own policy visits.
+    for name, model, look in (("previous", previous, 0), ("new", table.model, 1)):
+        rec = approx.play_games(rules, approx.model_policy(model, rules, look), 300, [args.seed, 5],
+                                record=True)
+        up, lo = approx.visited(rec)
+        stage = np.concatenate([np.full(len(v[0]), i) for i, v in enumerate(rec.visits)])
+        res = approx.bellman_residual(model, rules, up, lo)
+        for a, b in ((0, 5), (5, 10), (10, 15), (15, 20), (20, 24), (24, 27), (27, 99)):
+            m = (stage >= a) & (stage < b)
+            if m.any():
+                _print(model=name, rolls_played=[a, b - 1], positions=int(m.sum()),
+                       mean_residual=float(res[m].mean()), rms=float(np.sqrt((res[m] ** 2).mean())))
 
 
 def exact_variants(args):
-    for opts in (["end_marks=1"], ["end_marks=2", "puscioch=reroll"]):
+    variants = [["end_marks=1"], ["end_marks=2", "puscioch=reroll"], ["end_marks=2"]]
+    for opts in variants:
         rules = ruleset_from(opts)
         t = time.perf_counter()
-        table = game.build(rules)
+        table, previous = _tables(rules)
         build_s = time.perf_counter() - t
         t = time.perf_counter()
-        res = exact.solve(rules, policy=table.model.dense())
-        greedy = exact.solve(rules, policy="greedy").policy_value
-        gap = res.optimum - res.policy_value
-        print(json.dumps({"options": opts, "optimum": res.optimum, "policy": res.policy_value,
-                          "gap": gap, "gap_percent_of_abs_optimum": 100 * gap / abs(res.optimum),
-                          "greedy": greedy, "greedy_gap": res.optimum - greedy,
-                          "states": res.states, "build_seconds": round(build_s, 1),
-                          "exact_seconds": round(time.perf_counter() - t, 1)}), flush=True)
+        pols = {"optimal": table.model, "value": table.model.with_lookahead(0),
+                "search": table.model.with_lookahead(2), "previous": previous, "greedy": "greedy"}
+        if rules.end_marks > 1 and not args.search:
+            del pols["search"]
+        opt = exact.optimum(rules, pols, max_puscioch=args.max_puscioch)
+        _print(**opt.as_dict(), gap_percent_of_abs_optimum={
+            k: 100 * opt.gap(k) / abs(opt.value) for k in pols},
+            build_seconds=round(build_s, 1), exact_seconds=round(time.perf_counter() - t, 1))
 
 
 def endgame(args):
     rules = Ryzykant()
-    table = game.load_or_build(rules)
-    dense = table.model.dense()
+    table, previous = _tables(rules)
     rng = np.random.default_rng(args.seed)
-    # Play the solved policy; stop each game at its first position with <= 3 rolls left.
-    played = approx.play_games(rules, approx.model_policy(dense, rules), args.positions * 3,
+    # Play the optimal policy; stop each game at its first position with <= 3 rolls left.
+    played = approx.play_games(rules, approx.model_policy(table.model, rules), args.positions * 3,
                                [args.seed, 1], record=True)
     starts = {}
     for idx, up, lo in played.visits:
@@ -82,22 +230,54 @@ def endgame(args):
             if exact.max_rolls(rules, pos, 0) <= 3:
                 starts[i] = pos
     picks = rng.choice(sorted(starts), size=min(args.positions, len(starts)), replace=False)
+    names = ("optimal", "value", "previous", "greedy")
     rows = []
     t = time.perf_counter()
     for i in picks:
-        pos = starts[i]
-        res = exact.solve(rules, pos, policy=dense, max_puscioch=1)
-        g = exact.solve(rules, pos, policy="greedy", max_puscioch=1).policy_value
-        rows.append((res.optimum, res.policy_value, g, pos.score))
+        res = exact.solve(rules, starts[i], max_puscioch=1, policies={
+            "optimal": table.model, "value": table.model.with_lookahead(0), "previous": previous,
+            "greedy": "greedy"})
+        rows.append([res.optimum] + [res.policy_values[n] for n in names])
     rows = np.array(rows)
-    gap = rows[:, 0] - rows[:, 1]
-    m, lo, hi = _ci(gap)
-    gm, glo, ghi = _ci(rows[:, 0] - rows[:, 2])
-    print(json.dumps({"positions": len(rows), "mean_optimum": rows[:, 0].mean(),
-                      "mean_policy": rows[:, 1].mean(), "mean_gap": m, "gap_ci95": [lo, hi],
-                      "max_gap": gap.max(), "share_optimal": float((gap < 1e-6).mean()),
-                      "mean_greedy_gap": gm, "greedy_gap_ci95": [glo, ghi],
-                      "seconds": round(time.perf_counter() - t, 1)}))
+    out = {"positions": len(rows), "mean_optimum": float(rows[:, 0].mean())}
+    for j, n in enumerate(names, 1):
+        m, lo, hi = _ci(rows[:, 0] - rows[:, j])
+        out[n] = {"mean_gap": m, "ci95": [lo, hi], "max_gap": float((rows[:, 0] - rows[:, j]).max()),
+                  "share_optimal": float((rows[:, 0] - rows[:, j] < 1e-6).mean())}
+    _print(**out, seconds=round(time.perf_counter() - t, 1))
+
+
+def bound_bench(args):
+    for opts, streams in ((["end_marks=2", "puscioch=reroll"], args.streams),
+                          (["end_marks=2"], args.streams), (["end_marks=3"], args.streams),
+                          (["end_marks=4"], args.streams_long)):
+        rules = ruleset_from(opts)
+        table = game.load_or_build(rules)
+        try:
+            res = bound.information_bound(table.model, rules, streams=streams, seed=args.seed)
+        except bound.TooLarge as e:
+            _print(options=opts, obstacle=str(e))
+            continue
+        _print(options=opts, streams=res.streams, bound=res.bound, bound_ci95=list(res.bound_ci95),
+               policy=res.policy, policy_ci95=list(res.policy_ci95), gap=res.gap,
+               gap_ci95=list(res.gap_ci95), max_states=res.max_states,
+               seconds=round(res.seconds, 1), eval_policy_mean=table.meta["expected_score"])
+    # The full game: how the inner problem of one stream grows, roll by roll.
+    rules = Ryzykant()
+    stream = approx.draw_rolls(np.random.default_rng([args.seed, 0]), 200)
+    U, L = np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64)
+    counts = []
+    t = time.perf_counter()
+    for roll in stream:
+        legal, pusc = legal_splits(L, np.full(len(U), roll))
+        gi, ji = np.nonzero(legal)
+        U2, L2, ended = apply_splits(rules, U[gi], L[gi], np.full(len(gi), roll), ji, pusc[gi])
+        key = np.unique(np.concatenate([U2[~ended], L2[~ended]], axis=1), axis=0)
+        U, L = key[:, :11].copy(), key[:, 11:].copy()
+        counts.append(len(U))
+        if len(U) > args.full_limit:
+            break
+    _print(full_game_positions_per_roll=counts, seconds=round(time.perf_counter() - t, 1))
 
 
 def budget(args):
@@ -111,9 +291,13 @@ def budget(args):
     pos = Position((0, 0, 0, 0, 4, 7, 5, 0, 0, 0, 0), (0, 5, 0, 0, 3, 0))
     ranked = game.advise(rules, tab, pos, [3, 4, 4, 5, 6])
     advise_s = time.perf_counter() - t
-    print(json.dumps({"build_seconds": round(build_s, 1), "advise_seconds_after_import": round(advise_s, 3),
-                      "best": ranked[0].as_dict(), "expected_score": table.meta["expected_score"],
-                      "error_estimate": table.meta["error_estimate"]}))
+    t = time.perf_counter()
+    searched = game.search_advise(rules, tab, pos, [3, 4, 4, 5, 6])
+    search_s = time.perf_counter() - t
+    _print(build_seconds=round(build_s, 1), advise_seconds_after_import=round(advise_s, 3),
+           search_advise_seconds=round(search_s, 3), best=ranked[0].as_dict(),
+           searched_best=searched[0].as_dict(), expected_score=table.meta["expected_score"],
+           error_estimate=table.meta["error_estimate"])
 
 
 def main():
@@ -124,14 +308,33 @@ def main():
     q.add_argument("--seed", type=int, default=3)
     q.add_argument("-o", "--option", action="append", default=[])
     q.add_argument("--rebuild", action="store_true")
-    sub.add_parser("exact")
+    s = sub.add_parser("search")
+    s.add_argument("--games", type=int, default=1000)
+    s.add_argument("--seed", type=int, default=3)
+    s.add_argument("--positions", type=int, default=200)
+    s.add_argument("--seconds", type=float, default=2.0)
+    s.add_argument("-o", "--option", action="append", default=[])
+    d = sub.add_parser("diagnose")
+    d.add_argument("--games", type=int, default=20_000)
+    d.add_argument("--seed", type=int, default=3)
+    d.add_argument("-o", "--option", action="append", default=[])
+    d.add_argument("--only", action="append", default=[], help="profile only these policies")
+    x = sub.add_parser("exact")
+    x.add_argument("--max-puscioch", type=int, default=1)
+    x.add_argument("--search", action="store_true", help="also value the search policy exactly")
     e = sub.add_parser("endgame")
-    e.add_argument("--positions", type=int, default=200)
+    e.add_argument("--positions", type=int, default=40)
     e.add_argument("--seed", type=int, default=5)
-    b = sub.add_parser("budget")
-    b.add_argument("--out", default=None)
+    b = sub.add_parser("bound")
+    b.add_argument("--streams", type=int, default=200)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--streams-long", type=int, default=40, help="streams for end_marks=4")
+    b.add_argument("--full-limit", type=int, default=1_500_000)
+    u = sub.add_parser("budget")
+    u.add_argument("--out", default=None)
     args = p.parse_args()
-    {"quality": quality, "exact": exact_variants, "endgame": endgame, "budget": budget}[args.what](args)
+    {"quality": quality, "search": search_bench, "diagnose": diagnose, "exact": exact_variants,
+     "endgame": endgame, "bound": bound_bench, "budget": budget}[args.what](args)
 
 
 if __name__ == "__main__":

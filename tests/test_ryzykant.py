@@ -298,3 +298,283 @@ def test_bellman_residual_is_zero_where_every_split_ends():
     model = approx.ValueModel.zero()
     res = approx.bellman_residual(model, rules, np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64))
     assert res[0] == pytest.approx(0.0 - opt)
+
+
+# -- the value model: counters, split values and the exact expectation, against brute force ------
+
+from fractions import Fraction
+
+from dicewise.solver.ryzykant import bound, policy_table, search
+
+
+def _random_model(seed: int = 0, lookahead: int = 0) -> approx.ValueModel:
+    """A value model with random cells (every term of V non-zero)."""
+    rng = np.random.default_rng(seed)
+    zero = approx.ValueModel.zero(with_counters=True)
+    return approx.ValueModel(rng.normal(0, 60, zero.delta.shape), rng.normal(0, 60, zero.gamma.shape),
+                             lookahead)
+
+
+def _position(rules, seed: int, steps: int):
+    """The position after ``steps`` random splits of a game (or fewer, if it ended)."""
+    rng = np.random.default_rng(seed)
+    pos = Position()
+    for _ in range(steps):
+        roll = int(approx.draw_rolls(rng, 1)[0])
+        moves = rz.moves(rules, pos, roll)
+        if rules.puscioch == "reroll" and moves[0].puscioch:
+            continue
+        nxt, ended = rz.play(rules, pos, roll, moves[rng.integers(len(moves))].slot)
+        if ended:
+            break
+        pos = nxt
+    return pos
+
+
+def _slow_value(model, pos):
+    return float(model.value(np.array([pos.upper]), np.array([pos.lower]))[0])
+
+
+def _slow_worth(rules, model, pos, roll, slot, depth):
+    """A split's worth straight from the rules: final score, V after it, or the expectation."""
+    nxt, ended = rz.play(rules, pos, roll, slot)
+    if ended:
+        return float(nxt.score)
+    if depth == 0:
+        return _slow_value(model, nxt)
+    return float(approx.expected_after(model, rules, np.array([nxt.upper]), np.array([nxt.lower]),
+                                       depth)[0])
+
+
+def _slow_expected(rules, model, pos, depth):
+    """E over the 252 rolls of the best split's worth at ``depth`` − 1 (rerolled puściochs
+    are thrown again: the other rolls' probabilities renormalised)."""
+    total = norm = 0.0
+    for roll in range(dice.N_ROLLS):
+        moves = rz.moves(rules, pos, roll)
+        if rules.puscioch == "reroll" and moves[0].puscioch:
+            continue
+        p = dice.ROLL_PROBABILITY[roll]
+        total += p * max(_slow_worth(rules, model, pos, roll, m.slot, depth - 1) for m in moves)
+        norm += p
+    return total / norm
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(0, 30))
+def test_counters_count_missing_marks_and_open_boxes(seed, extra):
+    up = np.random.default_rng(seed).integers(0, 12, size=(1, 11)) + extra
+    missing = sum((5 - n % 5) % 5 for n in up[0])
+    opened = sum(n % 5 > 0 for n in up[0])
+    assert approx.counters(up)[0].tolist() == [min(missing, 30), min(opened, 11)]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(2, 10), st.sampled_from(["score", "reroll"]), st.integers(0, 10 ** 6),
+       st.integers(0, 25))
+def test_expected_after_is_the_expectation_over_the_rolls(end_marks, pusc, seed, steps):
+    rules = Ryzykant(end_marks=end_marks, puscioch=pusc)
+    pos = _position(rules, seed, steps)
+    model = _random_model(seed % 7)
+    got = approx.expected_after(model, rules, np.array([pos.upper]), np.array([pos.lower]))[0]
+    assert got == pytest.approx(_slow_expected(rules, model, pos, 1), rel=1e-12, abs=1e-9)
+    # ... and the split values the policies rank are the worths the rules give.
+    roll = seed % dice.N_ROLLS
+    legal, pusc_ = rz.legal_splits(np.array([pos.lower]), np.array([roll]))
+    for look in (0, 1):
+        vals = approx.move_values(model.with_lookahead(look), rules, np.array([pos.upper]),
+                                  np.array([pos.lower]), np.array([roll]), legal, pusc_)[0]
+        for m in rz.moves(rules, pos, roll):
+            assert vals[m.slot] == pytest.approx(_slow_worth(rules, model, pos, roll, m.slot, look),
+                                                 rel=1e-12, abs=1e-9)
+        assert np.isneginf(vals[~legal[0]]).all()
+
+
+def test_expected_after_two_rolls_deep_is_the_expectation_of_one_roll_deep():
+    rules = Ryzykant(end_marks=3)
+    model = _random_model(3)
+    for seed, steps in ((1, 2), (2, 4)):
+        pos = _position(rules, seed, steps)
+        got = approx.expected_after(model, rules, np.array([pos.upper]), np.array([pos.lower]), 2)[0]
+        assert got == pytest.approx(_slow_expected(rules, model, pos, 2), rel=1e-12)
+
+
+def test_value_model_arrays_round_trip_and_bad_arrays_are_refused():
+    model = _random_model(1, lookahead=1)
+    back = approx.ValueModel.from_arrays(model.arrays())
+    assert np.array_equal(back.delta, model.delta) and np.array_equal(back.gamma, model.gamma)
+    assert back.lookahead == 1
+    older = approx.ValueModel.from_arrays({"delta": model.delta})   # tables of the previous fit
+    assert older.gamma is None and older.lookahead == 0
+    from dicewise.errors import TableError
+    for bad in ({}, {"delta": np.zeros(3)}, {"delta": model.delta, "gamma": np.zeros(3)},
+                {**model.arrays(), "lookahead": np.array([5])}):
+        with pytest.raises(TableError, match="rebuild"):
+            policy_table.from_arrays(bad)
+
+
+# -- exact values of the lookahead policies, and the exact optimum of reduced games -------------
+
+def test_exact_value_of_lookahead_policies_matches_simulation():
+    """Each policy's exact value equals its simulated mean (4 standard errors), and no policy
+    beats the optimum."""
+    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    start = Position((0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0), (1, 1, 0, 0, 0, 0))
+    model = _random_model(5)
+    pols = {d: model.with_lookahead(d) for d in (0, 1, 2)}
+    res = exact.solve(rules, start, policies=pols)
+    for d, m in pols.items():
+        assert res.policy_values[d] <= res.optimum + 1e-9
+        games = 600 if d == 2 else 4000          # two rolls deep is slow to simulate
+        played = approx.play_games(rules, approx.model_policy(m, rules), games, seed=8,
+                                   start_upper=start.upper, start_lower=start.lower)
+        s = played.scores
+        assert abs(s.mean() - res.policy_values[d]) < 4 * s.std() / np.sqrt(len(s))
+
+
+def test_one_roll_optimum_is_the_exact_fraction():
+    """The issue's reference: with end_marks=1 the optimum is −576815/972 = −593.4311."""
+    assert exact.one_roll_optimum() == Fraction(-576815, 972)
+    opt = exact.optimum(Ryzykant(end_marks=1), policies={"greedy": "greedy"})
+    assert opt.exact and opt.fraction == Fraction(-576815, 972)
+    assert opt.value == opt.lower == opt.upper == pytest.approx(-593.4310699588477)
+    assert opt.gap("greedy") == pytest.approx(0.0, abs=1e-9)   # every split ends the game
+    assert opt.as_dict()["fraction"] == "-576815/972"
+
+
+def test_variants_too_large_for_the_exact_optimum_are_refused():
+    with pytest.raises(DicewiseError, match="too large"):
+        exact.optimum(Ryzykant(end_marks=3))
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(2, 10), st.integers(0, 10 ** 6), st.integers(0, 30))
+def test_truncation_bounds_bracket_every_game(end_marks, seed, steps):
+    """No game from a position ends below its lower bound; the mean of any policy's games
+    stays below the upper bound."""
+    rules = Ryzykant(end_marks=end_marks)
+    pos = _position(rules, seed, steps)
+    lo, hi = exact.truncation_bounds(rules, [pos.upper], [pos.lower])
+    assert lo[0] <= pos.score <= hi[0]
+    rng = np.random.default_rng(seed)
+    for policy in (approx.greedy_policy(rules),
+                   lambda u, l, r, legal, p: np.argmax(np.where(legal, rng.random(legal.shape), -1), 1)):
+        g = approx.play_games(rules, policy, 300, seed, start_upper=pos.upper, start_lower=pos.lower)
+        assert g.scores.min() >= lo[0] and g.scores.mean() <= hi[0]
+
+
+def test_truncated_optimum_is_bracketed_and_the_bracket_narrows():
+    """end_marks=2 with three faces chosen: the next roll ends the game unless it is a
+    puścioch; following one more puścioch narrows the proven bracket about 32-fold."""
+    rules = Ryzykant(end_marks=2)
+    start = Position((0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0), (1, 1, 1, 0, 0, 0))
+    zero = exact.solve(rules, start, max_puscioch=0)
+    one = exact.solve(rules, start, max_puscioch=1)
+    assert zero.truncated and one.truncated
+    for r in (zero, one):
+        assert r.lower <= r.optimum <= r.upper
+    assert max(zero.lower, one.lower) <= min(zero.upper, one.upper)   # both hold the optimum
+    assert one.upper - one.lower < (zero.upper - zero.lower) / 10
+    assert one.optimum == pytest.approx(_brute(rules, start.upper, start.lower, 1), abs=1e-9)
+
+
+# -- the information-relaxation bound -----------------------------------------------------------
+
+def _slow_inner(rules, model, pos, stream, t=0):
+    """max over every sequence of splits along ``stream`` of final − Σ penalties (plain Python)."""
+    roll = int(stream[t])
+    moves = rz.moves(rules, pos, roll)
+    if rules.puscioch == "reroll" and moves[0].puscioch:
+        return _slow_inner(rules, model, pos, stream, t + 1)
+    worth = [_slow_worth(rules, model, pos, roll, m.slot, 0) for m in moves]
+    ahead = float(approx.expected_after(model, rules, np.array([pos.upper]), np.array([pos.lower]))[0])
+    best = -np.inf
+    for m in moves:
+        nxt, ended = rz.play(rules, pos, roll, m.slot)
+        best = max(best, float(nxt.score) if ended else _slow_inner(rules, model, nxt, stream, t + 1))
+    return best - (max(worth) - ahead)
+
+
+@pytest.mark.parametrize("pusc", ["score", "reroll"])
+def test_stream_bound_is_the_best_penalised_path(pusc):
+    rules = Ryzykant(end_marks=2, puscioch=pusc)
+    start = Position((0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 0))
+    model = _random_model(2)
+    for seed in range(3):
+        stream = approx.draw_rolls(np.random.default_rng([seed, 4]), 40)
+        got = bound.stream_bound(model, rules, stream, start=start)
+        assert got.bound == pytest.approx(_slow_inner(rules, model, start, stream), rel=1e-12)
+        assert got.bound >= got.policy - 1e-9    # the policy's path is one of the paths
+
+
+def test_bound_of_the_one_roll_game_is_its_optimum_on_every_stream():
+    """With one roll the penalty leaves exactly E max (the optimum) on every stream."""
+    rules = Ryzykant(end_marks=1)
+    res = bound.information_bound(approx.ValueModel.zero(), rules, streams=5, seed=1)
+    assert res.bound == pytest.approx(float(Fraction(-576815, 972)))
+    assert res.bound_ci95[1] - res.bound_ci95[0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_inner_problem_of_the_full_game_is_too_large():
+    rules = Ryzykant()
+    stream = approx.draw_rolls(np.random.default_rng(0), 200)
+    with pytest.raises(bound.TooLarge, match="positions after"):
+        bound.stream_bound(approx.ValueModel.zero(), rules, stream, max_states=20_000)
+
+
+# -- search and the table's policies ------------------------------------------------------------
+
+def test_search_values_every_split_two_rolls_deep():
+    rules = Ryzykant(end_marks=3)
+    model = _random_model(4, lookahead=1)
+    pos = _position(rules, 3, 2)
+    roll = 77
+    found = search.search(model, rules, pos, roll, seconds=60)
+    assert found.complete and found.depth == 2
+    for slot, q1, q2 in zip(found.slots, found.table, found.searched):
+        assert q1 == pytest.approx(_slow_worth(rules, model, pos, roll, slot, 1), rel=1e-12)
+        assert q2 == pytest.approx(_slow_worth(rules, model, pos, roll, slot, 2), rel=1e-12)
+    # The search policy deepening every split plays the best of these.
+    legal, pusc = rz.legal_splits(np.array([pos.lower]), np.array([roll]))
+    choice = search.search_policy(model, rules, top=15)(np.array([pos.upper]), np.array([pos.lower]),
+                                                        np.array([roll]), legal, pusc)[0]
+    assert choice == found.best_slot()
+
+
+def test_search_advice_ranks_searched_splits_with_the_table_value_beside():
+    rules = Ryzykant(end_marks=3)
+    table = policy_table.PolicyTable(_random_model(6, lookahead=1), {"error_estimate": 1.0})
+    pos = Position((0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 0))
+    plain = {(a.sums, a.fifth): a.expected for a in policy_table.advise(rules, table, pos, [1, 3, 4, 4, 6])}
+    ranked = policy_table.search_advise(rules, table, pos, [1, 3, 4, 4, 6], seconds=60)
+    assert {(a.sums, a.fifth) for a in ranked} == set(plain)
+    assert all(a.depth == 2 for a in ranked) and ranked[0].loss == 0
+    assert all(x.expected >= y.expected for x, y in zip(ranked, ranked[1:]))
+    for a in ranked:
+        assert a.table_expected == pytest.approx(plain[(a.sums, a.fifth)])
+        assert a.as_dict()["depth"] == 2
+
+
+def test_policy_names_and_aliases():
+    rules = Ryzykant(end_marks=3)
+    table = policy_table.PolicyTable(_random_model(7, lookahead=1), {})
+    pos = _position(rules, 9, 3)
+    up, lo = np.array([pos.upper]), np.array([pos.lower])
+    legal, pusc = rz.legal_splits(lo, np.array([5]))
+    picks = {name: policy_table.make_policy(name, rules, table)(up, lo, np.array([5]), legal, pusc)[0]
+             for name in policy_table.POLICIES}
+    assert picks["solved"] == picks["optimal"]
+    with pytest.raises(DicewiseError, match="unknown policy"):
+        policy_table.make_policy("clever", rules, table)
+
+
+def test_tiny_build_measures_the_lookahead_policy():
+    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    table = policy_table.build(rules, rounds=2, games=600, eval_games=300)
+    m = table.meta
+    assert table.model.lookahead == policy_table.LOOKAHEAD and table.model.gamma is not None
+    assert m["refine_rounds"] == policy_table.refine_schedule(2, 600)[0]
+    assert m["ci95"][0] <= m["expected_score"] <= m["ci95"][1]
+    assert m["error_estimate"] >= m["bellman_residual_rms"] >= 0
+    again = policy_table.from_arrays(table.arrays(), m)
+    assert np.array_equal(again.model.gamma, table.model.gamma) and again.model.lookahead == 1

@@ -8,24 +8,35 @@ per roll outcome), then valued backward with the exact expectation over the 252 
 The game is finite when puściochs cannot happen or are thrown again (``puscioch=reroll``);
 with ``puscioch=score`` a player may roll any number of puściochs, so the search stops
 after ``max_puscioch`` of them: a position reached by one more is valued at its current
-score.  Such a position needs ``max_puscioch + 1`` rolls showing none of three faces,
-probability 1/32 each, which bounds how much the truncation can matter.
+score.  That truncated optimum is bracketed by two more backward passes that value those
+positions at proven bounds on their true value instead (``truncation_bounds``), so the
+untruncated optimum lies in ``[lower, upper]``; the bracket narrows by about 32 times per
+puścioch allowed (a puścioch needs a roll showing none of three faces, 1/32).
+
+Policies are valued on the same layers: a policy that plays the split of highest worth,
+where a split's worth is the value model after it (lookahead 0) or ``depth`` rolls of exact
+expectation before it (lookahead ``depth``), is valued exactly by computing that worth for
+every position of a layer once, by the same backward induction (``solve``'s ``policies``).
 
 Small enough: ``end_marks`` 1 or 2 from the empty sheet, or the last few rolls of any
-position (an endgame of the full game).
+position (an endgame of the full game); ``optimum`` says which, and refuses the rest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Mapping
 
 import numpy as np
 
+from ...errors import DicewiseError
 from .. import dice
-from .rules import (LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F,
-                       SPLIT_FIRST_AB, SPLIT_VALID, Position, Ryzykant, score)
-from .approx import _FS, move_values, prepare
+from .rules import (BOX, LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F,
+                    SPLIT_FIRST_AB, SPLIT_VALID, VALUES, Position, Ryzykant, score)
+from . import approx
+from .approx import _FS
 
 _EYE11 = np.eye(N_SUMS, dtype=np.int64)
 _EYE6 = np.eye(6, dtype=np.int64)
@@ -34,13 +45,18 @@ _BLOCK = 60_000
 
 @dataclass(frozen=True)
 class ExactResult:
-    """Optimal expected final score from the start, and a policy's exact expected score."""
+    """Optimal expected final score from the start, policies' exact expected scores, and,
+    when puściochs were cut off, a proven bracket ``[lower, upper]`` of the untruncated
+    optimum (both equal to ``optimum`` when nothing was cut)."""
 
     optimum: float
     policy_value: float | None
     states: int
     layers: int
     truncated: bool
+    lower: float = math.nan
+    upper: float = math.nan
+    policy_values: Mapping[str, float] = field(default_factory=dict)
 
 
 def max_rolls(ruleset: Ryzykant, pos: Position, max_puscioch: int) -> int:
@@ -55,7 +71,7 @@ def max_rolls(ruleset: Ryzykant, pos: Position, max_puscioch: int) -> int:
 class _Block:
     """A block of positions and everything about them that does not depend on the roll."""
 
-    def __init__(self, ruleset, U, L, key, dense):
+    def __init__(self, ruleset, U, L, key):
         self.U, self.L, self.key = U, L, key
         self.chosen = L > 0
         self.free = self.chosen.sum(axis=1) < LOWER_FACES
@@ -64,7 +80,6 @@ class _Block:
         fs_n = _FS[np.arange(N_SUMS)[None, :], U]
         self.gain1 = _FS[np.arange(N_SUMS)[None, :], U + 1] - fs_n          # (N, 11)
         self.gain2 = _FS[np.arange(N_SUMS)[None, :], U + 2] - fs_n
-        self.prep = None if dense is None else prepare(dense, U, L)
 
 
 def _moves(block: _Block, r, wu, wl):
@@ -90,13 +105,65 @@ def _moves(block: _Block, r, wu, wl):
     return dk, legal, pusc, ended, final, a, b, f
 
 
-def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
-          max_puscioch: int = 2, progress: Callable[[int], None] | None = None) -> ExactResult:
-    """The optimum from ``start`` (the empty sheet by default) and a policy's exact value.
+_C = 2.0 ** (2 / BOX)             # growth of a mark's worth over one roll's two marks
+_STEP = 2.0 ** (1 / BOX) - 1.0
+#: Lowest points each sum can ever reach from n marks on: a sheet's pathwise lower bound.
+_FLOOR = np.minimum.accumulate(_FS[:, ::-1], axis=1)[:, ::-1]
 
-    ``policy`` is None, ``"greedy"`` or a value model's dense table (``ValueModel.dense()``),
-    whose policy is valued exactly.  ``progress`` is called with 1 per layer, forward and
-    backward.
+
+def truncation_bounds(ruleset: Ryzykant, upper, lower) -> tuple[np.ndarray, np.ndarray]:
+    """Proven bounds ``(lo, hi)`` on the optimal expected final score from positions before
+    a roll, under any number of later puściochs.
+
+    lo: each sum's lowest points from its marks on (a box can only be opened, closed and
+    doubled; an open first box costs at most 4·v) — no play can end below it.  hi: a mark
+    raises a sum's points by at most v·2^k, k its boxes before it, so the i-th further mark
+    of the game adds at most Q·2^((i−1)/5), Q = max over sums of v·2^(n/5); the game lasts
+    X ≤ R + G more rolls, R the rolls its lower table allows without puściochs and G ≤ a
+    negative binomial count of 1/32 puściochs, so E[2^(2X/5)] ≤ (c·(31/32)/(1 − c/32))^R
+    with c = 2^(2/5), and the expected gain is at most Q·(E[2^(2X/5)] − 1)/(2^(1/5) − 1).
+    """
+    upper = np.asarray(upper, np.int64)
+    lower = np.asarray(lower, np.int64)
+    lo = _FLOOR[np.arange(N_SUMS)[None, :], upper].sum(axis=1)
+    e = ruleset.end_marks
+    chosen = lower > 0
+    room = np.where(chosen, e - 1 - lower, 0).sum(axis=1) + (LOWER_FACES - chosen.sum(axis=1)) * (e - 1)
+    R = room + 1
+    q = (VALUES[None, :] * 2.0 ** (upper / BOX)).max(axis=1)
+    growth = (_C * (31 / 32) / (1 - _C / 32)) ** R
+    hi = score(upper) + q * (growth - 1) / _STEP
+    return lo.astype(np.float64), hi
+
+
+def _policy_spec(policy):
+    """("greedy", None, 0) or ("model", Dense, lookahead) for a policy given to ``solve``."""
+    if isinstance(policy, str):
+        if policy != "greedy":
+            raise ValueError(f"unknown policy {policy!r}")
+        return "greedy", None, 0
+    dense = approx.as_dense(policy)
+    return "model", dense, dense.lookahead
+
+
+def _worth(dense, ruleset, depth, U, L):
+    """A model policy's worth of positions before a roll at ``depth`` (0: V)."""
+    if depth == 0:
+        return approx.values_before(dense, U, L)
+    return approx.expected_after(dense, ruleset, U, L, depth)
+
+
+def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
+          max_puscioch: int = 2, progress: Callable[[int], None] | None = None,
+          policies: Mapping | None = None) -> ExactResult:
+    """The optimum from ``start`` (the empty sheet by default) and policies' exact values.
+
+    ``policy`` (valued as ``policy_value``) and the values of ``policies`` (name -> policy,
+    valued in ``policy_values``) are ``"greedy"``, a ``ValueModel`` or its ``Dense`` tables:
+    the policy playing the split of highest worth at the model's lookahead, first slot on
+    ties, as in simulation.  With ``puscioch=score`` at most ``max_puscioch`` puściochs are
+    followed (module docstring); ``lower``/``upper`` bracket the untruncated optimum.
+    ``progress`` is called with 1 per layer, forward and backward.
     """
     start = start or Position()
     U0 = np.array(start.upper, dtype=np.int64)
@@ -110,15 +177,16 @@ def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
     wl = ru ** N_SUMS * rl ** np.arange(6, dtype=np.int64)
     lower0 = int(L0.sum())
     reroll = ruleset.puscioch == "reroll"
-    dense = policy if isinstance(policy, np.ndarray) else None
+    pols = {**({"policy": policy} if policy is not None else {}), **dict(policies or {})}
+    specs = {name: _policy_spec(p) for name, p in pols.items()}
 
     def key(U, L):
         return (U - U0) @ wu + (L - L0) @ wl
 
-    def blocks(U, L, with_policy=False):
+    def blocks(U, L):
         for lo in range(0, len(U), _BLOCK):
             Ub, Lb = U[lo:lo + _BLOCK], L[lo:lo + _BLOCK]
-            yield lo, _Block(ruleset, Ub, Lb, key(Ub, Lb), dense if with_policy else None)
+            yield lo, _Block(ruleset, Ub, Lb, key(Ub, Lb))
 
     # -- forward: the positions of each layer --------------------------------------------
     layers = [(np.array([key(U0, L0)]), U0[None], L0[None])]
@@ -154,44 +222,161 @@ def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
         layers.append((k, np.concatenate([x[1] for x in found])[first],
                        np.concatenate([x[2] for x in found])[first]))
 
-    # -- backward: optimum and policy value -----------------------------------------------
-    nxt_keys = np.zeros(1, dtype=np.int64)
-    nxt_v = nxt_pi = np.zeros(1)
+    # -- backward: optimum, its bracket, policy values and worths -------------------------
+    nxt = {"keys": np.zeros(1, dtype=np.int64), "v": np.zeros(1), "lo": np.zeros(1),
+           "hi": np.zeros(1), "pi": {n: np.zeros(1) for n in specs},
+           "worth": {n: [np.zeros(1)] * (d + 1) for n, (_, _, d) in specs.items()}}
     for t in range(len(layers) - 1, -1, -1):
         keys, U, L = layers[t]
-        V = np.zeros(len(U))
-        Vpi = np.zeros(len(U))
-        for lo, blk in blocks(U, L, with_policy=policy is not None):
+        N = len(U)
+        cur = {"keys": keys, "v": np.zeros(N), "lo": np.zeros(N), "hi": np.zeros(N),
+               "pi": {n: np.zeros(N) for n in specs}, "worth": {}}
+        for name, (kind, dense, depth) in specs.items():
+            if kind == "model":
+                cur["worth"][name] = [_worth(dense, ruleset, d, U, L) for d in range(min(depth, 1) + 1)]
+                cur["worth"][name] += [np.zeros(N) for _ in range(2, depth + 1)]
+        for lo, blk in blocks(U, L):
             n = len(blk.U)
-            acc, acc_pi, norm = np.zeros(n), np.zeros(n), np.zeros(n)
+            sl = slice(lo, lo + n)
+            acc = {"v": np.zeros(n), "lo": np.zeros(n), "hi": np.zeros(n), "norm": np.zeros(n)}
+            acc_pi = {name: np.zeros(n) for name in specs}
+            acc_w = {name: {d: np.zeros(n) for d in range(2, depth + 1)}
+                     for name, (_, _, depth) in specs.items()}
             for r in range(dice.N_ROLLS):
-                dk, legal, pusc, ended, final, _, _, _ = _moves(blk, r, wu, wl)
+                dk, legal, pusc, ended, final, a, b, f = _moves(blk, r, wu, wl)
                 pr = np.where(pusc, 0.0, dice.ROLL_PROBABILITY[r]) if reroll else \
                     np.full(n, dice.ROLL_PROBABILITY[r])
                 if not pr.any():
                     continue
                 k = blk.key[:, None] + dk
-                pos = np.minimum(np.searchsorted(nxt_keys, k), len(nxt_keys) - 1)
-                hit = (nxt_keys[pos] == k) & ~ended
-                val = np.where(hit, nxt_v[pos], final)
-                best = np.where(legal, val, -np.inf).max(axis=1)
-                acc += pr * np.where(pr > 0, best, 0.0)
-                norm += pr
-                if policy is not None:
-                    rolls = np.full(n, r)
-                    if dense is None:
+                pos = np.minimum(np.searchsorted(nxt["keys"], k), len(nxt["keys"]) - 1)
+                hit = (nxt["keys"][pos] == k) & ~ended
+                cut = legal & ~ended & ~hit                    # followed no further (puścioch)
+                if reroll:
+                    cut &= ~pusc[:, None]                      # thrown again: never played
+                if cut.any():
+                    rows, slots = np.nonzero(cut)
+                    Uc = blk.U[rows] + _EYE11[a[slots]] + _EYE11[b[slots]]
+                    Lc = blk.L[rows]
+                    if truncated:
+                        cut_lo, cut_hi = truncation_bounds(ruleset, Uc, Lc)
+
+                def succ(arr, at_cut=None):
+                    out = np.where(hit, arr[pos], final)
+                    if at_cut is not None and cut.any():
+                        out[rows, slots] = at_cut
+                    return out
+
+                def best(vals):
+                    return np.where(legal, vals, -np.inf).max(axis=1)
+
+                w = np.where(pr > 0, pr, 0.0)
+                acc["v"] += w * np.where(pr > 0, best(succ(nxt["v"])), 0.0)
+                if truncated:
+                    acc["lo"] += w * np.where(pr > 0, best(succ(nxt["lo"], cut_lo if cut.any() else None)), 0.0)
+                    acc["hi"] += w * np.where(pr > 0, best(succ(nxt["hi"], cut_hi if cut.any() else None)), 0.0)
+                acc["norm"] += pr
+                for name, (kind, dense, depth) in specs.items():
+                    def worth_at(d):
+                        fallback = _worth(dense, ruleset, d, Uc, Lc) if cut.any() else None
+                        return succ(nxt["worth"][name][d], fallback)
+                    for d in range(2, depth + 1):
+                        acc_w[name][d] += w * np.where(pr > 0, best(worth_at(d - 1)), 0.0)
+                    if kind == "greedy":
                         choice = np.argmax(np.where(legal, final, -np.inf), axis=1)
                     else:
-                        choice = np.argmax(move_values(dense, ruleset, blk.U, blk.L, rolls, legal,
-                                                       pusc, prep=blk.prep), axis=1)
-                    val_pi = np.where(hit, nxt_pi[pos], final)
-                    chosen = np.take_along_axis(val_pi, choice[:, None], axis=1)[:, 0]
-                    acc_pi += pr * np.where(pr > 0, chosen, 0.0)
-            V[lo:lo + n] = acc / norm
-            Vpi[lo:lo + n] = acc_pi / norm
-        nxt_keys, nxt_v, nxt_pi = keys, V, Vpi
+                        choice = np.argmax(np.where(legal, worth_at(depth), -np.inf), axis=1)
+                    chosen = np.take_along_axis(succ(nxt["pi"][name]), choice[:, None], axis=1)[:, 0]
+                    acc_pi[name] += w * np.where(pr > 0, chosen, 0.0)
+            norm = acc["norm"]
+            for x in ("v", "lo", "hi"):
+                cur[x][sl] = acc[x] / norm
+            for name in specs:
+                cur["pi"][name][sl] = acc_pi[name] / norm
+                for d, arr in acc_w[name].items():
+                    cur["worth"][name][d][sl] = arr / norm
+        nxt = cur
         if progress:
             progress(1)
     n_states = sum(len(x[0]) for x in layers)
-    return ExactResult(float(nxt_v[0]), float(nxt_pi[0]) if policy is not None else None,
-                       n_states, len(layers), truncated)
+    values = {name: float(nxt["pi"][name][0]) for name in specs}
+    lower, upper = ((float(nxt["lo"][0]), float(nxt["hi"][0])) if truncated
+                    else (float(nxt["v"][0]),) * 2)
+    return ExactResult(float(nxt["v"][0]), values.get("policy"), n_states, len(layers), truncated,
+                       lower, upper, {k: v for k, v in values.items() if k != "policy"})
+
+
+# -- the exact optimum of reduced games ------------------------------------------------------------
+
+#: The largest variants ``optimum`` solves: end_marks 1 and 2 from the empty sheet (end_marks=3
+#: has some 13 million positions after its sixth roll alone, out of reach here).
+MAX_END_MARKS = 2
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The optimum of a reduced game from the empty sheet, as exact as it can be made.
+
+    ``value`` is the optimum (of the game truncated after ``max_puscioch`` puściochs when
+    ``exact`` is False); the untruncated optimum lies in ``[lower, upper]`` (a proven
+    bracket; both equal ``value`` when exact).  ``fraction`` is the optimum as an exact
+    fraction where dicewise computes it in integers (end_marks=1), else None.
+    ``policy_values`` are exact expected scores of the policies given to ``optimum``.
+    """
+
+    options: Mapping[str, object]
+    value: float
+    lower: float
+    upper: float
+    exact: bool
+    fraction: Fraction | None
+    states: int
+    max_puscioch: int | None
+    policy_values: Mapping[str, float] = field(default_factory=dict)
+
+    def gap(self, name: str) -> float:
+        """The optimum minus the exact value of policy ``name`` (an upper estimate of the loss
+        where the optimum is only bracketed: use ``upper`` − value for a proven one)."""
+        return self.value - self.policy_values[name]
+
+    def as_dict(self) -> dict:
+        return {"options": dict(self.options), "optimum": self.value, "lower": self.lower,
+                "upper": self.upper, "exact": self.exact,
+                "fraction": None if self.fraction is None else str(self.fraction),
+                "states": self.states, "max_puscioch": self.max_puscioch,
+                "policies": {k: {"value": v, "gap": self.value - v}
+                             for k, v in self.policy_values.items()}}
+
+
+def one_roll_optimum() -> Fraction:
+    """The optimum of the one-roll game (end_marks=1), an exact fraction: every split ends
+    the game, so it is the mean over the 7776 ordered rolls of the best split's score."""
+    total = 0
+    for r in range(dice.N_ROLLS):
+        n = int(SPLIT_VALID[r].sum())
+        best = max(int(score(np.bincount([SPLIT_A[r, j] - 2, SPLIT_B[r, j] - 2], minlength=N_SUMS)))
+                   for j in range(n))
+        total += int(dice.ROLL_WEIGHT[r]) * best
+    return Fraction(total, 6 ** 5)
+
+
+def optimum(ruleset: Ryzykant, policies: Mapping | None = None, max_puscioch: int = 2,
+            progress: Callable[[int], None] | None = None) -> Optimum:
+    """The exact optimum of a variant small enough (``MAX_END_MARKS``), with the exact values
+    of ``policies`` (name -> ``"greedy"`` or a value model, as ``solve``).
+
+    end_marks=1 is exact as a fraction (−576815/972 = −593.4311); end_marks=2 with
+    ``puscioch=reroll`` is exact; with the seed's ``puscioch=score`` the game is solved with
+    at most ``max_puscioch`` puściochs and bracketed (``solve``).  A larger variant is a
+    DicewiseError naming the limit.
+    """
+    if ruleset.end_marks > MAX_END_MARKS:
+        raise DicewiseError(f"end_marks={ruleset.end_marks} is too large a game to solve exactly "
+                            f"(at most end_marks={MAX_END_MARKS}); end_marks=3 alone has some "
+                            "13 million positions after its sixth roll")
+    res = solve(ruleset, policies=policies, max_puscioch=max_puscioch, progress=progress)
+    fraction = one_roll_optimum() if ruleset.end_marks == 1 else None
+    value = float(fraction) if fraction is not None else res.optimum
+    return Optimum(ruleset.options, value, res.lower if res.truncated else value,
+                   res.upper if res.truncated else value, not res.truncated, fraction,
+                   res.states, max_puscioch if res.truncated else None, dict(res.policy_values))

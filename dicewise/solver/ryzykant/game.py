@@ -124,16 +124,14 @@ class RyzykantGame(Game):
         return Fitted(table.model), {**table.meta, "approximate": True}
 
     def to_arrays(self, payload: Fitted) -> dict:
-        return {"delta": payload.model.delta}
+        return payload.model.arrays()
 
     def from_arrays(self, rules, arrays, meta) -> Fitted:
-        shape = approx.ValueModel.zero().delta.shape
-        delta = arrays.get("delta")
-        if delta is None or tuple(delta.shape) != shape:
-            got = ("no value model" if delta is None
-                   else f"a value model of shape {tuple(delta.shape)}")
-            raise TableError(f"the table holds {got}, expected {shape}; rebuild it")
-        return Fitted(approx.ValueModel(np.array(delta, dtype=np.float64)))
+        try:
+            return Fitted(approx.ValueModel.from_arrays(arrays))
+        except (ValueError, KeyError) as e:
+            raise TableError(f"the table does not hold this solver's value model ({e}); "
+                             "rebuild it") from None
 
     def test_settings(self) -> dict:
         """A fit of about a second for tests, as {(object, attribute): value}."""

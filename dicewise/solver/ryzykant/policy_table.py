@@ -1,15 +1,24 @@
-"""Ryzykant in play: policies, the policy table on disk, simulation, advice and the duel.
+"""Ryzykant in play: the policy table, its policies, simulation, advice and the duel.
 
-Games are played in lockstep (``solver.ryzykant.approx.play_games``): one array step per
-roll for all unfinished games.  The rolls come from a seeded stream that no policy can
-influence, so every policy run with the same seed plays the same rolls (common random
-numbers), which is also what makes the duel fair: the game is played on shared rolls.
+The table is a value model (``approx``) fitted in two stages — Monte-Carlo policy
+iteration for the per-sum cells, then fitted value iteration with the exact expectation
+over the 252 next rolls for those cells and the counter terms together — and played with
+a lookahead of one roll: each split is worth the exact expectation, over the next roll, of
+the best split then by the value model (``approx.move_values``).  That policy is
+``optimal`` (alias ``solved``); ``value`` plays the model without the lookahead, ``search``
+looks two rolls ahead (``search``), ``greedy`` and ``random`` need no table.
+
+Games are played in lockstep (``approx.play_games``): one array step per roll for all
+unfinished games.  The rolls come from a seeded stream that no policy can influence, so
+every policy run with the same seed plays the same rolls (common random numbers), which is
+also what makes the duel fair: the game is played on shared rolls.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,16 +33,28 @@ from .rules import Position, Ryzykant
 from ...tables.cache import cache_dir, drop_older_rules, option_slug
 from ...tables.format import digest, read_table, write_table
 
-POLICIES = ("solved", "greedy", "random")
+#: Policy names (``solved`` is the older name of ``optimal``).
+POLICIES = ("optimal", "solved", "search", "value", "greedy", "random")
+ALIASES = {"solved": "optimal"}
+#: Policies that play from the table.
+TABLE_POLICIES = frozenset({"optimal", "search", "value"})
 KIND = "ryzykant-policy"
 SUFFIX = ".dwt"
 #: Games per chunk of a simulation (each chunk has its own fixed piece of the roll stream).
 CHUNK = 20_000
-#: Build schedule: rounds of policy iteration and games per round.
-BUILD_ROUNDS = 60
+#: Build schedule: rounds of Monte-Carlo policy iteration and games per round, then rounds
+#: of fitted value iteration and games per round, then the evaluation.
+BUILD_ROUNDS = 20
 BUILD_GAMES = 20_000
+REFINE_ROUNDS = 16
+REFINE_LOOKAHEAD_ROUNDS = 10
+REFINE_GAMES = 6_000
+#: How far the refinement's targets carry each game's outcome back (``approx.refine``).
+TRACE = 0.7
 EVAL_GAMES = 20_000
 FORGET = 0.6
+#: The lookahead of the table's policy (rolls expected over exactly before the model).
+LOOKAHEAD = 1
 #: Positions on which the Bellman residual of a built table is measured.
 RESIDUAL_POSITIONS = 2000
 
@@ -41,8 +62,8 @@ RESIDUAL_POSITIONS = 2000
 # -- the table ------------------------------------------------------------------------------
 
 def rules_digest() -> str:
-    """Digest of the code that defines the rules and the approximate solution."""
-    return digest(*(inspect.getsource(m) for m in (dice, rules, approx)))
+    """Digest of the code that defines the rules, the approximate solution and its schedule."""
+    return digest(*(inspect.getsource(m) for m in (dice, rules, approx, sys.modules[__name__])))
 
 
 def default_path(ruleset: Ryzykant) -> Path:
@@ -61,31 +82,62 @@ class PolicyTable:
     def error_estimate(self) -> float:
         return float(self.meta["error_estimate"])
 
+    def arrays(self) -> dict:
+        """The table's arrays for a file (``from_arrays`` reads them back)."""
+        return self.model.arrays()
+
+
+def from_arrays(arrays, meta=None, path=None) -> PolicyTable:
+    """A table from ``PolicyTable.arrays()`` (TableError, "rebuild it", if they do not fit)."""
+    try:
+        model = approx.ValueModel.from_arrays(arrays)
+    except ValueError as e:
+        from ...tables.format import TableError
+        raise TableError(f"the table does not hold this solver's value model ({e}); rebuild it")
+    return PolicyTable(model, dict(meta or {}), path)
+
+
+def refine_schedule(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES) -> tuple[int, int, int]:
+    """Rounds, games per round and rounds played by the table's policy of the second stage,
+    scaled with the first stage's, so a tiny schedule (tests) refines a little and the
+    default refines ``REFINE_ROUNDS`` rounds, the last ``REFINE_LOOKAHEAD_ROUNDS`` of them
+    on the positions the table's policy meets."""
+    return ((REFINE_ROUNDS * rounds) // BUILD_ROUNDS, min(REFINE_GAMES, games),
+            (REFINE_LOOKAHEAD_ROUNDS * rounds) // BUILD_ROUNDS)
+
 
 def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
           rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
           eval_games: int = EVAL_GAMES, seed: int = 1) -> PolicyTable:
-    """Fit the value model (``rounds`` + 2 progress steps) and measure it.
+    """Fit the value model (``build_steps(rounds)`` progress steps) and measure its policy.
 
-    The fit is ``approx.fit``; then the policy is played ``eval_games`` times on fresh rolls
-    for its expected score, and the Bellman residual is measured on 2000 visited positions.
+    ``rounds`` rounds of ``approx.fit`` (``games`` games each), then ``refine_schedule``'s
+    rounds of ``approx.refine``; the table's policy (lookahead ``LOOKAHEAD``) is then played
+    ``eval_games`` times on fresh rolls for its expected score, and the Bellman residual is
+    measured on ``RESIDUAL_POSITIONS`` positions it visits.  A variant whose exact optimum
+    takes no time (``end_marks=1``) also gets it in ``meta["exact"]``, with the policy's
+    exact value and gap (``exact.Optimum.as_dict``).
     """
     start = time.perf_counter()
     model, hist = approx.fit(ruleset, iterations=rounds, games=games, seed=seed,
                              forget=FORGET, progress=progress)
-    history = [h["mean"] for h in hist]
-    played = approx.play_games(ruleset, approx.model_policy(model, ruleset), eval_games,
-                               seed=[99, 1])
+    r_rounds, r_games, r_look = refine_schedule(rounds, games)
+    model, refined = approx.refine(approx.ValueModel(model.delta, None, 0), ruleset,
+                                   rounds=r_rounds, games=r_games, seed=seed, progress=progress,
+                                   lookahead_rounds=r_look, trace=TRACE)
+    model = model.with_lookahead(LOOKAHEAD)
+    policy = approx.model_policy(model, ruleset)
+    played = approx.play_games(ruleset, policy, eval_games, seed=[99, 1])
     scores = played.scores
     mean, se = float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores)))
-    v0 = float(model.value(np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64))[0])
+    empty_up, empty_lo = np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64)
+    v0 = float(model.value(empty_up, empty_lo)[0])
+    ahead0 = float(approx.expected_after(model, ruleset, empty_up, empty_lo)[0])
     if progress:
         progress(1)
     # Bellman residual over positions the policy visits (a sample).
-    rec = approx.play_games(ruleset, approx.model_policy(model, ruleset), 400, seed=[seed, 99, 2],
-                            record=True)
-    ups = np.concatenate([v[1] for v in rec.visits])
-    los = np.concatenate([v[2] for v in rec.visits])
+    rec = approx.play_games(ruleset, policy, 200, seed=[seed, 99, 2], record=True)
+    ups, los = approx.visited(rec)
     pick = np.random.default_rng(5).choice(len(ups), size=min(RESIDUAL_POSITIONS, len(ups)),
                                            replace=False)
     res = approx.bellman_residual(model, ruleset, ups[pick], los[pick])
@@ -94,24 +146,31 @@ def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
         progress(1)
     meta = {
         "expected_score": mean, "ci95": [mean - 1.96 * se, mean + 1.96 * se],
-        "eval_games": eval_games, "value_at_start": v0, "bellman_residual_rms": rms,
-        "error_estimate": max(abs(v0 - mean), rms), "rounds": rounds, "games_per_round": games,
-        "round_means": history, "parameters": int(model.delta.size),
-        "seconds": round(time.perf_counter() - start, 2),
+        "eval_games": eval_games, "policy": f"lookahead {LOOKAHEAD}",
+        "value_at_start": ahead0, "model_value_at_start": v0, "bellman_residual_rms": rms,
+        "error_estimate": max(abs(ahead0 - mean), rms), "rounds": rounds,
+        "games_per_round": games, "refine_rounds": r_rounds, "refine_games": r_games,
+        "refine_lookahead_rounds": r_look,
+        "round_means": [h["mean"] for h in hist],
+        "refine_means": [h["mean"] for h in refined],
+        "refine_target_rms": [h["residual_rms"] for h in refined], "trace": TRACE,
+        "parameters": model.parameters, "seconds": round(time.perf_counter() - start, 2),
     }
+    if ruleset.end_marks == 1:
+        from . import exact
+        meta["exact"] = exact.optimum(ruleset, {"optimal": model}).as_dict()
     return PolicyTable(model, meta)
 
 
-def build_steps(rounds: int = BUILD_ROUNDS) -> int:
+def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES) -> int:
     """Progress steps of ``build`` (for sizing a progress bar)."""
-    return rounds + 2
+    return rounds + refine_schedule(rounds, games)[0] + 2
 
 
 def save(table: PolicyTable, ruleset: Ryzykant, path=None) -> Path:
     path = Path(path) if path else default_path(ruleset)
     return write_table(path, kind=KIND, ruleset=ruleset.name, options=ruleset.options,
-                       rules_digest=rules_digest(), arrays={"delta": table.model.delta},
-                       meta=table.meta)
+                       rules_digest=rules_digest(), arrays=table.arrays(), meta=table.meta)
 
 
 def load(ruleset: Ryzykant, path=None) -> PolicyTable:
@@ -119,11 +178,7 @@ def load(ruleset: Ryzykant, path=None) -> PolicyTable:
     path = Path(path) if path else default_path(ruleset)
     t = read_table(path, kind=KIND, ruleset=ruleset.name, options=ruleset.options,
                    rules_digest=rules_digest())
-    delta = np.array(t.arrays["delta"], dtype=np.float64)
-    if delta.shape != approx.ValueModel.zero().delta.shape:
-        from ...tables.format import TableError
-        raise TableError(f"{path} holds a value model of another shape; rebuild it")
-    return PolicyTable(approx.ValueModel(delta), dict(t.header["meta"]), path)
+    return from_arrays(t.arrays, t.header["meta"], path)
 
 
 def load_or_build(ruleset: Ryzykant, path=None, rebuild: bool = False,
@@ -150,7 +205,15 @@ def load_or_build(ruleset: Ryzykant, path=None, rebuild: bool = False,
 
 def make_policy(name: str, ruleset: Ryzykant, table: PolicyTable | None = None,
                 seed: int = 0) -> approx.Policy:
-    """The policy called ``name``; ``solved`` needs the table."""
+    """The policy called ``name`` (``POLICIES``); the table's policies load or build the
+    table of ``ruleset`` when ``table`` is None.
+
+    ``optimal`` (``solved``): the table's policy, one roll of exact lookahead; ``value``: the
+    value model alone; ``search``: two rolls of lookahead (``search.search_policy``);
+    ``greedy``: the best immediate change of score; ``random``: uniform over legal splits
+    (seeded by ``seed``).
+    """
+    name = ALIASES.get(name, name)
     if name == "greedy":
         return approx.greedy_policy(ruleset)
     if name == "random":
@@ -160,10 +223,14 @@ def make_policy(name: str, ruleset: Ryzykant, table: PolicyTable | None = None,
             return np.argmax(np.where(legal, rng.random(legal.shape), -1.0), axis=1)
 
         return choose
-    if name == "solved":
-        if table is None:
-            raise DicewiseError("the solved policy needs a table")
-        return approx.model_policy(table.model, ruleset)
+    if name in TABLE_POLICIES:
+        table = table if table is not None else load_or_build(ruleset)
+        if name == "optimal":
+            return approx.model_policy(table.model, ruleset)
+        if name == "value":
+            return approx.model_policy(table.model, ruleset, lookahead=0)
+        from .search import search_policy
+        return search_policy(table.model, ruleset)
     raise DicewiseError(f"unknown policy {name!r} (policies: {', '.join(POLICIES)})")
 
 
@@ -228,6 +295,10 @@ def duel(scores_a: np.ndarray, scores_b: np.ndarray, a: str, b: str) -> DuelResu
 
 @dataclass(frozen=True)
 class SplitAdvice:
+    """One legal split valued: ``expected`` final score at ``depth`` rolls of exact
+    expectation before the value model (1: the table's policy; 2: searched), ``loss``
+    against the best, and, for searched advice, the table's own value ``table_expected``."""
+
     pairs: tuple[tuple[int, int], tuple[int, int]]
     fifth: int
     sums: tuple[int, int]
@@ -235,31 +306,66 @@ class SplitAdvice:
     loss: float
     ends: bool
     puscioch: bool
+    depth: int = LOOKAHEAD
+    table_expected: float | None = None
 
     def as_dict(self) -> dict:
-        return {"action": "split", "pairs": [list(self.pairs[0]), list(self.pairs[1])],
-                "fifth": self.fifth, "sums": list(self.sums), "expected": self.expected,
-                "loss": self.loss, "ends_game": self.ends, "puscioch": self.puscioch}
+        out = {"action": "split", "pairs": [list(self.pairs[0]), list(self.pairs[1])],
+               "fifth": self.fifth, "sums": list(self.sums), "expected": self.expected,
+               "loss": self.loss, "ends_game": self.ends, "puscioch": self.puscioch,
+               "depth": self.depth}
+        if self.table_expected is not None:
+            out["table_expected"] = self.table_expected
+        return out
 
 
-def advise(ruleset: Ryzykant, table: PolicyTable, pos: Position, dice_values) -> list[SplitAdvice]:
-    """Every distinct legal split of the roll, best first, by estimated expected final score.
-
-    A split that ends the game is worth its exact final score; any other is worth the
-    value model's estimate of the position it leads to.
-    """
+def _roll(ruleset: Ryzykant, pos: Position, dice_values) -> int:
     roll = rules.parse_dice(dice_values)
     if ruleset.puscioch == "reroll":
         _, pusc = rules.legal_splits(np.array([pos.lower]), np.array([roll]))
         if pusc[0]:
             raise DicewiseError("with puscioch=reroll this roll (none of the three chosen faces)"
                                 " is thrown again")
+    return roll
+
+
+def advise(ruleset: Ryzykant, table: PolicyTable, pos: Position, dice_values) -> list[SplitAdvice]:
+    """Every distinct legal split of the roll, best first, by estimated expected final score.
+
+    A split that ends the game is worth its exact final score; any other is worth what the
+    table's policy expects of it (``approx.move_values``: the exact expectation over the
+    next roll of the best split then by the value model).
+    """
+    roll = _roll(ruleset, pos, dice_values)
     moves = rules.moves(ruleset, pos, roll)
     up = np.array([pos.upper], dtype=np.int64)
     lo = np.array([pos.lower], dtype=np.int64)
     legal, pusc = rules.legal_splits(lo, np.array([roll]))
-    vals = approx.move_values(table.model.dense(), ruleset, up, lo, np.array([roll]), legal, pusc)[0]
+    vals = approx.move_values(table.model, ruleset, up, lo, np.array([roll]), legal, pusc)[0]
     best = max(vals[m.slot] for m in moves)
+    depth = table.model.lookahead
     out = [SplitAdvice(m.pairs, m.fifth, m.sums, float(vals[m.slot]), float(best - vals[m.slot]),
-                       m.ends, m.puscioch) for m in moves]
+                       m.ends, m.puscioch, depth) for m in moves]
     return sorted(out, key=lambda s: (-s.expected, s.sums, s.fifth))
+
+
+def search_advise(ruleset: Ryzykant, table: PolicyTable, pos: Position, dice_values,
+                  seconds: float = 2.0) -> list[SplitAdvice]:
+    """Searched advice: every legal split valued two rolls deep (``search.search``) within
+    about ``seconds``, best first; a split the budget did not reach keeps its table value
+    (``depth`` 1) and is ranked after the searched ones.  Each carries the table's value
+    as ``table_expected``, so the two can be compared split by split."""
+    from .search import search
+
+    roll = _roll(ruleset, pos, dice_values)
+    moves = {m.slot: m for m in rules.moves(ruleset, pos, roll)}
+    found = search(table.model, ruleset, pos, roll, seconds)
+    done = ~np.isnan(found.searched)
+    best = float(np.max(found.searched[done]))
+    out = []
+    for slot, q1, q2, d in zip(found.slots, found.table, found.searched, done):
+        m = moves[int(slot)]
+        value = float(q2) if d else float(q1)
+        out.append(SplitAdvice(m.pairs, m.fifth, m.sums, value, best - value, m.ends, m.puscioch,
+                               found.depth if d else 1, float(q1)))
+    return sorted(out, key=lambda s: (-(s.depth == found.depth), -s.expected, s.sums, s.fifth))
