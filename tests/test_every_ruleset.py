@@ -146,23 +146,23 @@ def test_solve_and_advise(name, tmp_path):
 def test_simulate_every_policy_and_duel(name):
     game = get_game(name)
     means = {}
-    for policy in game.policies:
-        data = json.loads(ok("simulate", name, "--games", "300", "--seed", "3", "--policy", policy,
+    for policy in game.policies:  # few games: a searching policy plays a few games a second
+        data = json.loads(ok("simulate", name, "--games", "40", "--seed", "3", "--policy", policy,
                              "--json").stdout)
-        assert data["policy"] == policy and data["games"] == 300
+        assert data["policy"] == policy and data["games"] == 40
         lo, hi = data["ci95"]
         assert lo <= data["mean"] <= hi
         assert data["approximate"] in (True, False) and "rule_options" in data
         means[policy] = data["mean"]
-    default = json.loads(ok("simulate", name, "--games", "300", "--seed", "3", "--json").stdout)
+    default = json.loads(ok("simulate", name, "--games", "40", "--seed", "3", "--json").stdout)
     assert default["policy"] == "optimal" and default["mean"] == means["optimal"]
-    assert json.loads(ok("simulate", name, "--games", "300", "--seed", "3", "--policy", "solved",
+    assert json.loads(ok("simulate", name, "--games", "40", "--seed", "3", "--policy", "solved",
                          "--json").stdout)["mean"] == means["optimal"]
-    api = dicewise.simulate(name, games=300, seed=3, policy="greedy")
+    api = dicewise.simulate(name, games=40, seed=3, policy="greedy")
     assert api.summary.mean == means["greedy"]
     one_error_line(run("simulate", name, "--policy", "clever"), "unknown policy")
     if "duel" in game.commands:
-        d = json.loads(ok("duel", name, "--a", "optimal", "--b", "random", "--games", "300",
+        d = json.loads(ok("duel", name, "--a", "optimal", "--b", "random", "--games", "40",
                           "--seed", "3", "--json").stdout)
         assert d["wins"] + d["draws"] + d["losses"] == pytest.approx(1)
         assert d["mean_a"] == pytest.approx(means["optimal"]) and d["mean_b"] == pytest.approx(

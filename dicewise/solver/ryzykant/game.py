@@ -83,6 +83,9 @@ class RyzykantGame(Game):
     title = Ryzykant.title
     exact = False
     commands = COMMANDS - {"chance"}  # no exact solver to play for a target with
+    #: optimal: the table's one-roll lookahead; search: two rolls deep on the best three
+    #: splits; value: the fitted model alone, without lookahead.
+    policies = ("optimal", "search", "value", "greedy", "random")
     tables = {
         "splits": "the best split of every roll at the start and at two positions of a typical "
                   "game (game 0 of the seed, a third and two thirds in), the runner-up, the margin",
@@ -132,6 +135,9 @@ class RyzykantGame(Game):
         except (ValueError, KeyError) as e:
             raise TableError(f"the table does not hold this solver's value model ({e}); "
                              "rebuild it") from None
+
+    def needs_solution(self, policy: str) -> bool:
+        return policy in policy_table.TABLE_POLICIES
 
     def test_settings(self) -> dict:
         """A fit of about a second for tests, as {(object, attribute): value}."""
@@ -307,7 +313,10 @@ def _policy(solution: Solution, name: str, seed: int) -> approx.Policy:
         if solution.payload is None:
             raise DicewiseError("the optimal policy needs the fitted table")
         return approx.model_policy(solution.payload.dense, rules)
-    return policy_table.make_policy(name, rules, None, seed)
+    table = None
+    if name in policy_table.TABLE_POLICIES:
+        table = policy_table.PolicyTable(solution.payload.model, dict(solution.meta))
+    return policy_table.make_policy(name, rules, table, seed)
 
 
 def play_games(solution: Solution, policy: str, games: int, seed: int,
