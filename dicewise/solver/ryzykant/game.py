@@ -151,7 +151,9 @@ class RyzykantGame(Game):
                 "bellman_residual_rms": m.get("bellman_residual_rms"),
                 "parameters": m.get("parameters"), "eval_games": m.get("eval_games"),
                 "expected_score_kind": f"simulated mean of the optimal policy over "
-                                       f"{m.get('eval_games')} games"}
+                                       f"{m.get('eval_games')} games",
+                # the exact optimum and the policy's exact gap, for variants solved exactly
+                "exact": m.get("exact")}
 
     # --- advice ----------------------------------------------------------------------
 
