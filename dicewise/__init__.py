@@ -1,7 +1,9 @@
 """dicewise: exact and provably near-exact optimal play for dice games.
 
 The Python API mirrors the CLI for every ruleset: ``solve``, ``advise``, ``simulate``,
-``duel``, ``strategy_table``, ``bench_agent``, ``review``, ``describe``, and the registry
+``duel``, ``strategy_table``, ``bench_agent``, ``review``, ``chance``, ``describe``, the
+two-player ``solve_two_player``, ``chance_two_player``, ``advise_two_player`` and
+``duel_two_player``, and the registry
 ``RULESETS`` (name -> game).  Results are frozen dataclasses whose ``to_json()`` is what the
 command's ``--json`` prints.  Names are imported on first use, so ``import dicewise`` stays
 cheap.
@@ -12,6 +14,8 @@ __version__ = "0.1.0"
 _API = {
     "advise": "api", "solve": "api", "simulate": "api", "duel": "api", "bench_agent": "api",
     "review": "api", "strategy_table": "api", "describe": "api", "solve_report": "api",
+    "chance": "api", "chance_two_player": "api", "advise_two_player": "api",
+    "solve_two_player": "api", "duel_two_player": "api",
     "Solution": "solver.protocol", "Advice": "solver.protocol",
     "DicewiseError": "errors", "RULESETS": "solver.registry",
 }
