@@ -162,7 +162,8 @@ def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
     valued in ``policy_values``) are ``"greedy"``, a ``ValueModel`` or its ``Dense`` tables:
     the policy playing the split of highest worth at the model's lookahead, first slot on
     ties, as in simulation.  With ``puscioch=score`` at most ``max_puscioch`` puściochs are
-    followed (module docstring); ``lower``/``upper`` bracket the untruncated optimum.
+    followed (module docstring): past them the optimum and every policy are valued at the
+    score they have then, and ``lower``/``upper`` bracket the untruncated optimum.
     ``progress`` is called with 1 per layer, forward and backward.
     """
     start = start or Position()
@@ -254,16 +255,14 @@ def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
                 cut = legal & ~ended & ~hit                    # followed no further (puścioch)
                 if reroll:
                     cut &= ~pusc[:, None]                      # thrown again: never played
-                if cut.any():
+                if truncated and cut.any():
                     rows, slots = np.nonzero(cut)
                     Uc = blk.U[rows] + _EYE11[a[slots]] + _EYE11[b[slots]]
-                    Lc = blk.L[rows]
-                    if truncated:
-                        cut_lo, cut_hi = truncation_bounds(ruleset, Uc, Lc)
+                    cut_lo, cut_hi = truncation_bounds(ruleset, Uc, blk.L[rows])
 
                 def succ(arr, at_cut=None):
                     out = np.where(hit, arr[pos], final)
-                    if at_cut is not None and cut.any():
+                    if at_cut is not None:
                         out[rows, slots] = at_cut
                     return out
 
@@ -273,13 +272,15 @@ def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
                 w = np.where(pr > 0, pr, 0.0)
                 acc["v"] += w * np.where(pr > 0, best(succ(nxt["v"])), 0.0)
                 if truncated:
-                    acc["lo"] += w * np.where(pr > 0, best(succ(nxt["lo"], cut_lo if cut.any() else None)), 0.0)
-                    acc["hi"] += w * np.where(pr > 0, best(succ(nxt["hi"], cut_hi if cut.any() else None)), 0.0)
+                    at_cut = cut.any()
+                    acc["lo"] += w * np.where(pr > 0, best(succ(nxt["lo"], cut_lo if at_cut else None)), 0.0)
+                    acc["hi"] += w * np.where(pr > 0, best(succ(nxt["hi"], cut_hi if at_cut else None)), 0.0)
                 acc["norm"] += pr
                 for name, (kind, dense, depth) in specs.items():
                     def worth_at(d):
-                        fallback = _worth(dense, ruleset, d, Uc, Lc) if cut.any() else None
-                        return succ(nxt["worth"][name][d], fallback)
+                        # Past the truncation a policy, like the optimum, is taken to stop
+                        # with the score it has (``succ`` values those splits at ``final``).
+                        return succ(nxt["worth"][name][d])
                     for d in range(2, depth + 1):
                         acc_w[name][d] += w * np.where(pr > 0, best(worth_at(d - 1)), 0.0)
                     if kind == "greedy":
