@@ -144,7 +144,7 @@ def test_plot(tmp_path):
     r = run(["plot", "--max", "12", "--out", str(out)])
     if importlib.util.find_spec("matplotlib") is None:
         assert r.exit_code == 2
-        assert r.output.strip() == ("dicewise: error: plot needs matplotlib: "
+        assert r.output.strip() == ("dicewise: error: plots need matplotlib: "
                                     "pip install 'dicewise[plot]'")
     else:
         assert r.exit_code == 0, r.output
