@@ -199,6 +199,8 @@ def diagnose(args):
 def exact_variants(args):
     variants = [["end_marks=1"], ["end_marks=2", "puscioch=reroll"], ["end_marks=2"]]
     for opts in variants:
+        if args.only and " ".join(opts) not in args.only:
+            continue
         rules = ruleset_from(opts)
         t = time.perf_counter()
         table, previous = _tables(rules)
@@ -322,6 +324,7 @@ def main():
     x = sub.add_parser("exact")
     x.add_argument("--max-puscioch", type=int, default=1)
     x.add_argument("--search", action="store_true", help="also value the search policy exactly")
+    x.add_argument("--only", action="append", default=[], help='a variant, e.g. "end_marks=2"')
     e = sub.add_parser("endgame")
     e.add_argument("--positions", type=int, default=40)
     e.add_argument("--seed", type=int, default=5)
