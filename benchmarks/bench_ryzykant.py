@@ -32,14 +32,16 @@ import time
 
 import numpy as np
 
+from dicewise.solver.registry import get_game
 from dicewise.solver.ryzykant import approx, bound, exact, search
 from dicewise.solver.ryzykant import policy_table as game
-from dicewise.tables.cache import option_slug
+from dicewise.tables import store
 from dicewise.solver.ryzykant.rules import (VALUES, Position, Ryzykant, apply_splits, legal_splits,
                                             ruleset_from)
 
 #: The outside one-roll look-ahead heuristic of issue 11 (100,000 games, common rolls).
 BASELINE = 7554.0
+RYZYKANT = get_game("ryzykant")
 #: The previous fit's schedule (Monte-Carlo policy iteration alone).
 PREVIOUS = {"iterations": 60, "games": 20_000, "seed": 1, "forget": 0.6}
 
@@ -54,9 +56,16 @@ def _print(**row):
     print(json.dumps(row), flush=True)
 
 
+def _table(rules, rebuild=False):
+    """The policy table of ``rules``, from the cache that the command line uses (built there
+    if missing)."""
+    solved = store.solution(RYZYKANT, rules, rebuild=rebuild)
+    return game.PolicyTable(solved.payload.model, dict(solved.meta), solved.path)
+
+
 def _previous(rules):
     """The previous fit for ``rules``, refitted once and kept beside the tables."""
-    path = game.cache_dir() / f"ryzykant-previous-{option_slug(rules.options)}-{game.rules_digest()}.npy"
+    path = store.default_path(RYZYKANT, rules).with_suffix(".previous.npy")
     if path.exists():
         return approx.ValueModel(np.load(path))
     t = time.perf_counter()
@@ -69,7 +78,7 @@ def _previous(rules):
 
 def _tables(rules, rebuild=False):
     """The policy table (built or loaded) and the previous fit for ``rules``."""
-    return game.load_or_build(rules, rebuild=rebuild), _previous(rules)
+    return _table(rules, rebuild), _previous(rules)
 
 
 def _policies(rules, table, previous, seed):
@@ -119,7 +128,7 @@ def _decisions(rules, table, games, seed, k):
 
 def search_bench(args):
     rules = ruleset_from(args.option)
-    table = game.load_or_build(rules)
+    table = _table(rules)
     # Searched advice on positions of optimal games: latency and what it changes.
     rows = []
     for pos, roll in _decisions(rules, table, 200, args.seed, args.positions):
@@ -254,7 +263,7 @@ def bound_bench(args):
                           (["end_marks=2"], args.streams), (["end_marks=3"], args.streams),
                           (["end_marks=4"], args.streams_long)):
         rules = ruleset_from(opts)
-        table = game.load_or_build(rules)
+        table = _table(rules)
         try:
             res = bound.information_bound(table.model, rules, streams=streams, seed=args.seed)
         except bound.TooLarge as e:
@@ -284,12 +293,13 @@ def bound_bench(args):
 
 def budget(args):
     rules = Ryzykant()
+    path = args.out or store.default_path(RYZYKANT, rules)
     t = time.perf_counter()
-    table = game.build(rules)
+    table = store.build(RYZYKANT, rules, path)
     build_s = time.perf_counter() - t
-    path = game.save(table, rules, args.out) if args.out else game.save(table, rules)
     t = time.perf_counter()
-    tab = game.load(rules, path)
+    loaded = store.load(RYZYKANT, rules, path)
+    tab = game.PolicyTable(loaded.payload.model, dict(loaded.meta), loaded.path)
     pos = Position((0, 0, 0, 0, 4, 7, 5, 0, 0, 0, 0), (0, 5, 0, 0, 3, 0))
     ranked = game.advise(rules, tab, pos, [3, 4, 4, 5, 6])
     advise_s = time.perf_counter() - t

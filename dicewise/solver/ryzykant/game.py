@@ -39,7 +39,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ...errors import DicewiseError, TableError
+from ...errors import DicewiseError
 from .. import dice
 from ..digest import digest, source_digest
 from ..options import option_specs, rules_from
@@ -130,11 +130,7 @@ class RyzykantGame(Game):
         return payload.model.arrays()
 
     def from_arrays(self, rules, arrays, meta) -> Fitted:
-        try:
-            return Fitted(approx.ValueModel.from_arrays(arrays))
-        except (ValueError, KeyError) as e:
-            raise TableError(f"the table does not hold this solver's value model ({e}); "
-                             "rebuild it") from None
+        return Fitted(policy_table.from_arrays(arrays).model)
 
     def needs_solution(self, policy: str) -> bool:
         return policy in policy_table.TABLE_POLICIES

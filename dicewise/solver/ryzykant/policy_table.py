@@ -16,9 +16,7 @@ also what makes the duel fair: the game is played on shared rolls.
 
 from __future__ import annotations
 
-import inspect
 import math
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +24,9 @@ from typing import Callable
 
 import numpy as np
 
-from ...errors import DicewiseError
-from .. import dice
+from ...errors import DicewiseError, TableError
 from . import rules, approx
 from .rules import Position, Ryzykant
-from ...tables.cache import cache_dir, drop_older_rules, option_slug
-from ...tables.format import digest, read_table, write_table
 
 #: Policy names (``solved`` is the older name of ``optimal``).
 POLICIES = ("optimal", "solved", "search", "value", "greedy", "random")
@@ -39,7 +34,6 @@ ALIASES = {"solved": "optimal"}
 #: Policies that play from the table.
 TABLE_POLICIES = frozenset({"optimal", "search", "value"})
 KIND = "ryzykant-policy"
-SUFFIX = ".dwt"
 #: Games per chunk of a simulation (each chunk has its own fixed piece of the roll stream).
 CHUNK = 20_000
 #: Build schedule: rounds of Monte-Carlo policy iteration and games per round, then rounds
@@ -59,16 +53,7 @@ LOOKAHEAD = 1
 RESIDUAL_POSITIONS = 2000
 
 
-# -- the table ------------------------------------------------------------------------------
-
-def rules_digest() -> str:
-    """Digest of the code that defines the rules, the approximate solution and its schedule."""
-    return digest(*(inspect.getsource(m) for m in (dice, rules, approx, sys.modules[__name__])))
-
-
-def default_path(ruleset: Ryzykant) -> Path:
-    return cache_dir() / f"{ruleset.name}-{option_slug(ruleset.options)}-{rules_digest()}{SUFFIX}"
-
+# -- the table (built here; saved, loaded and cached by the game's table store) -------------
 
 @dataclass(frozen=True)
 class PolicyTable:
@@ -91,9 +76,9 @@ def from_arrays(arrays, meta=None, path=None) -> PolicyTable:
     """A table from ``PolicyTable.arrays()`` (TableError, "rebuild it", if they do not fit)."""
     try:
         model = approx.ValueModel.from_arrays(arrays)
-    except ValueError as e:
-        from ...tables.format import TableError
-        raise TableError(f"the table does not hold this solver's value model ({e}); rebuild it")
+    except (ValueError, KeyError) as e:
+        raise TableError(f"the table does not hold this solver's value model ({e}); "
+                         "rebuild it") from None
     return PolicyTable(model, dict(meta or {}), path)
 
 
@@ -167,46 +152,11 @@ def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES) -> int:
     return rounds + refine_schedule(rounds, games)[0] + 2
 
 
-def save(table: PolicyTable, ruleset: Ryzykant, path=None) -> Path:
-    path = Path(path) if path else default_path(ruleset)
-    return write_table(path, kind=KIND, ruleset=ruleset.name, options=ruleset.options,
-                       rules_digest=rules_digest(), arrays=table.arrays(), meta=table.meta)
-
-
-def load(ruleset: Ryzykant, path=None) -> PolicyTable:
-    """Read a policy table, refusing one built for other options or other rules."""
-    path = Path(path) if path else default_path(ruleset)
-    t = read_table(path, kind=KIND, ruleset=ruleset.name, options=ruleset.options,
-                   rules_digest=rules_digest())
-    return from_arrays(t.arrays, t.header["meta"], path)
-
-
-def load_or_build(ruleset: Ryzykant, path=None, rebuild: bool = False,
-                  progress_factory=None) -> PolicyTable:
-    """The table at ``path`` (default: the cache), built and saved first if missing.
-
-    ``progress_factory(length)`` may return a context manager yielding a progress callback.
-    """
-    target = Path(path) if path else default_path(ruleset)
-    if target.exists() and not rebuild:
-        return load(ruleset, target)
-    schedule = {"rounds": BUILD_ROUNDS, "games": BUILD_GAMES, "eval_games": EVAL_GAMES}
-    if progress_factory is not None:
-        with progress_factory(build_steps(BUILD_ROUNDS)) as step:
-            table = build(ruleset, step, **schedule)
-    else:
-        table = build(ruleset, **schedule)
-    saved = save(table, ruleset, target)
-    drop_older_rules(saved)
-    return PolicyTable(table.model, table.meta, saved)
-
-
 # -- policies and simulation ------------------------------------------------------------------
 
 def make_policy(name: str, ruleset: Ryzykant, table: PolicyTable | None = None,
                 seed: int = 0) -> approx.Policy:
-    """The policy called ``name`` (``POLICIES``); the table's policies load or build the
-    table of ``ruleset`` when ``table`` is None.
+    """The policy called ``name`` (``POLICIES``); the table's policies need ``table``.
 
     ``optimal`` (``solved``): the table's policy, one roll of exact lookahead; ``value``: the
     value model alone; ``search``: two rolls of lookahead (``search.search_policy``);
@@ -224,7 +174,8 @@ def make_policy(name: str, ruleset: Ryzykant, table: PolicyTable | None = None,
 
         return choose
     if name in TABLE_POLICIES:
-        table = table if table is not None else load_or_build(ruleset)
+        if table is None:
+            raise DicewiseError(f"the {name} policy needs the fitted table")
         if name == "optimal":
             return approx.model_policy(table.model, ruleset)
         if name == "value":
