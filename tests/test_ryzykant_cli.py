@@ -54,6 +54,19 @@ def test_solve_json_reports_an_approximate_expected_score(tmp_path):
     assert again.exit_code == 0 and "approximate" in again.stdout and "loaded" in again.stdout
 
 
+
+def test_solve_of_the_one_roll_game_is_the_exact_optimum(tmp_path, monkeypatch):
+    """The one-roll game's optimum is the exact fraction −576815/972 and the table's policy
+    attains it, so solve reports it as exact, not as a simulated mean."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))
+    d = _json(run("solve", "ryzykant", "-o", "end_marks=1", "--json"))
+    assert d["exact"]["fraction"] == "-576815/972" and d["approximate"] is False
+    assert d["expected_score"] == pytest.approx(-576815 / 972, abs=1e-9)
+    assert d["ci95"] is None and d["error_estimate"] == 0.0
+    human = run("solve", "ryzykant", "-o", "end_marks=1")
+    assert "optimal expected score -593.4310700 (exact" in human.stdout
+    assert "fraction: -576815/972" in human.stdout
+
 def test_advise_ranks_every_split_best_first():
     d = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet",
                   "6=1,7=2,8=1", "--fifth", "2=1,5=1", *SMALL, "--json"))

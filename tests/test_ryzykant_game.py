@@ -310,3 +310,23 @@ def test_canonical_actions():
         {"pairs": [[1, 2], [5, 6]], "fifth": 1}
     assert RYZYKANT.canonical_action({"pairs": [[4, 3], [1, 6]], "fifth": 2}) == \
         {"pairs": [[1, 6], [3, 4]], "fifth": 2}  # equal sums: the lower pair first
+
+
+# -- variants solved exactly when their table is built ------------------------------------------
+def test_a_quick_variant_reports_the_policys_exact_value_and_the_optimum(solved):
+    """end_marks=2 with rerolled puściochs is solved exactly by the build: the table's
+    expected score is its policy's exact value (no sampling), never above the optimum, and
+    the simulated mean of its evaluation games agrees with it."""
+    solution = solved(end_marks=2, puscioch="reroll")
+    meta, report = solution.meta, RYZYKANT.solve_report(solution)
+    exact = report["exact"]
+    assert exact["exact"] and exact["lower"] == exact["optimum"] == exact["upper"]
+    value = exact["policies"]["optimal"]["value"]
+    assert meta["expected_score"] == value and meta["ci95"] is None
+    assert exact["optimum"] - value >= -1e-9
+    assert meta["approximate"] == (exact["optimum"] - value > 1e-9)
+    assert meta["error_estimate"] == pytest.approx(max(exact["optimum"] - value, 0.0))
+    assert report["expected_score_kind"] == "exact value of the table's policy"
+    played = RYZYKANT.play(solution, "optimal", 20_000, 8).scores
+    assert abs(played.mean() - value) < 4 * played.std(ddof=1) / np.sqrt(len(played))
+

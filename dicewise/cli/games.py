@@ -115,10 +115,25 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, as_json):
     shown = {"ruleset", "rule_options", "expected_score", "approximate", "ci95", "error_estimate",
              "seconds", "built", "table", "upper_bound"}
     for key, value in report.items():
-        if key not in shown and value is not None:
-            click.echo(f"{key.replace('_', ' ')}: {value:,}" if isinstance(value, int)
-                       else f"{key.replace('_', ' ')}: {value}")
+        if key not in shown:
+            for line in _report_lines(key, value):
+                click.echo(line)
     click.echo(f"table: {report['table']}")
+
+
+def _report_lines(key, value, indent: str = ""):
+    """A report entry as lines, a nested mapping indented under its key (None is left out)."""
+    if value is None:
+        return
+    name = f"{indent}{str(key).replace('_', ' ')}"
+    if isinstance(value, dict):
+        yield f"{name}:"
+        for k, v in value.items():
+            yield from _report_lines(k, v, indent + "  ")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield f"{name}: {value:,}"
+    else:
+        yield f"{name}: {value}"
 
 
 @click.command()

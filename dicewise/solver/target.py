@@ -28,8 +28,9 @@ class tables before spreading them over the 252 rolls.
 With the keeps and writes fixed by the expected-score policy instead of maximised, the
 same pass gives that policy's probability of reaching each target
 (``policy_target_values``).  The decision functions at the end (``target_plan``,
-``write_chances``, ``target_keeps``, ``settled``) drive the lockstep simulator
-``simulate_target`` on the common dice stream of ``rulesets/simulate.py``.  Method, checks
+``write_chances``, ``settled``) make ``ForTarget``, the decisions with which
+``simulate_target`` plays the lockstep simulator of ``rulesets/simulate.py`` on its
+common dice stream.  Method, checks
 and measured times: docs/target.md.
 """
 
@@ -47,8 +48,8 @@ from ..errors import DicewiseError
 from . import dice
 from .advice import check_position, keep_label
 from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
-from .rulesets.decisions import TurnPlan, best_keeps, plan_turns, write_options
-from .rulesets.simulate import GameRecords, dice_stream, throw
+from .rulesets.decisions import TurnPlan, WriteOptions, plan_turns, planned_keeps, write_options
+from .rulesets.simulate import GameRecords, play_lockstep
 from .sheet import Sheet
 from .turn import keep_values, solve_turn
 
@@ -56,8 +57,6 @@ from .turn import keep_values, solve_turn
 CHUNK_STATES = 1024
 #: (state, need) columns per call of the turn solver: (252, 512) float32 stays in cache.
 BATCH_COLUMNS = 512
-#: Games played in lockstep at once by ``simulate_target``.
-SIMULATION_CHUNK = 16384
 _NO_LIMIT = np.iinfo(np.int64).max // 4
 
 
@@ -873,9 +872,9 @@ def advise_target(game: CategoryGame, values: TargetValues, sheet: Sheet, faces,
         return TargetAdvice(game.name, game.options, position, target, (), start,
                             ended="a first-roll five of a kind ends the game")
     need = int(np.ceil(target - sheet.points))
-    chances, _, _, score = write_chances(game, values, np.array([sheet.mask]), np.array([sheet.extra]),
-                                         np.array([need]), np.array([r]), roll)
-    options = [(float(chances[0, c]), 0, game.category_names[c], int(round(score[0, c])))
+    chances, opts = write_chances(game, values, np.array([sheet.mask]), np.array([sheet.extra]),
+                                  np.array([need]), np.array([r]), roll)
+    options = [(float(chances[0, c]), 0, game.category_names[c], int(round(opts.score[0, c])))
                for c in np.flatnonzero(np.isfinite(chances[0]))]
     if roll < 3:
         state = sheet.state(game)
@@ -950,10 +949,9 @@ def target_plan(game: CategoryGame, values: TargetValues, states: np.ndarray,
 
 
 def write_chances(game: CategoryGame, values: TargetValues, masks, extras, needs, rolls,
-                  roll_number):
-    """For G positions (mask, extra, need, roll, roll number): four (G, n_cat) arrays — W of
-    writing each box (-inf where not allowed), the points it earns (bonuses included), the
-    state it leads to, and the score written in the box."""
+                  roll_number) -> tuple[np.ndarray, WriteOptions]:
+    """For G positions (mask, extra, need, roll, roll number): W of writing each box (G,
+    n_cat; -inf where not allowed), and the write options (points, scores, next states)."""
     nothing = np.broadcast_to(0.0, (game.n_states,))  # write_options adds no future value
     opts = write_options(game, nothing, np.asarray(masks), np.asarray(extras),
                          np.asarray(rolls), roll_number)
@@ -961,14 +959,7 @@ def write_chances(game: CategoryGame, values: TargetValues, masks, extras, needs
     left = np.asarray(needs)[:, None] - np.rint(opts.points).astype(np.int64)
     w = np.full(left.shape, -np.inf)
     w[allowed] = values.at(opts.next_state[allowed], left[allowed])
-    return np.where(allowed, w, -np.inf), opts.points, opts.next_state, opts.score
-
-
-def target_keeps(plan: TurnPlan, cols: np.ndarray, rolls: np.ndarray, roll_number: int) -> np.ndarray:
-    """The keep each position takes after roll ``roll_number`` (1 or 2), or -1 where it
-    writes now: the first best keep, taken only when strictly better than writing."""
-    keep, keep_value = best_keeps(plan.keep[roll_number - 1], cols, rolls)
-    return np.where(keep_value > plan.write[roll_number - 1][rolls, cols], keep, -1)
+    return np.where(allowed, w, -np.inf), opts
 
 
 def simulate_target(game: CategoryGame, values: TargetValues, target: int, games: int, seed: int,
@@ -978,83 +969,56 @@ def simulate_target(game: CategoryGame, values: TargetValues, target: int, games
     ``simulate_games`` uses with the same seed.  Where the target is settled (reached, or out
     of reach: every choice then has the same chance) the games follow the expected-score
     policy of ``expected`` values if given, else write at once in the first open box."""
-    if games < 1:
-        raise DicewiseError("the number of games must be at least 1")
     _check_target(values, target)
     if values.initial_state != game.initial_state or values.start_points:
         raise DicewiseError("simulation starts from the empty sheet: solve from it")
-    stream = dice_stream(seed, games, game.n_categories)
-    parts = []
-    for lo in range(0, games, SIMULATION_CHUNK):
-        parts.append(_play_target(game, values, target, stream[lo:lo + SIMULATION_CHUNK], expected))
-        if progress is not None:
-            progress(min(SIMULATION_CHUNK, games - lo))
-    return GameRecords(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+    return play_lockstep(game, ForTarget(game, values, target, expected), games, seed, progress)
 
 
-def _play_target(game: CategoryGame, values: TargetValues, target: int, stream, expected):
-    g, n = len(stream), game.n_categories
-    masks = np.zeros(g, np.int64)
-    extras = np.full(g, game.initial_extra, np.int64)
-    points = np.zeros(g)
-    box_scores, box_roll = np.full((g, n), np.nan), np.zeros((g, n), np.int64)
-    ended = np.zeros(g, bool)
-    end_value = game.first_roll_end()
-    for t in range(n):
-        live = np.flatnonzero(~ended)
-        if len(live) == 0:
-            break
-        states = masks[live] * game.n_extra + extras[live]
-        need = np.ceil(target - points[live]).astype(np.int64)
-        aim = ~settled(values, states, need)
+class ForTarget:
+    """The lockstep simulator's decisions when playing for P(final ≥ target)."""
+
+    def __init__(self, game: CategoryGame, values: TargetValues, target: int,
+                 expected: np.ndarray | None):
+        self.game, self.values, self.target, self.expected = game, values, target, expected
+
+    def plan(self, states, points):
+        game = self.game
+        self.need = need = np.ceil(self.target - points).astype(np.int64)
+        self.aim = aim = ~settled(self.values, states, need)
         # A plan column per distinct (state, need) of the games still aiming.
-        cols = np.full(len(live), -1)
-        plan = None
+        self.cols, self.turn = np.full(len(states), -1), None
         if aim.any():
             pairs, inv = np.unique(np.stack([states[aim], need[aim]], axis=1), axis=0,
                                    return_inverse=True)
-            plan = target_plan(game, values, pairs[:, 0], pairs[:, 1])
-            cols[aim] = inv.reshape(-1)
-        ev_plan, ev_cols = None, np.full(len(live), -1)
-        if expected is not None and (~aim).any():
-            ev_states, inv = np.unique(states[~aim], return_inverse=True)
-            ev_plan = plan_turns(game, expected, *np.divmod(ev_states, game.n_extra))
-            ev_cols[~aim] = inv.reshape(-1)
-        kept = np.zeros((len(live), dice.N_FACES), np.int64)
-        todo = np.arange(len(live))
-        for k in ROLL_NUMBERS:
-            todo, rolls = throw(kept, stream[live[todo], t, k - 1], end_value, k, todo, live, ended)
-            gi = live[todo]
-            go_on = np.zeros(len(todo), bool)
-            keep = np.full(len(todo), -1)
-            if k < 3:
-                a = aim[todo]
-                if a.any():
-                    keep[a] = target_keeps(plan, cols[todo[a]], rolls[a], k)
-                if ev_plan is not None and (~a).any():
-                    keep[~a] = target_keeps(ev_plan, ev_cols[todo[~a]], rolls[~a], k)
-                go_on = keep >= 0
-            rows = np.flatnonzero(~go_on)
-            w_games = gi[rows]
-            chances, pts, nxt, score = write_chances(game, values, masks[w_games], extras[w_games],
-                                                      need[todo[rows]], rolls[rows], k)
-            write = chances.argmax(axis=1)
-            calm = ~aim[todo[rows]]
-            if calm.any():
-                if expected is not None:
-                    opts = write_options(game, expected, masks[w_games[calm]], extras[w_games[calm]],
-                                         rolls[rows[calm]], k)
-                    write[calm] = opts.value.argmax(axis=1)
-                else:
-                    write[calm] = np.isfinite(chances[calm]).argmax(axis=1)
-            at = np.arange(len(rows))
-            points[w_games] += pts[at, write]
-            box_scores[w_games, write] = score[at, write]
-            box_roll[w_games, write] = k
-            masks[w_games], extras[w_games] = np.divmod(nxt[at, write], game.n_extra)
-            if k < 3:
-                kept[todo[go_on]] = dice.KEEPS[keep[go_on]]
-                todo = todo[go_on]
-    full = ~ended
-    points[full] += game.final_bonus(extras[full])
-    return points, box_scores, box_roll, ended
+            self.turn = target_plan(game, self.values, pairs[:, 0], pairs[:, 1])
+            self.cols[aim] = inv.reshape(-1)
+        self.calm_cols, self.calm_turn = np.full(len(states), -1), None
+        if self.expected is not None and (~aim).any():
+            calm_states, inv = np.unique(states[~aim], return_inverse=True)
+            self.calm_turn = plan_turns(game, self.expected, *np.divmod(calm_states, game.n_extra))
+            self.calm_cols[~aim] = inv.reshape(-1)
+
+    def keep(self, todo, masks, extras, rolls, roll_number):
+        keep = np.full(len(todo), -1)
+        a = self.aim[todo]
+        if a.any():
+            keep[a] = planned_keeps(self.turn, self.cols[todo[a]], rolls[a], roll_number)
+        if self.calm_turn is not None and (~a).any():
+            keep[~a] = planned_keeps(self.calm_turn, self.calm_cols[todo[~a]], rolls[~a],
+                                     roll_number)
+        return keep
+
+    def write(self, todo, masks, extras, rolls, roll_number):
+        chances, opts = write_chances(self.game, self.values, masks, extras, self.need[todo],
+                                      rolls, roll_number)
+        write = chances.argmax(axis=1)
+        calm = ~self.aim[todo]
+        if calm.any():
+            if self.expected is not None:
+                by_score = write_options(self.game, self.expected, masks[calm], extras[calm],
+                                         rolls[calm], roll_number)
+                write[calm] = by_score.value.argmax(axis=1)
+            else:
+                write[calm] = np.isfinite(chances[calm]).argmax(axis=1)
+        return write, opts

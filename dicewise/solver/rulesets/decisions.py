@@ -53,6 +53,14 @@ def best_keeps(keep_values: np.ndarray, cols: np.ndarray, rolls: np.ndarray):
     return cand[pick, j], vals[pick, j]
 
 
+def planned_keeps(plan: TurnPlan, cols: np.ndarray, rolls: np.ndarray,
+                  roll_number: int) -> np.ndarray:
+    """The keep each position takes after roll ``roll_number`` (1 or 2), or -1 where it
+    writes now: the first best keep, taken only when strictly better than writing."""
+    keep, keep_value = best_keeps(plan.keep[roll_number - 1], cols, rolls)
+    return np.where(keep_value > plan.write[roll_number - 1][rolls, cols], keep, -1)
+
+
 @dataclass(frozen=True)
 class WriteOptions:
     """Every box for G positions: value (points + future, -inf where not allowed), points

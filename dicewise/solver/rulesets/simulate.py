@@ -3,19 +3,21 @@
 The dice of game g come from one stream fixed by the seed: turn t, roll k holds five
 faces, and a roll that rerolls n dice takes the first n of them.  Every policy therefore
 sees the same dice wherever it keeps the same dice, so policies compare pair by pair.
+``play_lockstep`` plays the games; a ``Chooser`` makes their decisions (here the
+expected-score policies; ``solver/target.py`` plays for a target with the same loop).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
 from ..category import CategoryGame
-from .decisions import best_keeps, plan_turns, write_options
+from .decisions import WriteOptions, plan_turns, planned_keeps, write_options
 
 POLICIES = ("optimal", "greedy", "random")
 CHUNK = 16384  # games per lockstep block: more games share turn plans, memory stays bounded
@@ -59,25 +61,48 @@ class GameRecords:
     ended_early: np.ndarray  # (G,) the game ended at once (General's big general)
 
 
+class Chooser(Protocol):
+    """The decisions of a lockstep simulation: a plan per turn, then keeps and boxes.
+
+    Positions are indices into the turn's live games (the ``states`` given to ``plan``)."""
+
+    def plan(self, states: np.ndarray, points: np.ndarray) -> None:
+        """Prepare the turn of the live games at turn-start ``states`` with ``points``."""
+
+    def keep(self, todo, masks, extras, rolls, roll_number: int) -> np.ndarray:
+        """The keep of each position after roll 1 or 2, or -1 where it writes now."""
+
+    def write(self, todo, masks, extras, rolls, roll_number: int) -> tuple[np.ndarray, WriteOptions]:
+        """The box each position writes, and the options it chose from."""
+
+
 def simulate_games(game: CategoryGame, values: np.ndarray, policy: str, games: int, seed: int,
                    progress: Callable[[int], None] | None = None) -> GameRecords:
     """Play ``games`` games of ``game`` with a policy: optimal (from ``values``), greedy or random."""
     if policy not in POLICIES:
         raise DicewiseError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
+    choice_rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC401CE]))
+    guide = values if policy == "optimal" else np.zeros_like(values)
+    chooser = ExpectedScore(game, guide, random=choice_rng if policy == "random" else None)
+    return play_lockstep(game, chooser, games, seed, progress)
+
+
+def play_lockstep(game: CategoryGame, chooser: Chooser, games: int, seed: int,
+                  progress: Callable[[int], None] | None = None) -> GameRecords:
+    """Play ``games`` games from the empty sheet on the dice stream of ``seed``, ``CHUNK``
+    games at a time, every decision made by ``chooser``."""
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
     stream = dice_stream(seed, games, game.n_categories)
-    choice_rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC401CE]))
-    guide = values if policy == "optimal" else np.zeros_like(values)
     parts = []
     for lo in range(0, games, CHUNK):
-        parts.append(_play_chunk(game, guide, policy, stream[lo:lo + CHUNK], choice_rng))
+        parts.append(_play_chunk(game, chooser, stream[lo:lo + CHUNK]))
         if progress is not None:
             progress(min(CHUNK, games - lo))
     return GameRecords(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
 
 
-def _play_chunk(game, guide, policy, stream, rng):
+def _play_chunk(game, chooser: Chooser, stream):
     g, n = len(stream), game.n_categories
     masks = np.zeros(g, np.int64)
     extras = np.full(g, game.initial_extra, np.int64)
@@ -89,27 +114,18 @@ def _play_chunk(game, guide, policy, stream, rng):
         live = np.flatnonzero(~ended)
         if len(live) == 0:
             break
-        states = masks[live] * game.n_extra + extras[live]
-        uniq, cols = np.unique(states, return_inverse=True)
-        plan = None if policy == "random" else plan_turns(game, guide, *np.divmod(uniq, game.n_extra))
+        chooser.plan(masks[live] * game.n_extra + extras[live], points[live])
         kept = np.zeros((len(live), dice.N_FACES), np.int64)
         todo = np.arange(len(live))  # positions in ``live`` still rolling this turn
         for k in (1, 2, 3):
             todo, rolls = throw(kept, stream[live[todo], t, k - 1], end_value, k, todo, live, ended)
             gi = live[todo]
-            go_on = np.zeros(len(todo), bool)
-            keep = None
-            if k < 3:
-                keep = _choose_keep(policy, game, guide, plan, cols[todo], gi, masks, extras, rolls,
-                                    k, rng)
-                go_on = keep >= 0
+            keep = (chooser.keep(todo, masks[gi], extras[gi], rolls, k) if k < 3
+                    else np.full(len(todo), -1))
+            go_on = keep >= 0
             rows = np.flatnonzero(~go_on)
             w_games = gi[rows]
-            opts = write_options(game, guide, masks[w_games], extras[w_games], rolls[rows], k)
-            if policy == "random":
-                write = _random_box(opts.value, rng)
-            else:
-                write = opts.value.argmax(axis=1)
+            write, opts = chooser.write(todo[rows], masks[w_games], extras[w_games], rolls[rows], k)
             at = np.arange(len(rows))
             points[w_games] += opts.points[at, write]
             box_scores[w_games, write] = opts.score[at, write]
@@ -123,16 +139,33 @@ def _play_chunk(game, guide, policy, stream, rng):
     return points, box_scores, box_roll, ended
 
 
-def _choose_keep(policy, game, guide, plan, cols, gi, masks, extras, rolls, k, rng):
-    """The keep each position takes after roll k, or -1 where it writes now."""
-    if policy == "random":
-        opts = write_options(game, guide, masks[gi], extras[gi], rolls, k)
+class ExpectedScore:
+    """Play for the expected final score by ``guide`` values (``optimal``; zeros make
+    ``greedy``), or, given a ``random`` generator, uniformly among the legal choices."""
+
+    def __init__(self, game: CategoryGame, guide: np.ndarray,
+                 random: np.random.Generator | None = None):
+        self.game, self.guide, self.random = game, guide, random
+
+    def plan(self, states, points):
+        uniq, self.cols = np.unique(states, return_inverse=True)
+        self.turn = (None if self.random is not None
+                     else plan_turns(self.game, self.guide, *np.divmod(uniq, self.game.n_extra)))
+
+    def keep(self, todo, masks, extras, rolls, roll_number):
+        if self.random is None:
+            return planned_keeps(self.turn, self.cols[todo], rolls, roll_number)
+        opts = write_options(self.game, self.guide, masks, extras, rolls, roll_number)
         n_keeps = (dice.SUB_KEEPS[rolls] >= 0).sum(axis=1)
         n_boxes = np.isfinite(opts.value).sum(axis=1)
-        pick = (rng.random(len(rolls)) * (n_keeps + n_boxes)).astype(np.int64)
+        pick = (self.random.random(len(rolls)) * (n_keeps + n_boxes)).astype(np.int64)
         return np.where(pick < n_keeps, dice.SUB_KEEPS[rolls, np.minimum(pick, 31)], -1)
-    keep, keep_value = best_keeps(plan.keep[k - 1], cols, rolls)
-    return np.where(keep_value > plan.write[k - 1][rolls, cols], keep, -1)
+
+    def write(self, todo, masks, extras, rolls, roll_number):
+        opts = write_options(self.game, self.guide, masks, extras, rolls, roll_number)
+        if self.random is not None:
+            return _random_box(opts.value, self.random), opts
+        return opts.value.argmax(axis=1), opts
 
 
 def _random_box(value, rng):

@@ -15,7 +15,7 @@ from .. import dice
 from ..advice import advise_position
 from ..category import CategoryGame, StateValues
 from ..sheet import Sheet
-from .decisions import best_keeps, plan_turns, write_options
+from .decisions import plan_turns, planned_keeps, write_options
 from .simulate import simulate_games
 
 DISTRIBUTION_BUDGET = 50_000_000  # states × score values held at once
@@ -139,8 +139,8 @@ def turn_outcomes(game: CategoryGame, values: np.ndarray, states: np.ndarray):
         keep_to = None
         writes = np.ones(len(rolls), bool)
         if k < 3:
-            keep, keep_value = best_keeps(plan.keep[k - 1], cols, rolls)
-            writes = ~(keep_value > plan.write[k - 1][rolls, cols])
+            keep = planned_keeps(plan, cols, rolls, k)
+            writes = keep < 0
             keep_to = np.zeros((dice.N_KEEPS, b))
             np.add.at(keep_to, (keep[~writes], cols[~writes]), p[~writes])
         w = np.flatnonzero(writes)

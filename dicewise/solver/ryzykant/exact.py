@@ -106,9 +106,15 @@ def _moves(block: _Block, r, wu, wl):
 
 
 _C = 2.0 ** (2 / BOX)             # growth of a mark's worth over one roll's two marks
-_STEP = 2.0 ** (1 / BOX) - 1.0
 #: Lowest points each sum can ever reach from n marks on: a sheet's pathwise lower bound.
 _FLOOR = np.minimum.accumulate(_FS[:, ::-1], axis=1)[:, ::-1]
+
+
+def _envelope(upper) -> np.ndarray:
+    """Σ_s g_s(n_s), g_s(n) = 5·v_s·(2^(n/5) − 1): equal to a sum's points when its boxes
+    are all closed (n = 5k) and above them when one is open, since an open box's points are
+    those of its closed boxes less its missing marks (f(5k + r) ≤ f(5k), r = 1..4)."""
+    return (5.0 * VALUES[None, :] * (2.0 ** (np.asarray(upper) / BOX) - 1.0)).sum(axis=1)
 
 
 def truncation_bounds(ruleset: Ryzykant, upper, lower) -> tuple[np.ndarray, np.ndarray]:
@@ -116,12 +122,15 @@ def truncation_bounds(ruleset: Ryzykant, upper, lower) -> tuple[np.ndarray, np.n
     a roll, under any number of later puściochs.
 
     lo: each sum's lowest points from its marks on (a box can only be opened, closed and
-    doubled; an open first box costs at most 4·v) — no play can end below it.  hi: a mark
-    raises a sum's points by at most v·2^k, k its boxes before it, so the i-th further mark
-    of the game adds at most Q·2^((i−1)/5), Q = max over sums of v·2^(n/5); the game lasts
-    X ≤ R + G more rolls, R the rolls its lower table allows without puściochs and G ≤ a
-    negative binomial count of 1/32 puściochs, so E[2^(2X/5)] ≤ (c·(31/32)/(1 − c/32))^R
-    with c = 2^(2/5), and the expected gain is at most Q·(E[2^(2X/5)] − 1)/(2^(1/5) − 1).
+    doubled; an open first box costs at most 4·v) — no play can end below it.  hi: the final
+    points are at most the envelope Σ_s g_s(n_s) of the final marks (``_envelope``); a mark
+    raises g_s by 5·v·(2^(1/5) − 1)·2^(n/5), so, with Q = max over sums of v·2^(n/5) now,
+    the i-th further mark of the game raises the envelope by at most
+    5·Q·(2^(1/5) − 1)·2^((i−1)/5) and M further marks by at most 5·Q·(2^(M/5) − 1).  The
+    game lasts X ≤ R + G more rolls (two marks each), R the rolls its lower table allows
+    without puściochs and G a negative binomial count of 1/32 puściochs before them, so
+    E[2^(2X/5)] ≤ (c·(31/32)/(1 − c/32))^R with c = 2^(2/5).  (The increment of a single
+    mark can reach 6·v·2^k when it closes a box; the envelope is what makes the bound hold.)
     """
     upper = np.asarray(upper, np.int64)
     lower = np.asarray(lower, np.int64)
@@ -132,7 +141,7 @@ def truncation_bounds(ruleset: Ryzykant, upper, lower) -> tuple[np.ndarray, np.n
     R = room + 1
     q = (VALUES[None, :] * 2.0 ** (upper / BOX)).max(axis=1)
     growth = (_C * (31 / 32) / (1 - _C / 32)) ** R
-    hi = score(upper) + q * (growth - 1) / _STEP
+    hi = _envelope(upper) + 5.0 * q * (growth - 1.0)
     return lo.astype(np.float64), hi
 
 
@@ -347,6 +356,12 @@ class Optimum:
                 "states": self.states, "max_puscioch": self.max_puscioch,
                 "policies": {k: {"value": v, "gap": self.value - v}
                              for k, v in self.policy_values.items()}}
+
+
+def quick(ruleset: Ryzykant) -> bool:
+    """Variants whose exact optimum takes under a minute, so a table build computes it too:
+    the one-roll game and ``end_marks=2`` with ``puscioch=reroll`` (175,572 positions)."""
+    return ruleset.end_marks == 1 or (ruleset.end_marks == 2 and ruleset.puscioch == "reroll")
 
 
 def one_roll_optimum() -> Fraction:

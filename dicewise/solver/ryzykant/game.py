@@ -119,12 +119,12 @@ class RyzykantGame(Game):
         return digest(source_digest(dice, rz, approx, policy_table), repr(BUILD))
 
     def build_units(self, rules) -> float:
-        return policy_table.build_steps(BUILD.rounds)
+        return policy_table.build_steps(BUILD.rounds, BUILD.games, rules)
 
     def build(self, rules: Ryzykant, progress=None):
         table = policy_table.build(rules, progress, rounds=BUILD.rounds, games=BUILD.games,
                                    eval_games=BUILD.eval_games)
-        return Fitted(table.model), {**table.meta, "approximate": True}
+        return Fitted(table.model), {"approximate": True, **table.meta}
 
     def to_arrays(self, payload: Fitted) -> dict:
         return payload.model.arrays()
@@ -146,8 +146,7 @@ class RyzykantGame(Game):
         return {"value_at_start": m.get("value_at_start"),
                 "bellman_residual_rms": m.get("bellman_residual_rms"),
                 "parameters": m.get("parameters"), "eval_games": m.get("eval_games"),
-                "expected_score_kind": f"simulated mean of the optimal policy over "
-                                       f"{m.get('eval_games')} games",
+                "expected_score_kind": m.get("expected_score_kind"),
                 # the exact optimum and the policy's exact gap, for variants solved exactly
                 "exact": m.get("exact")}
 
@@ -282,7 +281,9 @@ def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
     start = float(approx.values_before(solution.payload.dense, np.array([pos.upper]),
                                        np.array([pos.lower]))[0])
     faces = dice.faces_of(dice.ROLLS[roll])
-    err = solution.error_estimate
+    # A split's value is the model's: its measured error is the Bellman residual, which
+    # may exceed the error of the expected score at the start.
+    err = max(solution.error_estimate or 0.0, solution.meta.get("bellman_residual_rms") or 0.0)
     headline = (f"ryzykant: dice {' '.join(map(str, faces))}; sheet {pos.sheet or '(empty)'}; "
                 f"fifth {pos.fifth or '(none)'}; {pos.rolls} rolls, {pos.score} points now; "
                 "values approximate"

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ...errors import DicewiseError, TableError
-from . import rules, approx
+from . import rules, approx, exact
 from .rules import Position, Ryzykant
 
 #: Policy names (``solved`` is the older name of ``optimal``).
@@ -100,7 +100,7 @@ def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
     rounds of ``approx.refine``; the table's policy (lookahead ``LOOKAHEAD``) is then played
     ``eval_games`` times on fresh rolls for its expected score, and the Bellman residual is
     measured on ``RESIDUAL_POSITIONS`` positions it visits.  A variant whose exact optimum
-    takes no time (``end_marks=1``) also gets it in ``meta["exact"]``, with the policy's
+    is quick to find (``exact.quick``) also gets it in ``meta["exact"]``, with the policy's
     exact value and gap (``exact.Optimum.as_dict``).
     """
     start = time.perf_counter()
@@ -132,6 +132,7 @@ def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
     meta = {
         "expected_score": mean, "ci95": [mean - 1.96 * se, mean + 1.96 * se],
         "eval_games": eval_games, "policy": f"lookahead {LOOKAHEAD}",
+        "expected_score_kind": f"simulated mean of the table's policy over {eval_games} games",
         "value_at_start": ahead0, "model_value_at_start": v0, "bellman_residual_rms": rms,
         "error_estimate": max(abs(ahead0 - mean), rms), "rounds": rounds,
         "games_per_round": games, "refine_rounds": r_rounds, "refine_games": r_games,
@@ -141,15 +142,26 @@ def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
         "refine_target_rms": [h["residual_rms"] for h in refined], "trace": TRACE,
         "parameters": model.parameters, "seconds": round(time.perf_counter() - start, 2),
     }
-    if ruleset.end_marks == 1:
-        from . import exact
-        meta["exact"] = exact.optimum(ruleset, {"optimal": model}).as_dict()
+    if exact.quick(ruleset):
+        # The policy's exact value replaces the simulated mean, and its exact distance to
+        # the optimum the error estimate (zero in the one-roll game).
+        optimum = exact.optimum(ruleset, {"optimal": model})
+        value = optimum.policy_values["optimal"]
+        loss = max(optimum.value - value, 0.0)
+        meta.update(exact=optimum.as_dict(), expected_score=value, ci95=None,
+                    approximate=loss > 1e-9, error_estimate=loss,
+                    expected_score_kind="exact value of the table's policy",
+                    simulated_mean=mean)
+        if progress:
+            progress(1)
     return PolicyTable(model, meta)
 
 
-def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES) -> int:
+def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
+                ruleset: Ryzykant | None = None) -> int:
     """Progress steps of ``build`` (for sizing a progress bar)."""
-    return rounds + refine_schedule(rounds, games)[0] + 2
+    solves_exactly = ruleset is not None and exact.quick(ruleset)
+    return rounds + refine_schedule(rounds, games)[0] + 2 + solves_exactly
 
 
 # -- policies and simulation ------------------------------------------------------------------
