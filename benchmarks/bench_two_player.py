@@ -1,6 +1,6 @@
 """Timing of two-player General: one layer, a late sub-game, the whole game.
 
-    python benchmarks/bench_two_player.py layer --layer 10 --workers 1 2
+    python benchmarks/bench_two_player.py layer --layer 10 --workers 1 2 [--processes]
     python benchmarks/bench_two_player.py subgame --open 5
     python benchmarks/bench_two_player.py full --workers 2 [--edge] [--out FILE]
     python benchmarks/bench_two_player.py duel --out FILE --games 100000 --duel win expected
@@ -37,6 +37,7 @@ from dicewise.solver.rulesets import category_game  # noqa: E402
 from dicewise.solver.two_player import build_layout, solve_subgame, two_player_rules  # noqa: E402
 from dicewise.solver.two_player.layers import solve_chunk  # noqa: E402
 from dicewise.solver.two_player.solve import duel_edge, layer_chunks  # noqa: E402
+from dicewise.tables.two_player import forked_map, local_map  # noqa: E402
 
 
 def emit(**fields):
@@ -60,12 +61,17 @@ def bench_layer(args, game):
     states = sum(int(layout.width[c].sum()) for c in chunks)
     base = None
     for workers in args.workers:
-        with ThreadPoolExecutor(workers) as pool:
-            _, wall, cpu = timed(lambda: list(pool.map(
-                lambda c: solve_chunk(rules, layout, t, nxt, c), chunks)))
+        if args.processes:  # forked workers share the layer copy-on-write; no GIL between them
+            _, wall, cpu = timed(lambda: forked_map(workers)(
+                lambda c: solve_chunk(rules, layout, t, nxt, c), chunks))
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                _, wall, cpu = timed(lambda: list(pool.map(
+                    lambda c: solve_chunk(rules, layout, t, nxt, c), chunks)))
         per_state = wall / states
         base = base or wall
-        emit(what="layer", layer=t, states=states, workers=workers, wall_s=round(wall, 2),
+        emit(what="layer", layer=t, states=states, workers=workers,
+             runner="processes" if args.processes else "threads", wall_s=round(wall, 2),
              cpu_s=round(cpu, 2), us_per_state=round(per_state * 1e6, 3),
              speedup=round(base / wall, 2),
              full_solve_estimate_min=round(per_state * layout.n_values / 60, 1))
@@ -98,8 +104,8 @@ def bench_full(args, game):
          first_player_value=values.root_value, layer_seconds=solution.layer_seconds)
     if args.edge:
         solitaire = solve_states(game)
-        with ThreadPoolExecutor(args.workers[0]) as pool:
-            edge, wall, cpu = timed(lambda: duel_edge(values, solitaire.values, 0, pool.map))
+        edge, wall, cpu = timed(lambda: duel_edge(values, solitaire.values, 0,
+                                                  local_map(args.workers[0])))
         emit(what="edge", wall_s=round(wall, 1), cpu_s=round(cpu, 1), **edge)
 
 
@@ -122,6 +128,8 @@ def main(argv=None):
     parser.add_argument("--chunks", type=int, default=0, help="time only the first N chunks")
     parser.add_argument("--chunk", type=int, default=1 << 17, help="states per chunk")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--processes", action="store_true",
+                        help="layer: time forked processes instead of threads")
     parser.add_argument("--open", type=int, default=5, help="boxes open each (subgame)")
     parser.add_argument("--scheduler", default=None, help="runner of the full solve")
     parser.add_argument("--out", default=None, help="table file of the full solve")

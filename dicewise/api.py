@@ -395,6 +395,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     same states (three solves' time) for comparison with the simulation.
     """
     from .solver.two_player import duel_edge, make_policy, simulate_duel
+    from .tables.two_player import local_map
 
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
@@ -407,7 +408,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     if exact:
         if {a, b} != {"win", "optimal"} and {a, b} != {"win", "expected"}:
             raise DicewiseError("--exact compares win against optimal (expected-score) play")
-        edge = duel_edge(race, solitaire)
+        edge = duel_edge(race, solitaire, map_fn=local_map())
         if a != "win":  # the edge is the win-optimal player's; report A's side
             edge = {**edge, "alternating": 1 - edge["alternating"]}
     return RaceDuel(game.name, rules.options, result, edge)

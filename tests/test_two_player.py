@@ -379,11 +379,33 @@ def test_an_unreachable_scheduler_is_one_clear_error(general, tmp_path):
     assert "\n" not in str(e.value)
 
 
+def test_forked_processes_give_the_thread_runners_values(general, tmp_path):
+    """The default runner with several workers forks processes per layer; one worker, or a
+    system that cannot fork, runs on threads."""
+    want = subgame(*DRIVER_ROOT).values
+    got = driver.solve_two_player(general, tmp_path / "p.dwt", root=DRIVER_ROOT, workers=2,
+                                  chunk_columns=3000)
+    assert got.runner == "processes" and np.array_equal(got.values.values, want)
+    assert driver.make_runner(None, 1).name != "processes"
+
+
+def test_local_map_runs_any_closure_in_forked_processes():
+    """What the exact duel evaluation maps: closures over big arrays, which the children
+    read copy-on-write; one worker is the builtin map."""
+    table = np.arange(10)
+    assert list(driver.local_map(2)(lambda i: int(table[i] * 3), range(10))) == list(range(0, 30, 3))
+    assert driver.local_map(1) is map
+
+
 def test_without_dask_the_default_runner_is_plain_threads(general, tmp_path, monkeypatch):
-    """Dask is optional: with it hidden, the default runner is the thread pool."""
+    """Dask is optional: with it hidden (and no fork), the default runner is the thread pool."""
     monkeypatch.setitem(sys.modules, "dask", None)  # ``import dask`` now raises ImportError
+    monkeypatch.setattr(driver, "_can_fork", lambda: False)
     got = driver.solve_two_player(general, tmp_path / "e.dwt", root=DRIVER_ROOT, workers=2)
     assert got.runner == "threads" and np.array_equal(got.values.values, subgame(*DRIVER_ROOT).values)
+    with pytest.raises(DicewiseError, match="needs a system that can fork"):
+        driver.solve_two_player(general, tmp_path / "g.dwt", root=DRIVER_ROOT,
+                                scheduler="processes")
     with pytest.raises(DicewiseError, match="needs dask"):
         driver.solve_two_player(general, tmp_path / "f.dwt", root=DRIVER_ROOT,
                                 scheduler="dask-threads")

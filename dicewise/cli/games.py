@@ -74,10 +74,12 @@ def rules(ruleset, as_json):
 @click.option("--rebuild", is_flag=True, help="Solve again even if the table exists.")
 @players_flag
 @click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Two players: threads (default), local (a Dask LocalCluster) or the "
-                   "tcp:// address of a Dask scheduler.")
+              help="Two players: processes (default where the system forks), threads, "
+                   "dask-threads, local (a Dask LocalCluster) or the tcp:// address of a "
+                   "Dask scheduler.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="Two players: threads or local Dask workers (default: the cores).")
+              help="Two players: processes, threads or local Dask workers (default: the "
+                   "cores).")
 @json_flag
 def solve(ruleset, options, out, rebuild, players, scheduler, workers, as_json):
     """Solve RULESET (or fit its policy), write its table, and print the expected score.
