@@ -37,7 +37,7 @@ from dicewise.solver.rulesets import category_game  # noqa: E402
 from dicewise.solver.two_player import build_layout, solve_subgame, two_player_rules  # noqa: E402
 from dicewise.solver.two_player.layers import solve_chunk  # noqa: E402
 from dicewise.solver.two_player.solve import duel_edge, layer_chunks  # noqa: E402
-from dicewise.tables.two_player import forked_map, local_map  # noqa: E402
+from dicewise.solver.parallel import forked_map, local_map  # noqa: E402
 
 
 def emit(**fields):
@@ -62,8 +62,8 @@ def bench_layer(args, game):
     base = None
     for workers in args.workers:
         if args.processes:  # forked workers share the layer copy-on-write; no GIL between them
-            _, wall, cpu = timed(lambda: forked_map(workers)(
-                lambda c: solve_chunk(rules, layout, t, nxt, c), chunks))
+            _, wall, cpu = timed(lambda: list(forked_map(workers)(
+                lambda c: solve_chunk(rules, layout, t, nxt, c), chunks)))
         else:
             with ThreadPoolExecutor(workers) as pool:
                 _, wall, cpu = timed(lambda: list(pool.map(

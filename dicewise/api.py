@@ -395,7 +395,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     same states (three solves' time) for comparison with the simulation.
     """
     from .solver.two_player import duel_edge, make_policy, simulate_duel
-    from .tables.two_player import local_map
+    from .solver.parallel import local_map
 
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")

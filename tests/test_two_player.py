@@ -31,6 +31,7 @@ from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.two_player import (WinPolicy, advise_two_player, build_layout, make_policy,
                                         chance, duel_edge, evaluate_policies, simulate_duel,
                                         solve_subgame, two_player_rules)
+from dicewise.solver import parallel
 from dicewise.tables import two_player as driver
 from dicewise.tables.format import TableError, checksum
 
@@ -393,14 +394,14 @@ def test_local_map_runs_any_closure_in_forked_processes():
     """What the exact duel evaluation maps: closures over big arrays, which the children
     read copy-on-write; one worker is the builtin map."""
     table = np.arange(10)
-    assert list(driver.local_map(2)(lambda i: int(table[i] * 3), range(10))) == list(range(0, 30, 3))
-    assert driver.local_map(1) is map
+    assert list(parallel.local_map(2)(lambda i: int(table[i] * 3), range(10))) == list(range(0, 30, 3))
+    assert parallel.local_map(1) is map
 
 
 def test_without_dask_the_default_runner_is_plain_threads(general, tmp_path, monkeypatch):
     """Dask is optional: with it hidden (and no fork), the default runner is the thread pool."""
     monkeypatch.setitem(sys.modules, "dask", None)  # ``import dask`` now raises ImportError
-    monkeypatch.setattr(driver, "_can_fork", lambda: False)
+    monkeypatch.setattr(driver, "can_fork", lambda: False)
     got = driver.solve_two_player(general, tmp_path / "e.dwt", root=DRIVER_ROOT, workers=2)
     assert got.runner == "threads" and np.array_equal(got.values.values, subgame(*DRIVER_ROOT).values)
     with pytest.raises(DicewiseError, match="needs a system that can fork"):

@@ -36,8 +36,6 @@ and measured times: docs/target.md.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable
@@ -47,6 +45,7 @@ import numpy as np
 from ..errors import DicewiseError
 from . import dice
 from .advice import check_position, keep_label
+from .parallel import local_map
 from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
 from .rulesets.decisions import TurnPlan, WriteOptions, plan_turns, planned_keeps, write_options
 from .rulesets.simulate import GameRecords, play_lockstep
@@ -642,31 +641,31 @@ def _solve(game: CategoryGame, max_need: int | None, target: int | None, start: 
     parts_out: list[tuple] = []
     total = 0
     rows = None
-    with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
-        for depth, states in enumerate(layers):
-            if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
-                most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
-                chunks = [(most, most, most + 1, most, np.zeros(0, setting.dtype))]
+    map_fn = local_map(workers)
+    for depth, states in enumerate(layers):
+        if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
+            most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
+            chunks = [(most, most, most + 1, most, np.zeros(0, setting.dtype))]
+            if progress is not None:
+                progress(len(states))
+        else:
+            pieces = [states[i:i + CHUNK_STATES] for i in range(0, len(states), CHUNK_STATES)]
+            chunks = []
+            for piece, chunk in zip(pieces, map_fn(lambda p: _solve_chunk(setting, p, rows), pieces)):
+                chunks.append(chunk)
                 if progress is not None:
-                    progress(len(states))
-            else:
-                pieces = [states[i:i + CHUNK_STATES] for i in range(0, len(states), CHUNK_STATES)]
-                chunks = []
-                for piece, chunk in zip(pieces, pool.map(lambda p: _solve_chunk(setting, p, rows), pieces)):
-                    chunks.append(chunk)
-                    if progress is not None:
-                        progress(len(piece))
-            fewest, most, lo, hi = (np.concatenate([c[i] for c in chunks]) for i in range(4))
-            count = np.maximum(hi - lo + 1, 0)
-            length = count + 2  # a row is [1, W(lo..hi), 0]
-            offsets = np.cumsum(length) - length
-            flat = np.zeros(int(length.sum()), setting.dtype)
-            flat[offsets] = 1.0
-            flat[np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))] = \
-                np.concatenate([c[4] for c in chunks])
-            rows = _Rows(flat, offsets, lo, length - 1, fewest, most, _Lookup.of(states))
-            parts_out.append((states, fewest, most, lo, hi, offsets + total, flat))
-            total += len(flat)
+                    progress(len(piece))
+        fewest, most, lo, hi = (np.concatenate([c[i] for c in chunks]) for i in range(4))
+        count = np.maximum(hi - lo + 1, 0)
+        length = count + 2  # a row is [1, W(lo..hi), 0]
+        offsets = np.cumsum(length) - length
+        flat = np.zeros(int(length.sum()), setting.dtype)
+        flat[offsets] = 1.0
+        flat[np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))] = \
+            np.concatenate([c[4] for c in chunks])
+        rows = _Rows(flat, offsets, lo, length - 1, fewest, most, _Lookup.of(states))
+        parts_out.append((states, fewest, most, lo, hi, offsets + total, flat))
+        total += len(flat)
     if max_need is None and target is None:
         max_need = int(parts_out[-1][2][0]) + start_points
     states, fewest, most, lo, hi, offsets, flat = (np.concatenate([p[i] for p in parts_out])

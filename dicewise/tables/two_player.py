@@ -27,12 +27,11 @@ once the final table is written.
 from __future__ import annotations
 
 import inspect
-import multiprocessing
 import os
 import shutil
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -43,6 +42,7 @@ from ..errors import DicewiseError
 from ..solver import category, dice, scoring, turn
 from ..solver.category import CategoryGame
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
+from ..solver.parallel import can_fork, forked_map
 from ..solver.two_player.layers import solve_chunk, terminal_values
 from ..solver.two_player.space import Layout, TwoPlayerValues, build_layout, two_player_rules
 from .format import TableError, digest, read_table, write_table
@@ -104,48 +104,10 @@ class _Processes:
         self.map = forked_map(workers)
 
     def run_layer(self, rules, layout, t, nxt, chunks):
-        return self.map(lambda pairs: solve_chunk(rules, layout, t, nxt, pairs), chunks)
+        return list(self.map(lambda pairs: solve_chunk(rules, layout, t, nxt, pairs), chunks))
 
     def close(self):
         pass
-
-
-def forked_map(workers: int):
-    """``map(fn, items)`` over ``workers`` processes forked for the call, as a list.
-
-    ``fn`` may be any closure: it is set before the fork, so the children read it and what
-    it holds (a layer, a table) copy-on-write, and only the items and results are pickled.
-    """
-    context = multiprocessing.get_context("fork")
-
-    def map_fn(fn, items):
-        _FORKED["fn"] = fn
-        try:
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                return list(pool.map(_call_forked, items))
-        finally:
-            _FORKED.clear()
-
-    return map_fn
-
-
-def local_map(workers: int | None = None):
-    """The fastest ``map`` on this machine: forked processes where the system forks and
-    more than one worker is wanted (default: the cores), else the builtin ``map``."""
-    workers = workers or os.cpu_count() or 1
-    return forked_map(workers) if workers > 1 and _can_fork() else map
-
-
-#: What a ``forked_map`` call runs (set in the parent before it forks).
-_FORKED: dict = {}
-
-
-def _call_forked(item):
-    return _FORKED["fn"](item)
-
-
-def _can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 class _DaskThreads:
@@ -219,11 +181,11 @@ def make_runner(scheduler: str | None, workers: int | None, timeout: float = 10.
     a distributed scheduler."""
     workers = workers or os.cpu_count() or 1
     if scheduler is None:
-        if workers > 1 and _can_fork():
+        if workers > 1 and can_fork():
             return _Processes(workers)
         return _DaskThreads(workers) if _dask_installed() else _Threads(workers)
     if scheduler == "processes":
-        if not _can_fork():
+        if not can_fork():
             raise DicewiseError("scheduler 'processes' needs a system that can fork; use threads")
         return _Processes(workers)
     if scheduler == "threads":

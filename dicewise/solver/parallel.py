@@ -1,0 +1,53 @@
+"""Maps over forked processes: how the solvers use more than one core.
+
+numpy releases the GIL inside its loops, but a solver's chunk makes many small numpy calls,
+and the Python between them keeps threads from scaling (measured: two threads no faster
+than one on a two-player layer, two forked processes 2.0× faster).  A pool forked for each
+call lets the children read the caller's arrays copy-on-write; only items and results are
+pickled.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+
+def forked_map(workers: int):
+    """``map(fn, items)`` over ``workers`` processes forked for the call: the results in
+    order, each as soon as it is done.
+
+    ``fn`` may be any closure: it is set before the fork, so the children read it and what
+    it holds (a layer, a table) copy-on-write, and only the items and results are pickled.
+    """
+    context = multiprocessing.get_context("fork")
+
+    def map_fn(fn, items):
+        _FORKED["fn"] = fn
+        try:
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                yield from pool.map(_call_forked, items)
+        finally:
+            _FORKED.clear()
+
+    return map_fn
+
+
+def local_map(workers: int | None = None):
+    """The fastest ``map`` on this machine: forked processes where the system forks and
+    more than one worker is wanted (default: the cores), else the builtin ``map``."""
+    workers = workers or os.cpu_count() or 1
+    return forked_map(workers) if workers > 1 and can_fork() else map
+
+
+#: What a ``forked_map`` call runs (set in the parent before it forks).
+_FORKED: dict = {}
+
+
+def _call_forked(item):
+    return _FORKED["fn"](item)
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
