@@ -691,7 +691,8 @@ def solve_target(game: CategoryGame, max_need: int | None = None,
     """W(state, need) for every state reachable from ``start`` (default: the empty sheet,
     holding ``start_points``) and every target T ≤ ``max_need`` (default: every target).
     With ``target`` instead, only the needs a sheet on its way to that one T can have.
-    ``progress(n)``: n more states solved; float32 ``dtype`` halves memory and time."""
+    ``progress(n)``: n more states solved; float32 ``dtype`` halves memory and time.
+    ``workers``: processes per layer (``parallel.local_map``; default the cores)."""
     return _solve(game, *_need_range(max_need, target), start, start_points, progress, dtype,
                   workers, None, "optimal")
 

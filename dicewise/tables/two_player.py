@@ -82,32 +82,21 @@ def checkpoint_dir(path) -> Path:
 
 # -- runners ---------------------------------------------------------------------------
 
-class _Threads:
-    name = "threads"
+class _LocalMap:
+    """The layer's chunks mapped on this machine: over processes forked per layer (the
+    children read the layer copy-on-write) or over a thread pool."""
 
-    def __init__(self, workers: int):
-        self.workers = workers
-        self.pool = ThreadPoolExecutor(workers)
-
-    def run_layer(self, rules, layout, t, nxt, chunks):
-        return list(self.pool.map(lambda pairs: solve_chunk(rules, layout, t, nxt, pairs), chunks))
-
-    def close(self):
-        self.pool.shutdown()
-
-
-class _Processes:
-    name = "processes"
-
-    def __init__(self, workers: int):
-        self.workers = workers
-        self.map = forked_map(workers)
+    def __init__(self, name: str, workers: int):
+        self.name, self.workers = name, workers
+        self.pool = ThreadPoolExecutor(workers) if name == "threads" else None
+        self.map = self.pool.map if self.pool else forked_map(workers)
 
     def run_layer(self, rules, layout, t, nxt, chunks):
         return list(self.map(lambda pairs: solve_chunk(rules, layout, t, nxt, pairs), chunks))
 
     def close(self):
-        pass
+        if self.pool:
+            self.pool.shutdown()
 
 
 class _DaskThreads:
@@ -182,14 +171,14 @@ def make_runner(scheduler: str | None, workers: int | None, timeout: float = 10.
     workers = workers or os.cpu_count() or 1
     if scheduler is None:
         if workers > 1 and can_fork():
-            return _Processes(workers)
-        return _DaskThreads(workers) if _dask_installed() else _Threads(workers)
+            return _LocalMap("processes", workers)
+        return _DaskThreads(workers) if _dask_installed() else _LocalMap("threads", workers)
     if scheduler == "processes":
         if not can_fork():
             raise DicewiseError("scheduler 'processes' needs a system that can fork; use threads")
-        return _Processes(workers)
+        return _LocalMap("processes", workers)
     if scheduler == "threads":
-        return _Threads(workers)
+        return _LocalMap("threads", workers)
     if scheduler == "dask-threads":
         if not _dask_installed():
             raise DicewiseError("scheduler 'dask-threads' needs dask: pip install dask")
