@@ -310,8 +310,12 @@ class PokerSchool(CategoryGame):
         """Read the ``row=cells`` notation (see the module docstring) into a validated sheet.
 
         Rows are comma-separated; a row's cells left to right joined by ``/``, ``x`` for a
-        cross; one more entry is the row's premium (its points, or ``x`` if erased).
+        cross; one more entry is the row's premium (its points, or ``x`` if erased).  At a
+        table of several players, ``taken=fives/column2`` lists the prizes rivals took.
         """
+        from .contest import forfeit, split_taken
+
+        text, taken_rows, taken_columns = split_taken(text, self.columns)
         rows: dict[int, list[str]] = {}
         for part in (text or "").split(","):
             part = part.strip()
@@ -328,7 +332,8 @@ class PokerSchool(CategoryGame):
             entries = [e.strip().lower() for e in cells.split("/")] if cells.strip() else []
             rows[ROW_INDEX[name]] = entries
         # Write every row's cells; premium entries are checked after all cells are known.
-        sheet = self.empty()
+        # Prizes rivals took (``taken=``, contest.py) are lost before any cell is written.
+        sheet = forfeit(self.empty(), taken_rows, taken_columns)
         premiums: dict[int, str] = {}
         for r in sorted(rows):
             entries = rows[r]
