@@ -22,6 +22,7 @@ on a shared machine, CPU time below workers × wall time means other work had th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -91,8 +92,10 @@ def bench_subgame(args, game):
 def bench_full(args, game):
     from dicewise.tables.two_player import solve_two_player
 
-    def progress(layer, states):
-        emit(what="layer-done", layer=layer, states=states, at_s=round(time.perf_counter() - start, 1))
+    @contextlib.contextmanager
+    def progress(units, label):  # the table store's progress: one update per finished layer
+        yield lambda states: emit(what="layer-done", states=states,
+                                  at_s=round(time.perf_counter() - start, 1))
 
     start = time.perf_counter()
     solution, wall, cpu = timed(lambda: solve_two_player(

@@ -10,7 +10,6 @@ usually pass nothing.
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -274,17 +273,15 @@ def _two_player_game(ruleset, options):
 
 
 def solve_two_player(ruleset, options=None, *, table=None, rebuild: bool = False,
-                     scheduler: str | None = None, workers: int | None = None, progress=None):
-    """Solve the two-player race of a ruleset (resumable: finished layers are checkpointed)."""
-    from .solver.two_player import build_layout, two_player_rules
+                     must_exist: bool = False, scheduler: str | None = None,
+                     workers: int | None = None, progress=None):
+    """Solve the two-player race of a ruleset through the table store (resumable: finished
+    layers are checkpointed); an explicit ``table`` that ``must_exist`` is never built."""
     from .tables import two_player
 
     game, rules = _two_player_game(ruleset, options)
-    states = build_layout(two_player_rules(rules)).n_values
-    with (progress or _quiet)(states, f"solving {game.name} for two players") as bar:
-        return two_player.solve_two_player(
-            rules, table, scheduler=scheduler, workers=workers, rebuild=rebuild,
-            progress=None if bar is None else lambda layer, n: bar(n))
+    return two_player.solve_two_player(rules, table, scheduler=scheduler, workers=workers,
+                                       rebuild=rebuild, must_exist=must_exist, progress=progress)
 
 
 def two_player_report(solved) -> dict:
@@ -311,14 +308,12 @@ def _race(game, rules, sheet, opponent_sheet, table, progress=None):
 
     me, them = parse_sheet(rules, sheet), parse_sheet(rules, opponent_sheet)
     seat_of(rules.n_categories, me, them)  # refuse sheets that cannot stand side by side
-    path = Path(table) if table else two_player.default_path(rules)
-    if table and not path.exists():
-        raise DicewiseError(f"table file {path} does not exist")
-    if path.exists():
-        return two_player.load(path, rules), me, them, "table"
-    if bin(me.mask).count("1") + bin(them.mask).count("1") < EARLY:
-        # as long as the whole game: build (and keep) the full table, with its progress bar
-        return solve_two_player(game, rules.options, progress=progress).values, me, them, "table"
+    early = bin(me.mask).count("1") + bin(them.mask).count("1") < EARLY
+    if table or early or two_player.default_path(rules).exists():
+        # an early position is as long as the whole game: build (and keep) the full table
+        solved = solve_two_player(game, rules.options, table=table, must_exist=table is not None,
+                                  progress=progress)
+        return solved.values, me, them, "table"
     return solve_subgame(rules, me.mask, them.mask), me, them, "sub-game"
 
 

@@ -7,3 +7,7 @@ class DicewiseError(ValueError):
 
 class TableError(DicewiseError):
     """A table file that cannot be used: unreadable, damaged, or built for other rules."""
+
+
+class BadAction(DicewiseError):
+    """An agent's answer that is not a legal action in its position."""

@@ -264,3 +264,96 @@ def test_a_new_table_drops_the_same_games_tables_for_older_rules(tmp_path):
     assert all(p.exists() for p in paths.values())
     store.drop_older_rules(paths["new"])
     assert {k for k, p in paths.items() if p.exists()} == set(names) - {"old"}
+
+
+# -- the race table goes through the same store ------------------------------------------
+
+def _race_root():
+    """A late two-player position (three boxes open each): its race solves in a moment."""
+    from dicewise.solver.rulesets import category_game
+
+    names = category_game("general").category_names
+    full = (1 << len(names)) - 1
+
+    def open_(*boxes):
+        return full & ~sum(1 << names.index(b) for b in boxes)
+
+    return open_("ones", "four", "general"), open_("twos", "straight", "general")
+
+
+def test_a_damaged_cached_race_table_is_rebuilt_with_a_warning(capsys):
+    from dicewise.tables import two_player
+
+    game, root = category_game("general"), _race_root()
+    first = two_player.solve_two_player(game, root=root, workers=1)
+    assert first.built and first.path.parent == store.cache_dir()
+    assert first.path == two_player.default_path(game, root)
+    raw = bytearray(first.path.read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    first.path.write_bytes(bytes(raw))
+    again = two_player.solve_two_player(game, root=root, workers=1)
+    assert again.built and "rebuilding it" in capsys.readouterr().err
+    assert np.array_equal(again.values.values, first.values.values)
+    assert not two_player.solve_two_player(game, root=root).built  # now loaded
+
+
+def test_a_damaged_explicit_race_table_is_refused_naming_rebuild(tmp_path):
+    from dicewise.tables import two_player
+
+    game, root, path = category_game("general"), _race_root(), tmp_path / "race.dwt"
+    two_player.solve_two_player(game, path, root=root, workers=1)
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(TableError, match="--rebuild"):
+        two_player.solve_two_player(game, path, root=root)
+    assert two_player.solve_two_player(game, path, root=root, rebuild=True, workers=1).built
+
+
+def test_a_race_table_for_other_rules_or_another_root_is_refused(tmp_path):
+    from dicewise.tables import two_player
+
+    game, root, path = category_game("general"), _race_root(), tmp_path / "race.dwt"
+    two_player.solve_two_player(game, path, root=root, workers=1)
+    with pytest.raises(TableError, match="options"):
+        two_player.solve_two_player(category_game("general", straight="plain"), path, root=root,
+                                    must_exist=True)
+    with pytest.raises(TableError, match="holds the race from"):
+        two_player.solve_two_player(game, path, root=(root[1], root[0]), must_exist=True)
+
+
+def test_the_race_table_digest_follows_the_games_rules_digest():
+    """The race table's rules digest contains the game's (engine, ruleset, shared rule helpers):
+    a change to any of them makes a new race table, as for every other table."""
+    from dicewise.solver import digest as digests
+    from dicewise.tables.two_player import RaceTable
+
+    game = category_game("general")
+    race = RaceTable(game)
+    assert race.rules_digest(game) != get_game("general").rules_digest(game)
+    assert set(digests.ENGINE) >= {"dice", "turn", "category", "scoring", "options"}
+    plain = category_game("general", straight="plain")
+    assert race.table_stem(game) != race.table_stem(plain)
+
+
+def test_a_process_waiting_on_another_build_says_who_builds(tmp_path, capsys):
+    """While another process holds a table's build lock, the waiting one names it."""
+    import fcntl
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "t.dwt"
+    lock = path.with_name(f".{path.name}.lock")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"f = open({str(lock)!r}, 'a+'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+        "f.seek(0); f.truncate(); f.write(str(os.getpid())); f.flush()\n"
+        "print('locked', flush=True); time.sleep(0.5)\n")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    began = time.perf_counter()
+    with store._build_lock(path):
+        waited = time.perf_counter() - began
+    holder.wait()
+    assert waited > 0.1
+    assert f"waiting for process {holder.pid}, which is building t.dwt" in capsys.readouterr().err
+    with open(lock) as f:  # the lock is free again for everyone
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

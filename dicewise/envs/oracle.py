@@ -23,10 +23,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import DicewiseError
+from ..errors import BadAction, DicewiseError
 from ..solver import dice
 from ..solver.category import CategoryGame
-from ..solver.protocol import BadAction, Game, Solution
+from ..solver.protocol import Game, Solution
 from ..solver.rulesets.decisions import plan_turns, write_options
 from ..solver.rulesets.game import CategoryRuleset
 from ..tables import store

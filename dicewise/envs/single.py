@@ -26,8 +26,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import DicewiseError
-from ..solver.protocol import BadAction, Game
+from ..errors import BadAction, DicewiseError
+from ..solver.protocol import Game
 from ..solver.rulesets.game import CategoryRuleset
 from .observe import encoder_for
 from .oracle import AdviceOracle, CategoryOracle, game_actions, solution

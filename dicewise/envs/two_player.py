@@ -43,9 +43,8 @@ try:
 except ImportError as e:  # pragma: no cover - the rl extra installs it
     raise ImportError("two-player environments need pettingzoo: pip install 'dicewise[rl]'") from e
 
-from ..errors import DicewiseError
+from ..errors import BadAction, DicewiseError
 from ..solver import dice
-from ..solver.protocol import BadAction
 from ..solver.registry import get_game
 from ..solver.sheet import parse_sheet
 from .observe import BIG, category_sheet_fields, counts_field, number_field

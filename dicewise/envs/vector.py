@@ -24,9 +24,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..errors import DicewiseError
+from ..errors import BadAction, DicewiseError
 from ..solver import dice
-from ..solver.protocol import BadAction
 from ..solver.rulesets.decisions import plan_turns, write_options
 from ..solver.rulesets.game import CategoryRuleset
 from ..solver.rulesets.simulate import dice_stream, roll_from

@@ -12,6 +12,8 @@ from math import factorial
 
 import numpy as np
 
+from ..errors import BadAction
+
 N_DICE = 5
 N_FACES = 6
 FACES = np.arange(1, N_FACES + 1)
@@ -167,8 +169,6 @@ for _arr in (KEEPS, KEEP_SIZE, KEEP_START, ROLLS, ROLL_AS_KEEP, ROLL_WEIGHT, ROL
 
 def keep_action(arg) -> dict:
     """``{"keep": faces}`` with the faces sorted, or BadAction for anything but faces 1..6."""
-    from .protocol import BadAction
-
     if not isinstance(arg, list) or not all(isinstance(v, int) and not isinstance(v, bool)
                                             and 1 <= v <= 6 for v in arg):
         raise BadAction(f"keep takes a list of faces 1..6, not {arg!r}")

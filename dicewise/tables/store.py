@@ -3,8 +3,10 @@
 A game says what its table is (``table_stem``, ``table_kind``, ``rules_digest``) and how to
 build it and move it to and from arrays; this module does the rest for every game: where
 the file lives, building it under a lock (two processes asking for the same table build it
-once and both get it), writing it atomically, validating it on load, and dropping the same
-game's tables built for older rules.
+once and both get it), writing it atomically, validating it on load, dropping the same
+game's tables built for older rules, and the checkpoints of a long build (a table spec with
+``checkpointed = True`` is built with a :class:`Checkpoints` it may read and write, so a
+build that is killed resumes from its finished parts).
 """
 
 from __future__ import annotations
@@ -60,14 +62,72 @@ def load(game: Game, rules, path) -> Solution:
 def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
     """Build a table and write it atomically to ``path``; a cache path drops older rules."""
     factory = progress_factory or _quiet
+    label = getattr(game, "build_label", None) or f"solving {game.name}"
+    checkpoints = Checkpoints(game, rules, path) if getattr(game, "checkpointed", False) else None
     start = time.perf_counter()
-    with factory(game.build_units(rules), f"solving {game.name}") as update:
-        payload, meta = game.build(rules, update)
+    with factory(game.build_units(rules), label) as update:
+        if checkpoints is None:
+            payload, meta = game.build(rules, update)
+        else:
+            payload, meta = game.build(rules, update, checkpoints=checkpoints)
     seconds = time.perf_counter() - start
     meta = {**meta, "seconds": round(seconds, 3)}
     path = save(game, rules, payload, meta, path)
+    if checkpoints is not None and not getattr(game, "keep_checkpoints", False):
+        checkpoints.clear()
     drop_older_rules(path)
     return Solution(game, rules, payload, meta, path, True, seconds)
+
+
+def checkpoint_dir(path) -> Path:
+    """The folder of a table's checkpoints: beside the table, named after it."""
+    path = Path(path)
+    return path.with_name(path.name + ".parts")
+
+
+class Checkpoints:
+    """The finished parts of a long build, one checksummed table file each, in a folder beside
+    the final table.  A part that fails its checksum or was built for other rules is refused
+    with a message naming it: never trusted, never silently redone."""
+
+    def __init__(self, game: Game, rules, path):
+        self.folder = checkpoint_dir(path)
+        self.expect = {"kind": f"{game.table_kind(rules)}-part", "ruleset": game.name,
+                       "options": game.rule_options(rules), "rules_digest": game.rules_digest(rules)}
+
+    def _file(self, name: str) -> Path:
+        return self.folder / f"{name}{SUFFIX}"
+
+    def get(self, name: str):
+        """(arrays, meta) of a finished part, or None where it is not there yet."""
+        file = self._file(name)
+        if not file.exists():
+            return None
+        try:
+            table = read_table(file, **self.expect)
+        except TableError as e:
+            raise TableError(f"checkpoint refused: {e}") from None
+        return table.arrays, dict(table.header.get("meta", {}))
+
+    def refuse(self, name: str, why: str):
+        """The error for a part that is readable but does not belong to this build."""
+        return TableError(f"checkpoint refused: {self._file(name)} {why}; delete it to "
+                          "recompute that part")
+
+    def put(self, name: str, arrays: dict, meta: dict) -> None:
+        """Keep a finished part (written atomically)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_table(self._file(name), **self.expect, arrays=arrays, meta=meta)
+
+    def clear(self) -> None:
+        """Remove the folder once the final table is written."""
+        self.clear_folder(self.folder)
+
+    @staticmethod
+    def clear_folder(folder: Path) -> None:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def save(game: Game, rules, payload, meta: dict, path) -> Path:
@@ -132,9 +192,19 @@ def _build_lock(path: Path):
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = path.with_name(f".{path.name}.lock")  # left in place: unlinking it would race
-    with open(lock, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    with open(lock, "a+") as f:
         try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            warn(f"waiting for process {holder}, which is building {path.name}")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            f.seek(0)
+            f.truncate()
+            f.write(str(os.getpid()))  # who builds it, for the message of those who wait
+            f.flush()
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
@@ -154,3 +224,4 @@ def drop_older_rules(path) -> None:
         if old != path and len(old.name) == len(path.name):
             old.unlink(missing_ok=True)
             old.with_name(f".{old.name}.lock").unlink(missing_ok=True)
+            Checkpoints.clear_folder(checkpoint_dir(old))

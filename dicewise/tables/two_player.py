@@ -17,67 +17,35 @@ Every runner runs the same pure function, ``solver.two_player.layers.solve_chunk
 same chunks; only where they run differs.  Dask is optional: nothing here imports it
 unless a Dask runner is asked for or found.
 
-Checkpoints are table files (``format.write_table``: checksummed, written atomically), one
-per finished layer, in a folder beside the final file.  A solve that is killed resumes
-from them; a checkpoint that fails its checksum, or was built for other rules, is refused
-with a message naming it — never trusted, never silently redone.  The folder is removed
-once the final table is written.
+The table is one more table spec of the table store (``RaceTable``): the store names the
+file, locks it while it is built, writes it atomically, validates it on load, rebuilds a
+damaged cached file with a warning, refuses a damaged explicit one naming ``--rebuild``,
+drops tables of older rules and keeps the checkpoints, one per finished layer, from which a
+killed solve resumes (a damaged or foreign checkpoint is refused, never silently redone).
 """
 
 from __future__ import annotations
 
-import inspect
 import os
-import shutil
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from ..errors import DicewiseError
-from ..solver import category, dice, scoring, turn
+from ..errors import DicewiseError, TableError
 from ..solver.category import CategoryGame
+from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
 from ..solver.parallel import can_fork, forked_map
 from ..solver.two_player.layers import solve_chunk, terminal_values
 from ..solver.two_player.space import Layout, TwoPlayerValues, build_layout, two_player_rules
-from .format import TableError, digest, read_table, write_table
-from .store import SUFFIX, cache_dir
+from . import store
+from .store import checkpoint_dir  # noqa: F401 - where a solve's layers are checkpointed
 
 KIND = "two-player"
-LAYER_KIND = "two-player-layer"
 DTYPE = "float32"
-
-
-def rules_digest(game: CategoryGame) -> str:
-    """Digest of the code that defines the game's rules and the two-player solver."""
-    ruleset = sys.modules[type(game).__module__]
-    modules = (dice, turn, category, scoring, ruleset, space, layers_module, solve_module)
-    return digest(*(inspect.getsource(m) for m in modules))
-
-
-def _option_slug(options: dict) -> str:
-    return "-".join(f"{k}={v}" for k, v in sorted(options.items())) or "default"
-
-
-def _root_slug(root) -> str:
-    return "" if tuple(root) == (0, 0) else f"-from-{root[0]}-{root[1]}"
-
-
-def default_path(game: CategoryGame, root=(0, 0)) -> Path:
-    """The cache file of the two-player table (the rules digest is part of the name)."""
-    return cache_dir() / (f"{game.name}-2p-{_option_slug(game.options)}{_root_slug(root)}"
-                          f"-{rules_digest(game)}{SUFFIX}")
-
-
-def checkpoint_dir(path) -> Path:
-    """Where the layers of a solve writing ``path`` are checkpointed."""
-    path = Path(path)
-    return path.with_name(path.name + ".layers")
 
 
 # -- runners ---------------------------------------------------------------------------
@@ -189,24 +157,101 @@ def make_runner(scheduler: str | None, workers: int | None, timeout: float = 10.
                         "dask.distributed address such as tcp://host:8786)")
 
 
-# -- checkpoints and the final table ----------------------------------------------------
+# -- the table -------------------------------------------------------------------------
 
-def _expect(game: CategoryGame) -> dict:
-    return {"ruleset": game.name, "options": game.options, "rules_digest": rules_digest(game)}
+class RaceTable:
+    """The two-player race of a category game as the table store sees it: from two empty
+    sheets, or from ``root`` (a pair of filled-box masks); how to run its layers (runner,
+    workers, chunk size) is chosen here and is not part of the file's identity."""
+
+    checkpointed = True
+
+    def __init__(self, rules: CategoryGame, root=(0, 0), *, scheduler: str | None = None,
+                 workers: int | None = None, chunk_columns: int = solve_module.CHUNK_COLUMNS,
+                 keep_checkpoints: bool = False, connect_timeout: float = 10.0):
+        from ..solver.registry import get_game
+
+        self.game, self.root = get_game(rules.name), tuple(int(r) for r in root)
+        self.name = self.game.name
+        self.scheduler, self.workers, self.chunk_columns = scheduler, workers, chunk_columns
+        self.keep_checkpoints, self.connect_timeout = keep_checkpoints, connect_timeout
+        self.build_label = f"solving {self.name} for two players"
+
+    def rule_options(self, rules) -> dict:
+        return self.game.rule_options(rules)
+
+    def table_stem(self, rules) -> str:
+        root = "" if self.root == (0, 0) else f"-from-{self.root[0]}-{self.root[1]}"
+        return f"{self.game.table_stem(rules)}-2p{root}"
+
+    def table_kind(self, rules) -> str:
+        return KIND
+
+    def rules_digest(self, rules) -> str:
+        return digest(self.game.rules_digest(rules),
+                      source_digest(space, layers_module, solve_module))
+
+    def layout(self, rules) -> Layout:
+        return build_layout(two_player_rules(rules), self.root)
+
+    def build_units(self, rules) -> float:
+        return self.layout(rules).n_values
+
+    def build(self, rules: CategoryGame, progress=None, *, checkpoints: store.Checkpoints):
+        """Solve the layers from the last back to the root's, each checkpointed."""
+        race_rules, layout = two_player_rules(rules), self.layout(rules)
+        values = np.empty(layout.n_values, dtype=DTYPE)
+        timings, resumed = {}, 0
+        runner = make_runner(self.scheduler, self.workers, self.connect_timeout)
+        try:
+            for t in layout.layers():
+                s = layout.layer_values(t)
+                part = checkpoints.get(f"layer-{t:02d}")
+                if part is not None:
+                    values[s] = _checked_layer(part, checkpoints, layout, t)
+                    resumed += 1
+                else:
+                    began = time.perf_counter()
+                    if t == 2 * layout.n:
+                        values[s] = terminal_values(layout, "value", DTYPE)
+                    else:
+                        chunks = solve_module.layer_chunks(layout, t, self.chunk_columns)
+                        nxt = values[layout.layer_values(t + 1)]
+                        values[s] = np.concatenate(runner.run_layer(race_rules, layout, t, nxt, chunks))
+                    timings[t] = round(time.perf_counter() - began, 3)
+                    checkpoints.put(f"layer-{t:02d}", {"values": values[s]},
+                                    {"layer": t, "root": list(layout.root), "seconds": timings[t]})
+                if progress is not None:
+                    progress(s.stop - s.start)
+        finally:
+            runner.close()
+        solved = TwoPlayerValues(rules, layout, values)
+        return solved, {"expected_score": None, "root": list(layout.root), "pairs": layout.n_pairs,
+                        "n_values": layout.n_values, "root_value": solved.root_value,
+                        "runner": runner.name, "workers": runner.workers,
+                        "layer_seconds": {str(k): v for k, v in timings.items()},
+                        "resumed_layers": resumed, "dtype": DTYPE}
+
+    def to_arrays(self, payload: TwoPlayerValues) -> dict:
+        return {"values": payload.values}
+
+    def from_arrays(self, rules, arrays, meta) -> TwoPlayerValues:
+        if list(meta.get("root", [])) != list(self.root):
+            raise TableError(f"it holds the race from {meta.get('root')}, not from {list(self.root)}")
+        layout = self.layout(rules)
+        values = arrays.get("values")
+        if values is None or len(values) != layout.n_values:
+            raise TableError("it is damaged (its values do not match the two-player states)")
+        return TwoPlayerValues(rules, layout, values)
 
 
-def _read_layer(file: Path, game: CategoryGame, layout: Layout, t: int) -> np.ndarray:
-    try:
-        table = read_table(file, kind=LAYER_KIND, **_expect(game))
-    except TableError as e:
-        raise TableError(f"checkpoint refused: {e}") from None
-    meta = table.header.get("meta", {})
+def _checked_layer(part, checkpoints, layout: Layout, t: int) -> np.ndarray:
+    arrays, meta = part
     s = layout.layer_values(t)
-    values = table.arrays.get("values")
+    values = arrays.get("values")
     if (meta.get("layer") != t or list(meta.get("root", [])) != list(layout.root)
             or values is None or len(values) != s.stop - s.start):
-        raise TableError(f"checkpoint refused: {file} does not hold layer {t} of this solve; "
-                         "delete it to recompute that layer")
+        raise checkpoints.refuse(f"layer-{t:02d}", f"does not hold layer {t} of this solve")
     return values
 
 
@@ -230,76 +275,30 @@ class TwoPlayerSolution:
         return self.values.root_value
 
 
-def save(path, values: TwoPlayerValues, meta: dict) -> Path:
-    """Write a solved race as one table file (atomically)."""
-    game, layout = values.game, values.layout
-    return write_table(path, kind=KIND, **_expect(game), arrays={"values": values.values},
-                       meta={"root": list(layout.root), "pairs": layout.n_pairs,
-                             "n_values": layout.n_values, "root_value": values.root_value, **meta})
-
-
-def load(path, game: CategoryGame, root=(0, 0)) -> TwoPlayerValues:
-    """Read a two-player table, refusing it unless built for this game, rules and root."""
-    table = read_table(path, kind=KIND, **_expect(game))
-    meta = table.header.get("meta", {})
-    if list(meta.get("root", [])) != list(root):
-        raise TableError(f"{path} holds the race from {meta.get('root')}, not from {list(root)}")
-    layout = build_layout(two_player_rules(game), tuple(root))
-    values = table.arrays.get("values")
-    if values is None or len(values) != layout.n_values:
-        raise TableError(f"{path} is damaged (its values do not match the two-player states)")
-    return TwoPlayerValues(game, layout, values)
+def default_path(game: CategoryGame, root=(0, 0)) -> Path:
+    """The cache file of the two-player table (the rules digest is part of the name)."""
+    return store.default_path(RaceTable(game, root), game)
 
 
 def solve_two_player(game: CategoryGame, path=None, *, root=(0, 0), scheduler: str | None = None,
-                     workers: int | None = None, rebuild: bool = False,
+                     workers: int | None = None, rebuild: bool = False, must_exist: bool = False,
                      chunk_columns: int = solve_module.CHUNK_COLUMNS,
                      keep_checkpoints: bool = False, connect_timeout: float = 10.0,
-                     progress: Callable[[int, int], None] | None = None) -> TwoPlayerSolution:
-    """Solve two-player ``game`` (from two empty sheets, or from ``root``) and write its table.
+                     progress=None) -> TwoPlayerSolution:
+    """Solve two-player ``game`` (from two empty sheets, or from ``root``) through the table
+    store: loaded when its table exists (unless ``rebuild``), else built and kept.
 
-    An existing table is loaded instead unless ``rebuild``.  ``progress(layer, states)``
-    is called as each layer is finished; ``connect_timeout`` bounds the wait for a
-    distributed scheduler.  Returns the solution with its timings.
+    ``progress`` is the store's factory ``(units, label) -> context manager yielding
+    update(states)``, called as each layer is finished; ``connect_timeout`` bounds the wait
+    for a distributed scheduler.  Returns the solution with its timings.
     """
-    path = Path(path) if path else default_path(game, root)
-    if path.exists() and not rebuild:
-        values = load(path, game, root)
-        return TwoPlayerSolution(values, path, 0.0, False, "table", 0, 0, {})
-    rules = two_player_rules(game)
-    layout = build_layout(rules, tuple(root))
-    folder = checkpoint_dir(path)
-    values = np.empty(layout.n_values, dtype=DTYPE)
-    timings, resumed = {}, 0
-    start = time.perf_counter()
-    runner = make_runner(scheduler, workers, connect_timeout)
-    try:
-        for t in layout.layers():
-            s = layout.layer_values(t)
-            file = folder / f"layer-{t:02d}{SUFFIX}"
-            if file.exists():
-                values[s] = _read_layer(file, game, layout, t)
-                resumed += 1
-            else:
-                began = time.perf_counter()
-                if t == 2 * layout.n:
-                    values[s] = terminal_values(layout, "value", DTYPE)
-                else:
-                    chunks = solve_module.layer_chunks(layout, t, chunk_columns)
-                    nxt = values[layout.layer_values(t + 1)]
-                    values[s] = np.concatenate(runner.run_layer(rules, layout, t, nxt, chunks))
-                timings[t] = round(time.perf_counter() - began, 3)
-                write_table(file, kind=LAYER_KIND, **_expect(game), arrays={"values": values[s]},
-                            meta={"layer": t, "root": list(layout.root), "seconds": timings[t]})
-            if progress is not None:
-                progress(t, s.stop - s.start)
-    finally:
-        runner.close()
-    seconds = time.perf_counter() - start
-    solved = TwoPlayerValues(game, layout, values)
-    save(path, solved, {"seconds": round(seconds, 3), "runner": runner.name, "workers": runner.workers,
-                        "layer_seconds": {str(k): v for k, v in timings.items()},
-                        "resumed_layers": resumed, "dtype": DTYPE})
-    if not keep_checkpoints:
-        shutil.rmtree(folder, ignore_errors=True)
-    return TwoPlayerSolution(solved, path, seconds, True, runner.name, runner.workers, resumed, timings)
+    spec = RaceTable(game, root, scheduler=scheduler, workers=workers, chunk_columns=chunk_columns,
+                     keep_checkpoints=keep_checkpoints, connect_timeout=connect_timeout)
+    solved = store.solution(spec, game, path, rebuild=rebuild, must_exist=must_exist,
+                            progress_factory=progress)
+    meta = solved.meta
+    if not solved.built:
+        return TwoPlayerSolution(solved.payload, solved.table, 0.0, False, "table", 0, 0, {})
+    return TwoPlayerSolution(solved.payload, solved.table, solved.seconds, True, meta["runner"],
+                             meta["workers"], meta["resumed_layers"],
+                             {int(k): v for k, v in meta["layer_seconds"].items()})

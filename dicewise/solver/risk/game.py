@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...errors import DicewiseError
-from ..digest import source_digest
+from ..digest import rules_digest
 from ..options import OptionSpec, option_specs, parse_option_pairs
 from ..protocol import Game, unsupported
 from . import battles, dice_choice, markov, policy, rounds, rules as rules_module, stopping
@@ -94,8 +94,7 @@ class RiskGame(Game):
     def rules_digest(self, rules: RiskRules) -> str:
         """The digest of the code behind a P(conquer) table: the rules, the rounds and the
         battle sweep (a change to any makes older table files refuse to load)."""
-        return source_digest(rules_module, policy, rounds, dice_choice, markov, stopping,
-                             battles)
+        return rules_digest(rules_module, policy, rounds, dice_choice, markov, stopping, battles)
 
     def table_kind(self, rules):
         raise unsupported(self, "solve")
