@@ -76,6 +76,7 @@ COMMANDS = {
     "chance": "games:chance",
     "simulate": "play:simulate", "table": "play:table", "bench-agent": "play:bench_agent_command",
     "review": "play:review", "duel": "play:duel", "risk": "risk:risk",
+    "serve": "serve:serve",
 }
 
 

@@ -1,0 +1,255 @@
+"""The ASGI application behind ``dicewise serve``: the page, its static files and the JSON API.
+
+``POST /api/advise`` answers exactly what ``dicewise advise --json`` prints for the same
+position; ``/api/game/...`` drives the game in progress of ``dicewise play`` and answers
+its ``--json`` lines.  Every error is ``{"ok": false, "error": "..."}`` with a 4xx status;
+nothing a request sends can stop the server.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .. import __version__, api
+from ..errors import DicewiseError
+from . import guard, strings
+from .builds import Builds
+from .games import GameStore, UnknownGame
+
+STATIC = Path(__file__).with_name("static")
+#: The largest request body accepted: a saved game of four players is a few kilobytes.
+BODY_LIMIT = 256 * 1024
+
+log = logging.getLogger("dicewise.web")
+
+
+class BadRequest(DicewiseError):
+    """A request the API cannot read (its shape, not the game's rules)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def jsonable(obj):
+    """The value as JSON prints it for the command line: NaN and infinities become null."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if hasattr(obj, "item"):  # numpy scalars
+        return jsonable(obj.item())
+    return obj
+
+
+class DicewiseJSON(JSONResponse):
+    """A JSON response in the command line's convention (UTF-8 text, null for NaN)."""
+
+    def render(self, content) -> bytes:
+        if hasattr(content, "to_json"):
+            content = content.to_json()
+        return json.dumps(jsonable(content), ensure_ascii=False, allow_nan=False).encode()
+
+
+def error(message: str, status: int = 400) -> DicewiseJSON:
+    return DicewiseJSON({"ok": False, "error": message}, status_code=status)
+
+
+async def read_json(request: Request) -> dict:
+    """The request's JSON object; anything else is a 4xx with the reason."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":  # also keeps other sites' plain forms out
+        raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
+    raw = await request.body()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BadRequest(f"the request is not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise BadRequest("the request must be a JSON object")
+    return data
+
+
+class Fields:
+    """Typed access to a request object's fields, each refused with a clear line."""
+
+    def __init__(self, data: dict, allowed: set[str]):
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise BadRequest(f"unknown field {', '.join(unknown)} (fields: {', '.join(sorted(allowed))})")
+        self.data = data
+
+    def get(self, name: str, kind, default=None, required: bool = False):
+        value = self.data.get(name)
+        if value is None:
+            if required:
+                raise BadRequest(f"give {name}")
+            return default
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            what = {str: "a text", int: "an integer", list: "a list", dict: "an object",
+                    bool: "true or false"}.get(kind, kind.__name__)
+            raise BadRequest(f"{name} must be {what}, not {json.dumps(value)[:40]}")
+        return value
+
+    def options(self):
+        """Rule options as an object of typed values or a list of ``KEY=VALUE`` strings."""
+        value = self.data.get("options")
+        if value is None or isinstance(value, dict):
+            return value or None
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        raise BadRequest("options must be an object or a list of KEY=VALUE texts")
+
+    def dice(self, name: str = "dice", required: bool = True):
+        value = self.get(name, list, required=required)
+        if value is not None and not all(isinstance(d, int) and not isinstance(d, bool) for d in value):
+            raise BadRequest(f"{name} must be a list of whole numbers")
+        return value
+
+
+ADVISE_FIELDS = {"ruleset", "dice", "roll", "sheet", "fifth", "options", "target", "players",
+                 "opponent_sheet"}
+
+
+def advise_request(data: dict, progress=None):
+    """Advice for the position in an advise request, as ``dicewise advise`` gives it."""
+    f = Fields(data, ADVISE_FIELDS)
+    ruleset = f.get("ruleset", str, required=True)
+    dice, roll = f.dice(), f.get("roll", int)
+    sheet, options = f.get("sheet", str), f.options()
+    players = f.get("players", int, default=1)
+    if players == 2:
+        if f.get("target", int) is not None or f.get("fifth", str) is not None:
+            raise BadRequest("two players take no target or fifth")
+        if roll is None:
+            raise BadRequest("give roll 1, 2 or 3")
+        return api.advise_two_player(ruleset, dice=dice, roll=roll, sheet=sheet or "",
+                                     opponent_sheet=f.get("opponent_sheet", str, default=""),
+                                     options=options, progress=progress)
+    if players != 1:
+        raise BadRequest("players must be 1 or 2 for advice on one position")
+    if f.get("opponent_sheet", str):
+        raise BadRequest("opponent_sheet is for two players")
+    target = f.get("target", int)
+    if target is not None and target < 0:
+        raise BadRequest("target must be 0 or more")
+    return api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None,
+                      fifth=f.get("fifth", str), options=options, target=target,
+                      progress=progress)
+
+
+def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
+               body_limit: int = BODY_LIMIT):
+    """The application: games kept in ``games_dir``; ``token`` required when given; a
+    loopback server answers only to its loopback names."""
+    builds = Builds()
+    store = GameStore(Path(games_dir), progress=builds.factory)
+
+    async def answer(work, *args):
+        """Run blocking work off the event loop and turn its outcome into a response."""
+        try:
+            result = await run_in_threadpool(work, *args)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        except UnknownGame as e:
+            return error(str(e), 404)
+        except DicewiseError as e:
+            return error(str(e))
+        except Exception as e:  # a defect, not bad input: the server answers and goes on
+            log.exception("request failed")
+            return error(f"internal error: {type(e).__name__}: {e}", 500)
+        return result if isinstance(result, Response) else DicewiseJSON(result)
+
+    async def index(request):
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    async def status(request):
+        return DicewiseJSON({"version": __version__, "building": builds.snapshot(),
+                             "languages": strings.LANGUAGES, "game_commands": store.available()})
+
+    async def page_strings(request):
+        return DicewiseJSON(strings.catalog(request.query_params.get("lang")))
+
+    async def rules(request):
+        ruleset = request.path_params.get("ruleset")
+        return await answer(api.describe, ruleset)
+
+    async def advise(request):
+        try:
+            data = await read_json(request)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        return await answer(advise_request, data, builds.factory)
+
+    async def new_game(request):
+        try:
+            data = await read_json(request)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        return await answer(store.new, data)
+
+    async def resume_game(request):
+        try:
+            data = await read_json(request)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        return await answer(store.resume, data)
+
+    async def game_state(request):
+        return await answer(store.state, request.path_params["game"])
+
+    async def game_command(request):
+        try:
+            data = await read_json(request)
+            command = Fields(data, {"command"}).get("command", str, required=True)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        return await answer(store.apply, request.path_params["game"], command)
+
+    async def game_file(request):
+        return await answer(store.download, request.path_params["game"])
+
+    async def not_found(request, exc):
+        if request.url.path.startswith("/api/"):
+            return error(exc.detail if exc.status_code != 404 else
+                         f"no such address: {request.url.path}", exc.status_code)
+        return Response(f"{exc.status_code} {exc.detail}", status_code=exc.status_code,
+                        media_type="text/plain; charset=utf-8")
+
+    routes = [
+        Route("/", index),
+        Route("/api/status", status),
+        Route("/api/strings", page_strings),
+        Route("/api/rules", rules),
+        Route("/api/rules/{ruleset}", rules),
+        Route("/api/advise", advise, methods=["POST"]),
+        Route("/api/game", new_game, methods=["POST"]),
+        Route("/api/game/resume", resume_game, methods=["POST"]),
+        Route("/api/game/{game}", game_state, methods=["GET"]),
+        Route("/api/game/{game}", game_command, methods=["POST"]),
+        Route("/api/game/{game}/file", game_file, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app.state.builds, app.state.games = builds, store
+    wrapped = app
+    if token:
+        wrapped = guard.TokenCheck(wrapped, token)
+    if loopback:
+        wrapped = guard.HostCheck(wrapped)
+    wrapped = guard.BodyLimit(wrapped, body_limit)
+    return guard.SecurityHeaders(wrapped)

@@ -1,0 +1,178 @@
+"""The games in progress that the server keeps: one file each in its own folder.
+
+Each game is the object ``dicewise play`` plays (``dicewise.play.session``); its file is
+the JSON that ``play``'s ``save`` writes, so a game saved from the page resumes in the
+terminal and back.  Files are named by a random id that the server chose, written to a
+temporary name and renamed over the old one, so a crash mid-write leaves the last good
+game; nothing is ever written outside the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from ..errors import DicewiseError
+
+ID = re.compile(r"[0-9a-f]{16}")
+#: Commands of ``dicewise play`` that the page may not send: the server keeps the files.
+REFUSED = {"save": "the page saves the game itself; download it with the save button",
+           "quit": "close the page to stop; the game is kept"}
+#: At most this many game files in the folder, so a flood of new games cannot fill a disk.
+MAX_GAMES = 2000
+#: Games kept in memory; the others are read from their files when asked for.
+IN_MEMORY = 64
+
+
+class UnknownGame(DicewiseError):
+    """A game id that names no game of this server."""
+
+
+def _session_module():
+    try:
+        from ..play import session
+    except ImportError:  # the game in progress is not part of this installation yet
+        raise DicewiseError("this version of dicewise cannot follow a game yet") from None
+    return session
+
+
+class GameStore:
+    """Games by id: created, resumed, commanded and saved, one lock per game."""
+
+    def __init__(self, folder: Path, progress=None):
+        self.folder = Path(folder)
+        self.progress = progress
+        self._lock = threading.Lock()
+        self._games: OrderedDict[str, tuple[object, threading.Lock]] = OrderedDict()
+
+    def available(self) -> bool:
+        """Whether games can be followed (the game in progress is installed)."""
+        try:
+            _session_module()
+        except DicewiseError:
+            return False
+        return True
+
+    # --- files -------------------------------------------------------------------------
+
+    def path(self, game_id: str) -> Path:
+        if not isinstance(game_id, str) or not ID.fullmatch(game_id):
+            raise UnknownGame(f"no game {game_id!r} here")
+        return self.folder / f"{game_id}.json"
+
+    def _write(self, game_id: str, game) -> None:
+        """Write the game's file: a temporary file in the folder, then a rename over it."""
+        text = json.dumps(_saved(game), ensure_ascii=False)
+        path = self.path(game_id)
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            with open(tmp, "x", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    def _read(self, game_id: str):
+        path = self.path(game_id)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UnknownGame(f"no game {game_id} here (it may have been played on another "
+                              "server; resume it from its saved file)") from None
+        return _session_module().TableGame.from_json(json.loads(text))
+
+    def _remember(self, game_id: str, game) -> tuple[object, threading.Lock]:
+        with self._lock:
+            entry = self._games.get(game_id)
+            if entry is None:
+                entry = (game, threading.Lock())
+                self._games[game_id] = entry
+            self._games.move_to_end(game_id)
+            while len(self._games) > IN_MEMORY:
+                self._games.popitem(last=False)
+            return entry
+
+    def _entry(self, game_id: str):
+        self.path(game_id)  # refuses a malformed id before any file is touched
+        with self._lock:
+            entry = self._games.get(game_id)
+        if entry is not None:
+            return entry
+        return self._remember(game_id, self._read(game_id))
+
+    def _add(self, game) -> str:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if sum(1 for _ in self.folder.glob("*.json")) >= MAX_GAMES:
+            raise DicewiseError(f"this server already keeps {MAX_GAMES} games; remove old ones "
+                                f"from {self.folder}")
+        game_id = secrets.token_hex(8)
+        self._write(game_id, game)
+        self._remember(game_id, game)
+        return game_id
+
+    # --- what the API asks ---------------------------------------------------------------
+
+    def new(self, data: dict) -> dict:
+        """Start a game from ``{"ruleset", "players", "names", "options", "seed", "target",
+        "lang"}``; answers ``{"game": id}`` and the game's first line."""
+        from .app import Fields
+
+        f = Fields(data, {"ruleset", "players", "names", "options", "seed", "target", "lang"})
+        kwargs = {"players": f.get("players", int, default=1), "names": f.get("names", list),
+                  "options": f.options(), "seed": f.get("seed", int),
+                  "target": f.get("target", int), "lang": f.get("lang", str)}
+        names = kwargs["names"]
+        if names is not None and not all(isinstance(n, str) for n in names):
+            raise DicewiseError("names must be a list of texts")
+        game = _session_module().TableGame.new(f.get("ruleset", str, required=True), **kwargs)
+        game_id = self._add(game)
+        return {"game": game_id, **game.apply("sheet")}
+
+    def resume(self, data: dict) -> dict:
+        """Resume a game from its saved file's JSON (``{"saved": {...}}``)."""
+        from .app import Fields
+
+        saved = Fields(data, {"saved"}).get("saved", dict, required=True)
+        game = _session_module().TableGame.from_json(saved)
+        game_id = self._add(game)
+        return {"game": game_id, **game.apply("sheet")}
+
+    def state(self, game_id: str) -> dict:
+        game, lock = self._entry(game_id)
+        with lock:
+            return {"game": game_id, **game.apply("sheet")}
+
+    def apply(self, game_id: str, command: str) -> dict:
+        """One command of ``dicewise play``: exactly the line its ``--json`` answers."""
+        word = command.strip().split(" ", 1)[0].lower()
+        if word in REFUSED:
+            return {"ok": False, "error": REFUSED[word]}
+        game, lock = self._entry(game_id)
+        with lock:
+            answer = game.apply(command)
+            if answer.get("ok"):
+                self._write(game_id, game)
+            return answer
+
+    def download(self, game_id: str):
+        """The game's saved file, as ``dicewise play --resume`` reads it."""
+        from starlette.responses import Response
+
+        game, lock = self._entry(game_id)
+        with lock:
+            text = json.dumps(_saved(game), ensure_ascii=False, indent=1)
+        return Response(text, media_type="application/json", headers={
+            "content-disposition": f'attachment; filename="dicewise-game-{game_id}.json"'})
+
+
+def _saved(game) -> dict:
+    saved = game.to_json()
+    return json.loads(saved) if isinstance(saved, str) else saved

@@ -1,0 +1,389 @@
+// dicewise in the browser: a face on the JSON API (/api/advise, /api/game/...).
+// Nothing here knows a game by name: sheets are laid out from what /api/rules/NAME describes.
+"use strict";
+
+const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
+const params = new URLSearchParams(location.search);
+const token = params.get("token") || sessionStorage.getItem("dicewise.token") || "";
+if (token) sessionStorage.setItem("dicewise.token", token);
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+let words = {};
+const t = (text, vars = {}) => (words[text] || text).replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+};
+const num = (x, digits = 2) => (x === null || x === undefined ? "" : Number(x).toFixed(digits));
+
+// --- talking to the server -------------------------------------------------------------
+
+let waiting = 0;
+async function call(method, path, body) {
+  const headers = {"Accept": "application/json"};
+  if (token) headers["X-Dicewise-Token"] = token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  waiting++;
+  const slow = setTimeout(() => watchBuilds(), 300);
+  try {
+    const response = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
+    let data;
+    try { data = await response.json(); } catch (e) { data = {ok: false, error: `${response.status} ${response.statusText}`}; }
+    if (!response.ok && data.ok === undefined) data.ok = false;
+    return data;
+  } catch (e) {
+    return {ok: false, error: t("Connection lost; try again")};
+  } finally {
+    clearTimeout(slow);
+    if (--waiting === 0) showNotice("");
+  }
+}
+
+async function watchBuilds() {
+  while (waiting > 0) {
+    let status = null;
+    try {
+      const r = await fetch("/api/status", {headers: token ? {"X-Dicewise-Token": token} : {}});
+      status = await r.json();
+    } catch (e) { /* the answer will say */ }
+    if (waiting === 0) break;
+    const builds = (status && status.building) || [];
+    if (builds.length) {
+      const b = builds[0];
+      const game = b.label.replace(/^solving /, "");
+      const pct = b.fraction === null ? "" : ` ${Math.round(100 * b.fraction)}%`;
+      showNotice(`${t("Building the table of {game} for the first time", {game})}…${pct} (${b.seconds} s)`, "building");
+    } else showNotice(t("Thinking…"));
+    await new Promise(r => setTimeout(r, 500));
+  }
+}
+
+function showNotice(text, kind = "") {
+  const n = $("#notice");
+  n.textContent = text; n.hidden = !text; n.dataset.kind = kind;
+}
+function showError(text) {
+  const e = $("#error");
+  e.textContent = text || ""; e.hidden = !text;
+}
+
+// --- rules and forms -------------------------------------------------------------------
+
+const rules = {};          // name -> describe(name)
+async function describe(name) {
+  if (!rules[name]) {
+    const d = await call("GET", `/api/rules/${encodeURIComponent(name)}`);
+    if (d.ok === false) { showError(d.error); return null; }
+    rules[name] = d;
+  }
+  return rules[name];
+}
+
+async function fillRulesets() {
+  const list = await call("GET", "/api/rules");
+  if (!Array.isArray(list)) { showError(list.error); return; }
+  const full = await Promise.all(list.map(r => describe(r.name)));
+  for (const select of $$("select.ruleset")) {
+    const pane = select.closest("form").dataset.pane;
+    select.replaceChildren(...full.filter(d => d && (pane === "new" ? d.commands.includes("bench-agent") : d.commands.includes("advise")))
+      .map(d => el("option", {value: d.name}, `${d.name} — ${d.title}`)));
+    select.addEventListener("change", () => fillOptions(select.closest("form")));
+    await fillOptions(select.closest("form"));
+  }
+}
+
+async function fillOptions(form) {
+  const d = await describe(form.ruleset.value);
+  if (!d) return;
+  const box = $(".options", form);
+  box.replaceChildren(el("legend", {}, t("Options")), ...d.options.map(o => {
+    let input;
+    if (typeof o.default === "boolean") input = el("input", {type: "checkbox", name: `opt:${o.name}`, checked: o.default});
+    else if (o.choices) input = el("select", {name: `opt:${o.name}`}, ...o.choices.map(c => el("option", {value: c, selected: c === o.default}, String(c))));
+    else input = el("input", {name: `opt:${o.name}`, type: typeof o.default === "number" ? "number" : "text", value: o.default});
+    return el("label", {title: o.help}, el("span", {}, o.name), input);
+  }));
+  box.hidden = d.options.length === 0;
+  if (form.id === "position-form") {
+    $(".sheet-hint", form).textContent = d.sheet || "";
+    $(".roll-field", form).hidden = !d.advise_inputs.includes("roll");
+    $(".fifth-field", form).hidden = !d.advise_inputs.includes("fifth");
+  }
+  if (form.id === "new-form") fillNames(form);
+}
+
+function options(form, d) {
+  const out = {};
+  for (const o of d.options) {
+    const input = form.elements[`opt:${o.name}`];
+    if (!input) continue;
+    if (typeof o.default === "boolean") out[o.name] = input.checked;
+    else if (typeof o.default === "number") out[o.name] = Number(input.value);
+    else out[o.name] = input.value;
+  }
+  return out;
+}
+
+function fillNames(form) {
+  const box = $(".names", form);
+  const n = Number(form.players.value);
+  const old = $$("input", box).map(i => i.value);
+  box.replaceChildren(...Array.from({length: n}, (_, i) =>
+    el("label", {}, el("span", {}, t("Player {n}", {n: i + 1})),
+       el("input", {name: `name${i}`, value: old[i] || "", placeholder: t("Player {n}", {n: i + 1}), "data-testid": `name-${i}`}))));
+}
+
+// --- dice ------------------------------------------------------------------------------
+
+function dicePicker(root, onComplete) {
+  const picker = {dice: [], root};
+  const slots = el("div", {class: "slots"});
+  const keys = el("div", {class: "keys"});
+  for (let f = 1; f <= 6; f++) {
+    keys.append(el("button", {type: "button", class: "die key", "data-face": f, "aria-label": String(f),
+      onclick: () => { if (picker.dice.length < 5) { picker.dice.push(f); draw(); if (picker.dice.length === 5 && onComplete) onComplete(picker.dice.slice()); } }},
+      FACES[f]));
+  }
+  keys.append(el("button", {type: "button", class: "clear", onclick: () => { picker.dice = []; draw(); }}, t("Clear")));
+  function draw() {
+    slots.replaceChildren(...Array.from({length: 5}, (_, i) => {
+      const f = picker.dice[i];
+      return el("button", {type: "button", class: f ? "die slot" : "die slot empty", "data-slot": i,
+        onclick: () => { if (f) { picker.dice.splice(i, 1); draw(); } }}, f ? FACES[f] : "·");
+    }));
+  }
+  picker.set = dice => { picker.dice = dice.slice(0, 5); draw(); };
+  root.replaceChildren(el("p", {class: "hint"}, t("Tap the five dice you rolled")), slots, keys);
+  draw();
+  return picker;
+}
+
+// --- advice ----------------------------------------------------------------------------
+
+function adviceList(advice, onPick) {
+  if (!advice) return [];
+  const chance = advice.objective && advice.objective !== "expected_score";
+  const quality = advice.approximate
+    ? `${t("approximate")}${advice.error_estimate !== null ? `, ${t("error estimate")} ±${num(advice.error_estimate)}` : ""}`
+    : t("exact");
+  const head = el("tr", {}, el("th", {}, "#"),
+    chance ? el("th", {}, advice.objective === "win" ? t("P(win)") : t("P(≥ target)")) : null,
+    el("th", {}, t("expected")), el("th", {}, t("loss")), el("th", {}, ""));
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const rows = advice.choices.map((c, i) => el("tr", {
+      class: `choice${i === 0 ? " best" : ""}`, "data-testid": "choice", "data-index": i + 1,
+      tabindex: onPick ? 0 : null, onclick: onPick ? () => onPick(i + 1, c) : null},
+    el("td", {}, String(i + 1)),
+    chance ? el("td", {}, num(c.probability, 4)) : null,
+    el("td", {class: "expected"}, num(c.expected)),
+    el("td", {class: "loss"}, num(c.loss, chance ? 4 : 2)),
+    el("td", {class: "label"}, c.label,
+      chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
+        ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null)));
+  return [el("p", {class: "quality"}, `${t("Choices")} (${quality})${onPick ? " — " + t("Tap a choice to play it") : ""}`),
+          el("table", {class: "choices"}, el("thead", {}, head), el("tbody", {}, ...rows))];
+}
+
+// --- one position ----------------------------------------------------------------------
+
+let positionDice;
+async function askPosition(event) {
+  event.preventDefault();
+  const form = event.target;
+  const d = await describe(form.ruleset.value);
+  const body = {ruleset: d.name, dice: positionDice.dice, options: options(form, d)};
+  if (form.sheet.value.trim()) body.sheet = form.sheet.value.trim();
+  if (d.advise_inputs.includes("roll")) body.roll = Number(form.roll.value);
+  if (d.advise_inputs.includes("fifth") && form.fifth.value.trim()) body.fifth = form.fifth.value.trim();
+  if (form.target.value !== "") body.target = Number(form.target.value);
+  showError("");
+  const started = performance.now();
+  const advice = await call("POST", "/api/advise", body);
+  const box = $(".advice", form);
+  if (advice.ok === false) { showError(advice.error); box.replaceChildren(); return; }
+  box.replaceChildren(...adviceList(advice, null));
+  box.dataset.ms = Math.round(performance.now() - started);
+}
+
+// --- the game in progress --------------------------------------------------------------
+
+let game = null;           // {id, rules, answer}
+let gameDice;
+
+function parseSheet(sheet) {
+  // A sheet in the notation `advise --sheet` takes ("ones=3,pair=12/x"), or an object.
+  if (sheet && typeof sheet === "object") return sheet;
+  const out = {};
+  for (const part of String(sheet || "").split(",")) {
+    const i = part.indexOf("=");
+    if (i > 0) out[part.slice(0, i).trim()] = part.slice(i + 1).trim();
+  }
+  return out;
+}
+
+function boxesOf(d) {
+  return d.categories || d.rows || (d.pair_sums || []).map(String) || [];
+}
+
+function drawSheets(state, d) {
+  const players = state.players || [];
+  const boxes = boxesOf(d);
+  const sheets = players.map(p => parseSheet(p.sheet));
+  const extra = new Set();
+  sheets.forEach(s => Object.keys(s).forEach(k => { if (!boxes.includes(k)) extra.add(k); }));
+  const cell = (v) => {
+    if (v === undefined || v === null || v === "") return el("td", {class: "empty"}, "");
+    const parts = String(v).split("/");
+    if (parts.length === 1) return el("td", {}, String(v));
+    return el("td", {class: "cells"}, ...parts.map(p => el("span", {class: p === "x" ? "cross" : ""}, p)));
+  };
+  const head = el("tr", {}, el("th", {}, ""), ...players.map((p, i) =>
+    el("th", {class: i === state.to_move && !state.over ? "to-move" : ""}, p.name)));
+  const rows = [...boxes, ...extra].map(b => el("tr", {"data-box": b}, el("th", {}, (d.box_labels && d.box_labels[b]) || b),
+    ...sheets.map(s => cell(s[b]))));
+  const total = el("tr", {class: "total"}, el("th", {}, t("points")), ...players.map(p => el("td", {}, String(p.points ?? ""))));
+  return el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, total));
+}
+
+function drawGame() {
+  const {answer, rules: d} = game;
+  const state = answer.state || {};
+  const section = $("#game");
+  $("#start").hidden = true; section.hidden = false;
+  const mover = (state.players || [])[state.to_move];
+  const bits = [d.name];
+  if (mover && !state.over) bits.push(`${t("To move")}: ${mover.name}`);
+  if (state.roll) bits.push(t("roll {n}", {n: state.roll}));
+  if (state.dice && state.dice.length) bits.push(state.dice.map(f => FACES[f]).join(""));
+  $(".status", section).textContent = bits.join(" · ");
+  $(".sheets", section).replaceChildren(drawSheets(state, d));
+  $("#save-link").href = `/api/game/${game.id}/file${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+  const over = !!state.over;
+  $(".turn", section).hidden = over;
+  const result = $(".result", section);
+  result.hidden = !over;
+  if (over) {
+    result.replaceChildren(el("h2", {}, t("Game over")), drawResult(state.result),
+      el("button", {type: "button", class: "primary", onclick: () => { forget(); location.hash = ""; showStart(); }}, t("Play again")));
+    return;
+  }
+  const awaitingDice = state.awaiting === "dice";
+  $(".dice-picker", section).hidden = !awaitingDice;
+  $("#roll-button").hidden = !awaitingDice;
+  if (awaitingDice) gameDice.set(state.kept || []);
+  $(".advice", section).replaceChildren(...(state.awaiting === "choice" ? adviceList(answer.advice, pick) : []));
+}
+
+function drawResult(result) {
+  if (!result) return el("p", {}, "");
+  const ranking = result.ranking || result.players || (Array.isArray(result) ? result : null);
+  if (Array.isArray(ranking)) {
+    return el("ol", {class: "ranking"}, ...ranking.map(r => el("li", {},
+      typeof r === "object" ? `${r.name ?? ""} — ${r.points ?? r.score ?? ""}${r.settlement !== undefined ? ` (${r.settlement > 0 ? "+" : ""}${num(r.settlement)})` : ""}` : String(r))));
+  }
+  return el("pre", {}, JSON.stringify(result, null, 1));
+}
+
+function remember(id) {
+  localStorage.setItem("dicewise.game", id);
+  if (location.hash !== `#game=${id}`) history.replaceState(null, "", `${location.pathname}${location.search}#game=${id}`);
+}
+function forget() { localStorage.removeItem("dicewise.game"); }
+
+async function show(answer, id) {
+  if (answer.ok === false) { showError(answer.error); return false; }
+  showError("");
+  const ruleset = (answer.state && answer.state.ruleset) || (game && game.rules.name);
+  const d = await describe(ruleset);
+  if (!d) return false;
+  game = {id: id || answer.game, rules: d, answer};
+  remember(game.id);
+  drawGame();
+  return true;
+}
+
+async function command(text) {
+  const started = performance.now();
+  const answer = await call("POST", `/api/game/${game.id}`, {command: text});
+  if (answer.ok === false) { showError(answer.error); return; }
+  showError("");
+  game.answer = answer;
+  drawGame();
+  $("#game").dataset.ms = Math.round(performance.now() - started);
+}
+const pick = (k) => command(`pick ${k}`);
+
+async function newGame(event) {
+  event.preventDefault();
+  const form = event.target;
+  const d = await describe(form.ruleset.value);
+  const players = Number(form.players.value);
+  const names = Array.from({length: players}, (_, i) => form.elements[`name${i}`].value.trim() || t("Player {n}", {n: i + 1}));
+  const body = {ruleset: d.name, players, names, options: options(form, d), lang: $("#lang").value};
+  if (form.seed.value !== "") body.seed = Number(form.seed.value);
+  if (form.target.value !== "") body.target = Number(form.target.value);
+  await show(await call("POST", "/api/game", body));
+}
+
+async function resumeFile(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  let saved;
+  try { saved = JSON.parse(await file.text()); } catch (e) { showError(`${file.name}: ${e.message}`); return; }
+  await show(await call("POST", "/api/game/resume", {saved}));
+  event.target.value = "";
+}
+
+function showStart() {
+  $("#game").hidden = true; $("#start").hidden = false;
+}
+
+async function setLanguage(lang) {
+  const d = await call("GET", `/api/strings?lang=${encodeURIComponent(lang)}`);
+  words = (d && d.messages) || {};
+  document.documentElement.lang = lang;
+  localStorage.setItem("dicewise.lang", lang);
+  for (const node of $$("[data-t]")) node.textContent = t(node.dataset.t);
+}
+
+async function start() {
+  const lang = localStorage.getItem("dicewise.lang") || (navigator.language || "en").slice(0, 2);
+  $("#lang").value = ["en", "ru", "pl"].includes(lang) ? lang : "en";
+  await setLanguage($("#lang").value);
+  $("#lang").addEventListener("change", () => setLanguage($("#lang").value));
+  for (const b of $$(".tabs button")) b.addEventListener("click", () => {
+    $$(".tabs button").forEach(x => x.classList.toggle("on", x === b));
+    $$("form[data-pane]").forEach(f => { f.hidden = f.dataset.pane !== b.dataset.tab; });
+  });
+  $("#new-form").addEventListener("submit", newGame);
+  $("#new-form").players.addEventListener("change", () => fillNames($("#new-form")));
+  $("#position-form").addEventListener("submit", askPosition);
+  $("#resume-form").file.addEventListener("change", resumeFile);
+  positionDice = dicePicker($(".dice-picker", $("#position-form")), null);
+  gameDice = dicePicker($(".dice-picker", $("#game")), dice => command(`dice ${dice.join(" ")}`));
+  $("#roll-button").addEventListener("click", () => command("roll"));
+  $("#undo-button").addEventListener("click", () => command("undo"));
+  const status = await call("GET", "/api/status");
+  if (status && status.game_commands === false) {
+    $("#no-games").hidden = false;
+    $("#new-form button[type=submit]").disabled = true;
+  }
+  await fillRulesets();
+  const fromHash = (location.hash.match(/game=([0-9a-f]{16})/) || [])[1];
+  const id = fromHash || localStorage.getItem("dicewise.game");
+  if (id && status.game_commands !== false) {
+    const answer = await call("GET", `/api/game/${id}`);
+    if (answer.ok !== false) await show(answer, id);
+    else { forget(); if (fromHash) showError(answer.error); }
+  }
+  document.body.dataset.ready = "1";
+}
+
+document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,323 @@
+"""The JSON API of ``dicewise serve``, over real HTTP on 127.0.0.1 against a real server.
+
+Proves: ``POST /api/advise`` answers exactly what ``dicewise advise --json`` prints for the
+same position (fixed positions and random ones); bad input of every kind (unknown ruleset,
+impossible dice, bad JSON, a plain form, unknown fields, an oversized body declared or
+streamed, an unknown address or game) is a 4xx ``{"ok": false, "error"}`` and the server
+answers the next request; fuzzed bodies never get a 5xx; a server with a token refuses
+every request without it and takes it from the query (which sets a cookie), the header or
+the cookie; a loopback server refuses other host names; the page loads nothing from
+outside; ``dicewise serve`` refuses an open host without a token.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
+pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
+
+from click.testing import CliRunner  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from dicewise.cli.main import cli  # noqa: E402
+from dicewise.cli.serve import addresses  # noqa: E402
+from dicewise.web.builds import Builds  # noqa: E402
+
+STATIC = Path(__file__).resolve().parents[1] / "dicewise" / "web" / "static"
+
+
+class Server:
+    """``dicewise serve`` in a subprocess on a free port of 127.0.0.1, and requests to it."""
+
+    def __init__(self, tmp: Path, *extra: str):
+        self.cache = tmp / "cache"
+        self.games = tmp / "games"
+        env = {**os.environ, "DICEWISE_CACHE": str(self.cache), "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "dicewise", "serve", "--port", "0", "--games", str(self.games),
+             *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.url = None
+        deadline = time.monotonic() + 30
+        for line in self.process.stdout:
+            found = re.search(r"http://\S+", line)
+            if found:
+                self.url = found.group(0)
+                break
+            if time.monotonic() > deadline:
+                break
+        if self.url is None:
+            self.stop()
+            raise RuntimeError("dicewise serve printed no address")
+        parts = urlsplit(self.url)
+        self.host, self.port = parts.hostname, parts.port
+        self.token = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p).get("token")
+
+    def request(self, method: str, path: str, body=None, headers=None, raw: bytes | None = None):
+        """(status, headers, parsed JSON or text) of one request."""
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        headers = dict(headers or {})
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=data, headers=headers)
+        response = conn.getresponse()
+        text = response.read().decode()
+        conn.close()
+        kind = response.getheader("content-type", "")
+        return response.status, dict(response.getheaders()), (
+            json.loads(text) if kind.startswith("application/json") else text)
+
+    def post(self, path: str, body, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+    def alive(self) -> bool:
+        return self.request("GET", "/api/status")[0] == 200
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("web"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("web-token"), "--token")
+    yield s
+    s.stop()
+
+
+def cli_advise(server, monkeypatch, *args) -> dict:
+    """What ``dicewise advise ... --json`` prints, on the server's table cache."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
+    result = CliRunner().invoke(cli, ["advise", *args, "--json"], prog_name="dicewise")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+# --- the advisor -----------------------------------------------------------------------
+
+def test_status_and_page(server):
+    status, headers, data = server.request("GET", "/api/status")
+    assert status == 200 and data["building"] == [] and data["languages"] == ["en", "ru", "pl"]
+    status, headers, page = server.request("GET", "/")
+    assert status == 200 and "/static/app.js" in page
+    assert "default-src 'self'" in headers["content-security-policy"]
+    for name in ("app.js", "style.css", "favicon.svg"):
+        assert server.request("GET", f"/static/{name}")[0] == 200
+
+
+def test_rules_are_describe(server):
+    status, _, rows = server.request("GET", "/api/rules")
+    assert status == 200 and "general" in [r["name"] for r in rows]
+    status, _, general = server.request("GET", "/api/rules/general")
+    assert status == 200 and general["categories"][0] == "ones"
+    status, _, data = server.request("GET", "/api/rules/nope")
+    assert status == 400 and "unknown ruleset 'nope'" in data["error"]
+
+
+@pytest.mark.parametrize("ruleset, body, args", [
+    ("general", {"dice": [2, 2, 4, 6, 6], "roll": 1, "sheet": "ones=3,straight=25"},
+     ["--dice", "2", "2", "4", "6", "6", "--roll", "1", "--sheet", "ones=3,straight=25"]),
+    ("general", {"dice": [1, 1, 1, 5, 6], "roll": 3, "options": {"straight": "plain"}},
+     ["--dice", "1", "1", "1", "5", "6", "--roll", "3", "--option", "straight=plain"]),
+    ("poker-programs", {"dice": [3, 3, 3, 4, 5], "roll": 2, "options": ["big_general=ends"]}
+     if False else {"dice": [3, 3, 3, 4, 5], "roll": 2},
+     ["--dice", "3", "3", "3", "4", "5", "--roll", "2"]),
+])
+def test_advise_is_what_the_command_prints(server, monkeypatch, ruleset, body, args):
+    status, _, data = server.post("/api/advise", {"ruleset": ruleset, **body})
+    assert status == 200, data
+    assert data == cli_advise(server, monkeypatch, ruleset, *args)
+
+
+@pytest.mark.slow  # solves General for a target (about 4 s)
+def test_advise_for_a_target_is_what_the_command_prints(server, monkeypatch):
+    sheet = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=25,full_house=30"
+    body = {"ruleset": "general", "dice": [6, 6, 6, 2, 3], "roll": 2, "sheet": sheet, "target": 160}
+    status, _, data = server.post("/api/advise", body)
+    assert status == 200, data
+    assert data["objective"] == "target"
+    assert data == cli_advise(server, monkeypatch, "general", "--dice", "6", "6", "6", "2", "3",
+                              "--roll", "2", "--sheet", sheet, "--target", "160")
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(dice=st.lists(st.integers(1, 6), min_size=5, max_size=5), roll=st.integers(1, 3),
+       filled=st.sets(st.sampled_from(["ones", "twos", "fours", "straight", "four"]), max_size=4))
+def test_random_positions_agree_with_the_command(server, monkeypatch, dice, roll, filled):
+    scores = {"ones": 2, "twos": 4, "fours": 12, "straight": 0, "four": 0}
+    sheet = ",".join(f"{b}={scores[b]}" for b in sorted(filled))
+    status, _, data = server.post("/api/advise", {"ruleset": "general", "dice": dice,
+                                                   "roll": roll, "sheet": sheet})
+    args = ["--dice", *map(str, dice), "--roll", str(roll), "--sheet", sheet]
+    assert status == 200, data
+    assert data == cli_advise(server, monkeypatch, "general", *args)
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+BAD = [
+    ({"ruleset": "generl", "dice": [1, 2, 3, 4, 5], "roll": 1}, "unknown ruleset"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 7], "roll": 1}, "1..6"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4], "roll": 1}, "five"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 4}, "roll"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "sheet": "ones=7"}, "ones"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "options": {"straight": "x"}},
+     "straight"),
+    ({"ruleset": "general", "dice": "12345", "roll": 1}, "dice must be a list"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": True}, "roll must be an integer"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "colour": "red"}, "unknown field colour"),
+    ({"dice": [1, 2, 3, 4, 5]}, "give ruleset"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "target": -3}, "target"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 3}, "players"),
+]
+
+
+@pytest.mark.parametrize("body, words", BAD)
+def test_bad_positions_are_4xx_with_the_reason(server, body, words):
+    status, _, data = server.post("/api/advise", body)
+    assert 400 <= status < 500 and data["ok"] is False
+    assert words.lower() in data["error"].lower(), data["error"]
+    assert server.alive()
+
+
+def test_bad_requests_are_4xx_json(server):
+    cases = [
+        (server.request("POST", "/api/advise", raw=b"{not json",
+                        headers={"Content-Type": "application/json"}), 400, "not valid JSON"),
+        (server.request("POST", "/api/advise", raw=b"ruleset=general",
+                        headers={"Content-Type": "application/x-www-form-urlencoded"}), 415, "JSON"),
+        (server.request("POST", "/api/advise", raw=b"[1, 2]",
+                        headers={"Content-Type": "application/json"}), 400, "JSON object"),
+        (server.request("POST", "/api/advise", raw=b"\xff\xfe",
+                        headers={"Content-Type": "application/json"}), 400, "not valid JSON"),
+        (server.request("GET", "/api/nothing"), 404, "no such address"),
+        (server.request("GET", "/api/advise"), 405, ""),
+        (server.request("GET", "/api/game/0123456789abcdef"), 404, ""),
+        (server.request("GET", "/api/game/..%2F..%2Fetc%2Fpasswd"), 404, ""),
+        (server.post("/api/game/0123456789abcdef", {"command": "roll"}), 404, ""),
+    ]
+    for (status, _, data), expected, words in cases:
+        assert status == expected, data
+        assert data["ok"] is False and words in data["error"]
+    assert server.alive()
+
+
+def test_oversized_bodies_are_refused(server):
+    big = {"ruleset": "general", "dice": [1, 2, 3, 4, 5], "sheet": "x" * 300_000}
+    status, _, data = server.post("/api/advise", big)
+    assert status == 413 and "too large" in data["error"]
+    # the same body streamed in chunks, with no length declared
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    payload = json.dumps(big).encode()
+    chunks = (payload[i:i + 65536] for i in range(0, len(payload), 65536))
+    conn.request("POST", "/api/advise", body=chunks, encode_chunked=True,
+                 headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    assert response.status == 413 and b"too large" in response.read()
+    conn.close()
+    assert server.alive()
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
+                        st.text(max_size=6), inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.fixed_dictionaries({}, optional={
+    "ruleset": st.sampled_from(["general", "poker-programs", "risk", "nope"]) | JSON,
+    "dice": st.lists(st.integers(-1, 8), max_size=6) | JSON,
+    "roll": st.integers(-1, 4) | JSON, "sheet": st.text(max_size=20) | JSON,
+    "options": JSON, "target": st.integers(-5, 400) | JSON, "players": JSON, "fifth": JSON}))
+def test_fuzzed_requests_never_break_the_server(server, body):
+    status, _, data = server.post("/api/advise", body)
+    assert status == 200 or (400 <= status < 500 and data["ok"] is False and data["error"]), data
+
+
+# --- safety -----------------------------------------------------------------------------
+
+def test_a_loopback_server_answers_only_to_its_own_names(server):
+    assert server.request("GET", "/api/status", headers={"Host": f"localhost:{server.port}"})[0] == 200
+    status, _, data = server.request("GET", "/api/status",
+                                     headers={"Host": f"attacker.example:{server.port}"})
+    assert status == 400 and data["ok"] is False
+
+
+def test_a_token_is_required_on_every_request(token_server):
+    s = token_server
+    assert s.token and len(s.token) >= 16 and s.url.endswith(f"/?token={s.token}")
+    for path in ("/", "/static/app.js", "/api/status", "/api/rules"):
+        assert s.request("GET", path)[0] == 403
+        assert s.request("GET", path, headers={"X-Dicewise-Token": "wrong"})[0] == 403
+    status, _, data = s.post("/api/advise", {"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1})
+    assert status == 403 and "token" in data["error"]
+    status, headers, page = s.request("GET", f"/?token={s.token}")
+    assert status == 200 and "app.js" in page
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert s.request("GET", "/static/app.js", headers={"Cookie": cookie.split(";")[0]})[0] == 200
+    assert s.request("GET", "/api/status", headers={"X-Dicewise-Token": s.token})[0] == 200
+    assert s.request("GET", "/api/status", headers={"Cookie": "dicewise_token=wrong"})[0] == 403
+    assert s.request("GET", "/api/status", headers={"Cookie": "\x7f;;=="})[0] == 403
+
+
+def test_the_page_loads_nothing_from_outside():
+    for path in STATIC.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text.replace(
+            "http://www.w3.org/2000/svg", "")), path.name
+
+
+def test_open_hosts_print_addresses_with_the_token():
+    urls = addresses("0.0.0.0", 8765, "abc")
+    assert urls[-1] == "http://127.0.0.1:8765/?token=abc"
+    assert all(u.endswith(":8765/?token=abc") for u in urls)
+    assert addresses("127.0.0.1", 9000, None) == ["http://127.0.0.1:9000/"]
+
+
+def test_serve_refuses_an_open_host_without_a_token(tmp_path):
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--no-token", "--games",
+                                      str(tmp_path)], prog_name="dicewise")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "dicewise: error: --host 0.0.0.0 is open to the network: it needs its token"]
+    afile = tmp_path / "file"
+    afile.write_text("")
+    result = CliRunner().invoke(cli, ["serve", "--games", str(afile)], prog_name="dicewise")
+    assert result.exit_code == 2 and "is a file" in result.stderr
+
+
+def test_builds_in_progress_are_reported():
+    builds = Builds()
+    assert builds.snapshot() == []
+    with builds.factory(10, "solving yahtzee") as update:
+        update(4)
+        (entry,) = builds.snapshot()
+        assert entry["label"] == "solving yahtzee" and entry["fraction"] == pytest.approx(0.4)
+    assert builds.snapshot() == []
