@@ -77,6 +77,7 @@ COMMANDS = {
     "simulate": "play:simulate", "table": "play:table", "bench-agent": "play:bench_agent_command",
     "review": "play:review", "duel": "play:duel", "risk": "risk:risk",
     "serve": "serve:serve",
+    "play": "table:play",
 }
 
 

@@ -41,7 +41,7 @@ Progress = Callable[[float], None]
 
 #: Every command of the generic command line a game may support.
 COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-agent", "review",
-                      "chance"})
+                      "chance", "play"})
 
 
 class BadAction(DicewiseError):
@@ -311,6 +311,27 @@ class Game(ABC):
     def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
         """Games 0..games-1 of the dice stream of ``seed`` (a game may share the stream)."""
         return [self.episode(solution, seed, i) for i in range(games)]
+
+    # --- played along at the table (``dicewise play``; play/session.py) ----------------
+
+    #: Whether every player uses every roll (Ryzykant) instead of throwing a turn of their own.
+    shared_rolls: ClassVar[bool] = False
+
+    def player_sheet(self, rules):
+        """An empty sheet of one player at a table (a ``player_sheet.PlayerSheet``)."""
+        raise unsupported(self, "play")
+
+    def table_prizes(self, rules, players: int):
+        """What the players of a table contest beyond their own sheets (JSON-able), or None."""
+        return None
+
+    def settle_prizes(self, rules, sheets: list, prizes, mover: int):
+        """(sheets, prizes) after ``mover`` wrote: a contested prize goes to its first earner."""
+        return sheets, prizes
+
+    def settlement(self, rules, finals) -> list | None:
+        """What each player wins or pays at the end besides the ranking, or None."""
+        return None
 
     def action_space(self, rules) -> tuple[dict, ...]:
         """Every canonical action of the game under ``rules``, in a fixed order.

@@ -170,6 +170,18 @@ class CategoryRuleset(Game):
         # The two-player race is solved for games whose sheet is its state (no extra counter).
         return (1, 2) if rules.n_extra == 1 else (1,)
 
+    def player_sheet(self, rules: CategoryGame):
+        from .player import CategorySheet
+
+        return CategorySheet(rules)
+
+    def settlement(self, rules: CategoryGame, finals) -> list | None:
+        # poker-programs settles money as score − mean (RULES.md section 2).
+        if not getattr(rules, "settles_to_mean", False):
+            return None
+        mean = sum(finals) / len(finals)
+        return [f - mean for f in finals]
+
     def action_space(self, rules: CategoryGame) -> tuple[dict, ...]:
         """Every keep of ``dice.KEEPS`` (0 to 5 dice), then every box in sheet order."""
         return (tuple({"keep": dice.faces_of(k)} for k in dice.KEEPS)

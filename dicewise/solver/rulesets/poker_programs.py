@@ -38,6 +38,7 @@ class PokerPrograms(CategoryGame):
     n_extra = SUM_STATES
     initial_extra = SUM_OFFSET
     roll_number_matters = True
+    settles_to_mean = True  # the seed settles money as score − mean score
 
     @property
     def categories(self):

@@ -1,0 +1,211 @@
+"""``dicewise play``: follow a whole game at the table, in the players' language.
+
+In a terminal the game shows the sheets, asks for the dice, shows the best choices for the
+player to move and takes the next command; from a pipe it reads the same commands line by
+line; with ``--json`` every command answers one JSON line (docs/json.md), the line
+``TableGame.apply`` returns.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .. import i18n
+from ..play import commands
+from ..play.session import TableGame
+from .format import _clean, progress
+from .games import option_flag, quality
+
+
+@click.command()
+@click.argument("ruleset", required=False)
+@click.option("--players", type=click.IntRange(1, 6), default=None,
+              help="How many play (default 2, or as many as --names).")
+@click.option("--names", default=None, help='The players in seat order, e.g. "Ann,Boris,Ola".')
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="The seed of the dice dicewise rolls (`roll`); default: a fresh one.")
+@click.option("--lang", default=None, help="en, ru or pl (default: from the locale).")
+@option_flag
+@click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None,
+              help="Go on with a game saved by `save FILE`.")
+@click.option("--top", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many of the best choices to show.")
+@click.option("--target", type=click.IntRange(min=0), default=None,
+              help="Advise for P(final score ≥ TARGET) instead of the mean.")
+@click.option("--objective", type=click.Choice(["auto", "score", "win"]), default="auto",
+              show_default=True, help="What advice plays for: auto (two-player General: the "
+              "win; otherwise the expected score), score or win.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Answer every command with one JSON line (for scripts).")
+def play(ruleset, players, names, seed, lang, options, resume, top, target, objective,
+         as_json):
+    """Follow a whole game of RULESET for several players, with advice at every choice.
+
+    Commands, one a line: dice D D D D D, roll, advise, pick K, keep D..., write BOX,
+    cross ROW, split A+B C+D E, undo, sheet, save FILE, help, quit.  Box names may be typed
+    in English, Russian or Polish, or as the seeds abbreviate them."""
+    if resume:
+        if ruleset or players or names or seed is not None or options or target is not None:
+            raise click.UsageError("--resume takes the game's own settings: give only --lang, "
+                                   "--top or --json with it")
+        game = TableGame.load(resume, progress=progress)
+        if lang:
+            game.table.lang = i18n.language(lang)
+            game.tr = i18n.translator(game.table.lang)
+        game.table.top = top
+    else:
+        if not ruleset:
+            raise click.UsageError("name the ruleset (dicewise rules lists them), or --resume FILE")
+        game = TableGame.new(ruleset, players=players,
+                             names=[n.strip() for n in names.split(",")] if names else None,
+                             options=options, seed=seed, target=target, lang=lang, top=top,
+                             objective=objective, progress=progress)
+    if as_json:
+        return _json_loop(game)
+    _people_loop(game, sys.stdin.isatty())
+
+
+def _json_loop(game: TableGame) -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        answer = game.apply(line)
+        click.echo(json.dumps(_clean(answer), ensure_ascii=False))
+        if answer.get("quit"):
+            return
+
+
+def _people_loop(game: TableGame, interactive: bool) -> None:
+    tr = game.tr
+    click.echo(tr("{game}: {players}. Type help for the commands.").format(
+        game=game.game.name, players=", ".join(game.table.names)))
+    _show_sheets(game)
+    _prompt_line(game)
+    while True:
+        try:
+            line = input("> " if interactive else "")
+        except EOFError:
+            if interactive:
+                click.echo()
+            return
+        if not line.strip():
+            continue
+        before = (game.over, len(game.events), game.to_move if not game.over else None)
+        answer = game.apply(line)
+        if not answer["ok"]:
+            click.echo(tr("not done: {error}").format(error=answer["error"]))
+            continue
+        if answer.get("quit"):
+            return
+        if "help" in answer:
+            for text in answer["help"].values():
+                click.echo("  " + text)
+            continue
+        if "saved" in answer:
+            click.echo(tr("saved to {path}").format(path=answer["saved"]))
+            continue
+        verb = commands.parse(line).verb
+        turn_over = before[2] is not None and game.to_move != before[2]
+        if verb == "sheet" or turn_over or game.over or verb == "undo":
+            _show_sheets(game)
+        if game.over:
+            _show_result(game)
+            return
+        if verb == "advise":
+            _show_advice(game)
+        else:
+            _prompt_line(game)
+
+
+def _prompt_line(game: TableGame) -> None:
+    """What is awaited, and the advice where a choice is."""
+    tr = game.tr
+    if game.over:
+        return
+    name = game.table.names[game.to_move]
+    if game.awaiting == "dice":
+        kept = (tr(" (kept: {kept})").format(kept=" ".join(map(str, game.kept)))
+                if game.kept else "")
+        click.echo(tr("{name}: the dice? (dice D D D D D, or roll){kept}").format(
+            name=name, kept=kept))
+        return
+    if game.shared:
+        click.echo(tr("{name}: dice {dice}").format(name=name, dice=" ".join(map(str, game.dice))))
+    else:
+        click.echo(tr("{name}: roll {roll} of 3, dice {dice}").format(
+            name=name, roll=game.roll, dice=" ".join(map(str, game.dice))))
+    _show_advice(game)
+
+
+def _show_advice(game: TableGame) -> None:
+    tr = game.tr
+    advice = game.advice()
+    if advice is None:
+        return
+    if advice.ended:
+        click.echo(tr("the game is over: {why}").format(why=advice.ended))
+        return
+    chance = advice.objective != "expected_score"
+    head = (tr("P(win)") if advice.objective == "win" else tr("P(≥ target)")) if chance else \
+        tr("expected")
+    click.echo(f"  {'':>2} {head:>10} {tr('loss'):>8}  {tr('choice')}   "
+               f"({tr(quality(advice.approximate, advice.error_estimate, advice.upper_bound))})")
+    for i, ch in enumerate(advice.choices, 1):
+        value = f"{ch.probability:.4f}" if chance else f"{ch.expected:.2f}"
+        loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
+        click.echo(f"  {i:>2} {value:>10} {loss:>8}  {_label(game, ch)}")
+
+
+def _label(game: TableGame, choice) -> str:
+    """A choice for people in the players' language (box names translated)."""
+    tr, lang = game.tr, game.table.lang
+    action = choice.action
+    if "keep" in action:
+        kept = action["keep"]
+        if len(kept) == 5:
+            return tr("stop and write (keep all five)")
+        return tr("keep {kept} (reroll {n})").format(
+            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
+    if "write" in action:
+        box = i18n.box_label(game.game.name, action["write"], lang)
+        score = choice.detail.get("score")
+        return tr("write {box} for {score}").format(box=box, score=score)
+    if "cross" in action:
+        return tr("cross {box}").format(box=i18n.box_label(game.game.name, action["cross"], lang))
+    if "pairs" in action:
+        (a, b), (c, d) = action["pairs"]
+        return f"split {a}+{b} {c}+{d} {action['fifth']}"
+    return choice.label
+
+
+def _show_sheets(game: TableGame) -> None:
+    tr, lang = game.tr, game.table.lang
+    state = game.state()
+    for i, p in enumerate(state["players"]):
+        mark = "*" if state["to_move"] == i else " "
+        entries = [e for e in p["sheet"].split(",") if e]
+        shown = []
+        for e in entries:
+            box, _, value = e.partition("=")
+            shown.append(f"{i18n.box_label(game.game.name, box, lang)}={value}")
+        extra = "".join(f"; {tr(k)} {v}" for k, v in p.items()
+                        if k not in ("name", "sheet", "points", "done") and v)
+        click.echo(f"{mark} {p['name']}: {tr('{points} points').format(points=p['points'])}"
+                   f" — {', '.join(shown) or tr('(empty)')}{extra}")
+
+
+def _show_result(game: TableGame) -> None:
+    tr = game.tr
+    result = game.result()
+    if result["reason"] == "big_general":
+        click.echo(tr("{name} rolled a big general and wins at once").format(
+            name=result["winners"][0]))
+    click.echo(tr("the game is over; winners: {names}").format(names=", ".join(result["winners"])))
+    for r in result["ranking"]:
+        line = f"  {r['place']}. {r['name']}: {r['score']}"
+        if "settlement" in result:
+            line += f" ({result['settlement'][r['name']]:+g})"
+        click.echo(line)

@@ -1,0 +1,196 @@
+"""The players' language: labels and messages through gettext, box names in every language.
+
+Catalogs live in ``dicewise/locale/<lang>/LC_MESSAGES/dicewise.po`` and are compiled to
+``.mo`` files beside them (``compile_catalogs``; ``python tools/compile_catalogs.py``).  The
+language is ``--lang en|ru|pl``, else the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``),
+else English.  Box names are accepted as the rules name them, in Russian and Polish, and
+in the seeds' own abbreviations (``1п``, ``2п``, ``LS``, ``BS``, ``F``, ``C``, ``P``,
+``Sh``), whatever the language shown.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import os
+import struct
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import DicewiseError
+
+LANGUAGES = ("en", "ru", "pl")
+LOCALE_DIR = Path(__file__).with_name("locale")
+DOMAIN = "dicewise"
+
+
+def language(lang: str | None = None) -> str:
+    """``lang`` checked, else the locale's language if dicewise speaks it, else English."""
+    if lang:
+        code = lang.lower().replace("-", "_").split("_")[0]
+        if code not in LANGUAGES:
+            raise DicewiseError(f"unknown language {lang!r} (languages: {', '.join(LANGUAGES)})")
+        return code
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(var, "")
+        code = value.split(":")[0].lower().replace("-", "_").split("_")[0].split(".")[0]
+        if code in LANGUAGES:
+            return code
+        if value and code not in ("", "c", "posix"):
+            return "en"
+    return "en"
+
+
+@lru_cache(maxsize=None)
+def translator(lang: str = "en"):
+    """The gettext function of ``lang`` (English, the msgids, where a message is missing)."""
+    if lang == "en":
+        return gettext.NullTranslations().gettext
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True).gettext
+
+
+# -- box names ---------------------------------------------------------------------------
+
+_UPPER_RU = ("единицы", "двойки", "тройки", "четверки", "пятерки", "шестерки")
+_UPPER_PL = ("jedynki", "dwójki", "trójki", "czwórki", "piątki", "szóstki")
+_UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
+
+
+def _upper() -> dict[str, tuple[str, ...]]:
+    return {en: (ru, pl) for en, ru, pl in zip(_UPPER, _UPPER_RU, _UPPER_PL)}
+
+
+#: ruleset -> box -> (Russian name, Polish name, other accepted names and abbreviations...).
+#: The first two are what the box is called in that language's labels.
+BOX_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "general": {**_upper(),
+                "straight": ("стрит", "strit"),
+                "full_house": ("полный дом", "full", "2+3", "фул"),
+                "four": ("четыре", "kareta", "каре"),
+                "general": ("генерал", "generał", "general")},
+    "poker-programs": {**_upper(),
+                       "pair": ("одна пара", "para", "пара", "1п", "1 п", "1n"),
+                       "two_pairs": ("две пары", "dwie pary", "2п", "2 п", "2n"),
+                       "three": ("любая тройка", "trójka", "тройка", "3"),
+                       "small_straight": ("малый стрит", "mały strit", "ls"),
+                       "big_straight": ("большой стрит", "duży strit", "bs"),
+                       "full": ("фул", "full", "f"),
+                       "four": ("каре", "kareta", "c", "с"),
+                       "poker": ("покер", "poker", "p", "р"),
+                       "chance": ("шанс", "szansa", "sh")},
+    "poker-school": {**{en: (ru, pl, f"{i} класс") for i, (en, (ru, pl))
+                        in enumerate(_upper().items(), 1)},
+                     "pair": ("пара", "para"),
+                     "two_pairs": ("две пары", "dwie pary"),
+                     "triplet": ("триплет", "trójka", "треугольник"),
+                     "small_straight": ("малый стрит", "mały strit"),
+                     "big_straight": ("большой стрит", "duży strit"),
+                     "full_house": ("фул-хаус", "full", "фул"),
+                     "four": ("каре", "kareta"),
+                     "poker": ("покер", "poker"),
+                     "chance": ("шанс", "szansa")},
+    "yahtzee": {**_upper(),
+                "three_of_a_kind": ("тройка", "trójka"),
+                "four_of_a_kind": ("каре", "kareta"),
+                "full_house": ("фул-хаус", "full"),
+                "small_straight": ("малый стрит", "mały strit"),
+                "large_straight": ("большой стрит", "duży strit"),
+                "yahtzee": ("покер", "generał", "yahtzee"),
+                "chance": ("шанс", "szansa")},
+    "yatzy": {**_upper(),
+              "one_pair": ("пара", "para"),
+              "two_pairs": ("две пары", "dwie pary"),
+              "three_of_a_kind": ("тройка", "trójka"),
+              "four_of_a_kind": ("каре", "kareta"),
+              "small_straight": ("малый стрит", "mały strit"),
+              "large_straight": ("большой стрит", "duży strit"),
+              "full_house": ("фул-хаус", "full"),
+              "chance": ("шанс", "szansa"),
+              "yatzy": ("покер", "generał", "yatzy")},
+}
+
+
+def _key(text: str) -> str:
+    """A typed name as compared: lower case, ё as е, spaces and hyphens as underscores."""
+    return "_".join(text.strip().lower().replace("ё", "е").replace("-", " ").split())
+
+
+def box_label(ruleset: str, box: str, lang: str = "en") -> str:
+    """What ``box`` is called in ``lang`` (the rules' name in English)."""
+    names = BOX_NAMES.get(ruleset, {}).get(box)
+    if lang == "en" or not names:
+        return box
+    return names[LANGUAGES.index(lang) - 1]
+
+
+def box_name(ruleset: str, boxes, text: str, lang: str = "en") -> str:
+    """The rules' name of the box typed as ``text`` in any language (DicewiseError if none)."""
+    key = _key(text)
+    for box in boxes:
+        if key == _key(box):
+            return box
+    for box, names in BOX_NAMES.get(ruleset, {}).items():
+        if box in boxes and any(key == _key(n) for n in names):
+            return box
+    shown = ", ".join(box_label(ruleset, b, lang) for b in boxes)
+    msg = translator(lang)("unknown box {box!r} (boxes: {boxes})")
+    raise DicewiseError(msg.format(box=text, boxes=shown))
+
+
+# -- catalogs ------------------------------------------------------------------------------
+
+def read_po(path) -> dict[str, str]:
+    """The translated messages of a ``.po`` file (msgid -> msgstr; untranslated left out)."""
+    messages: dict[str, str] = {}
+    msgid = msgstr = None
+    section = None
+
+    def flush():
+        if msgid and msgstr:
+            messages[msgid] = msgstr
+
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line.startswith("msgid "):
+            flush()
+            msgid, msgstr, section = ast.literal_eval(line[6:]), None, "id"
+        elif line.startswith("msgstr "):
+            msgstr, section = ast.literal_eval(line[7:]), "str"
+        elif line.startswith('"') and section:
+            if section == "id":
+                msgid += ast.literal_eval(line)
+            else:
+                msgstr += ast.literal_eval(line)
+        elif not line or line.startswith("#"):
+            section = None if not line else section
+    flush()
+    return messages
+
+
+def write_mo(messages: dict[str, str], path) -> None:
+    """Write ``messages`` as a GNU ``.mo`` catalog (what gettext reads)."""
+    meta = {"": "Content-Type: text/plain; charset=UTF-8\n"}
+    items = sorted({**meta, **messages}.items())
+    ids = [k.encode("utf-8") for k, _ in items]
+    strs = [v.encode("utf-8") for _, v in items]
+    n = len(items)
+    start = 7 * 4
+    ids_table, strs_table = start, start + 8 * n
+    data_start = strs_table + 8 * n
+    offsets, blob = [], b""
+    for s in ids + strs:
+        offsets.append((len(s), data_start + len(blob)))
+        blob += s + b"\0"
+    header = struct.pack("<7I", 0x950412DE, 0, n, ids_table, strs_table, 0, 0)
+    table = b"".join(struct.pack("<2I", *o) for o in offsets)
+    Path(path).write_bytes(header + table + blob)
+
+
+def compile_catalogs(root=LOCALE_DIR) -> list[Path]:
+    """Compile every ``.po`` under ``root`` to the ``.mo`` beside it; returns the ``.mo`` paths."""
+    out = []
+    for po in sorted(Path(root).glob("*/LC_MESSAGES/*.po")):
+        mo = po.with_suffix(".mo")
+        write_mo(read_po(po), mo)
+        out.append(mo)
+    return out

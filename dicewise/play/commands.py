@@ -1,0 +1,95 @@
+"""The line commands of a game at the table: ``dice 6 6 3 4 1``, ``keep 6 6``, ``write sixes``...
+
+One command per line; ``parse`` turns a line into a ``Command`` or raises DicewiseError with
+one line that says what is wrong.  Box names are left as typed: the game in progress reads
+them in the players' language (``i18n.box_name``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import DicewiseError
+
+#: Every command, with its arguments and one line of help.
+HELP = {
+    "dice": ("D D D D D", "the dice showing (after a keep: all five, or only the ones rolled)"),
+    "roll": ("", "dicewise rolls the dice (from the game's seed)"),
+    "advise": ("", "the best choices for the player to move"),
+    "pick": ("K", "play choice K of the advice"),
+    "keep": ("D...", "keep these dice and roll the others (keep nothing: roll all five)"),
+    "write": ("BOX", "write the dice in BOX (also: stop and write)"),
+    "cross": ("ROW", "cross the next cell of ROW"),
+    "split": ("A+B C+D E", "split the roll into two pairs and a fifth die"),
+    "undo": ("", "take back the last dice or choice"),
+    "sheet": ("", "show every player's sheet"),
+    "save": ("FILE", "save the game (resume it with --resume FILE)"),
+    "help": ("", "this list"),
+    "quit": ("", "stop (save first to resume later)"),
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed line: the verb and its arguments (faces, a box name, a number, a path)."""
+
+    verb: str
+    args: tuple = ()
+
+
+def _faces(words: list[str], verb: str) -> tuple[int, ...]:
+    text = " ".join(words).replace(",", " ")
+    if re.fullmatch(r"[1-6]{2,5}", text.strip()):  # "66341"
+        text = " ".join(text.strip())
+    out = []
+    for w in text.split():
+        if not re.fullmatch(r"[1-6]", w):
+            raise DicewiseError(f"{verb}: a die shows 1..6, not {w!r}")
+        out.append(int(w))
+    return tuple(out)
+
+
+def _split(words: list[str]) -> dict:
+    text = " ".join(words)
+    m = re.fullmatch(r"\s*([1-6])\s*\+\s*([1-6])\s+([1-6])\s*\+\s*([1-6])\s+([1-6])\s*", text)
+    if not m:
+        raise DicewiseError(f"split takes two pairs and a fifth die, as split 3+4 5+6 2, not "
+                            f"{text!r}")
+    a, b, c, d, e = map(int, m.groups())
+    return {"pairs": [[a, b], [c, d]], "fifth": e}
+
+
+def parse(line: str) -> Command:
+    """The command on ``line`` (DicewiseError for an unknown verb or bad arguments)."""
+    words = line.strip().split()
+    if not words:
+        raise DicewiseError("an empty line: type a command (help lists them)")
+    verb, rest = words[0].lower(), words[1:]
+    if verb not in HELP:
+        raise DicewiseError(f"unknown command {words[0]!r} (commands: {', '.join(HELP)})")
+    if verb in ("dice", "keep"):
+        if verb == "keep" and [w.lower() for w in rest] in (["none"], ["nothing"]):
+            return Command("keep", ())
+        faces = _faces(rest, verb)
+        if verb == "dice" and not faces:
+            raise DicewiseError("dice: give the dice showing, as dice 6 6 3 4 1")
+        return Command(verb, faces)
+    if verb in ("write", "cross"):
+        if not rest:
+            raise DicewiseError(f"{verb}: name the {'box' if verb == 'write' else 'row'}, as "
+                                f"{verb} sixes")
+        return Command(verb, (" ".join(rest),))
+    if verb == "split":
+        return Command(verb, (_split(rest),))
+    if verb == "pick":
+        if len(rest) != 1 or not rest[0].isdigit() or int(rest[0]) < 1:
+            raise DicewiseError("pick takes the number of a choice of the advice, as pick 1")
+        return Command(verb, (int(rest[0]),))
+    if verb == "save":
+        if not rest:
+            raise DicewiseError("save: name the file, as save game.json")
+        return Command(verb, (line.strip().split(None, 1)[1],))
+    if rest:
+        raise DicewiseError(f"{verb} takes no arguments")
+    return Command(verb)

@@ -1,0 +1,435 @@
+"""A game in progress at the table: seats, turns, the dice, every player's sheet, the result.
+
+``TableGame`` follows a whole game of N players under a seed's rules, as they play it with
+real dice (or dice rolled by dicewise from the game's seed).  It is driven by the line
+commands of ``play/commands.py``; ``apply(line)`` answers exactly the JSON line
+``dicewise play --json`` prints for it::
+
+    {"ok": true, "state": {...}, "advice": {...} or null}
+    {"ok": false, "error": "..."}          # a bad command changes nothing
+
+The game is its list of accepted events (dice shown, actions taken): saving writes that
+list with the table's settings, resuming and undoing replay it, so a saved game resumes
+exactly.  The rules come through the game protocol: each player's sheet is the game's
+``PlayerSheet``; turns are whole turns of up to three rolls in seat order, or, where every
+player uses every roll (Ryzykant, RULES.md section 4), one throw per seat in turn that each
+player still in the game splits; contested prizes (poker-school's premiums and column 60s,
+RULES.md section 3) go through ``Game.settle_prizes``; a first-roll five of a kind in
+General wins at once (RULES.md section 1).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import api, i18n
+from ..errors import DicewiseError
+from ..solver.player_sheet import PlayerSheet
+from ..solver.protocol import Advice, BadAction
+from . import commands
+from .advisor import TableAdvisor, top
+
+FORMAT = "dicewise-table-game"
+VERSION = 1
+
+
+@dataclass
+class Table:
+    """Who sits where and under which rules (what a saved game keeps besides its events)."""
+
+    ruleset: str
+    names: list[str]
+    options: dict = field(default_factory=dict)
+    seed: int = 0
+    target: int | None = None
+    objective: str = "auto"  # auto: two-player races are played to win; score: expected score
+    lang: str = "en"
+    top: int | None = None
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "names": list(self.names), "options": dict(self.options),
+                "seed": self.seed, "target": self.target, "objective": self.objective,
+                "lang": self.lang, "top": self.top}
+
+
+class TableGame:
+    """A whole game of several players at one table (see the module docstring)."""
+
+    def __init__(self, table: Table, events=(), progress=None):
+        self.table = table
+        self.game, self.rules = api.make_rules(table.ruleset, table.options)
+        if "play" not in self.game.commands:
+            raise DicewiseError(f"{self.game.name} cannot be played along at the table")
+        self.game.player_sheet(self.rules)  # a game without table play says so now
+        if table.objective not in ("auto", "score", "win"):
+            raise DicewiseError(f"the objective is auto, score or win, not {table.objective!r}")
+        race = (table.target is None and len(table.names) == 2
+                and 2 in self.game.players(self.rules) and table.objective != "score")
+        if table.objective == "win" and not race:
+            raise DicewiseError(f"playing to win is solved for two players of {self.game.name} "
+                                "only" if 2 in self.game.players(self.rules) else
+                                f"{self.game.name} is not solved for two players: use the "
+                                "objective score")
+        self.advisor = TableAdvisor(self.game, self.rules, table.target, race, progress)
+        self.tr = i18n.translator(table.lang)
+        self._advice: tuple[int, Advice | None] | None = None
+        self._reset()
+        for event in events:
+            self._play(event)
+            self.events.append(event)
+
+    # --- making, saving, resuming ---------------------------------------------------------
+
+    @classmethod
+    def new(cls, ruleset: str, players: int | None = None, names=None, options=None, seed: int | None = None,
+            target: int | None = None, lang: str | None = None, top: int | None = None,
+            objective: str = "auto", progress=None) -> "TableGame":
+        """A new game: ``players`` seats (named ``names``, else Player 1..N)."""
+        game, rules = api.make_rules(ruleset, options)
+        names = list(names) if names else []
+        if names and players is not None and players != len(names):
+            raise DicewiseError(f"{len(names)} names for {players} players")
+        players = len(names) if names else 2 if players is None else players
+        if not 1 <= players <= 6:
+            raise DicewiseError(f"a table seats 1 to 6 players, not {players}")
+        if len(set(names)) != len(names):
+            raise DicewiseError("two players have the same name")
+        lang = i18n.language(lang)
+        names = names or [i18n.translator(lang)("Player {n}").format(n=i + 1)
+                          for i in range(players)]
+        if target is not None:
+            target = api.check_target(target)
+        if top is not None and top < 1:
+            raise DicewiseError(f"--top takes a number of choices from 1, not {top}")
+        table = Table(game.name, names, game.rule_options(rules),
+                      secrets.randbits(31) if seed is None else int(seed), target, objective,
+                      lang, top)
+        return cls(table, progress=progress)
+
+    def to_json(self) -> dict:
+        """The saved game: the table's settings and every event so far."""
+        return {"format": FORMAT, "version": VERSION, **self.table.to_json(),
+                "events": list(self.events)}
+
+    @classmethod
+    def from_json(cls, data: dict, progress=None) -> "TableGame":
+        """A game saved by ``to_json`` (DicewiseError if it is no saved game or does not replay)."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise DicewiseError("this is not a saved dicewise game")
+        if data.get("version") != VERSION:
+            raise DicewiseError(f"a saved game of version {data.get('version')}; this dicewise "
+                                f"reads version {VERSION}")
+        try:
+            table = Table(data["ruleset"], list(data["names"]), dict(data.get("options") or {}),
+                          int(data.get("seed", 0)), data.get("target"),
+                          data.get("objective", "auto"), data.get("lang") or "en", data.get("top"))
+            events = list(data["events"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise DicewiseError(f"the saved game is damaged ({e})") from None
+        try:
+            return cls(table, events, progress=progress)
+        except BadAction as e:
+            raise DicewiseError(f"the saved game does not replay: {e}") from None
+
+    def save(self, path) -> Path:
+        from ..cli.format import write_output
+
+        return write_output(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path, progress=None) -> "TableGame":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise DicewiseError(f"cannot read {path}: {e.strerror}") from None
+        except ValueError:
+            raise DicewiseError(f"{path} is not a saved dicewise game (not JSON)") from None
+        return cls.from_json(data, progress)
+
+    # --- the state --------------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        self.events: list[dict] = []
+        n = len(self.table.names)
+        self.sheets: list[PlayerSheet] = [self.game.player_sheet(self.rules) for _ in range(n)]
+        self.prizes = self.game.table_prizes(self.rules, n)
+        self.to_move = 0
+        self.roll = 0  # rolls made in this turn (Ryzykant: 1 once the dice are thrown)
+        self.dice: tuple[int, ...] | None = None
+        self.kept: tuple[int, ...] = ()
+        self.pending: list[int] = []  # Ryzykant: who still splits this roll
+        self.thrower = 0
+        self.won_at_once: int | None = None
+
+    @property
+    def shared(self) -> bool:
+        return self.game.shared_rolls
+
+    @property
+    def over(self) -> bool:
+        return self.won_at_once is not None or all(s.done for s in self.sheets)
+
+    @property
+    def awaiting(self) -> str | None:
+        if self.over:
+            return None
+        return "dice" if self.dice is None else "choice"
+
+    def legal(self) -> list[dict]:
+        """Every action of the player to move now (keeps, then writes), [] unless a choice."""
+        if self.awaiting != "choice":
+            return []
+        out = []
+        if not self.shared and self.roll < 3:
+            from ..solver import dice as dice_mod
+
+            counts = dice_mod.counts_of(self.dice)
+            out = [{"keep": dice_mod.faces_of(dice_mod.KEEPS[k])}
+                   for k in dice_mod.sub_keeps(dice_mod.roll_index(counts))]
+        return out + self.sheets[self.to_move].legal(self.dice, self.roll)
+
+    def state(self) -> dict:
+        """The JSON state (docs/json.md): players, to_move, awaiting, dice, over, result."""
+        players = [{"name": name, "sheet": sheet.text, "points": sheet.points,
+                    "done": sheet.done, **sheet.to_json()}
+                   for name, sheet in zip(self.table.names, self.sheets)]
+        return {"ruleset": self.game.name, "rule_options": self.game.rule_options(self.rules),
+                "players": players, "to_move": None if self.over else self.to_move,
+                "awaiting": self.awaiting, "roll": self.roll, "dice": list(self.dice or []),
+                "kept": list(self.kept), "legal": self.legal(), "objective": self.advisor.objective,
+                "target": self.table.target, "prizes": self.prizes_json(), "over": self.over,
+                "result": self.result() if self.over else None, "events": len(self.events)}
+
+    def prizes_json(self):
+        if self.prizes is None:
+            return None
+        return self.prizes.to_json() if hasattr(self.prizes, "to_json") else self.prizes
+
+    def result(self) -> dict:
+        """The ranking (ties share a place), the winners and, where the seed has one, the
+        settlement."""
+        finals = [s.points for s in self.sheets]
+        names = self.table.names
+        if self.won_at_once is not None:
+            w = self.won_at_once
+            order = [w] + sorted((i for i in range(len(names)) if i != w), key=lambda i: -finals[i])
+            places = {w: 1, **{i: 2 for i in order[1:]}}
+            reason = "big_general"
+        else:
+            order = sorted(range(len(names)), key=lambda i: -finals[i])
+            places = {i: 1 + sum(f > finals[i] for f in finals) for i in order}
+            reason = "scores"
+        ranking = [{"place": places[i], "name": names[i], "score": finals[i]} for i in order]
+        settlement = self.game.settlement(self.rules, finals)
+        out = {"reason": reason, "winners": [names[i] for i in order if places[i] == 1],
+               "ranking": ranking}
+        if settlement is not None:
+            out["settlement"] = {names[i]: settlement[i] for i in range(len(names))}
+        return out
+
+    # --- advice -----------------------------------------------------------------------------
+
+    def advice(self, full: bool = False) -> Advice | None:
+        """The advice for the player to move when a choice is awaited (the best ``top``)."""
+        if self.awaiting != "choice":
+            return None
+        if self._advice is None or self._advice[0] != len(self.events):
+            advice = self.advisor.advise(self.sheets, self.to_move, self.dice, self.roll)
+            self._advice = (len(self.events), advice)
+        return self._advice[1] if full else top(self._advice[1], self.table.top)
+
+    # --- commands ---------------------------------------------------------------------------
+
+    def apply(self, line: str) -> dict:
+        """Run one command line; the JSON answer ``play --json`` prints for it."""
+        try:
+            extra = self.run(commands.parse(line))
+        except DicewiseError as e:  # BadAction included: nothing has changed
+            return {"ok": False, "error": str(e)}
+        advice = self.advice()
+        return {"ok": True, **extra, "state": self.state(),
+                "advice": None if advice is None else advice.to_json()}
+
+    def run(self, command: commands.Command) -> dict:
+        """Run a parsed command; returns extra fields of the answer (DicewiseError: none ran)."""
+        verb, args = command.verb, command.args
+        if verb in ("sheet", "advise"):
+            return {}
+        if verb == "help":
+            return {"help": {v: f"{v} {a}".strip() + " — " + self.tr(h)
+                             for v, (a, h) in commands.HELP.items()}}
+        if verb == "quit":
+            return {"quit": True}
+        if verb == "save":
+            return {"saved": str(self.save(args[0]))}
+        if verb == "undo":
+            if not self.events:
+                raise DicewiseError(self.tr("nothing to undo"))
+            self.undo()
+            return {}
+        if self.over:
+            raise DicewiseError(self.tr("the game is over"))
+        if verb == "roll":
+            return self._event({"dice": self._rolled()})
+        if verb == "dice":
+            return self._event({"dice": list(args)})
+        if verb == "pick":
+            advice = self.advice(full=True)
+            if advice is None:
+                raise DicewiseError(self.tr("no choice to pick: give the dice first"))
+            k = args[0]
+            if k > len(advice.choices):
+                raise DicewiseError(self.tr("there are {n} choices, not {k}").format(
+                    n=len(advice.choices), k=k))
+            return self._event({"action": advice.choices[k - 1].action})
+        if verb == "keep":
+            return self._event({"action": {"keep": sorted(args)}})
+        if verb in ("write", "cross"):
+            return self._event({"action": {verb: self._box(args[0])}})
+        if verb == "split":
+            return self._event({"action": args[0]})
+        raise DicewiseError(f"unknown command {verb!r}")
+
+    def _box(self, text: str) -> str:
+        names = self.game.describe(self.rules)
+        names = names.get("categories") or names.get("rows") or []
+        return i18n.box_name(self.game.name, names, text)
+
+    def _event(self, event: dict) -> dict:
+        """Play ``event`` and record it; on a DicewiseError the game is as it was."""
+        saved = self._snapshot()
+        try:
+            self._play(event)
+        except DicewiseError:
+            self._restore(saved)
+            raise
+        self.events.append(event)
+        return {}
+
+    def undo(self) -> None:
+        """Take back the last event (dice shown or an action)."""
+        events = self.events[:-1]
+        self._reset()
+        for event in events:
+            self._play(event)
+            self.events.append(event)
+
+    def _snapshot(self):
+        return (list(self.sheets), self.prizes, self.to_move, self.roll, self.dice, self.kept,
+                list(self.pending), self.thrower, self.won_at_once)
+
+    def _restore(self, s) -> None:
+        (self.sheets, self.prizes, self.to_move, self.roll, self.dice, self.kept, self.pending,
+         self.thrower, self.won_at_once) = s
+
+    def _rolled(self) -> list[int]:
+        """Dice rolled by dicewise: the rest of the roll after the kept dice, from the seed.
+
+        The generator is keyed by the seed and the number of events so far, so an undone roll
+        rolls the same dice again and a resumed game goes on as it would have.
+        """
+        if self.dice is not None:
+            raise DicewiseError(self.tr("the dice are on the table: make a choice first"))
+        rng = np.random.default_rng([self.table.seed, len(self.events)])
+        rolled = rng.integers(1, 7, size=5 - len(self.kept))
+        return sorted(list(self.kept) + [int(v) for v in rolled])
+
+    # --- the rules of the table -------------------------------------------------------------
+
+    def _play(self, event: dict) -> None:
+        if not isinstance(event, dict) or len(event) != 1:
+            raise DicewiseError(f"not an event of a game: {event!r}")
+        (kind, value), = event.items()
+        if self.over:
+            raise DicewiseError(self.tr("the game is over"))
+        if kind == "dice":
+            self._show_dice(value)
+        elif kind == "action":
+            self._act(self.game.canonical_action(value))
+        else:
+            raise DicewiseError(f"not an event of a game: {event!r}")
+
+    def _show_dice(self, values) -> None:
+        if self.dice is not None:
+            raise DicewiseError(self.tr("the dice are on the table: make a choice first"))
+        faces = [int(v) for v in values]
+        if any(not 1 <= v <= 6 for v in faces):
+            raise DicewiseError(self.tr("a die shows 1..6"))
+        kept = Counter(self.kept)
+        if len(faces) == 5 - len(self.kept) and self.kept:
+            faces = faces + list(self.kept)
+        elif len(faces) != 5:
+            raise DicewiseError(self.tr("give five dice, not {n}").format(n=len(faces)) + (
+                self.tr(" (or the {m} rolled)").format(m=5 - len(self.kept)) if self.kept else ""))
+        elif kept - Counter(faces):
+            raise DicewiseError(self.tr("the dice {dice} do not hold the kept {kept}").format(
+                dice=" ".join(map(str, sorted(faces))), kept=" ".join(map(str, self.kept))))
+        self.dice = tuple(sorted(faces))
+        self.kept = ()
+        if self.shared:
+            self.roll = 1
+            n = len(self.sheets)
+            order = [(self.thrower + i) % n for i in range(n)]
+            self.pending = [i for i in order if not self.sheets[i].done
+                            and self.sheets[i].legal(self.dice, 1)]
+            if not self.pending:  # nobody can split it (a re-thrown puścioch): throw again
+                self._next_throw()
+                return
+            self.to_move = self.pending[0]
+            return
+        self.roll += 1
+        if self.roll == 1 and self.sheets[self.to_move].wins_at_once(self.dice, 1):
+            self.won_at_once = self.to_move
+            sheet = self.sheets[self.to_move]
+            if hasattr(sheet, "end_at_once"):
+                self.sheets[self.to_move] = sheet.end_at_once()
+
+    def _act(self, action: dict) -> None:
+        if self.dice is None:
+            raise DicewiseError(self.tr("give the dice first (dice D D D D D, or roll)"))
+        (kind, arg), = action.items()
+        if kind == "keep":
+            if self.shared:
+                raise DicewiseError(self.tr("this game has no keeps: split the roll"))
+            if self.roll >= 3:
+                raise DicewiseError(self.tr("no roll is left: write a box"))
+            if Counter(arg) - Counter(self.dice):
+                raise DicewiseError(self.tr("cannot keep {kept} from the dice {dice}").format(
+                    kept=" ".join(map(str, arg)), dice=" ".join(map(str, self.dice))))
+            self.kept, self.dice = tuple(arg), None
+            if len(self.kept) == 5:  # nothing to roll: the same dice, one roll later
+                self._show_dice(list(self.kept))
+            return
+        mover = self.to_move
+        self.sheets[mover] = self.sheets[mover].write(action, self.dice, self.roll)
+        self.sheets, self.prizes = self.game.settle_prizes(self.rules, self.sheets, self.prizes,
+                                                           mover)
+        if self.shared:
+            self.pending.pop(0)
+            if self.pending:
+                self.to_move = self.pending[0]
+            else:
+                self._next_throw()
+            return
+        self.dice, self.roll, self.kept = None, 0, ()
+        n = len(self.sheets)
+        for step in range(1, n + 1):
+            if not self.sheets[(mover + step) % n].done:
+                self.to_move = (mover + step) % n
+                break
+
+    def _next_throw(self) -> None:
+        n = len(self.sheets)
+        self.dice, self.roll, self.pending = None, 0, []
+        for step in range(1, n + 1):
+            if not self.sheets[(self.thrower + step) % n].done:
+                self.thrower = (self.thrower + step) % n
+                break
+        self.to_move = self.thrower

@@ -1,0 +1,151 @@
+"""The game in progress (``play/session.py``): whole games through the JSON-lines contract.
+
+Everything here drives ``TableGame.apply`` exactly as ``dicewise play --json`` does, and
+checks the table's bookkeeping against the rules and its advice against ``dicewise.advise``
+for the same position.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import dicewise
+from dicewise.errors import DicewiseError
+from dicewise.play.session import TableGame
+from dicewise.solver.sheet import parse_sheet
+from dicewise.solver.rulesets import category_game
+
+
+def play_out(game: TableGame, limit: int = 2000) -> list[dict]:
+    """Roll and take the best choice until the game is over; every answer."""
+    answers = []
+    for _ in range(limit):
+        if game.over:
+            return answers
+        answers.append(game.apply("roll" if game.awaiting == "dice" else "pick 1"))
+        assert answers[-1]["ok"], answers[-1]
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_game_of_three_players_of_general():
+    game = TableGame.new("general", players=3, seed=11, names=["Ann", "Boris", "Ola"])
+    answers = play_out(game)
+    state = answers[-1]["state"]
+    assert state["over"] and state["awaiting"] is None and state["to_move"] is None
+    rules = category_game("general")
+    if state["result"]["reason"] == "scores":
+        for p in state["players"]:
+            sheet = parse_sheet(rules, p["sheet"])
+            assert sheet.mask == (1 << 10) - 1  # ten boxes each
+            assert p["points"] == sheet.points
+    ranking = state["result"]["ranking"]
+    assert sorted(r["name"] for r in ranking) == ["Ann", "Boris", "Ola"]
+    scores = [r["score"] for r in ranking]
+    if state["result"]["reason"] == "scores":
+        assert scores == sorted(scores, reverse=True)
+        assert state["result"]["winners"] == [r["name"] for r in ranking if r["score"] == scores[0]]
+    # Seats take whole turns in order: the writes alternate Ann, Boris, Ola.
+    writers = [a["state"]["to_move"] for a in answers[:-1] if a["state"]["awaiting"] == "dice"
+               and a["state"]["roll"] == 0]
+    assert writers[:6] == [1, 2, 0, 1, 2, 0]
+
+
+def test_advice_is_the_advice_of_advise_for_the_same_position():
+    game = TableGame.new("poker-programs", players=2, seed=4)
+    for _ in range(7):
+        play_one_turn(game)
+    answer = game.apply("roll")
+    me = answer["state"]["players"][game.to_move]
+    expected = dicewise.advise("poker-programs", dice=answer["state"]["dice"], roll=1,
+                               sheet=me["sheet"] or None)
+    assert answer["advice"] == json.loads(json.dumps(expected.to_json()))
+
+
+def play_one_turn(game: TableGame) -> None:
+    mover = game.to_move
+    while game.to_move == mover and not game.over:
+        assert game.apply("roll" if game.awaiting == "dice" else "pick 1")["ok"]
+
+
+def test_a_bad_command_changes_nothing():
+    game = TableGame.new("general", players=2, objective="score", seed=2)
+    game.apply("roll")
+    before = game.state()
+    for line in ("keep 7", "write nowhere", "dice 1 2 3 4 5", "split 1+2 3+4 5", "pick 99",
+                 "frobnicate", "", "cross ones"):
+        answer = game.apply(line)
+        assert answer["ok"] is False and answer["error"] and "\n" not in answer["error"]
+        assert game.state() == before
+
+
+def test_keep_then_the_dice_rolled_only_or_all_five():
+    game = TableGame.new("general", players=1, seed=2)
+    assert game.apply("dice 2 2 4 6 6")["state"]["awaiting"] == "choice"
+    assert game.apply("keep 6 6")["state"]["kept"] == [6, 6]
+    assert game.apply("dice 1 2 3")["state"]["dice"] == [1, 2, 3, 6, 6]
+    game.apply("undo")
+    assert not game.apply("dice 1 2 3 4 5")["ok"]  # does not hold the kept sixes
+    assert game.apply("dice 6 1 6 2 3")["state"]["dice"] == [1, 2, 3, 6, 6]
+    state = game.apply("keep 1 2 3 6 6")["state"]  # keep all five: the same dice, roll 3
+    assert state["roll"] == 3 and state["dice"] == [1, 2, 3, 6, 6]
+    assert not game.apply("keep 6")["ok"]  # no roll is left
+    state = game.apply("write единицы")["state"]
+    assert state["players"][0]["sheet"] == "ones=1"
+
+
+def test_undo_save_and_resume_mid_game(tmp_path):
+    game = TableGame.new("general", players=2, objective="score", seed=5, lang="en")
+    for _ in range(9):
+        game.apply("roll" if game.awaiting == "dice" else "pick 1")
+    state = game.state()
+    game.apply("roll" if game.awaiting == "dice" else "pick 1")
+    assert game.apply("undo")["state"] == state
+    answer = game.apply(f"save {tmp_path / 'g.json'}")
+    assert answer["ok"] and answer["saved"].endswith("g.json")
+    resumed = TableGame.load(tmp_path / "g.json")
+    assert resumed.state() == state
+    # Both go on identically: the dice dicewise rolls depend on the seed and the move count.
+    assert play_out(resumed)[-1]["state"] == play_out(game)[-1]["state"]
+    with pytest.raises(DicewiseError, match="not a saved dicewise game"):
+        TableGame.from_json({"events": []})
+    damaged = {**game.to_json(), "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": {"write": "x"}}]}
+    with pytest.raises(DicewiseError, match="does not replay"):
+        TableGame.from_json(damaged)
+
+
+def test_a_big_general_wins_at_once():
+    game = TableGame.new("general", players=3, seed=1, names=["A", "B", "C"])
+    play_one_turn(game)
+    state = game.apply("dice 4 4 4 4 4")["state"]
+    assert state["over"] and state["result"]["reason"] == "big_general"
+    assert state["result"]["winners"] == ["B"]
+    assert not game.apply("roll")["ok"]
+    assert game.apply("undo")["state"]["over"] is False
+
+
+def test_poker_programs_settles_score_minus_mean():
+    game = TableGame.new("poker-programs", players=3, seed=8)
+    result = play_out(game)[-1]["state"]["result"]
+    scores = {r["name"]: r["score"] for r in result["ranking"]}
+    mean = sum(scores.values()) / 3
+    assert result["settlement"] == pytest.approx({n: s - mean for n, s in scores.items()})
+
+
+def test_top_keeps_the_best_choices_of_the_same_advice():
+    full = TableGame.new("general", players=1, seed=3)
+    short = TableGame.new("general", players=1, seed=3, top=3)
+    a, b = full.apply("roll")["advice"], short.apply("roll")["advice"]
+    assert b["choices"] == a["choices"][:3] and b["best"] == a["best"]
+
+
+def test_bad_tables_are_refused_in_one_line():
+    with pytest.raises(DicewiseError, match="1 to 6 players"):
+        TableGame.new("general", players=7)
+    with pytest.raises(DicewiseError, match="2 names for 3 players"):
+        TableGame.new("general", players=3, names=["a", "b"])
+    with pytest.raises(DicewiseError, match="risk"):
+        TableGame.new("risk")
+    with pytest.raises(DicewiseError, match="language"):
+        TableGame.new("general", lang="de")
