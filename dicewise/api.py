@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import DicewiseError
+from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary
@@ -133,6 +134,17 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
     return solution, policy, played
 
 
+def check_policy(game: Game, rules, policy: str) -> None:
+    """Refuse a policy the game cannot play, in one line, before anything is played."""
+    target = _target_of(policy)
+    if target is None:
+        game.resolve_policy(policy)
+        return
+    from .solver.target_table import table_for
+
+    table_for(game, rules, target)
+
+
 def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optimal", options=None,
              table=None, progress=None) -> Simulation:
     """Play ``games`` games with a policy on the dice stream of ``seed`` and summarise them."""
@@ -172,6 +184,8 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
          options=None, table=None, progress=None) -> Duel:
     """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin."""
     game, rules = for_command(ruleset, "duel", options)
+    for policy in (a, b):  # refuse either before playing either
+        check_policy(game, rules, policy)
     sol, a, played_a = _played(game, rules, a, games, seed, table, progress)
     _, b, played_b = _played(game, rules, b, games, seed, table, progress)
     return Duel(game.name, game.rule_options(rules), a, b, seed,
@@ -221,20 +235,39 @@ def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: s
     from .play.agents import CallableAgent
     from .play.bench import bench_agent as run
 
-    if players == 2:
-        solution = _race_solution(ruleset, options, sheet, opponent_sheet, table, progress)
-    else:
-        game, rules = for_command(ruleset, "bench-agent", options)
-        solution = store.solution(game, rules, table, progress_factory=progress)
-    if target is not None:
-        target = check_target(target)
-        _, tsol = _target_solutions(game, rules, target, None, progress)
-        solution = Solution(ForTarget(game, target, solution, tsol), rules, solution.payload,
-                            solution.meta, solution.table, False, 0.0)
+    objective = check_bench_modes(target, players, sheet, opponent_sheet)
+    solution = referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
     if callable(agent) and not hasattr(agent, "act"):
         agent = CallableAgent(agent, getattr(agent, "__name__", "agent"))
     with (progress or _quiet)(games, f"{games:,} games") as update:
         return run(solution, agent, games, seed, on_error, log, update, max_failures)
+
+
+def check_bench_modes(target, players: int, sheet, opponent_sheet):
+    """The objective bench-agent judges by, or one line (before any table is built) saying
+    why these modes cannot be judged together."""
+    objective = objective_of(target=target, players=players, opponent_sheet=opponent_sheet)
+    if objective.players > 2:
+        raise DicewiseError(f"bench-agent plays one player or the two-player race, not {players}")
+    if objective.players == 1 and sheet:
+        raise DicewiseError("--sheet and --opponent-sheet are for --players 2")
+    return objective
+
+
+def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress) -> Solution:
+    """The solution whose ``game`` judges decisions under ``objective``: the game itself for
+    the expected score, else the objective's referee."""
+    if objective.name == "win":
+        return _race_solution(ruleset, options, sheet, opponent_sheet, table, progress)
+    game, rules = for_command(ruleset, "bench-agent", options)
+    solution = store.solution(game, rules, table, progress_factory=progress)
+    if objective.name == "expected_score":
+        return solution
+    from .solver.objectives.target import TargetReferee
+
+    _, tsol = _target_solutions(game, rules, objective.target, None, progress)
+    return Solution(TargetReferee(game, objective.target, solution, tsol), rules, solution.payload,
+                    solution.meta, solution.table, False, 0.0)
 
 
 def review(ruleset, lines, *, options=None, table=None, progress=None):
@@ -422,13 +455,6 @@ def _target_of(policy: str) -> int | None:
             from None
 
 
-def check_target(target) -> int:
-    """A target is a whole number of points, at least 0."""
-    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
-        raise DicewiseError(f"a target is a whole number of points, at least 0, not {target!r}")
-    return int(target)
-
-
 def _target_solutions(game, rules, target, table, progress):
     """(expected-score solution, target solution) of an exact game."""
     from .solver.target_table import table_for
@@ -485,28 +511,9 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
     game, rules = for_command(ruleset, "chance", options)
     game.check_position(rules, {"dice": list(dice), "roll": roll, "sheet": sheet})
     base, tsol = _target_solutions(game, rules, target, table, progress)
-    return _rank_for_target(game, base, tsol, sheet, dice, roll, target)
+    from .solver.objectives.target import rank_for_target
 
-
-def _rank_for_target(game, base: Solution, tsol: Solution, sheet, dice, roll, target) -> Advice:
-    from .solver.advice import advise_position
-    from .solver.protocol import Choice
-    from .solver.target import advise_target as rank
-
-    rules = base.rules
-    sheet_ = game.target_sheet(rules, sheet)
-    ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
-    by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
-    expected = {str(c.action): c.expected for c in by_mean.choices}
-    choices = tuple(Choice(c.action, c.label, expected[str(c.action)], c.loss, c.detail,
-                           probability=c.chance) for c in ranked.choices)
-    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, ranked.position['dice']))}; "
-                f"{sheet_.points} points written, P(final ≥ {target}) {ranked.turn_start_chance:.6f} "
-                "at turn start")
-    return Advice(game.name, rules.options, {**ranked.position, "target": target}, choices,
-                  headline, by_mean.turn_start_expected, ended=ranked.ended, objective="target",
-                  turn_start_probability=ranked.turn_start_chance,
-                  expected_score_choice=by_mean.best.action if by_mean.best else None)
+    return rank_for_target(game, base, tsol, sheet, dice, roll, target)
 
 
 def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
@@ -525,84 +532,61 @@ def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
                          ["target", "probability", "probability_expected_score_policy"], rows)
 
 
-class ForTarget:
-    """A game seen through play for one target: the same episodes and actions; decisions
-    valued by P(final ≥ target), the reference player the target policy."""
-
-    def __init__(self, game: Game, target: int, base: Solution, tsol: Solution):
-        self.game, self.target, self.base, self.tsol = game, target, base, tsol
-        self.name, self.exact = game.name, game.exact
-
-    def __getattr__(self, name):
-        return getattr(self.game, name)
-
-    def rule_options(self, rules) -> dict:
-        return self.game.rule_options(rules)
-
-    def advise_observation(self, solution, observation) -> Advice:
-        by_mean = self.game.advise_observation(self.base, observation)
-        sheet = ",".join(f"{k}={v}" for k, v in by_mean.position["sheet"].items())
-        return _rank_for_target(self.game, self.base, self.tsol, sheet, observation["dice"],
-                                int(observation["roll"]), self.target)
-
-    def play(self, solution, policy, games, seed, progress=None):
-        from .solver.target import simulate_target
-
-        records = simulate_target(solution.rules, self.tsol.payload, self.target, games, seed,
-                                  progress, expected=self.game.state_values(self.base).values)
-        from .solver.protocol import Played
-
-        return Played(records.scores)
-
-
-class ForRace:
-    """A game seen as the two-player race: episodes against the win-optimal player, every
-    decision valued by P(win) + ½P(draw), the reference player the win-optimal one."""
-
-    def __init__(self, game: Game, values, first, second):
-        from .solver.two_player import WinPolicy
-
-        self.game, self.values, self.first, self.second = game, values, first, second
-        self.policy = WinPolicy(values)
-        self.name, self.exact = game.name, True
-
-    def __getattr__(self, name):
-        return getattr(self.game, name)
-
-    def rule_options(self, rules) -> dict:
-        return self.game.rule_options(rules)
-
-    def episodes(self, solution, seed: int, games: int):
-        from .solver.two_player.episode import RaceEpisode
-
-        return [RaceEpisode(self.values, self.policy, self.first, self.second, i, seed)
-                for i in range(games)]
-
-    def advise_observation(self, solution, observation) -> Advice:
-        from .solver.sheet import parse_sheet
-        from .solver.two_player import advise_two_player as advise_race
-
-        rules = self.values.game
-        sheets = [parse_sheet(rules, ",".join(f"{k}={v}" for k, v in observation[key].items()))
-                  for key in ("sheet", "opponent_sheet")]
-        return advise_race(self.values, *sheets, observation["dice"], int(observation["roll"]))
-
-    def play(self, solution, policy, games, seed, progress=None):
-        """The win-optimal player in the agent's seat, on the same dice."""
-        from .solver.protocol import Played
-
-        scores = []
-        for ep in self.episodes(solution, seed, games):
-            while not ep.done:
-                ep.apply(self.advise_observation(solution, ep.observation()).best.action)
-            scores.append(ep.score)
-        return Played(np.asarray(scores, np.float64))
-
-
 def _race_solution(ruleset, options, sheet, opponent_sheet, table, progress) -> Solution:
     game, rules = _two_player_game(ruleset, options)
     values, first, second, _ = _race(game, rules, sheet, opponent_sheet, table, progress)
-    return Solution(ForRace(game, values, first, second), rules, values,
+    from .solver.objectives.race import RaceReferee
+
+    return Solution(RaceReferee(game, values, first, second), rules, values,
                     {"expected_score": values.value(first.mask, second.mask,
                                                     first.points - second.points)},
                     None, False, 0.0)
+
+
+# --- several players at one table --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TableDuel:
+    """Policy A in one seat against N − 1 players of policy B, seats rotating."""
+
+    ruleset: str
+    rule_options: Mapping[str, Any]
+    result: Any  # solver.multiplayer.duel.TableResult
+    approximate: bool  # a policy at the table is approximate (``win`` beyond the exact race)
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
+                **self.result.to_json(), "approximate": self.approximate}
+
+
+def _seat_policy(game: Game, policy: str) -> str:
+    return policy if policy in game.seat_policies else game.resolve_policy(policy)
+
+
+def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
+                 games: int = 10000, seed: int = 0, options=None, table=None,
+                 progress=None) -> TableDuel:
+    """A at a table of ``players`` with B in every other seat, the seats rotating game by
+    game: A's share of the win (ties split) with its Wilson interval, its margin over the
+    rivals' mean, every seat's points (and the game's own counts, as premiums taken)."""
+    from .solver.multiplayer.duel import play_table
+
+    game, rules = for_command(ruleset, "duel", options)
+    if players not in game.table_players(rules):
+        seats = ", ".join(map(str, game.table_players(rules)))
+        raise DicewiseError(f"{game.name} is played by {seats} players, not {players}")
+    a, b = _seat_policy(game, a), _seat_policy(game, b)
+    if games < players:
+        raise DicewiseError(f"{players} players need at least {players} games (one per seat)")
+    if game.seat_needs_solution(a) or game.seat_needs_solution(b):
+        solution = store.solution(game, rules, table, progress_factory=progress)
+    else:
+        solution = Solution(game, rules, None, {}, None, False, 0.0)
+    deals = -(-games // players)
+    with (progress or _quiet)(deals * players, f"playing {deals * players:,} games of "
+                              f"{players} players") as update:
+        result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),
+                            a, b, players, games, seed, update)
+    approximate = (not game.exact or (solution.payload is not None and solution.approximate)
+                   or any(p in game.seat_policies for p in (a, b)))
+    return TableDuel(game.name, game.rule_options(rules), result, approximate)

@@ -11,7 +11,7 @@ import click
 from .. import api
 from ..errors import DicewiseError
 from .format import checked_output, emit_json, progress, pyplot, write_figure, write_output
-from .games import json_flag, option_flag, players_flag, quality
+from .games import json_flag, option_flag, players_flag, quality, seats_flag
 
 
 def _histogram(histogram, width: int = 40) -> list[str]:
@@ -21,7 +21,8 @@ def _histogram(histogram, width: int = 40) -> list[str]:
 
 
 games_flag = click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8))
-seed_flag = click.option("--seed", default=0, show_default=True, type=int)
+seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
+                         help="The dice stream: the same seed gives the same dice.")
 
 
 @click.command()
@@ -70,7 +71,7 @@ def simulate(ruleset, games, seed, policy, options, as_json):
 @click.option("--b", "policy_b", default="greedy", show_default=True, help="Policy B.")
 @games_flag
 @seed_flag
-@players_flag
+@seats_flag
 @click.option("--exact", is_flag=True, help="Two players: also the exact value of win against "
               "optimal by policy evaluation (three solves' time).")
 @option_flag
@@ -79,7 +80,16 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, as_j
     """Two policies play the same dice: win/draw/loss rates of A against B, mean margin.
 
     With --players 2 (or the policy `win`) they play the two-player race against each
-    other, seats alternating: `win` plays to win, `optimal` for the best mean."""
+    other, seats alternating: `win` plays to win, `optimal` for the best mean.  With
+    --players N, A sits at a table of N with B in every other seat, the seats rotating."""
+    game, rules = api.make_rules(ruleset, options)
+    if players > 2 or ((players == 2 or "win" in (policy_a, policy_b))
+                       and 2 not in game.players(rules)):
+        if exact:
+            raise click.UsageError("--exact is for the two-player race")
+        return _print_table(api.duel_players(ruleset, players=max(players, 2), a=policy_a,
+                                             b=policy_b, games=games, seed=seed, options=options,
+                                             progress=progress), as_json)
     if players == 2 or "win" in (policy_a, policy_b):
         race = api.duel_two_player(ruleset, a=policy_a, b=policy_b, games=games, seed=seed,
                                    exact=exact, options=options, progress=progress)
@@ -111,6 +121,36 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, as_j
     lo, hi = c.margin_ci95
     click.echo(f"mean margin A − B {c.margin:.3f} (95% CI {lo:.3f} .. {hi:.3f}); "
                f"means {c.mean_a:.3f} vs {c.mean_b:.3f}")
+
+
+def _print_table(duel, as_json) -> None:
+    """A's results at a table of N: its share of the win, margin, and every seat's points."""
+    if as_json:
+        return emit_json(duel)
+    r = duel.result
+    lo, hi = r.share_ci95
+    note = " (approximate policy)" if duel.approximate else ""
+    click.echo(f"{duel.ruleset}, {r.players} players: {r.a} (A) in one seat, {r.b} (B) in the "
+               f"others, {r.games:,} games, seats rotating, seed {r.seed}{note}")
+    click.echo(f"A's share of the win {r.share:.4f} (95% CI {lo:.4f} .. {hi:.4f}; a fair share is "
+               f"{1 / r.players:.4f}); won alone {r.wins:.4f}, shared the top {r.ties:.4f}")
+    lo, hi = r.margin_ci95
+    click.echo(f"A's margin over the rivals' mean {r.margin:+.3f} (95% CI {lo:+.3f} .. {hi:+.3f});"
+               f" A's points {r.points:.3f}, the rivals' {r.rival_points:.3f}")
+    lo, hi = r.settlement_ci95
+    click.echo(f"A's settlement (score − the table's mean) {r.settlement:+.3f} "
+               f"(95% CI {lo:+.3f} .. {hi:+.3f})")
+    if r.instant_wins:
+        click.echo(f"games won at once (big general): {r.instant_wins:.4f}")
+    for s in r.seats:
+        slo, shi = s.share_ci95
+        extra = "".join(f", {k.replace('_', ' ')} {v:.3f}" for k, v in s.extra.items())
+        click.echo(f"seat {s.seat + 1}: A's share {s.share:.4f} ({slo:.4f} .. {shi:.4f}), A's points "
+                   f"{s.points:.3f}, the rivals' {s.rival_points:.3f}, A's settlement "
+                   f"{s.settlement:+.3f}{extra}")
+    if r.rival_extra:
+        click.echo("the rivals: " + ", ".join(f"{k.replace('_', ' ')} {v:.3f}"
+                                             for k, v in r.rival_extra.items()))
 
 
 @click.command()
@@ -199,10 +239,7 @@ def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, m
     if bool(agent_spec) == bool(agent_cmd):
         raise click.UsageError("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
     api.for_command(ruleset, "bench-agent", options)  # refuse bad input before starting an agent
-    if players == 2 and target is not None:
-        raise click.UsageError("--players 2 takes no --target")
-    if players == 1 and (sheet or opponent_sheet):
-        raise click.UsageError("--sheet and --opponent-sheet are for --players 2")
+    api.check_bench_modes(target, players, sheet, opponent_sheet)
     agent = CallableAgent(load_callable(agent_spec), agent_spec) if agent_spec else \
         ProcessAgent(agent_cmd, timeout)
     log = None

@@ -1,0 +1,61 @@
+"""What play is for: the expected score, P(final ≥ T), or the race against a rival.
+
+An objective is one small object.  It says what it values (``name``: the ``objective`` of
+the advice it gives), refuses in one line the modes that make no sense with it, and gives
+the *referee* that judges decisions under it: the object ``bench-agent`` and ``review``
+consult (episodes to play, advice on an observation, the reference player's scores).  The
+expected score's referee is the game itself; play for a target and the two-player race
+each have one of their own (``target.py``, ``race.py``).  A new objective is one module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import DicewiseError
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What a player plays for, as the user spelled it (``--target T``, ``--players 2``)."""
+
+    name: str  # expected_score, target, win
+    target: int | None = None
+    players: int = 1
+
+    @property
+    def label(self) -> str:
+        """How advice names what it ranks by."""
+        return {"expected_score": "expected final score", "target": f"P(final ≥ {self.target})",
+                "win": "P(win) + ½P(draw)"}[self.name]
+
+
+def check_target(target) -> int:
+    """A target is a whole number of points, at least 0."""
+    import numpy as np
+
+    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
+        raise DicewiseError(f"a target is a whole number of points, at least 0, not {target!r}")
+    return int(target)
+
+
+def objective_of(*, target=None, players: int = 1, sheet=None, opponent_sheet=None,
+                 fifth=None) -> Objective:
+    """The objective that a command's modes ask for, or one line saying why they clash."""
+    if players == 2:
+        if target is not None:
+            raise DicewiseError("--players 2 plays for P(win) + ½P(draw) and takes no --target")
+        if fifth is not None:
+            raise DicewiseError("--players 2 is the race of a category game and takes no --fifth")
+        return Objective("win", None, 2)
+    if players > 2:
+        if target is not None:
+            raise DicewiseError(f"--players {players} plays to win and takes no --target")
+        return Objective("win", None, players)
+    if players != 1:
+        raise DicewiseError(f"the number of players is 1 or more, not {players}")
+    if opponent_sheet:
+        raise DicewiseError("--opponent-sheet is for --players 2")
+    if target is not None:
+        return Objective("target", check_target(target))
+    return Objective("expected_score")

@@ -1,0 +1,66 @@
+"""Play for a target: every choice ranked by P(final ≥ T), and the referee that judges an
+agent's decisions by the probability of reaching T that each loses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..protocol import Advice, Choice, Game, Played, Solution
+
+
+def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, roll,
+                    target: int) -> Advice:
+    """Every choice by P(final ≥ target), its expected final score beside, and the choice of
+    the expected-score policy named."""
+    from ..advice import advise_position
+    from ..target import advise_target as rank
+
+    rules = base.rules
+    sheet_ = game.target_sheet(rules, sheet)
+    ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
+    by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
+    expected = {str(c.action): c.expected for c in by_mean.choices}
+    choices = tuple(Choice(c.action, c.label, expected[str(c.action)], c.loss, c.detail,
+                           probability=c.chance) for c in ranked.choices)
+    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, ranked.position['dice']))}; "
+                f"{sheet_.points} points written, P(final ≥ {target}) {ranked.turn_start_chance:.6f} "
+                "at turn start")
+    return Advice(game.name, rules.options, {**ranked.position, "target": target}, choices,
+                  headline, by_mean.turn_start_expected, ended=ranked.ended, objective="target",
+                  turn_start_probability=ranked.turn_start_chance,
+                  expected_score_choice=by_mean.best.action if by_mean.best else None)
+
+
+class TargetReferee:
+    """Judges decisions by P(final ≥ target): the game's own episodes and actions, advice
+    ranked by that probability, the reference player the one that plays for the target."""
+
+    def __init__(self, game: Game, target: int, base: Solution, tsol: Solution):
+        self.game, self.target, self.base, self.tsol = game, target, base, tsol
+        self.name, self.exact = game.name, game.exact
+
+    def rule_options(self, rules) -> dict:
+        return self.game.rule_options(rules)
+
+    def canonical_action(self, action) -> dict:
+        return self.game.canonical_action(action)
+
+    def episodes(self, solution: Solution, seed: int, games: int):
+        return self.game.episodes(self.base, seed, games)
+
+    def episode(self, solution: Solution, seed: int, index: int):
+        return self.game.episode(self.base, seed, index)
+
+    def advise_observation(self, solution: Solution, observation) -> Advice:
+        by_mean = self.game.advise_observation(self.base, observation)
+        sheet = ",".join(f"{k}={v}" for k, v in by_mean.position["sheet"].items())
+        return rank_for_target(self.game, self.base, self.tsol, sheet, observation["dice"],
+                               int(observation["roll"]), self.target)
+
+    def play(self, solution: Solution, policy: str, games: int, seed: int, progress=None) -> Played:
+        """The player for the target on the dice of ``seed`` (whatever ``policy`` names)."""
+        from ..target import simulate_target
+
+        records = simulate_target(self.base.rules, self.tsol.payload, self.target, games, seed,
+                                  progress, expected=self.game.state_values(self.base).values)
+        return Played(np.asarray(records.scores, np.float64))
