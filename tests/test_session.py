@@ -18,6 +18,17 @@ from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.rulesets import category_game
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("table-game-cache")
+
+
+@pytest.fixture(autouse=True)
+def one_cache_for_the_module(shared_cache, monkeypatch):
+    """Tables built by one test here serve the next (each game is solved once)."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(shared_cache))
+
+
 def play_out(game: TableGame, limit: int = 2000) -> list[dict]:
     """Roll and take the best choice until the game is over; every answer."""
     answers = []
@@ -149,3 +160,100 @@ def test_bad_tables_are_refused_in_one_line():
         TableGame.new("risk")
     with pytest.raises(DicewiseError, match="language"):
         TableGame.new("general", lang="de")
+
+
+# -- poker-school and Ryzykant at the table ---------------------------------------------------
+
+def random_line(game: TableGame, rnd) -> str:
+    """A random legal command for the player to move (writes preferred to crosses)."""
+    if game.awaiting == "dice":
+        return "roll"
+    legal = game.legal()
+    writes = [a for a in legal if "write" in a or "pairs" in a]
+    a = rnd.choice(writes) if writes and rnd.random() < 0.9 else rnd.choice(legal)
+    if "pairs" in a:
+        (p, q), (s, t) = a["pairs"]
+        return f"split {p}+{q} {s}+{t} {a['fifth']}"
+    (kind, value), = a.items()
+    return f"keep {' '.join(map(str, value))}" if kind == "keep" else f"{kind} {value}"
+
+
+@pytest.mark.parametrize("columns", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_poker_school_premiums_go_to_the_first_and_sheets_read_back(columns):
+    import random
+
+    from dicewise.solver.poker_school.rules import ROW_INDEX, PokerSchool
+
+    rules = PokerSchool(columns=columns)
+    rnd = random.Random(columns)
+    game = TableGame.new("poker-school", players=3, seed=columns, options={"columns": columns},
+                         advice=False)
+    while not game.over:
+        answer = game.apply(random_line(game, rnd))
+        assert answer["ok"], answer
+        for seat, p in enumerate(answer["state"]["players"]):
+            sheet = rules.parse_sheet(p["sheet"])  # the notation advise takes, taken= included
+            assert (rules.final_score(sheet) if p["done"] else sheet.points) == p["points"]
+        prizes = answer["state"]["prizes"]
+        for row, owner in prizes["premiums"].items():
+            for seat, p in enumerate(answer["state"]["players"]):
+                taken = rules.parse_sheet(p["sheet"]).clean[ROW_INDEX[row]]
+                assert not taken or seat == owner  # nobody else can earn it any more
+    assert game.state()["result"]["ranking"][0]["score"] == max(
+        p["points"] for p in game.state()["players"])
+
+
+def test_ryzykant_every_player_splits_every_roll_until_their_game_ends():
+    import random
+
+    rnd = random.Random(3)
+    game = TableGame.new("ryzykant", players=3, seed=3, advice=False, names=["A", "B", "C"])
+    throws = 0
+    while not game.over:
+        if game.awaiting == "dice":
+            active = [i for i, s in enumerate(game.sheets) if not s.done]
+            assert game.to_move in active  # only a player still in the game throws
+            throws += 1
+            state = game.apply("roll")["state"]
+            splitters = []
+            while game.awaiting == "choice" and game.state()["events"] and not game.over:
+                splitters.append(game.to_move)
+                game.apply(random_line(game, rnd))
+                if game.awaiting == "dice":
+                    break
+            assert sorted(splitters) == active
+            assert splitters[0] == state["to_move"]  # the thrower splits first
+    rolls = [p["rolls"] for p in game.state()["players"]]
+    assert max(rolls) == throws and min(rolls) >= 10
+    assert not game.apply("keep 1")["ok"]
+
+
+@pytest.fixture()
+def small_fits(monkeypatch):
+    from dicewise.solver.registry import GAMES, get_game
+
+    for name in GAMES:
+        shrink = getattr(get_game(name), "test_settings", None)
+        if shrink is not None:
+            for target, value in shrink().items():
+                monkeypatch.setattr(target[0], target[1], value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", ["poker-school", "ryzykant"])
+def test_advice_of_the_approximate_games_is_that_of_advise(ruleset, small_fits):
+    import random
+
+    rnd = random.Random(1)
+    game = TableGame.new(ruleset, players=2, seed=1, top=4)
+    for _ in range(6):
+        game.apply(random_line(game, rnd))
+    if game.awaiting == "dice":
+        game.apply("roll")
+    answer = game.apply("advise")
+    me = answer["state"]["players"][answer["state"]["to_move"]]
+    position = game.sheets[game.to_move].position(tuple(game.dice), game.roll)
+    expected = dicewise.advise(ruleset, **position)
+    expected = {**expected.to_json(), "choices": expected.to_json()["choices"][:4]}
+    assert answer["advice"] == json.loads(json.dumps(expected))
+    assert me["sheet"] == position["sheet"]

@@ -52,11 +52,12 @@ class Table:
     objective: str = "auto"  # auto: two-player races are played to win; score: expected score
     lang: str = "en"
     top: int | None = None
+    advice: bool = True  # False: the table keeps the score only (no table is built)
 
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "names": list(self.names), "options": dict(self.options),
                 "seed": self.seed, "target": self.target, "objective": self.objective,
-                "lang": self.lang, "top": self.top}
+                "lang": self.lang, "top": self.top, "advice": self.advice}
 
 
 class TableGame:
@@ -90,7 +91,7 @@ class TableGame:
     @classmethod
     def new(cls, ruleset: str, players: int | None = None, names=None, options=None, seed: int | None = None,
             target: int | None = None, lang: str | None = None, top: int | None = None,
-            objective: str = "auto", progress=None) -> "TableGame":
+            objective: str = "auto", advice: bool = True, progress=None) -> "TableGame":
         """A new game: ``players`` seats (named ``names``, else Player 1..N)."""
         game, rules = api.make_rules(ruleset, options)
         names = list(names) if names else []
@@ -110,7 +111,7 @@ class TableGame:
             raise DicewiseError(f"--top takes a number of choices from 1, not {top}")
         table = Table(game.name, names, game.rule_options(rules),
                       secrets.randbits(31) if seed is None else int(seed), target, objective,
-                      lang, top)
+                      lang, top, bool(advice))
         return cls(table, progress=progress)
 
     def to_json(self) -> dict:
@@ -129,7 +130,8 @@ class TableGame:
         try:
             table = Table(data["ruleset"], list(data["names"]), dict(data.get("options") or {}),
                           int(data.get("seed", 0)), data.get("target"),
-                          data.get("objective", "auto"), data.get("lang") or "en", data.get("top"))
+                          data.get("objective", "auto"), data.get("lang") or "en", data.get("top"),
+                          bool(data.get("advice", True)))
             events = list(data["events"])
         except (KeyError, TypeError, ValueError) as e:
             raise DicewiseError(f"the saved game is damaged ({e})") from None
@@ -238,7 +240,7 @@ class TableGame:
 
     def advice(self, full: bool = False) -> Advice | None:
         """The advice for the player to move when a choice is awaited (the best ``top``)."""
-        if self.awaiting != "choice":
+        if self.awaiting != "choice" or not self.table.advice:
             return None
         if self._advice is None or self._advice[0] != len(self.events):
             advice = self.advisor.advise(self.sheets, self.to_move, self.dice, self.roll)
@@ -283,7 +285,8 @@ class TableGame:
         if verb == "pick":
             advice = self.advice(full=True)
             if advice is None:
-                raise DicewiseError(self.tr("no choice to pick: give the dice first"))
+                raise DicewiseError(self.tr("no choice to pick: give the dice first")
+                                    if self.table.advice else self.tr("advice is off: name the choice"))
             k = args[0]
             if k > len(advice.choices):
                 raise DicewiseError(self.tr("there are {n} choices, not {k}").format(
@@ -394,8 +397,8 @@ class TableGame:
     def _act(self, action: dict) -> None:
         if self.dice is None:
             raise DicewiseError(self.tr("give the dice first (dice D D D D D, or roll)"))
-        (kind, arg), = action.items()
-        if kind == "keep":
+        if "keep" in action:
+            arg = action["keep"]
             if self.shared:
                 raise DicewiseError(self.tr("this game has no keeps: split the roll"))
             if self.roll >= 3:

@@ -146,6 +146,23 @@ class PokerSchoolGame(Game):
                                 "writes them") from None
         return self.advise(solution, position)
 
+    # --- at the table: the contested premiums and column 60s (contest.py) -------------
+
+    def player_sheet(self, rules: PokerSchool):
+        from .player import PokerSchoolSheet
+
+        return PokerSchoolSheet(rules)
+
+    def table_prizes(self, rules: PokerSchool, players: int):
+        from .contest import Prizes
+
+        return Prizes.none(rules.columns)
+
+    def settle_prizes(self, rules: PokerSchool, sheets, prizes, mover: int):
+        from .player import settle
+
+        return settle(rules, sheets, prizes, mover)
+
     # --- play ------------------------------------------------------------------------
 
     def play(self, solution: Solution, policy: str, games: int, seed: int,

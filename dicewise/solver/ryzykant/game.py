@@ -178,6 +178,15 @@ class RyzykantGame(Game):
                                 "writes them") from None
         return self.advise(solution, position)
 
+    # --- at the table: every player splits every roll ---------------------------------
+
+    shared_rolls = True
+
+    def player_sheet(self, rules: Ryzykant):
+        from .player import RyzykantSheet
+
+        return RyzykantSheet(rules)
+
     # --- play ------------------------------------------------------------------------
 
     def play(self, solution: Solution, policy: str, games: int, seed: int,

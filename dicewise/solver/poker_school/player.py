@@ -1,0 +1,105 @@
+"""A player's poker-school sheet at the table, with the prizes rivals took (RULES.md section 3).
+
+Writes go through ``PokerSchool.apply`` (reserves, premiums, the School cross's erasure);
+what rivals took first (``contest``) is forfeited on the sheet as a cross that erases
+nothing.  The text is the ``advise --sheet`` notation, ``taken=`` included, and reads back
+to the same points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .. import dice
+from ..player_sheet import PlayerSheet
+from ..protocol import BadAction
+from . import contest
+from .rules import N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchool, SheetState, format_sheet
+
+
+@dataclass(frozen=True)
+class PokerSchoolSheet(PlayerSheet):
+    """The writes in order (row, score or None, dice of the face shown) and the prizes lost."""
+
+    game: PokerSchool
+    state: SheetState = field(default=None)
+    history: tuple = ()
+    lost_rows: tuple[int, ...] = ()
+    lost_columns: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        if self.state is None:
+            object.__setattr__(self, "state", self.game.empty())
+
+    @property
+    def text(self) -> str:
+        cols = self.game.columns
+        parts = []
+        for part in filter(None, format_sheet(self.game, self.history).split(",")):
+            name, _, cells = part.partition("=")
+            entries = cells.split("/")
+            if ROW_INDEX[name] in self.lost_rows and len(entries) > cols:
+                entries = entries[:cols]  # a premium lost to a rival was never earned
+            parts.append(f"{name}={'/'.join(entries)}")
+        taken = contest.taken_entry(self.lost_rows, self.lost_columns)
+        return ",".join(parts + ([taken] if taken else []))
+
+    @property
+    def done(self) -> bool:
+        return not self.state.open_rows(self.game.columns)
+
+    @property
+    def points(self) -> int:
+        return int(self.game.final_score(self.state) if self.done else self.state.points)
+
+    def _scores(self, faces, roll: int, row: int) -> int | None:
+        """Points a write in ``row`` scores with these dice, None where they do not qualify."""
+        counts = dice.counts_of(faces)
+        if row < N_SCHOOL:
+            ok = counts[row] + self.state.reserve[row] >= 3
+            return 3 * (row + 1) if ok else None
+        points = int(self.game.base_points[row, roll - 1, dice.roll_index(counts)])
+        return points or None
+
+    def legal(self, faces, roll: int) -> list[dict]:
+        out = []
+        for r in self.state.open_rows(self.game.columns):
+            if self._scores(faces, roll, r) is not None:
+                out.append({"write": ROW_NAMES[r]})
+            out.append({"cross": ROW_NAMES[r]})
+        return out
+
+    def write(self, action: dict, faces, roll: int) -> "PokerSchoolSheet":
+        (kind, name), = action.items()
+        row = ROW_INDEX.get(name)
+        open_rows = self.state.open_rows(self.game.columns)
+        if kind not in ("write", "cross") or row is None or row not in open_rows:
+            allowed = ", ".join(ROW_NAMES[r] for r in open_rows)
+            raise BadAction(f"cannot {kind} {name!r} now (open rows: {allowed})")
+        shown = int(dice.counts_of(faces)[row]) if row < N_SCHOOL else None
+        score = None
+        if kind == "write":
+            score = self._scores(faces, roll, row)
+            if score is None:
+                raise BadAction(f"the dice {' '.join(map(str, faces))} do not score {name} "
+                                "(cross it instead)")
+        state = self.game.apply(self.state, row, score, shown)
+        return replace(self, state=state, history=self.history + ((row, score, shown),))
+
+    def forfeit(self, rows, columns) -> "PokerSchoolSheet":
+        """This sheet with the prizes of ``rows`` and ``columns`` lost to rivals."""
+        rows = tuple(sorted(set(self.lost_rows) | set(rows)))
+        columns = tuple(sorted(set(self.lost_columns) | set(columns)))
+        return replace(self, state=contest.forfeit(self.state, rows, columns), lost_rows=rows,
+                       lost_columns=columns)
+
+
+def settle(rules: PokerSchool, sheets: list, prizes: contest.Prizes, mover: int):
+    """After ``mover`` wrote: the prizes it earned first are its; the others' sheets lose them."""
+    states, prizes = contest.settle([s.state for s in sheets], prizes, mover, rules.columns)
+    out = []
+    for seat, sheet in enumerate(sheets):
+        rows, cols = prizes.lost_to(seat)
+        new_rows, new_cols = set(rows) - set(sheet.lost_rows), set(cols) - set(sheet.lost_columns)
+        out.append(sheet.forfeit(new_rows, new_cols) if new_rows or new_cols else sheet)
+    return out, prizes
