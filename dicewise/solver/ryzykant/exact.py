@@ -162,53 +162,51 @@ def _worth(dense, ruleset, depth, U, L):
     return approx.expected_after(dense, ruleset, U, L, depth)
 
 
-def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
-          max_puscioch: int = 2, progress: Callable[[int], None] | None = None,
-          policies: Mapping | None = None) -> ExactResult:
-    """The optimum from ``start`` (the empty sheet by default) and policies' exact values.
+@dataclass(frozen=True)
+class _Encoding:
+    """Positions reachable from a start as dense integer keys: the marks added since the
+    start, in a mixed radix wide enough for the longest game (``max_rolls``)."""
 
-    ``policy`` (valued as ``policy_value``) and the values of ``policies`` (name -> policy,
-    valued in ``policy_values``) are ``"greedy"``, a ``ValueModel`` or its ``Dense`` tables:
-    the policy playing the split of highest worth at the model's lookahead, first slot on
-    ties, as in simulation.  With ``puscioch=score`` at most ``max_puscioch`` puściochs are
-    followed (module docstring): past them the optimum and every policy are valued at the
-    score they have then, and ``lower``/``upper`` bracket the untruncated optimum.
-    ``progress`` is called with 1 per layer, forward and backward.
-    """
-    start = start or Position()
-    U0 = np.array(start.upper, dtype=np.int64)
-    L0 = np.array(start.lower, dtype=np.int64)
-    T = max_rolls(ruleset, start, max_puscioch)
-    ru = 2 * T + 1
-    rl = T + 1
-    if ru ** N_SUMS * rl ** 6 >= 2 ** 62:
-        raise ValueError(f"{T} more rolls is too long a game for the exact solver")
-    wu = ru ** np.arange(N_SUMS, dtype=np.int64)
-    wl = ru ** N_SUMS * rl ** np.arange(6, dtype=np.int64)
-    lower0 = int(L0.sum())
-    reroll = ruleset.puscioch == "reroll"
-    pols = {**({"policy": policy} if policy is not None else {}), **dict(policies or {})}
-    specs = {name: _policy_spec(p) for name, p in pols.items()}
+    U0: np.ndarray
+    L0: np.ndarray
+    wu: np.ndarray
+    wl: np.ndarray
 
-    def key(U, L):
-        return (U - U0) @ wu + (L - L0) @ wl
+    @classmethod
+    def of(cls, ruleset: Ryzykant, start: Position, max_puscioch: int) -> "_Encoding":
+        T = max_rolls(ruleset, start, max_puscioch)
+        ru, rl = 2 * T + 1, T + 1
+        if ru ** N_SUMS * rl ** 6 >= 2 ** 62:
+            raise ValueError(f"{T} more rolls is too long a game for the exact solver")
+        return cls(np.array(start.upper, dtype=np.int64), np.array(start.lower, dtype=np.int64),
+                   ru ** np.arange(N_SUMS, dtype=np.int64),
+                   ru ** N_SUMS * rl ** np.arange(6, dtype=np.int64))
 
-    def blocks(U, L):
+    def key(self, U, L):
+        return (U - self.U0) @ self.wu + (L - self.L0) @ self.wl
+
+    def blocks(self, ruleset, U, L):
+        """(offset, _Block) over the positions, ``_BLOCK`` at a time."""
         for lo in range(0, len(U), _BLOCK):
             Ub, Lb = U[lo:lo + _BLOCK], L[lo:lo + _BLOCK]
-            yield lo, _Block(ruleset, Ub, Lb, key(Ub, Lb))
+            yield lo, _Block(ruleset, Ub, Lb, self.key(Ub, Lb))
 
-    # -- forward: the positions of each layer --------------------------------------------
-    layers = [(np.array([key(U0, L0)]), U0[None], L0[None])]
+
+def _forward(ruleset: Ryzykant, enc: _Encoding, max_puscioch: int, progress):
+    """The layers of positions reachable from the start, ``(keys, U, L)`` each, and whether a
+    puścioch past ``max_puscioch`` was cut off."""
+    reroll = ruleset.puscioch == "reroll"
+    lower0 = int(enc.L0.sum())
+    layers = [(np.array([enc.key(enc.U0, enc.L0)]), enc.U0[None], enc.L0[None])]
     truncated = False
     while True:
         t = len(layers)
         keys, U, L = layers[-1]
         found = []
-        for _, blk in blocks(U, L):
+        for _, blk in enc.blocks(ruleset, U, L):
             done = t - 1 - (blk.L.sum(axis=1) - lower0)                          # puściochy so far
             for r in range(dice.N_ROLLS):
-                dk, legal, pusc, ended, _, a, b, f = _moves(blk, r, wu, wl)
+                dk, legal, pusc, ended, _, a, b, f = _moves(blk, r, enc.wu, enc.wl)
                 keep = legal & ~ended
                 if reroll:
                     keep &= ~pusc[:, None]
@@ -226,86 +224,122 @@ def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
         if progress:
             progress(1)
         if not found:
-            break
+            return layers, truncated
         k = np.concatenate([x[0] for x in found])
         k, first = np.unique(k, return_index=True)
         layers.append((k, np.concatenate([x[1] for x in found])[first],
                        np.concatenate([x[2] for x in found])[first]))
 
-    # -- backward: optimum, its bracket, policy values and worths -------------------------
-    nxt = {"keys": np.zeros(1, dtype=np.int64), "v": np.zeros(1), "lo": np.zeros(1),
-           "hi": np.zeros(1), "pi": {n: np.zeros(1) for n in specs},
-           "worth": {n: [np.zeros(1)] * (d + 1) for n, (_, _, d) in specs.items()}}
-    for t in range(len(layers) - 1, -1, -1):
-        keys, U, L = layers[t]
-        N = len(U)
-        cur = {"keys": keys, "v": np.zeros(N), "lo": np.zeros(N), "hi": np.zeros(N),
-               "pi": {n: np.zeros(N) for n in specs}, "worth": {}}
+
+def _after_the_end(specs) -> dict:
+    """The values past the last layer: the one position every ended game maps to."""
+    return {"keys": np.zeros(1, dtype=np.int64), "v": np.zeros(1), "lo": np.zeros(1),
+            "hi": np.zeros(1), "pi": {n: np.zeros(1) for n in specs},
+            "worth": {n: [np.zeros(1)] * (d + 1) for n, (_, _, d) in specs.items()}}
+
+
+def _value_layer(ruleset: Ryzykant, enc: _Encoding, layer, nxt: dict, specs, truncated: bool) -> dict:
+    """A layer's values before a roll — the optimum, its bracket, every policy's value and
+    its model worths — from the next layer's, by the exact expectation over the 252 rolls."""
+    keys, U, L = layer
+    N = len(U)
+    cur = {"keys": keys, "v": np.zeros(N), "lo": np.zeros(N), "hi": np.zeros(N),
+           "pi": {n: np.zeros(N) for n in specs}, "worth": {}}
+    for name, (kind, dense, depth) in specs.items():
+        if kind == "model":
+            cur["worth"][name] = [_worth(dense, ruleset, d, U, L) for d in range(min(depth, 1) + 1)]
+            cur["worth"][name] += [np.zeros(N) for _ in range(2, depth + 1)]
+    for lo, blk in enc.blocks(ruleset, U, L):
+        sl = slice(lo, lo + len(blk.U))
+        acc, acc_pi, acc_w = _value_block(ruleset, enc, blk, nxt, specs, truncated)
+        for x in ("v", "lo", "hi"):
+            cur[x][sl] = acc[x] / acc["norm"]
+        for name in specs:
+            cur["pi"][name][sl] = acc_pi[name] / acc["norm"]
+            for d, arr in acc_w[name].items():
+                cur["worth"][name][d][sl] = arr / acc["norm"]
+    return cur
+
+
+def _value_block(ruleset: Ryzykant, enc: _Encoding, blk: _Block, nxt: dict, specs,
+                 truncated: bool):
+    """The roll-weighted sums of one block's values (divided by ``norm`` by the caller: with
+    ``puscioch=reroll`` a puścioch is thrown again, so the rolls that count sum below 1)."""
+    reroll = ruleset.puscioch == "reroll"
+    n = len(blk.U)
+    acc = {"v": np.zeros(n), "lo": np.zeros(n), "hi": np.zeros(n), "norm": np.zeros(n)}
+    acc_pi = {name: np.zeros(n) for name in specs}
+    acc_w = {name: {d: np.zeros(n) for d in range(2, depth + 1)}
+             for name, (_, _, depth) in specs.items()}
+    for r in range(dice.N_ROLLS):
+        dk, legal, pusc, ended, final, a, b, f = _moves(blk, r, enc.wu, enc.wl)
+        pr = np.where(pusc, 0.0, dice.ROLL_PROBABILITY[r]) if reroll else \
+            np.full(n, dice.ROLL_PROBABILITY[r])
+        if not pr.any():
+            continue
+        k = blk.key[:, None] + dk
+        pos = np.minimum(np.searchsorted(nxt["keys"], k), len(nxt["keys"]) - 1)
+        hit = (nxt["keys"][pos] == k) & ~ended
+        cut = legal & ~ended & ~hit                    # followed no further (puścioch)
+        if reroll:
+            cut &= ~pusc[:, None]                      # thrown again: never played
+        if truncated and cut.any():
+            rows, slots = np.nonzero(cut)
+            Uc = blk.U[rows] + _EYE11[a[slots]] + _EYE11[b[slots]]
+            cut_lo, cut_hi = truncation_bounds(ruleset, Uc, blk.L[rows])
+
+        def succ(arr, at_cut=None):
+            out = np.where(hit, arr[pos], final)
+            if at_cut is not None:
+                out[rows, slots] = at_cut
+            return out
+
+        def best(vals):
+            return np.where(legal, vals, -np.inf).max(axis=1)
+
+        w = np.where(pr > 0, pr, 0.0)
+        acc["v"] += w * np.where(pr > 0, best(succ(nxt["v"])), 0.0)
+        if truncated:
+            at_cut = cut.any()
+            acc["lo"] += w * np.where(pr > 0, best(succ(nxt["lo"], cut_lo if at_cut else None)), 0.0)
+            acc["hi"] += w * np.where(pr > 0, best(succ(nxt["hi"], cut_hi if at_cut else None)), 0.0)
+        acc["norm"] += pr
         for name, (kind, dense, depth) in specs.items():
-            if kind == "model":
-                cur["worth"][name] = [_worth(dense, ruleset, d, U, L) for d in range(min(depth, 1) + 1)]
-                cur["worth"][name] += [np.zeros(N) for _ in range(2, depth + 1)]
-        for lo, blk in blocks(U, L):
-            n = len(blk.U)
-            sl = slice(lo, lo + n)
-            acc = {"v": np.zeros(n), "lo": np.zeros(n), "hi": np.zeros(n), "norm": np.zeros(n)}
-            acc_pi = {name: np.zeros(n) for name in specs}
-            acc_w = {name: {d: np.zeros(n) for d in range(2, depth + 1)}
-                     for name, (_, _, depth) in specs.items()}
-            for r in range(dice.N_ROLLS):
-                dk, legal, pusc, ended, final, a, b, f = _moves(blk, r, wu, wl)
-                pr = np.where(pusc, 0.0, dice.ROLL_PROBABILITY[r]) if reroll else \
-                    np.full(n, dice.ROLL_PROBABILITY[r])
-                if not pr.any():
-                    continue
-                k = blk.key[:, None] + dk
-                pos = np.minimum(np.searchsorted(nxt["keys"], k), len(nxt["keys"]) - 1)
-                hit = (nxt["keys"][pos] == k) & ~ended
-                cut = legal & ~ended & ~hit                    # followed no further (puścioch)
-                if reroll:
-                    cut &= ~pusc[:, None]                      # thrown again: never played
-                if truncated and cut.any():
-                    rows, slots = np.nonzero(cut)
-                    Uc = blk.U[rows] + _EYE11[a[slots]] + _EYE11[b[slots]]
-                    cut_lo, cut_hi = truncation_bounds(ruleset, Uc, blk.L[rows])
+            def worth_at(d):
+                # Past the truncation a policy, like the optimum, is taken to stop
+                # with the score it has (``succ`` values those splits at ``final``).
+                return succ(nxt["worth"][name][d])
+            for d in range(2, depth + 1):
+                acc_w[name][d] += w * np.where(pr > 0, best(worth_at(d - 1)), 0.0)
+            if kind == "greedy":
+                choice = np.argmax(np.where(legal, final, -np.inf), axis=1)
+            else:
+                choice = np.argmax(np.where(legal, worth_at(depth), -np.inf), axis=1)
+            chosen = np.take_along_axis(succ(nxt["pi"][name]), choice[:, None], axis=1)[:, 0]
+            acc_pi[name] += w * np.where(pr > 0, chosen, 0.0)
+    return acc, acc_pi, acc_w
 
-                def succ(arr, at_cut=None):
-                    out = np.where(hit, arr[pos], final)
-                    if at_cut is not None:
-                        out[rows, slots] = at_cut
-                    return out
 
-                def best(vals):
-                    return np.where(legal, vals, -np.inf).max(axis=1)
+def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
+          max_puscioch: int = 2, progress: Callable[[int], None] | None = None,
+          policies: Mapping | None = None) -> ExactResult:
+    """The optimum from ``start`` (the empty sheet by default) and policies' exact values.
 
-                w = np.where(pr > 0, pr, 0.0)
-                acc["v"] += w * np.where(pr > 0, best(succ(nxt["v"])), 0.0)
-                if truncated:
-                    at_cut = cut.any()
-                    acc["lo"] += w * np.where(pr > 0, best(succ(nxt["lo"], cut_lo if at_cut else None)), 0.0)
-                    acc["hi"] += w * np.where(pr > 0, best(succ(nxt["hi"], cut_hi if at_cut else None)), 0.0)
-                acc["norm"] += pr
-                for name, (kind, dense, depth) in specs.items():
-                    def worth_at(d):
-                        # Past the truncation a policy, like the optimum, is taken to stop
-                        # with the score it has (``succ`` values those splits at ``final``).
-                        return succ(nxt["worth"][name][d])
-                    for d in range(2, depth + 1):
-                        acc_w[name][d] += w * np.where(pr > 0, best(worth_at(d - 1)), 0.0)
-                    if kind == "greedy":
-                        choice = np.argmax(np.where(legal, final, -np.inf), axis=1)
-                    else:
-                        choice = np.argmax(np.where(legal, worth_at(depth), -np.inf), axis=1)
-                    chosen = np.take_along_axis(succ(nxt["pi"][name]), choice[:, None], axis=1)[:, 0]
-                    acc_pi[name] += w * np.where(pr > 0, chosen, 0.0)
-            norm = acc["norm"]
-            for x in ("v", "lo", "hi"):
-                cur[x][sl] = acc[x] / norm
-            for name in specs:
-                cur["pi"][name][sl] = acc_pi[name] / norm
-                for d, arr in acc_w[name].items():
-                    cur["worth"][name][d][sl] = arr / norm
-        nxt = cur
+    ``policy`` (valued as ``policy_value``) and the values of ``policies`` (name -> policy,
+    valued in ``policy_values``) are ``"greedy"``, a ``ValueModel`` or its ``Dense`` tables:
+    the policy playing the split of highest worth at the model's lookahead, first slot on
+    ties, as in simulation.  With ``puscioch=score`` at most ``max_puscioch`` puściochs are
+    followed (module docstring): past them the optimum and every policy are valued at the
+    score they have then, and ``lower``/``upper`` bracket the untruncated optimum.
+    ``progress`` is called with 1 per layer, forward and backward.
+    """
+    enc = _Encoding.of(ruleset, start or Position(), max_puscioch)
+    pols = {**({"policy": policy} if policy is not None else {}), **dict(policies or {})}
+    specs = {name: _policy_spec(p) for name, p in pols.items()}
+    layers, truncated = _forward(ruleset, enc, max_puscioch, progress)
+    nxt = _after_the_end(specs)
+    for layer in reversed(layers):
+        nxt = _value_layer(ruleset, enc, layer, nxt, specs, truncated)
         if progress:
             progress(1)
     n_states = sum(len(x[0]) for x in layers)
