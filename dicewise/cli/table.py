@@ -38,10 +38,12 @@ from .games import option_flag, quality
 @click.option("--objective", type=click.Choice(["auto", "score", "win"]), default="auto",
               show_default=True, help="What advice plays for: auto (two-player General: the "
               "win; otherwise the expected score), score or win.")
+@click.option("--no-advice", "no_advice", is_flag=True,
+              help="Keep the score only: no advice, and no table to build.")
 @click.option("--json", "as_json", is_flag=True,
               help="Answer every command with one JSON line (for scripts).")
 def play(ruleset, players, names, seed, lang, options, resume, top, target, objective,
-         as_json):
+         no_advice, as_json):
     """Follow a whole game of RULESET for several players, with advice at every choice.
 
     Commands, one a line: dice D D D D D, roll, advise, pick K, keep D..., write BOX,
@@ -62,7 +64,7 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
         game = TableGame.new(ruleset, players=players,
                              names=[n.strip() for n in names.split(",")] if names else None,
                              options=options, seed=seed, target=target, lang=lang, top=top,
-                             objective=objective, progress=progress)
+                             objective=objective, advice=not no_advice, progress=progress)
     if as_json:
         return _json_loop(game)
     _people_loop(game, sys.stdin.isatty())

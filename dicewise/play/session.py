@@ -303,7 +303,7 @@ class TableGame:
     def _box(self, text: str) -> str:
         names = self.game.describe(self.rules)
         names = names.get("categories") or names.get("rows") or []
-        return i18n.box_name(self.game.name, names, text)
+        return i18n.box_name(self.game.name, names, text, self.table.lang)
 
     def _event(self, event: dict) -> dict:
         """Play ``event`` and record it; on a DicewiseError the game is as it was."""

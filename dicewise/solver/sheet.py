@@ -37,6 +37,9 @@ def _entries(spec: str):
         if not sep:
             raise DicewiseError(f"sheet entry {item!r} is not of the form category=score")
         name = name.strip().lower().replace("-", "_").replace(" ", "_")
+        if value.strip().lower() in ("x", "х"):  # a scratch, as poker-school writes it
+            yield name, 0
+            continue
         try:
             yield name, int(value.strip())
         except ValueError:

@@ -1,0 +1,120 @@
+"""The players' language: catalogs, labels, box names in every language, scratches as x."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+import dicewise
+from dicewise import i18n
+from dicewise.errors import DicewiseError
+from dicewise.play import commands
+from dicewise.play.session import TableGame
+from dicewise.solver.registry import get_game
+
+SOURCES = [Path(i18n.__file__).parent / p for p in
+           ("play/session.py", "cli/table.py", "i18n.py")]
+
+
+def messages_in_code() -> set[str]:
+    """Every literal passed to a translator in the code, and the help lines."""
+    found = set()
+    for path in SOURCES:
+        text = path.read_text(encoding="utf-8")
+        found |= {m[1] for m in re.findall(r'tr\((["\'])(.+?)\1\)', text)}
+        found |= {m[1] for m in re.findall(r'translator\(\w+\)\((["\'])(.+?)\1\)', text)}
+    return found | {h for _, h in commands.HELP.values()}
+
+
+def fields(text: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_every_message_is_translated_with_the_same_fields(lang):
+    po = i18n.read_po(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "dicewise.po")
+    missing = messages_in_code() - set(po)
+    assert not missing
+    for msgid, msgstr in po.items():
+        assert fields(msgid) == fields(msgstr), msgid
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_the_shipped_catalogs_are_compiled_from_their_po_files(lang, tmp_path):
+    folder = i18n.LOCALE_DIR / lang / "LC_MESSAGES"
+    i18n.write_mo(i18n.read_po(folder / "dicewise.po"), tmp_path / "x.mo")
+    assert (tmp_path / "x.mo").read_bytes() == (folder / "dicewise.mo").read_bytes()
+
+
+def test_gettext_reads_the_catalogs():
+    assert i18n.translator("ru")("Player {n}") == "Игрок {n}"
+    assert i18n.translator("pl")("Player {n}") == "Gracz {n}"
+    assert i18n.translator("en")("Player {n}") == "Player {n}"
+
+
+def test_the_language_comes_from_the_option_else_the_locale(monkeypatch):
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+    assert i18n.language() == "en"
+    monkeypatch.setenv("LANG", "ru_RU.UTF-8")
+    assert i18n.language() == "ru"
+    monkeypatch.setenv("LC_ALL", "pl_PL.UTF-8")
+    assert i18n.language() == "pl"
+    assert i18n.language("en") == "en"
+    with pytest.raises(DicewiseError, match="unknown language 'de'"):
+        i18n.language("de")
+
+
+def test_box_names_in_every_language_name_one_box_each():
+    for ruleset, boxes in i18n.BOX_NAMES.items():
+        names = get_game(ruleset).describe(get_game(ruleset).rules({}))
+        names = names.get("categories") or names.get("rows")
+        assert set(boxes) <= set(names), ruleset
+        seen = {}
+        for box, aliases in boxes.items():
+            for alias in aliases:
+                assert i18n.box_name(ruleset, names, alias) == box, (ruleset, alias)
+                key = i18n._key(alias)
+                assert seen.setdefault(key, box) == box, (ruleset, alias)
+
+
+@pytest.mark.parametrize("typed,box", [
+    ("единицы", "ones"), ("Единицы", "ones"), ("1п", "pair"), ("2п", "two_pairs"),
+    ("LS", "small_straight"), ("BS", "big_straight"), ("F", "full"), ("C", "four"),
+    ("С", "four"), ("P", "poker"), ("Р", "poker"), ("Sh", "chance"), ("шанс", "chance"),
+    ("малый стрит", "small_straight"), ("small straight", "small_straight"),
+    ("четвёрки", "fours")])
+def test_the_seeds_names_and_abbreviations_of_poker_programs(typed, box):
+    names = get_game("poker-programs").rules({}).category_names
+    assert i18n.box_name("poker-programs", names, typed) == box
+
+
+def test_an_unknown_box_is_named_in_the_players_language():
+    names = get_game("general").rules({}).category_names
+    with pytest.raises(DicewiseError, match="нет графы 'каре2'.*единицы"):
+        i18n.box_name("general", names, "каре2", "ru")
+
+
+def test_a_scratch_is_x_in_every_game_with_scratches():
+    a = dicewise.advise("poker-programs", dice=[1, 2, 3, 4, 5], roll=2,
+                        sheet="ones=0,twos=0,threes=0,fours=0,fives=0,sixes=0,poker=x")
+    assert a.position["sheet"]["poker"] == 0
+    b = dicewise.advise("general", dice=[1, 2, 3, 4, 5], roll=2, sheet="general=x")
+    assert b.position["sheet"]["general"] == 0
+
+
+@pytest.mark.parametrize("lang,player,label", [("ru", "Игрок 1", "оставить"),
+                                               ("pl", "Gracz 1", "zostaw")])
+def test_a_game_in_russian_and_polish(lang, player, label):
+    from dicewise.cli.table import _label
+
+    game = TableGame.new("general", players=2, objective="score", lang=lang, seed=1)
+    assert game.state()["players"][0]["name"] == player
+    answer = game.apply("dice 2 2 4 6 6")
+    assert any(_label(game, c).startswith(label) for c in game.advice().choices)
+    assert not game.apply("keep 1")["ok"]
+    assert game.apply("write " + ("шестерки" if lang == "ru" else "szóstki"))["ok"]
+    assert answer["ok"]

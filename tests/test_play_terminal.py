@@ -1,0 +1,186 @@
+"""``dicewise play`` in a real terminal (pexpect), as players use it at the table.
+
+Whole games of every seed game are typed line by line: the dice as a player reads them off
+real dice (a shadow ``TableGame`` in the test, fed the same lines, says what is legal and
+what the result must be), or rolled by dicewise and the advice's best choice picked.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+from dicewise.play.session import TableGame  # noqa: E402
+
+PROMPT = "\r\n> "
+
+
+class Terminal:
+    """``dicewise play ...`` on a pseudo-terminal; ``send(line)`` returns what it printed."""
+
+    def __init__(self, args, cache, timeout=120):
+        env = {"DICEWISE_CACHE": str(cache), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+               "COLUMNS": "120"}
+        self.child = pexpect.spawn(sys.executable, ["-m", "dicewise", "play", *args], env=env,
+                                   encoding="utf-8", timeout=timeout, dimensions=(50, 160))
+        self.child.expect_exact("> ")
+        self.opening = self.child.before
+
+    def send(self, line: str) -> str:
+        self.child.sendline(line)
+        i = self.child.expect_exact(["> ", pexpect.EOF])
+        out = self.child.before
+        if i == 1:
+            self.child.close()
+        return out.replace("\r\n", "\n")
+
+    @property
+    def alive(self) -> bool:
+        return self.child.isalive()
+
+    def close(self):
+        if self.child.isalive():
+            self.child.sendline("quit")
+            self.child.expect(pexpect.EOF)
+        self.child.close()
+
+
+def shadow_line(shadow: TableGame, rnd: random.Random) -> str:
+    """The next line a player types: the dice off the table, or a legal choice."""
+    if shadow.awaiting == "dice":
+        return "dice " + " ".join(str(rnd.randint(1, 6)) for _ in range(5 - len(shadow.kept)))
+    legal = shadow.legal()
+    writes = [a for a in legal if "write" in a or "pairs" in a]
+    a = rnd.choice(writes) if writes and rnd.random() < 0.8 else rnd.choice(legal)
+    if "pairs" in a:
+        (p, q), (s, t) = a["pairs"]
+        return f"split {p}+{q} {s}+{t} {a['fifth']}"
+    (kind, value), = a.items()
+    return f"keep {' '.join(map(str, value)) or 'nothing'}" if kind == "keep" else f"{kind} {value}"
+
+
+def type_whole_game(ruleset, tmp_path, players=2, options=(), seed=1, extra=()):
+    """A whole game typed from real dice with --no-advice; checks the result printed."""
+    args = [ruleset, "--players", str(players), "--no-advice", "--lang", "en", *extra]
+    for o in options:
+        args += ["--option", o]
+    term = Terminal(args, tmp_path)
+    shadow = TableGame.new(ruleset, players=players, advice=False,
+                           options=[o for o in options] or None)
+    rnd = random.Random(seed)
+    out = ""
+    while not shadow.over:
+        line = shadow_line(shadow, rnd)
+        assert shadow.apply(line)["ok"]
+        out = term.send(line)
+        assert "not done" not in out, (line, out)
+    assert "the game is over" in out
+    for r in shadow.result()["ranking"]:
+        assert f"{r['place']}. {r['name']}: {r['score']}" in out
+    assert not term.alive  # the game ended the command
+    return out
+
+
+@pytest.mark.slow
+def test_general_rolled_by_dicewise_with_advice(tmp_path):
+    """Two players, the advice's best choice every time, a bad line and an undo on the way."""
+    term = Terminal(["general", "--players", "2", "--objective", "score", "--seed", "5",
+                     "--names", "Ann,Boris", "--lang", "en", "--top", "3"], tmp_path)
+    assert "Ann: the dice?" in term.opening
+    out = term.send("roll")
+    assert "Ann: roll 1 of 3, dice" in out and re.search(r"\n\s+1\s+\d+\.\d\d\s+0\.00  ", out)
+    assert re.search(r"\n\s+3\s", out) and not re.search(r"\n\s+4\s", out)  # --top 3
+    assert "not done: unknown command 'frobnicate'" in term.send("frobnicate")
+    assert "not done" in term.send("write nowhere")
+    before = term.send("sheet")
+    term.send("pick 1")
+    undone = term.send("undo")
+    assert "Ann: 0 points" in undone and "* Ann" in before
+    out = ""
+    for _ in range(300):
+        if not term.alive:
+            break
+        out = term.send("roll" if "the dice?" in out or "the dice?" in undone else "pick 1")
+        undone = ""
+    assert "the game is over" in out and re.search(r"1\. (Ann|Boris): \d+", out)
+
+
+def test_a_short_general_game_with_advice_in_the_terminal(tmp_path):
+    """One player: ten turns of a roll and the best choice, a bad line, an undo."""
+    term = Terminal(["general", "--players", "1", "--seed", "2", "--lang", "en", "--top", "2",
+                     "--names", "Ann"], tmp_path)
+    assert "Ann: the dice?" in term.opening
+    out = term.send("dice 2 2 4 6 6")
+    assert "Ann: roll 1 of 3, dice 2 2 4 6 6" in out
+    assert re.search(r"\n\s+1\s+\d+\.\d\d\s+0\.00  ", out) and not re.search(r"\n\s+3\s", out)
+    assert "not done: unknown command 'frobnicate'" in term.send("frobnicate")
+    term.send("write sixes")
+    assert "Ann: 12 points" in term.send("sheet")
+    assert "Ann: 0 points" in term.send("undo")
+    out = term.send("write twos")
+    for box in ("ones", "threes", "fours", "fives", "sixes", "straight", "full_house", "four",
+                "general"):
+        term.send("dice 1 2 3 4 5")
+        out = term.send(f"write {box}")
+    assert "the game is over" in out and "1. Ann:" in out and not term.alive
+
+
+@pytest.mark.slow
+def test_save_and_resume_in_the_terminal(tmp_path):
+    term = Terminal(["poker-programs", "--players", "2", "--seed", "3", "--lang", "en"], tmp_path)
+    for line in ("roll", "pick 1", "roll", "pick 1"):
+        term.send(line)
+    sheet = term.send("sheet")
+    assert "saved to" in term.send(f"save {tmp_path / 'game.json'}")
+    term.close()
+    again = Terminal(["--resume", str(tmp_path / "game.json"), "--lang", "en"], tmp_path)
+    assert again.send("sheet").strip() == sheet.strip()
+    again.close()
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_general_from_real_dice(tmp_path):
+    out = type_whole_game("general", tmp_path, players=3, seed=4)
+    assert "winners:" in out
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_poker_programs_from_real_dice(tmp_path):
+    out = type_whole_game("poker-programs", tmp_path, players=2, seed=2)
+    assert re.search(r"\d+\. Player \d: -?\d+ \([+-]", out)  # the settlement beside
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", ["yahtzee", "yatzy"])
+def test_a_whole_reference_game_from_real_dice(ruleset, tmp_path):
+    type_whole_game(ruleset, tmp_path, players=2, seed=3)
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_poker_school_from_real_dice(tmp_path):
+    type_whole_game("poker-school", tmp_path, players=2, seed=5)
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_ryzykant_from_real_dice(tmp_path):
+    type_whole_game("ryzykant", tmp_path, players=3, seed=6)
+
+
+@pytest.mark.slow
+def test_russian_and_polish_labels(tmp_path):
+    term = Terminal(["general", "--players", "2", "--objective", "score", "--seed", "1",
+                     "--lang", "ru", "--names", "Аня,Борис"], tmp_path)
+    assert "Аня: кости?" in term.opening
+    out = term.send("dice 2 2 4 6 6")
+    assert "бросок 1 из 3" in out and "оставить 6 6 (перебросить 3)" in out
+    out = term.send("write шестерки")
+    assert "шестерки=12" in out
+    term.close()
+    term = Terminal(["ryzykant", "--players", "2", "--no-advice", "--lang", "pl"], tmp_path)
+    assert "kości?" in term.opening
+    term.close()
