@@ -257,3 +257,36 @@ def test_advice_of_the_approximate_games_is_that_of_advise(ruleset, small_fits):
     expected = {**expected.to_json(), "choices": expected.to_json()["choices"][:4]}
     assert answer["advice"] == json.loads(json.dumps(expected))
     assert me["sheet"] == position["sheet"]
+
+
+@pytest.mark.slow
+def test_two_player_general_plays_to_win_and_solves_the_race_once():
+    """From a late position the race's sub-game is solved once and serves every later
+    decision of both players; each advice is that of ``advise --players 2``."""
+    boxes = ["ones", "twos", "threes", "fours", "fives", "sixes", "straight"]
+    keeper = TableGame.new("general", players=2, seed=9, advice=False)
+    for box in boxes:
+        for _ in range(2):
+            keeper.apply("dice 1 2 3 4 6")
+            assert keeper.apply(f"write {box}")["ok"]
+    game = TableGame.from_json({**keeper.to_json(), "advice": True})
+    assert game.advisor.objective == "win"
+    race = None
+    for _ in range(60):
+        if game.over:
+            break
+        answer = game.apply("roll" if game.awaiting == "dice" else "pick 1")
+        if answer["advice"] is None or game.over:
+            continue
+        race = race or game.advisor._race
+        assert game.advisor._race is race  # solved once, for both players
+        players = answer["state"]["players"]
+        expected = dicewise.advise_two_player(
+            "general", dice=game.dice, roll=game.roll, sheet=players[game.to_move]["sheet"],
+            opponent_sheet=players[1 - game.to_move]["sheet"]).to_json()
+        got = answer["advice"]
+        assert got["objective"] == "win"
+        assert [c["action"] for c in got["choices"]] == [c["action"] for c in expected["choices"]]
+        assert [c["probability"] for c in got["choices"]] == pytest.approx(
+            [c["probability"] for c in expected["choices"]], abs=1e-12)
+    assert game.over and race is not None
