@@ -1,0 +1,117 @@
+"""The best write for every roll: the max over the open boxes, merged by roll classes.
+
+Every objective (expected score, P(final ≥ T), the race) needs, for each of the 252 rolls
+and each column of a batch, the best value over the boxes it may write.  A box's value
+depends on the roll only through a few *classes* (rolls that write the same points to the
+same state: Chance has 26, a straight 2), so each box gives a small ``(Q, C)`` table and
+a ``(252,)`` class of each roll.  Boxes are merged pairwise into joint classes (the
+distinct pairs) while the joint stays small, then the joint is spread over the rolls and
+the remaining boxes are taken row by row.  The plan of merges depends only on the boxes'
+partitions, so it is built once and reused for every batch with the same open boxes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from . import dice
+
+#: Merge boxes while the joint classes stay below this: a merge costs 3 passes over the
+#: joint, a box taken row by row 2 passes over all 252 rolls.
+MERGE_LIMIT = 160
+
+
+@dataclass(frozen=True)
+class Partition:
+    """The classes of one box's rolls: ``inv[r]`` is the class of roll r, of ``n`` classes."""
+
+    inv: np.ndarray  # (252,) int64
+    n: int
+
+
+def partition(*keys: np.ndarray) -> tuple[np.ndarray, Partition]:
+    """(first roll of each class, the partition) of the rolls by equal keys, each key a
+    (252,) array; rolls equal in every key share a class."""
+    key = np.stack([np.asarray(k, dtype=np.float64) for k in keys], axis=1)
+    _, first, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    return first, Partition(inv.reshape(-1).astype(np.int64), len(first))
+
+
+@dataclass(frozen=True)
+class MaxPlan:
+    """How to take the max over some boxes: ``merges`` (box, joint rows, box rows) build the
+    joint classes, ``inv`` spreads them over the rolls, ``direct`` boxes follow row by row."""
+
+    merges: tuple  # (position of the box, rows of the joint so far or None, rows of the box)
+    inv: np.ndarray  # (252,) joint class of each roll
+    direct: tuple  # positions of the boxes taken row by row
+
+
+def max_plan(parts: Sequence[Partition], limit: int = MERGE_LIMIT) -> MaxPlan:
+    """The merge plan of boxes with these partitions: greedily the merge that leaves the
+    fewest joint classes, while they stay under ``limit``."""
+    left = list(range(len(parts)))
+    first = min(left, key=lambda i: parts[i].n)
+    left.remove(first)
+    merges = [(first, None, None)]
+    inv, n = parts[first].inv, parts[first].n
+    while left:
+        best = None
+        for i in left:
+            code = inv * parts[i].n + parts[i].inv
+            _, at, joint = np.unique(code, return_index=True, return_inverse=True)
+            if best is None or len(at) < best[1]:
+                best = (i, len(at), at, joint.reshape(-1))
+        i, size, at, joint = best
+        if size > limit:
+            break
+        merges.append((i, inv[at], parts[i].inv[at]))
+        left.remove(i)
+        inv, n = joint, size
+    return MaxPlan(tuple(merges), inv.astype(np.int64), tuple(left))
+
+
+class Scratch:
+    """Reused buffers for ``best_write`` of batches up to ``columns`` wide (fresh arrays of
+    this size cost page faults that rival the arithmetic)."""
+
+    def __init__(self, columns: int, dtype=np.float64):
+        self.columns, self.dtype = columns, np.dtype(dtype)
+        self.buffers = [np.empty(dice.N_ROLLS * columns, self.dtype) for _ in range(3)]
+
+    def view(self, i: int, rows: int, cols: int) -> np.ndarray:
+        return self.buffers[i][:rows * cols].reshape(rows, cols)
+
+    def fits(self, columns: int, dtype) -> bool:
+        return columns <= self.columns and np.dtype(dtype) == self.dtype
+
+
+def best_write(plan: MaxPlan, parts: Sequence[Partition], values: Sequence[np.ndarray],
+               out: np.ndarray, scratch: Scratch) -> np.ndarray:
+    """``out[r, j]`` = max over the boxes of ``values[i][parts[i].inv[r], j]``: (252, C).
+
+    ``values[i]`` is box i's (Q_i, C) table of class values (−inf where it may not be written).
+    """
+    c = out.shape[1]
+    joint = None
+    for step, (i, rows, box_rows) in enumerate(plan.merges):
+        v = values[i]
+        if joint is None:
+            joint = v
+            continue
+        buf = scratch.view(step % 2, len(rows), c)
+        np.take(joint, rows, axis=0, out=buf)
+        other = scratch.view(2, len(rows), c)
+        np.take(v, box_rows, axis=0, out=other)
+        np.maximum(buf, other, out=buf)
+        joint = buf
+    np.take(joint, plan.inv, axis=0, out=out)
+    if plan.direct:
+        other = scratch.view(2, dice.N_ROLLS, c)
+        for i in plan.direct:
+            np.take(values[i], parts[i].inv, axis=0, out=other)
+            np.maximum(out, other, out=out)
+    return out
