@@ -182,7 +182,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
                              "languages": strings.LANGUAGES, "game_commands": store.available()})
 
     async def page_strings(request):
-        return DicewiseJSON(strings.catalog(request.query_params.get("lang")))
+        query = request.query_params
+        return await answer(strings.catalog, query.get("lang"), query.get("ruleset"))
 
     async def rules(request):
         ruleset = request.path_params.get("ruleset")

