@@ -321,3 +321,79 @@ def test_builds_in_progress_are_reported():
         (entry,) = builds.snapshot()
         assert entry["label"] == "solving yahtzee" and entry["fraction"] == pytest.approx(0.4)
     assert builds.snapshot() == []
+
+
+# --- the game in progress ------------------------------------------------------------------
+
+@pytest.fixture
+def session():
+    return pytest.importorskip("dicewise.play.session",
+                               reason="the game in progress is not installed")
+
+
+def test_a_game_answers_what_play_answers(server, session, monkeypatch):
+    monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
+    new = {"ruleset": "general", "players": 2, "names": ["Ann", "Bob"], "seed": 4,
+           "objective": "score"}
+    status, _, first = server.post("/api/game", new)
+    assert status == 200, first
+    game_id = first.pop("game")
+    twin = session.TableGame.new("general", players=2, names=["Ann", "Bob"], seed=4,
+                                 objective="score")
+    assert first == json.loads(json.dumps(twin.apply("sheet")))
+    for command in ["roll", "pick 1", "roll", "keep", "roll", "pick 2", "undo", "pick 1",
+                    "dice 1 2 3 4 5", "write nowhere", "roll"]:
+        status, _, answer = server.post(f"/api/game/{game_id}", {"command": command})
+        expected = json.loads(json.dumps(twin.apply(command)))
+        assert answer == expected, command
+        assert status == (200 if expected["ok"] else 400)
+    saved = json.loads((server.games / f"{game_id}.json").read_text())
+    assert saved == twin.to_json()
+    assert not [p for p in server.games.iterdir() if p.suffix != ".json"]
+    status, headers, downloaded = server.request("GET", f"/api/game/{game_id}/file")
+    assert status == 200 and "attachment" in headers["content-disposition"]
+    assert downloaded == saved
+    status, _, again = server.request("GET", f"/api/game/{game_id}")
+    assert status == 200 and again["state"] == json.loads(json.dumps(twin.state()))
+
+
+def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, tmp_path):
+    status, _, first = server.post("/api/game", {"ruleset": "general", "players": 1, "seed": 2,
+                                                 "names": ["Solo"]})
+    game_id = first["game"]
+    server.post(f"/api/game/{game_id}", {"command": "roll"})
+    saved = server.request("GET", f"/api/game/{game_id}/file")[2]
+    status, _, resumed = server.post("/api/game/resume", {"saved": saved})
+    assert status == 200 and resumed["game"] != game_id
+    assert resumed["state"] == server.request("GET", f"/api/game/{game_id}")[2]["state"]
+    outside = tmp_path / "escaped.json"
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": f"save {outside}"})
+    assert status == 400 and answer["ok"] is False and not outside.exists()
+    status, _, answer = server.post("/api/game/resume", {"saved": {"format": "nope"}})
+    assert status == 400 and "not a saved dicewise game" in answer["error"]
+    damaged = {**saved, "events": [{"dice": [9, 9, 9, 9, 9]}]}
+    status, _, answer = server.post("/api/game/resume", {"saved": damaged})
+    assert status == 400 and answer["ok"] is False
+    for body, words in [({"ruleset": "general", "names": [1, 2]}, "names"),
+                        ({"ruleset": "general", "players": 99}, "players"),
+                        ({"ruleset": "nope"}, "unknown ruleset"),
+                        ({"ruleset": "general", "lang": "xx"}, "language")]:
+        status, _, answer = server.post("/api/game", body)
+        assert status == 400 and words in answer["error"], answer
+    assert server.alive()
+
+
+@pytest.mark.slow  # starts two servers and builds General's table (about 4 s)
+def test_games_outlive_the_server(tmp_path, session):
+    first = Server(tmp_path)
+    try:
+        game_id = first.post("/api/game", {"ruleset": "general", "players": 1, "seed": 9})[2]["game"]
+        rolled = first.post(f"/api/game/{game_id}", {"command": "roll"})[2]["state"]
+    finally:
+        first.stop()
+    second = Server(tmp_path)
+    try:
+        status, _, again = second.request("GET", f"/api/game/{game_id}")
+        assert status == 200 and again["state"] == rolled
+    finally:
+        second.stop()

@@ -172,7 +172,10 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
         except Exception as e:  # a defect, not bad input: the server answers and goes on
             log.exception("request failed")
             return error(f"internal error: {type(e).__name__}: {e}", 500)
-        return result if isinstance(result, Response) else DicewiseJSON(result)
+        if isinstance(result, Response):
+            return result
+        refused = isinstance(result, dict) and result.get("ok") is False  # a bad game command
+        return DicewiseJSON(result, status_code=400 if refused else 200)
 
     async def index(request):
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
