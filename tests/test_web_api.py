@@ -397,3 +397,29 @@ def test_games_outlive_the_server(tmp_path, session):
         assert status == 200 and again["state"] == rolled
     finally:
         second.stop()
+
+
+# --- the page's words ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_every_word_of_the_page_is_translated(lang, tmp_path):
+    from dicewise import i18n
+    from dicewise.web import strings
+
+    folder = i18n.LOCALE_DIR / lang / "LC_MESSAGES"
+    po = i18n.read_po(folder / f"{strings.DOMAIN}.po")
+    i18n.write_mo(po, tmp_path / "x.mo")
+    assert (tmp_path / "x.mo").read_bytes() == (folder / f"{strings.DOMAIN}.mo").read_bytes()
+    assert set(po) <= set(strings.MESSAGES)
+    for msgid, msgstr in po.items():
+        assert re.findall(r"\{\w+\}", msgid) == re.findall(r"\{\w+\}", msgstr), msgid
+    shown = strings.catalog(lang)["messages"]
+    assert [m for m in strings.MESSAGES if shown[m] == m and m not in ("Start",)] == []
+
+
+def test_the_strings_endpoint(server):
+    status, _, ru = server.request("GET", "/api/strings?lang=ru&ruleset=general")
+    assert status == 200 and ru["lang"] == "ru"
+    assert ru["messages"]["Undo"] == "Отменить" and ru["boxes"]["ones"] == "единицы"
+    status, _, en = server.request("GET", "/api/strings?lang=xx")
+    assert status == 200 and en["lang"] == "en" and en["messages"]["Undo"] == "Undo"

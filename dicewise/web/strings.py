@@ -11,15 +11,14 @@ LANGUAGES = ["en", "ru", "pl"]
 #: Every text the page shows that does not come from the game itself.
 MESSAGES = (
     "Score sheet", "New game", "Advice for one position", "Resume a saved game", "Game",
-    "Options", "Players", "Names", "Player {n}", "Seed (empty: you roll real dice)",
-    "Target score (empty: the best mean)", "Language", "Start", "Roll", "Clear",
-    "Tap the five dice you rolled", "Let dicewise roll", "Show advice", "Undo", "Save",
-    "Choices", "expected", "loss", "P(win)", "P(≥ target)", "the expected-score choice",
-    "Sheet", "Dice", "Roll number", "Fifth-die marks", "Opponent's sheet", "To move",
-    "Game over", "Result", "Play again", "Building the table of {game} for the first time",
-    "Thinking…", "exact", "approximate", "error estimate", "Back", "Choose a file",
-    "points", "total", "premium", "roll {n}", "The server cannot follow games yet",
-    "Connection lost; try again", "Tap a choice to play it", "Target", "Play for",
+    "Options", "Players", "Player {n}", "Seed (empty: you roll real dice)",
+    "Target score (empty: the best mean)", "Start", "Clear", "Tap the five dice you rolled",
+    "Let dicewise roll", "Show advice", "Undo", "Save", "Choices", "expected", "loss", "P(win)",
+    "P(≥ target)", "the expected-score choice", "Sheet", "Roll number", "Fifth-die marks",
+    "To move", "Game over", "Play again", "Building the table of {game} for the first time",
+    "Thinking…", "exact", "approximate", "error estimate", "Choose a file", "points", "premium",
+    "roll {n}", "The server cannot follow games yet", "Connection lost; try again",
+    "Tap a choice to play it", "Target", "Play for",
     "Two players: the win where it is solved, else the best mean", "The best mean score",
 )
 
