@@ -291,6 +291,7 @@ def describe(ruleset=None) -> dict | list:
             "commands": sorted(game.commands), "policies": list(game.policies),
             "tables": dict(game.tables), "advise_inputs": sorted(game.advise_inputs),
             "sheet": game.sheet_help, "own_group": game.own_group,
+            "command_notes": dict(game.command_notes),
             "options": [s.to_json() for s in game.option_specs()]}
     return {**info, **game.describe(game.rules({}))}
 
@@ -303,6 +304,11 @@ def _two_player_game(ruleset, options):
     if 2 not in game.players(rules):
         raise DicewiseError(f"{game.name} is not solved for two players")
     return game, rules
+
+
+def check_two_players(ruleset, options=None) -> None:
+    """Refuse, in one line, a ruleset whose two-player race is not solved."""
+    _two_player_game(ruleset, options)
 
 
 def solve_two_player(ruleset, options=None, *, table=None, rebuild: bool = False,

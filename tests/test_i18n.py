@@ -99,9 +99,13 @@ def test_an_unknown_box_is_named_in_the_players_language():
 
 
 def test_a_scratch_is_x_in_every_game_with_scratches():
-    a = dicewise.advise("poker-programs", dice=[1, 2, 3, 4, 5], roll=2,
-                        sheet="ones=0,twos=0,threes=0,fours=0,fives=0,sixes=0,poker=x")
-    assert a.position["sheet"]["poker"] == 0
+    from dicewise.solver.rulesets import category_game
+    from dicewise.solver.sheet import parse_sheet
+
+    for name, text, box in (("poker-programs", "ones=0,twos=0,threes=0,fours=0,fives=0,sixes=0,"
+                             "poker=x", "poker"), ("yatzy", "yatzy=x", "yatzy"),
+                            ("yahtzee", "chance=x", "chance")):
+        assert dict(parse_sheet(category_game(name), text).scores)[box] == 0
     b = dicewise.advise("general", dice=[1, 2, 3, 4, 5], roll=2, sheet="general=x")
     assert b.position["sheet"]["general"] == 0
 

@@ -44,7 +44,9 @@ def rules(ruleset, as_json):
         return
     click.echo(f"{info['name']}: {info['title']} ({'exact' if info['exact'] else 'approximate'})")
     if info["commands"]:
-        click.echo("commands: " + ", ".join(info["commands"]))
+        notes = info.get("command_notes", {})
+        click.echo("commands: " + ", ".join(c + (f" ({notes[c]})" if c in notes else "")
+                                            for c in info["commands"]))
     if info["own_group"]:
         own = ", ".join(info.get("group_commands", []))
         click.echo(f"its own commands: {own} (see `dicewise {info['own_group']} --help`)")
@@ -152,14 +154,17 @@ def _report_lines(key, value, indent: str = ""):
 @target_flag
 @players_flag
 @opponent_flag
+@click.option("--top", type=click.IntRange(min=1), default=None,
+              help="Show the best K choices only.")
 @json_flag
 def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, opponent_sheet,
-           as_json):
+           top, as_json):
     """Rank every choice for these dice: keeps (with rolls left), writes, splits.
 
     With --target T every choice is ranked by P(final ≥ T); with --players 2 by
     P(win) + ½P(draw) against --opponent-sheet.  The expected-score choice is shown beside."""
     if players == 2:
+        api.check_two_players(ruleset, options)  # the real problem first: no race is solved
         if target is not None or fifth is not None:
             raise click.UsageError("--players 2 takes no --target or --fifth")
         if roll is None:
@@ -173,12 +178,15 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
         result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None,
                             fifth=fifth, options=options, table=table, target=target,
                             progress=progress)
+    from ..play.advisor import top as best_of
+
+    shown = best_of(result, top)
     if as_json:
-        return emit_json(result)
-    print_advice(result)
+        return emit_json(shown)
+    print_advice(shown, hidden=len(result.choices) - len(shown.choices))
 
 
-def print_advice(result) -> None:
+def print_advice(result, hidden: int = 0) -> None:
     """Ranked choices for people: by expected final score, or by the chance played for."""
     click.echo(result.headline)
     click.echo(f"values: {quality(result.approximate, result.error_estimate, result.upper_bound)}")
@@ -202,6 +210,8 @@ def print_advice(result) -> None:
             click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}  {ch.label}")
     if chance and result.best is not None and result.expected_score_choice == result.best.action:
         click.echo("the expected-score policy makes the same choice here")
+    if hidden:
+        click.echo(f"... and {hidden} more choice{'s' * (hidden > 1)} (--top K shows the best K)")
 
 
 @click.command()

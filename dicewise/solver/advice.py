@@ -19,8 +19,8 @@ from .turn import solve_turn
 def keep_label(kept, rolls_left: int | None = None) -> str:
     """``keep 6 6 (reroll 3; 1 roll left)`` for people."""
     left = "" if rolls_left is None else f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
-    if len(kept) == dice.N_DICE:
-        return f"keep all five (roll none{left})"
+    if len(kept) == dice.N_DICE:  # rolling none is stopping: the dice are written next
+        return "stop and write (keep all five)"
     return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"
 
 

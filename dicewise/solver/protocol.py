@@ -204,6 +204,8 @@ class Game(ABC):
     advise_inputs: ClassVar[frozenset] = frozenset({"roll"})
     #: A line on the sheet notation, for ``rules`` and the advise help.
     sheet_help: ClassVar[str] = ""
+    #: Commands that work only under some options: command -> where (``dicewise rules`` says).
+    command_notes: ClassVar[Mapping[str, str]] = {}
     #: The name of the game's own command group, if it has one (``dicewise risk ...``).
     own_group: ClassVar[str | None] = None
 

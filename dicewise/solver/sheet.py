@@ -70,13 +70,19 @@ def parse_sheet(game: CategoryGame, spec: str | None) -> Sheet:
         if c in scores:
             raise DicewiseError(f"category {name} is written twice on the sheet")
         if value not in game.possible_scores(c):
-            raise DicewiseError(f"{name}={value}: no dice score {value} in {name}")
+            allowed = sorted(game.possible_scores(c))
+            shown = ", ".join(map(str, allowed if len(allowed) <= 12 else
+                                  allowed[:5] + ["..."] + allowed[-3:]))
+            raise DicewiseError(f"{name}={value}: no dice score {value} in {name} "
+                                f"(possible: {shown})")
         scores[c] = value
     mask = sum(1 << c for c in scores)
     extra = game.sheet_extra(scores, counters)
     if not _reachable(game, mask, extra):
-        raise DicewiseError("impossible sheet: no game reaches these scores together "
-                            f"({spec})")
+        explain = getattr(game, "why_unreachable", None)
+        why = explain(scores) if explain else None
+        raise DicewiseError(f"impossible sheet: {why or 'no game reaches these scores together'}"
+                            f" ({spec})")
     return Sheet(tuple((game.category_names[c], s) for c, s in sorted(scores.items())),
                  tuple(sorted(counters.items())), mask, extra,
                  game.sheet_points(scores, counters))

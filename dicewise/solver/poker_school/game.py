@@ -63,9 +63,11 @@ class PokerSchoolGame(Game):
                 "writes, premiums earned, when it is written",
     }
     advise_inputs = frozenset({"roll"})
+    command_notes = {"chance": "one column only: --option columns=1"}
     sheet_help = ('rows as row=cells, cells left to right joined by "/", x for a cross, a School '
                   'cell the sum of its dice shown; one more entry is the premium (x if erased): '
-                  '"fives=15/15,pair=12/x,chance=44"')
+                  '"fives=15/15,pair=12/x,chance=44"; at a table of several, taken= lists the '
+                  'premiums and column 60s rivals took: "pair=12,taken=fives/column2"')
 
     # --- rules -----------------------------------------------------------------------
 

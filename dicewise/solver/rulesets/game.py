@@ -37,7 +37,11 @@ class CategoryRuleset(Game):
               "states": "every reachable turn-start state with its expected remaining points",
               "categories": "per box under the optimal policy: fill rate, mean score, scratch rate",
               "target": "P(final ≥ T) for every T, playing for T and playing for the best mean"}
-    sheet_help = 'filled boxes as box=score pairs, e.g. "ones=3,straight=25"'
+
+    @property
+    def sheet_help(self) -> str:
+        return (f'filled boxes as box=score pairs, x for a scratch (0), e.g. '
+                f'"{self.cls.example_sheet}"')
 
     def __init__(self, cls: type[CategoryGame]):
         self.cls = cls

@@ -39,6 +39,7 @@ def _first_or_later(first: int, later: int):
 class General(CategoryGame):
     name = "general"
     title = "Генерал (General), from the Russian seed"
+    example_sheet = "ones=3,straight=25,general=x"  # shown by `dicewise rules`
     roll_number_matters = True
 
     straight: str = option("joker", ("joker", "plain", "circular"),

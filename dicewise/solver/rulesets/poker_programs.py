@@ -35,6 +35,7 @@ def _free(points, doubles=True):
 class PokerPrograms(CategoryGame):
     name = "poker-programs"
     title = "Покер with obligatory and free programs, from the Russian seed"
+    example_sheet = "ones=-3,twos=2,threes=0,fours=4,fives=-5,sixes=6,pair=24,poker=x"
     n_extra = SUM_STATES
     initial_extra = SUM_OFFSET
     roll_number_matters = True
@@ -76,6 +77,15 @@ class PokerPrograms(CategoryGame):
         out = _REACHABLE_SUMS[masks & OBLIGATORY] & (running & (masks >> 6 == 0))[:, None]
         out[~running, 0] = True
         return out
+
+    def why_unreachable(self, scores) -> str | None:
+        """Which rule a sheet breaks that no game reaches (for the error message)."""
+        free = [self.category_names[c] for c in sorted(scores) if c >= 6]
+        missing = [n for c, n in enumerate(OBLIGATORY_NAMES) if c not in scores]
+        if free and missing:
+            return (f"{', '.join(free)} is a free figure, written only after all six "
+                    f"obligatory ones (still open: {', '.join(missing)})")
+        return None
 
     def sheet_extra(self, scores, counters):
         obligatory = [s for c, s in scores.items() if c < 6]

@@ -36,6 +36,7 @@ def _small_straight(c):
 class Yahtzee(CategoryGame):
     name = "yahtzee"
     title = "American Yahtzee (reference game)"
+    example_sheet = "ones=3,small_straight=30,yahtzee=50,yahtzee_bonus=1"  # `dicewise rules`
     n_extra = 2 * UPPER_STATES  # upper sum + 64 × (Yahtzee box holds 50)
     sheet_counters = ("yahtzee_bonus",)
 

@@ -23,6 +23,7 @@ UPPER_BONUS = 50
 class Yatzy(CategoryGame):
     name = "yatzy"
     title = "Scandinavian Yatzy (reference game)"
+    example_sheet = "ones=3,two_pairs=14,yatzy=x"  # shown by `dicewise rules`
     n_extra = UPPER_STATES
 
     two_pairs: str = option("distinct", ("distinct", "single_pair_counts"),

@@ -1,0 +1,93 @@
+"""Friction a new player met, fixed: examples that work, errors that name the real problem,
+a short list of choices on request, honest labels."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from dicewise.cli.main import cli
+from dicewise.solver.registry import GAMES, get_game
+
+DICE = ["--dice", "2", "2", "4", "6", "6"]
+
+
+def run(*args):
+    """(exit status, stdout) of a command; errors are read from ``fails``."""
+    result = CliRunner().invoke(cli, list(args), prog_name="dicewise")
+    return result.exit_code, result.stdout
+
+
+def fails(*args) -> str:
+    result = CliRunner().invoke(cli, list(args), prog_name="dicewise")
+    assert result.exit_code == 2 and not result.stdout, result.output
+    return result.stderr
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if "advise" in get_game(n).commands])
+def test_every_sheet_example_that_rules_shows_is_accepted(name):
+    code, out = run("rules", name)
+    assert code == 0
+    line = next(l for l in out.splitlines() if l.startswith("sheet:"))
+    examples = re.findall(r'"([^"]*=[^"]*)"', line)
+    assert examples, line
+    game = get_game(name)
+    rules = game.rules({})
+    for example in examples:
+        position = {"dice": [2, 2, 4, 6, 6], "roll": 1, "sheet": example}
+        if "fifth" in game.advise_inputs:  # Ryzykant: the sheet and its fifth-die marks
+            position = {"dice": [2, 2, 4, 6, 6], "sheet": examples[0], "fifth": examples[1]}
+        game.check_position(rules, position)
+
+
+def test_rules_lists_a_command_with_where_it_works():
+    code, out = run("rules", "poker-school")
+    assert "chance (one column only: --option columns=1)" in out
+    data = json.loads(run("rules", "poker-school", "--json")[1])
+    assert data["command_notes"] == {"chance": "one column only: --option columns=1"}
+    assert "play" in data["commands"]
+
+
+def test_advise_top_keeps_the_best_k():
+    code, out = run("advise", "general", "--roll", "1", *DICE, "--json", "--top", "3")
+    full = json.loads(run("advise", "general", "--roll", "1", *DICE, "--json")[1])
+    short = json.loads(out)
+    assert short["choices"] == full["choices"][:3] and short["best"] == full["best"]
+    code, out = run("advise", "general", "--roll", "1", *DICE, "--top", "4")
+    rows = [l for l in out.splitlines() if re.match(r"\s+\d+\s", l)]
+    assert len(rows) == 4
+    assert f"and {len(full['choices']) - 4} more choices (--top K" in out
+
+
+def test_keeping_all_five_reads_stop_and_write():
+    full = json.loads(run("advise", "general", "--roll", "1", *DICE, "--json")[1])
+    labels = {c["label"] for c in full["choices"] if c["action"] == {"keep": [2, 2, 4, 6, 6]}}
+    assert labels == {"stop and write (keep all five)"}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["advise", "poker-programs", "--roll", "1", *DICE, "--sheet", "ones=0,pair=24"],
+     "pair is a free figure, written only after all six obligatory ones (still open: twos, "
+     "threes, fours, fives, sixes)"),
+    (["advise", "poker-programs", "--roll", "1", *DICE, "--sheet", "ones=3"],
+     "no dice score 3 in ones (possible: -3, -2, -1, 0, 1, 2)"),
+    (["advise", "ryzykant", "--players", "2", *DICE, "--fifth", "2=1"],
+     "ryzykant is not solved for two players"),
+])
+def test_errors_name_the_real_problem(args, message):
+    err = fails(*args)
+    assert message in err and err.count("\n") == 1 and err.startswith("dicewise: error: ")
+
+
+def test_a_scratch_is_x_in_the_category_games():
+    from dicewise.solver.rulesets import category_game
+    from dicewise.solver.sheet import parse_sheet
+
+    sheet = parse_sheet(category_game("poker-programs"),
+                        "ones=0,twos=0,threes=0,fours=0,fives=0,sixes=0,poker=x")
+    assert dict(sheet.scores)["poker"] == 0
+    code, out = run("advise", "general", "--roll", "2", *DICE, "--json", "--sheet", "four=x")
+    assert code == 0 and json.loads(out)["sheet"]["four"] == 0
