@@ -82,6 +82,13 @@ def advise_args(game):
 
 GAME_NAMES = list(GAMES)
 PLAYED = [n for n in GAME_NAMES if "simulate" in get_game(n).commands]
+#: Games whose table takes seconds to build even in tests: checked in the slow tier.
+SLOW_GAMES = {"yahtzee", "yatzy", "ryzykant"}
+
+
+def tiered(names, slow=SLOW_GAMES):
+    """The games as parameters, those in ``slow`` marked for the slow tier."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n in slow else n for n in names]
 
 
 def test_every_game_is_one_registered_protocol_object():
@@ -111,7 +118,7 @@ def test_rules_lists_the_options_that_option_sets(name):
             game.parse_options(["no_such_option=1"])
 
 
-@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "solve" in get_game(n).commands])
+@pytest.mark.parametrize("name", tiered(n for n in GAME_NAMES if "solve" in get_game(n).commands))
 def test_solve_and_advise(name, tmp_path):
     game = get_game(name)
     report = json.loads(ok("solve", name, "--json").stdout)
@@ -142,7 +149,7 @@ def test_solve_and_advise(name, tmp_path):
     assert not missing.exists()
 
 
-@pytest.mark.parametrize("name", PLAYED)
+@pytest.mark.parametrize("name", tiered(PLAYED, SLOW_GAMES | {"poker-programs"}))
 def test_simulate_every_policy_and_duel(name):
     game = get_game(name)
     means = {}
@@ -170,7 +177,8 @@ def test_simulate_every_policy_and_duel(name):
         assert d["wins_ci95"][0] <= d["wins"] <= d["wins_ci95"][1]
 
 
-@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "table" in get_game(n).commands])
+@pytest.mark.parametrize("name", tiered((n for n in GAME_NAMES if "table" in get_game(n).commands),
+                                        set(GAME_NAMES) - {"general"}))
 def test_every_strategy_table(name, tmp_path):
     game = get_game(name)
     assert game.tables, "a game with `table` names its tables"
@@ -188,7 +196,7 @@ def test_every_strategy_table(name, tmp_path):
     one_error_line(run("table", name, "--what", "no-such-table"), "unknown table")
 
 
-@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "bench-agent" in get_game(n).commands])
+@pytest.mark.parametrize("name", tiered(n for n in GAME_NAMES if "bench-agent" in get_game(n).commands))
 def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     (tmp_path / "anybot.py").write_text("def first(obs):\n    return obs['legal'][0]\n")
     monkeypatch.chdir(tmp_path)
