@@ -309,7 +309,6 @@ function drawGame() {
   if (state.target !== null && state.target !== undefined) bits.push(`${t("Target")} ${state.target}`);
   const rollNumber = state.awaiting === "dice" ? state.roll + 1 : state.roll;
   if (rollNumber && !state.over) bits.push(t("roll {n}", {n: rollNumber}));
-  if (state.dice && state.dice.length) bits.push(state.dice.map(f => FACES[f]).join(""));
   $(".status", section).textContent = bits.join(" · ");
   $(".sheets", section).replaceChildren(...[drawSheets(state, d)].flat());
   $("#save-link").href = `/api/game/${game.id}/file${token ? `?token=${encodeURIComponent(token)}` : ""}`;
@@ -323,6 +322,7 @@ function drawGame() {
     return;
   }
   const awaitingDice = state.awaiting === "dice";
+  $(".shown-dice", section).replaceChildren(...(awaitingDice ? [] : (state.dice || []).map(f => el("span", {class: "die shown", "aria-label": String(f)}, FACES[f]))));
   $(".dice-picker", section).hidden = !awaitingDice;
   $("#roll-button").hidden = !awaitingDice;
   if (awaitingDice) gameDice.set(state.kept || []);
