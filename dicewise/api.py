@@ -596,3 +596,103 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     approximate = (not game.exact or (solution.payload is not None and solution.approximate)
                    or any(p in game.seat_policies for p in (a, b)))
     return TableDuel(game.name, game.rule_options(rules), result, approximate)
+
+
+# --- several players at one table --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TableDuel:
+    """Policy A in one seat against N − 1 players of policy B, seats rotating."""
+
+    ruleset: str
+    rule_options: Mapping[str, Any]
+    result: Any  # solver.multiplayer.duel.TableResult
+    approximate: bool  # a policy at the table is approximate (``win`` beyond the exact race)
+
+    def to_json(self) -> dict:
+        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
+                **self.result.to_json(), "approximate": self.approximate}
+
+
+def _seat_policy(game: Game, rules, policy: str) -> str:
+    return policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
+
+
+def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
+                 games: int = 10000, seed: int = 0, options=None, table=None,
+                 progress=None) -> TableDuel:
+    """A at a table of ``players`` with B in every other seat, the seats rotating game by
+    game: A's share of the win (ties split) with its Wilson interval, its margin over the
+    rivals' mean, every seat's points (and the game's own counts, as premiums taken)."""
+    from .solver.multiplayer.duel import play_table
+
+    game, rules = for_command(ruleset, "duel", options)
+    if players not in game.table_players(rules):
+        seats = ", ".join(map(str, game.table_players(rules)))
+        raise DicewiseError(f"{game.name} is played by {seats} players, not {players}")
+    a, b = _seat_policy(game, rules, a), _seat_policy(game, rules, b)
+    if games < players:
+        raise DicewiseError(f"{players} players need at least {players} games (one per seat)")
+    if game.seat_needs_solution(rules, a) or game.seat_needs_solution(rules, b):
+        solution = store.solution(game, rules, table, progress_factory=progress)
+    else:
+        solution = Solution(game, rules, None, {}, None, False, 0.0)
+    deals = -(-games // players)
+    with (progress or _quiet)(deals * players, f"playing {deals * players:,} games of "
+                              f"{players} players") as update:
+        result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),
+                            a, b, players, games, seed, update)
+    approximate = (not game.exact or (solution.payload is not None and solution.approximate)
+                   or any(p in game.table_policies(rules) for p in (a, b)))
+    return TableDuel(game.name, game.rule_options(rules), result, approximate)
+
+
+def _table_sheets(ruleset, players, sheet, opponent_sheets, options):
+    """(game, rules, my sheet, rival sheets) of a category race at a table of ``players``."""
+    from .solver.sheet import parse_sheet
+
+    game, rules = make_rules(ruleset, options)
+    if 2 not in game.players(rules):
+        raise DicewiseError(f"{game.name} has no play to win at a table of {players}; "
+                            f"`dicewise duel {game.name} --players {players}` plays it")
+    if players not in game.table_players(rules) or players < 3:
+        raise DicewiseError(f"a table of {game.name} seats 3 to 6 players here (2: the exact "
+                            f"race), not {players}")
+    if isinstance(opponent_sheets, str):
+        opponent_sheets = [opponent_sheets]
+    return (game, rules, parse_sheet(rules, sheet or None),
+            [parse_sheet(rules, s or None) for s in (opponent_sheets or [])])
+
+
+def advise_players(ruleset, *, players: int, dice, roll: int, sheet: str | None = None,
+                   opponent_sheets=(), options=None, progress=None) -> Advice:
+    """Every choice at a table of ``players`` (3..6) ranked by the win policy's estimate of
+    the share of the win (approximate), the expected-score choice beside."""
+    from .solver.multiplayer.table_advice import advise_table
+
+    game, rules, me, rivals = _table_sheets(ruleset, players, sheet, opponent_sheets, options)
+    from .solver.multiplayer.table_advice import table_position
+
+    table_position(rules, me, rivals, players)  # refuse the sheets before any solve
+    solitaire = store.solution(game, rules, progress_factory=progress).payload
+    return advise_table(rules, solitaire, me, rivals, dice, roll)
+
+
+def chance_players(ruleset, *, players: int, sheet: str | None = None, opponent_sheets=(),
+                   games: int = 2000, seed: int = 0, options=None, progress=None) -> Chance:
+    """The mover's share of the win at a table of ``players`` from the start of its turn:
+    the share the win policy takes in ``games`` plays of the position against rivals
+    playing for the best mean (``simulated``, with its interval), and the policy's own
+    estimate (``probability``; it runs a little high).  Approximate."""
+    from .solver.multiplayer.table_advice import table_chance, table_position
+
+    game, rules, me, rivals = _table_sheets(ruleset, players, sheet, opponent_sheets, options)
+    table_position(rules, me, rivals, players)
+    if games < 1:
+        raise DicewiseError("the number of games must be at least 1")
+    solitaire = store.solution(game, rules, progress_factory=progress).payload
+    result = table_chance(rules, solitaire, me, rivals, games, seed)
+    fields = {**result, "sheet": dict(me.scores), "points": me.points,
+              "opponent_sheets": [dict(s.scores) for s in rivals],
+              "opponent_points": [s.points for s in rivals], "approximate": True}
+    return Chance(game.name, rules.options, fields.pop("estimate"), fields)

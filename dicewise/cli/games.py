@@ -12,8 +12,20 @@ option_flag = click.option("-o", "--option", "options", multiple=True, metavar="
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 players_flag = click.option("--players", type=click.IntRange(1, 2), default=1, show_default=True,
                             help="2: the two-player race (P(win) + ½P(draw)), where solved.")
-opponent_flag = click.option("--opponent-sheet", default="",
-                             help="Two players: the opponent's sheet (yours is --sheet).")
+#: ``--players`` of the commands that seat a table (duel, advise, chance): 2 is the exact race
+#: where it is solved, more players (or a game without it) the approximate table play.
+seats_flag = click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True,
+                          help="Players at the table: 2 is the exact race where it is solved; "
+                               "3 or more play approximately (see `dicewise rules RULESET`).")
+opponent_flag = click.option("--opponent-sheet", multiple=True,
+                             help="A rival's sheet (yours is --sheet); once for each rival.")
+
+
+def one_rival(sheets) -> str:
+    """The one opponent's sheet of the two-player race ("" for the empty sheet)."""
+    if len(sheets) > 1:
+        raise click.UsageError("--players 2 takes one --opponent-sheet")
+    return sheets[0] if sheets else ""
 target_flag = click.option("--target", type=click.IntRange(min=0), default=None,
                            help="Play for P(final score ≥ TARGET) instead of the mean.")
 
@@ -152,7 +164,7 @@ def _report_lines(key, value, indent: str = ""):
 @option_flag
 @click.option("--table", type=click.Path(), help="Use this table file (it must exist).")
 @target_flag
-@players_flag
+@seats_flag
 @opponent_flag
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show the best K choices only.")
@@ -162,15 +174,23 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     """Rank every choice for these dice: keeps (with rolls left), writes, splits.
 
     With --target T every choice is ranked by P(final ≥ T); with --players 2 by
-    P(win) + ½P(draw) against --opponent-sheet.  The expected-score choice is shown beside."""
-    if players == 2:
+    P(win) + ½P(draw) against --opponent-sheet; with --players N (3..6) by the approximate
+    share of the win against N − 1 rivals (--opponent-sheet once each).  The expected-score
+    choice is shown beside."""
+    if players > 2:
+        if target is not None or fifth is not None or roll is None:
+            raise click.UsageError(f"--players {players} takes --roll and no --target or --fifth")
+        result = api.advise_players(ruleset, players=players, dice=list(faces), roll=roll,
+                                    sheet=sheet, opponent_sheets=list(opponent_sheet),
+                                    options=options, progress=progress)
+    elif players == 2:
         api.check_two_players(ruleset, options)  # the real problem first: no race is solved
         if target is not None or fifth is not None:
             raise click.UsageError("--players 2 takes no --target or --fifth")
         if roll is None:
             raise click.UsageError("give --roll 1, 2 or 3")
         result = api.advise_two_player(ruleset, dice=list(faces), roll=roll, sheet=sheet,
-                                       opponent_sheet=opponent_sheet, options=options,
+                                       opponent_sheet=one_rival(opponent_sheet), options=options,
                                        table=table, progress=progress)
     else:
         if opponent_sheet:
@@ -196,6 +216,8 @@ def print_advice(result, hidden: int = 0) -> None:
     chance = result.objective != "expected_score"
     if chance:
         head = "P(win)+½P(draw)" if result.objective == "win" else "P(≥ target)"
+        if result.position.get("players", 2) > 2:
+            head = "share of win"
         click.echo(f"{'':>3} {head:>15} {'loss':>9} {'expected':>10}  choice")
     else:
         click.echo(f"{'':>3} {'expected':>10} {'loss':>9}  choice")
@@ -217,19 +239,41 @@ def print_advice(result, hidden: int = 0) -> None:
 @click.command()
 @click.argument("ruleset")
 @target_flag
-@players_flag
+@seats_flag
 @click.option("--sheet", default="", help="The sheet so far (the player to move's).")
+@click.option("--games", default=2000, show_default=True, type=click.IntRange(1, 10**7),
+              help="Three or more players: games played out from the position.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
+              help="Three or more players: the dice of the games played out.")
 @opponent_flag
 @option_flag
 @click.option("--table", type=click.Path(), help="Use this table file (it must exist).")
 @json_flag
-def chance(ruleset, target, players, sheet, opponent_sheet, options, table, as_json):
+def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options, table, as_json):
     """The chance to reach --target from the start of the next turn (under the target policy
-    and under the expected-score policy), or with --players 2 the chance to win."""
+    and under the expected-score policy), with --players 2 the chance to win, with --players
+    N (3..6) the approximate share of the win against N − 1 rivals' sheets."""
+    if players > 2:
+        if target is not None:
+            raise click.UsageError(f"--players {players} takes no --target")
+        result = api.chance_players(ruleset, players=players, sheet=sheet,
+                                    opponent_sheets=list(opponent_sheet), games=games, seed=seed,
+                                    options=options, progress=progress)
+        if as_json:
+            return emit_json(result)
+        d = result.to_json()
+        lo, hi = d["simulated_ci95"]
+        click.echo(f"{d['ruleset']}, {d['players']} players, seat {d['seat']} to move with "
+                   f"{d['points']} against {', '.join(map(str, d['opponent_points']))}: share of "
+                   f"the win {d['simulated']:.4f} (95% CI {lo:.4f} .. {hi:.4f}) over {d['games']:,}"
+                   f" games played out, the win policy against rivals playing for the best mean; "
+                   f"its own estimate {d['probability']:.4f} (approximate)")
+        return
     if players == 2:
         if target is not None:
             raise click.UsageError("--players 2 takes no --target")
-        result = api.chance_two_player(ruleset, sheet=sheet, opponent_sheet=opponent_sheet,
+        result = api.chance_two_player(ruleset, sheet=sheet,
+                                       opponent_sheet=one_rival(opponent_sheet),
                                        options=options, table=table)
     else:
         if target is None:

@@ -368,6 +368,38 @@ class Game(ABC):
         """The numbers of players the game is solved for (two: the race, solved exactly)."""
         return (1,)
 
+    # --- several players at one table (``duel --players N``; solver/multiplayer/) ------------
+
+    def table_players(self, rules) -> tuple[int, ...]:
+        """The numbers of players a table of this game seats (RULES.md)."""
+        return (2, 3, 4, 5, 6)
+
+    def table_policies(self, rules) -> tuple[str, ...]:
+        """Policies that see the rivals, played only at a table (``win``: play to win)."""
+        return ()
+
+    def seat_needs_solution(self, rules, policy: str) -> bool:
+        """Whether a seat's ``policy`` plays from the solved table."""
+        return policy in self.table_policies(rules) or self.needs_solution(policy)
+
+    def play_seated(self, solution: Solution, seats: tuple[str, ...], deals: int, seed: int,
+                    first_deal: int = 0):
+        """``deals`` games of ``len(seats)`` players, seat j playing ``seats[j]`` (seat 0
+        moves first): a ``multiplayer.seats.Seated``.  Deal d's dice (d counted from
+        ``first_deal``) are the same whichever policies sit where.  By default the players
+        never meet: each plays a solitaire game on dice of its own."""
+        from .multiplayer.seats import Seated
+
+        n = len(seats)
+        chunk_seed = int(np.random.SeedSequence([seed, first_deal, 0x5EA7]).generate_state(1)[0])
+        scores = np.empty((deals, n))
+        for policy in set(seats):
+            played = self.play(solution, policy, deals * n, chunk_seed).scores.reshape(deals, n)
+            for j in range(n):
+                if seats[j] == policy:
+                    scores[:, j] = played[:, j]
+        return Seated(scores)
+
     def resolve_policy(self, policy: str) -> str:
         """The canonical policy name, or a DicewiseError listing the policies."""
         name = self.policy_aliases.get(policy, policy)

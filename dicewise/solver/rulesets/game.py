@@ -174,6 +174,19 @@ class CategoryRuleset(Game):
         # The two-player race is solved for games whose sheet is its state (no extra counter).
         return (1, 2) if rules.n_extra == 1 else (1,)
 
+    def table_policies(self, rules: CategoryGame) -> tuple[str, ...]:
+        return ("win",) if 2 in self.players(rules) else ()
+
+    def play_seated(self, solution: Solution, seats, deals: int, seed: int, first_deal: int = 0):
+        # A race (General: the instant win, a win policy) where the sheet is the state;
+        # elsewhere the players never meet and the protocol's solitaires serve.
+        if solution.rules.n_extra != 1:
+            return super().play_seated(solution, seats, deals, seed, first_deal)
+        from ..multiplayer.category_race import seated_race
+
+        values = None if solution.payload is None else solution.payload.values
+        return seated_race(solution.rules, values, tuple(seats), deals, seed, first_deal)
+
     def player_sheet(self, rules: CategoryGame):
         from .player import CategorySheet
 
