@@ -46,8 +46,8 @@ DESKTOP = {"width": 1280, "height": 900}
 class Server:
     """``dicewise serve`` on a free port of 127.0.0.1 in a subprocess, with its own cache."""
 
-    def __init__(self, tmp: Path):
-        self.cache = tmp / "cache"
+    def __init__(self, tmp: Path, cache: Path | None = None):
+        self.cache = cache or tmp / "cache"
         env = {**os.environ, "DICEWISE_CACHE": str(self.cache), "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "dicewise", "serve", "--port", "0", "--games",
@@ -188,9 +188,11 @@ def games():
     pytest.importorskip("dicewise.play.session", reason="the game in progress is not installed")
 
 
-def start_game(page, ruleset: str, names, seed: int, objective: str = "score") -> None:
+def start_game(page, ruleset: str, names, seed: int, objective: str = "score",
+               advice: bool = True) -> None:
     page.click("[data-tab=new]")
     page.select_option("[data-testid=ruleset]", ruleset)
+    page.set_checked("[data-testid=advice-on]", advice)
     page.select_option("[data-testid=players]", str(len(names)))
     for i, name in enumerate(names):
         page.fill(f"[data-testid=name-{i}]", name)
@@ -297,3 +299,86 @@ def test_the_page_in_russian(games, page, server):
     if labels["boxes"].get("ones", "ones") != "ones":  # the catalogs name the boxes in Russian
         assert labels["boxes"]["ones"] in sheets
     assert labels["messages"]["Undo"] == page.inner_text("[data-testid=undo]")
+
+
+@pytest.mark.slow  # a whole two-player poker-school game through the browser (about 60 s)
+def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, artifacts):
+    """Three columns and a premium column per player; no advice, so no table is built: the
+    page offers every legal write and cross, and the test taps the first each turn."""
+    start_game(page, "poker-school", ["Ann", "Bob"], seed=8, advice=False)
+    assert page.query_selector_all("[data-testid=player-sheet]") != []
+    shot = False
+    for _ in range(1000):
+        state = state_of(server, page)["state"]
+        if state["over"]:
+            break
+        if state["awaiting"] == "dice":
+            tap(page, "[data-testid=roll-button]")
+            continue
+        commands = page.eval_on_selector_all("[data-testid=action]",
+                                             "bs => bs.map(b => b.dataset.command)")
+        expected = {f"{k} {v}" for a in state["legal"] for k, v in a.items() if k != "keep"}
+        assert expected <= set(commands)
+        if state["events"] >= 60 and not shot:
+            page.screenshot(path=str(artifacts / "poker-school-phone.png"), full_page=True)
+            page.set_viewport_size(DESKTOP)
+            page.screenshot(path=str(artifacts / "poker-school-desktop.png"), full_page=True)
+            page.set_viewport_size(PHONE)
+            shot = True
+        tap(page, "[data-testid=action]:not([data-command^=keep])")
+    else:
+        raise AssertionError("no end of the game")
+    page.wait_for_selector("[data-testid=result]:not([hidden])")
+    ranking = page.inner_text("[data-testid=ranking]")
+    for row in state["result"]["ranking"]:
+        assert f"{row['name']} — {row['score']}" in ranking
+    sheets = page.inner_text("[data-testid=sheets]")
+    assert sheets.count("premium") == 2  # one premium column per player
+
+
+#: A table cache with the tables built (``DICEWISE_CACHE=DIR dicewise solve RULESET`` for each),
+#: for the latency test of the games whose tables take minutes to build.
+TABLES = os.environ.get("DICEWISE_WEB_TABLES")
+QUICK_TABLES = ("general", "poker-programs")  # built in seconds by the test itself
+
+
+@pytest.fixture(scope="module")
+def table_server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("web-tables")
+    s = Server(tmp, cache=Path(TABLES) if TABLES else None)
+    yield s
+    s.stop()
+
+
+@pytest.mark.slow  # plays a dozen decisions per game through the browser
+@pytest.mark.parametrize("ruleset", ["general", "poker-programs", "yahtzee", "yatzy",
+                                     "poker-school"])
+def test_advice_comes_within_half_a_second_of_the_tap(ruleset, browser, table_server, artifacts,
+                                                      monkeypatch, games):
+    from dicewise.tables import store
+
+    monkeypatch.setenv("DICEWISE_CACHE", str(table_server.cache))
+    game, rules = api.make_rules(ruleset)
+    if ruleset not in QUICK_TABLES and not store.default_path(game, rules).exists():
+        pytest.skip(f"{ruleset}'s table takes minutes to build: build it with "
+                    f"DICEWISE_CACHE=DIR dicewise solve {ruleset}, then set DICEWISE_WEB_TABLES=DIR")
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(table_server.url)
+    page.wait_for_selector("body[data-ready='1']")
+    start_game(page, ruleset, ["Ann", "Bob"], seed=21)  # the first answer may build a table
+    times = []
+    while len(times) < 12:
+        state = state_of(table_server, page)["state"]
+        target = ("[data-testid=roll-button]" if state["awaiting"] == "dice"
+                  else "[data-testid=advice] tr.choice[data-index='1']")
+        start = time.perf_counter()
+        tap(page, target)
+        if state["awaiting"] == "dice":  # the tap that brings the advice
+            times.append(time.perf_counter() - start)
+    context.close()
+    times.sort()
+    median = times[len(times) // 2]
+    (artifacts / f"latency-{ruleset}.json").write_text(json.dumps(times))
+    print(f"{ruleset}: tap to advice median {median:.3f} s, max {times[-1]:.3f} s")
+    assert median < 0.5, times

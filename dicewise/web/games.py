@@ -126,11 +126,12 @@ class GameStore:
         from .app import Fields
 
         f = Fields(data, {"ruleset", "players", "names", "options", "seed", "target", "lang",
-                          "objective", "top"})
-        kwargs = {"players": f.get("players", int, default=2), "names": f.get("names", list),
+                          "objective", "top", "advice"})
+        kwargs = {"players": f.get("players", int), "names": f.get("names", list),
                   "options": f.options(), "seed": f.get("seed", int),
                   "target": f.get("target", int), "lang": f.get("lang", str),
-                  "objective": f.get("objective", str, default="auto"), "top": f.get("top", int)}
+                  "objective": f.get("objective", str, default="auto"), "top": f.get("top", int),
+                  "advice": f.get("advice", bool, default=True)}
         names = kwargs["names"]
         if names is not None and not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names):
             raise DicewiseError("names must be a list of texts of 1 to 40 characters")

@@ -264,14 +264,20 @@ function boxSheet(state, d) {
 function columnSheets(state, d) {
   // Rows of several cells left to right and a premium: one sheet per player, side by side.
   const n = d.cells_per_row;
+  const premiums = (state.prizes && state.prizes.premiums) || {};
   return (state.players || []).map((p, i) => {
     const sheet = parseSheet(p.sheet);
+    const taken = String(sheet.taken || "").split(/[+;/ ]/).filter(Boolean);
+    const premium = (r, written) => written ?? (premiums[r] === i ? "★" : taken.includes(r) ? "✗" : undefined);
     const head = el("tr", {}, el("th", {}, ""), ...Array.from({length: n}, (_, j) => el("th", {}, String(j + 1))),
       el("th", {class: "premium"}, t("premium")));
     const rows = d.rows.map(r => {
       const parts = sheet[r] === undefined ? [] : String(sheet[r]).split("/");
       return el("tr", {"data-box": r, class: (d.school_rows || []).includes(r) ? "school" : ""}, el("th", {}, boxLabel(r)),
-        ...Array.from({length: n + 1}, (_, j) => el("td", {class: `${parts[j] === "x" ? "cross" : ""}${j === n ? " premium" : ""}`}, parts[j] ?? "")));
+        ...Array.from({length: n + 1}, (_, j) => {
+          const v = j === n ? premium(r, parts[j]) : parts[j];
+          return el("td", {class: `${v === "x" || v === "✗" ? "cross" : ""}${j === n ? " premium" : ""}`}, v ?? "");
+        }));
     });
     const total = el("tr", {class: "total"}, el("th", {}, t("points")), el("td", {colspan: n + 1, "data-testid": "points"}, String(p.points ?? "")));
     return el("div", {class: `player${i === state.to_move ? " to-move" : ""}`, "data-testid": "player-sheet"},
@@ -327,6 +333,7 @@ function drawGame() {
   $("#roll-button").hidden = !awaitingDice;
   if (awaitingDice) gameDice.set(state.kept || []);
   $(".advice", section).replaceChildren(...(state.awaiting === "choice" ? adviceList(answer.advice, pick) : []));
+  $(".actions", section).replaceChildren(...(state.awaiting === "choice" && !answer.advice ? actionButtons(state.legal || []) : []));
 }
 
 function drawResult(result) {
@@ -367,6 +374,31 @@ async function command(text) {
 }
 const pick = (k) => command(`pick ${k}`);
 
+function actionCommand(action) {
+  // The line command of an agent-protocol action (what `dicewise play` reads).
+  if (action.keep) return `keep ${action.keep.length ? action.keep.join(" ") : "none"}`;
+  if (action.write) return `write ${action.write}`;
+  if (action.cross) return `cross ${action.cross}`;
+  if (action.pairs) return `split ${action.pairs.map(p => p.join("+")).join(" ")} ${action.fifth}`;
+  return null;
+}
+
+function actionLabel(action) {
+  if (action.keep) return `${t("keep")} ${action.keep.length ? action.keep.map(f => FACES[f]).join("") : "∅"}`;
+  if (action.write) return `${t("write")} ${boxLabel(action.write)}`;
+  if (action.cross) return `${t("cross")} ${boxLabel(action.cross)}`;
+  return actionCommand(action);
+}
+
+function actionButtons(legal) {
+  // Without advice: every legal action as a button, writes first.
+  const order = a => (a.keep ? 1 : 0);
+  return [el("p", {class: "quality"}, t("Tap a choice to play it")),
+    el("div", {class: "action-list"}, ...legal.slice().sort((a, b) => order(a) - order(b)).map(a =>
+      el("button", {type: "button", class: "action", "data-testid": "action", "data-command": actionCommand(a),
+        onclick: () => command(actionCommand(a))}, actionLabel(a))))];
+}
+
 async function newGame(event) {
   event.preventDefault();
   const form = event.target;
@@ -377,6 +409,7 @@ async function newGame(event) {
   if (form.seed.value !== "") body.seed = Number(form.seed.value);
   if (form.target.value !== "") body.target = Number(form.target.value);
   body.objective = form.objective.value;
+  body.advice = form.advice.checked;
   await show(await call("POST", "/api/game", body));
 }
 
