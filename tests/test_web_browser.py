@@ -37,6 +37,9 @@ from urllib.parse import urlsplit  # noqa: E402
 
 from dicewise import api  # noqa: E402
 
+#: Every test here starts Chromium and drives whole pages: the slow tier (CI's second step).
+pytestmark = pytest.mark.slow
+
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 390, "height": 844}
@@ -236,7 +239,6 @@ def play_to_the_end(page, server, ruleset: str, on_step=None, check_every: int =
     raise AssertionError(f"no end of the game after {limit} steps")
 
 
-@pytest.mark.slow  # a whole two-player game through the browser (about 20 s)
 def test_a_whole_game_of_general_for_two(games, page, server, artifacts, monkeypatch):
     monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
     start_game(page, "general", ["Ann", "Bob"], seed=11)
@@ -301,7 +303,6 @@ def test_the_page_in_russian(games, page, server):
     assert labels["messages"]["Undo"] == page.inner_text("[data-testid=undo]")
 
 
-@pytest.mark.slow  # a whole two-player poker-school game through the browser (about 60 s)
 def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, artifacts):
     """Three columns and a premium column per player; no advice, so no table is built: the
     page offers every legal write and cross, and the test taps the first each turn."""
@@ -350,7 +351,6 @@ def table_server(tmp_path_factory):
     s.stop()
 
 
-@pytest.mark.slow  # plays a dozen decisions per game through the browser
 @pytest.mark.parametrize("ruleset", ["general", "poker-programs", "yahtzee", "yatzy",
                                      "poker-school"])
 def test_advice_comes_within_half_a_second_of_the_tap(ruleset, browser, table_server, artifacts,

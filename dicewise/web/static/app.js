@@ -151,7 +151,7 @@ function dicePicker(root, onComplete) {
       onclick: () => { if (picker.dice.length < 5) { picker.dice.push(f); draw(); if (picker.dice.length === 5 && onComplete) onComplete(picker.dice.slice()); } }},
       FACES[f]));
   }
-  keys.append(el("button", {type: "button", class: "clear", onclick: () => { picker.dice = []; draw(); }}, t("Clear")));
+  keys.append(el("button", {type: "button", class: "clear", "data-t": "Clear", onclick: () => { picker.dice = []; draw(); }}, t("Clear")));
   function draw() {
     slots.replaceChildren(...Array.from({length: 5}, (_, i) => {
       const f = picker.dice[i];
@@ -160,7 +160,7 @@ function dicePicker(root, onComplete) {
     }));
   }
   picker.set = dice => { picker.dice = dice.slice(0, 5); draw(); };
-  root.replaceChildren(el("p", {class: "hint"}, t("Tap the five dice you rolled")), slots, keys);
+  root.replaceChildren(el("p", {class: "hint", "data-t": "Tap the five dice you rolled"}, t("Tap the five dice you rolled")), slots, keys);
   draw();
   return picker;
 }
@@ -242,7 +242,7 @@ function drawSheets(state, d) {
 function extras(p) {
   // What a game adds to a player beside the sheet (fifth-die marks, prizes taken by rivals).
   return Object.entries(p).filter(([k]) => !KNOWN_PLAYER_KEYS.has(k))
-    .map(([k, v]) => el("p", {class: "extra"}, `${boxLabel(k)}: ${typeof v === "object" ? JSON.stringify(v) : v}`));
+    .map(([k, v]) => el("p", {class: "extra"}, `${t(k)}: ${typeof v === "object" ? JSON.stringify(v) : v}`));
 }
 
 function boxSheet(state, d) {
@@ -297,8 +297,16 @@ function markSheets(state, d) {
         el("td", {}, String((d.box_values || {})[sum] ?? "")));
     });
     const total = el("tr", {class: "total"}, el("th", {}, t("points")), el("td", {colspan: 2, "data-testid": "points"}, String(p.points ?? "")));
+    const ends = d.end_marks || 10;
+    const fifth = Object.entries(parseSheet(p.fifth || "")).map(([face, marks]) => el("tr", {class: "fifth"},
+      el("th", {}, FACES[Number(face)] || face), el("td", {class: "marks", colspan: 2},
+        "●".repeat(Math.min(Number(marks), ends)) + "○".repeat(Math.max(ends - Number(marks), 0)))));
+    const rest = {...p};
+    delete rest.fifth;
     return el("div", {class: `player${i === state.to_move ? " to-move" : ""}`, "data-testid": "player-sheet"},
-      el("h3", {}, p.name), el("table", {class: "sheet"}, el("tbody", {}, ...rows, total)), ...extras(p));
+      el("h3", {}, p.name), el("table", {class: "sheet"}, el("tbody", {}, ...rows, total)),
+      fifth.length ? el("table", {class: "sheet fifth"}, el("caption", {}, t("Fifth-die marks")), el("tbody", {}, ...fifth)) : null,
+      ...extras(rest));
   });
 }
 
