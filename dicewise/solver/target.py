@@ -25,9 +25,10 @@ same state, as legally, in every state of a batch), so the ruleset is asked once
 (``Write.at``), values are read once per class and need, and the max over boxes merges
 class tables before spreading them over the 252 rolls.
 
-With the keeps and writes fixed by the expected-score policy instead of maximised, the
-same pass gives that policy's probability of reaching each target
-(``policy_target_values``).  The decision functions at the end (``target_plan``,
+The expected-score policy's probability of reaching each target (``policy_target_values``)
+comes from the same layers, but its choices do not depend on the need: each state's turn
+is a fixed distribution over the writes that end it, found once per state, and each
+(state, need) is a weighted sum of a few reads instead of a whole turn.  The decision functions at the end (``target_plan``,
 ``write_chances``, ``settled``) make ``ForTarget``, the decisions with which
 ``simulate_target`` plays the lockstep simulator of ``rulesets/simulate.py`` on its
 common dice stream.  Method, checks
@@ -50,7 +51,7 @@ from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
 from .rulesets.decisions import TurnPlan, WriteOptions, plan_turns, planned_keeps, write_options
 from .rulesets.simulate import GameRecords, play_lockstep
 from .sheet import Sheet
-from .turn import keep_values, solve_turn
+from .turn import solve_turn, sparse_keep_to_roll
 
 #: Turn-start states whose writes are classed together (one call of the ruleset per box).
 CHUNK_STATES = 1024
@@ -373,11 +374,11 @@ class _Gather:
         return value
 
 
-def _workspace(gathers, count: np.ndarray, batches, dtype, every_roll: bool = False) -> _Workspace:
-    """Scratch space for the largest batch (rows for every roll when ``every_roll``)."""
+def _workspace(gathers, count: np.ndarray, batches, dtype) -> _Workspace:
+    """Scratch space for the largest batch."""
     columns = max((int(count[a:b].sum()) for a, b in batches), default=1)
     classes = max((g.moves.n_classes for gk in gathers for g in gk), default=1)
-    return _Workspace(dtype, columns, dice.N_ROLLS if every_roll else classes)
+    return _Workspace(dtype, columns, classes)
 
 
 def _gathers(moves: tuple[list[_Moves], ...], rows: _Rows, b: int) -> tuple[list[_Gather], ...]:
@@ -596,21 +597,22 @@ def _solve_chunk(setting: _Setting, states: np.ndarray, rows: _Rows):
     hi = np.minimum(most, setting.hi_target - setting.least[at])
     count = np.maximum(hi - lo + 1, 0)
     gathers = _gathers(moves, rows, len(states))
-    policy = None if setting.values is None else _policy(game, setting.values, masks, extras, gathers)
     out = np.empty(int(count.sum()), setting.dtype)
+    if setting.values is not None:
+        j, need = _columns(lo, count)
+        out[:] = _policy_values(_policy(game, setting.values, masks, extras, gathers), rows.flat,
+                                j, need)
+        return fewest, most, lo, hi, out
     done, plan, plan_mask = 0, None, -1
     batches = list(_batches(count, masks))
-    ws = _workspace(gathers, count, batches, rows.flat.dtype, policy is not None)
+    ws = _workspace(gathers, count, batches, rows.flat.dtype)
     for a, b in batches:
         j, need = _columns(lo[a:b], count[a:b])
         cols = _Cols.of(j + a, need)
-        if policy is not None:
-            value = _policy_turn(policy, rows.flat, cols, setting.ends, ws)
-        else:
-            if masks[a] != plan_mask:
-                plan, plan_mask = _max_plan(_open_lists(gathers, a)), masks[a]
-            w = _write_values(plan, rows.flat, cols, ws)
-            value = solve_turn(w, setting.ends, keep_values_wanted=False).value
+        if masks[a] != plan_mask:
+            plan, plan_mask = _max_plan(_open_lists(gathers, a)), masks[a]
+        w = _write_values(plan, rows.flat, cols, ws)
+        value = solve_turn(w, setting.ends, keep_values_wanted=False).value
         out[done:done + len(value)] = value
         done += len(value)
     return fewest, most, lo, hi, out
@@ -701,73 +703,96 @@ def solve_target(game: CategoryGame, max_need: int | None = None,
 
 
 @dataclass(frozen=True)
-class _Policy:
-    """The expected-score policy's turn in a chunk of states, as lookups per (roll, state):
-    where each roll number's chosen write reads its value, the keep chosen before rolls 2
-    and 3, and whether it keeps at all."""
+class _Endings:
+    """The expected-score policy's turn in a chunk of states, as the writes it ends with.
 
-    base: tuple[np.ndarray, ...]  # (252, b) per roll number
-    shift: tuple[np.ndarray, ...]
-    cap: tuple[np.ndarray, ...]
-    keep: tuple[np.ndarray, ...]  # (252, b) keep index after roll 1 and roll 2
-    go_on: tuple[np.ndarray, ...]  # (252, b) bool
+    Its choices do not depend on the need, so a state's turn is a fixed distribution over
+    the writes that end it: outcome i of state j (``start[j] <= i < start[j + 1]``) is read
+    at ``flat[base + clip(need − shift, 0, cap)]`` and ends the turn with probability
+    ``mass[i]``.  P(writing ≥ need) is then a weighted sum of a few reads per column
+    instead of a whole turn.
+    """
+
+    start: np.ndarray  # (b + 1,)
+    base: np.ndarray  # (n,) int64
+    shift: np.ndarray
+    cap: np.ndarray
+    mass: np.ndarray  # (n,) float64
 
 
-def _policy(game: CategoryGame, values: np.ndarray, masks, extras, gathers) -> _Policy:
-    """The choices of the expected-score policy, tie for tie as the simulator makes them:
-    the first box of best value, the first best keep, a keep only when strictly better."""
+def _policy(game: CategoryGame, values: np.ndarray, masks, extras, gathers) -> _Endings:
+    """The endings of the expected-score policy's turn, its choices tie for tie as the
+    simulator makes them: the first box of best value, the first best keep, a keep only
+    when strictly better than writing."""
     b = len(masks)
+    ends = game.first_roll_end()
     write = turn_write_values(game, values, masks, extras)
-    kept = solve_turn(write, game.first_roll_end()).before_roll
-    base, shift, cap, keep, go_on = [], [], [], [], []
+    kept = solve_turn(write, ends).before_roll
+    distinct = {}
+    for gk in gathers:
+        for g in gk:
+            distinct.setdefault(id(g), g)
+    order = list(distinct.values())
+    first_class = dict(zip(distinct, np.cumsum([0] + [g.moves.n_classes for g in order]).tolist()))
+    n_classes = sum(g.moves.n_classes for g in order)
+    mass = np.repeat(dice.ROLL_PROBABILITY[:, None], b, axis=1)
+    if ends is not None:
+        mass[~np.isnan(ends)] = 0.0  # the game ends below the need: no write reads on
+    written = np.zeros(b * n_classes)
+    column = np.arange(b)[None, :]
     for k, gk in enumerate(gathers):
         best = np.full((dice.N_ROLLS, b), -np.inf)
-        tables = [np.zeros((dice.N_ROLLS, b), np.int64) for _ in range(3)]
+        pick = np.zeros((dice.N_ROLLS, b), np.int64)
         for g in gk:
             m = g.moves
             value = np.where(m.legal, m.points + values[m.next_state], -np.inf)[m.inv]
             better = value > best[:, m.rows]
             r, c = np.nonzero(better)
-            q = m.inv[r]
             best[r, m.rows[c]] = value[r, c]
-            for t, src in zip(tables, (g.base, g.shift, g.cap)):
-                t[r, m.rows[c]] = src[q, m.rows[c]]
-        for out, t in zip((base, shift, cap), tables):
-            out.append(t)
+            pick[r, m.rows[c]] = first_class[id(g)] + m.inv[r]
         if k < 2:
             cand = dice.SUB_KEEPS
             kv = np.where(cand[:, :, None] >= 0, kept[k][np.maximum(cand, 0)], -np.inf)  # (252, 32, b)
-            pick = kv.argmax(axis=1)
-            keep.append(np.take_along_axis(cand, pick, axis=1))
-            go_on.append(np.take_along_axis(kv, pick[:, None, :], 1)[:, 0] > write[k])
-    return _Policy(tuple(base), tuple(shift), tuple(cap), tuple(keep), tuple(go_on))
+            choice = kv.argmax(axis=1)
+            keep = np.take_along_axis(cand, choice, axis=1)
+            go_on = np.take_along_axis(kv, choice[:, None, :], 1)[:, 0] > write[k]
+            stop = np.where(go_on, 0.0, mass)
+            written += np.bincount((column * n_classes + pick).ravel(), stop.ravel(), b * n_classes)
+            kept_mass = np.bincount((keep * b + column)[go_on], mass[go_on], dice.N_KEEPS * b)
+            mass = np.asarray(sparse_keep_to_roll().T @ kept_mass.reshape(dice.N_KEEPS, b))
+        else:
+            written += np.bincount((column * n_classes + pick).ravel(), mass.ravel(), b * n_classes)
+    state, cls = np.nonzero(written.reshape(b, n_classes))
+    tables = [np.concatenate([getattr(g, name) for g in order]) for name in ("base", "shift", "cap")]
+    start = np.searchsorted(state, np.arange(b + 1))
+    return _Endings(start, *(t[cls, state] for t in tables),
+                    written.reshape(b, n_classes)[state, cls])
 
 
-def _policy_turn(policy: _Policy, flat: np.ndarray, cols: _Cols, ends, ws: _Workspace) -> np.ndarray:
-    """P(writing ≥ need) over the turn of the batch's columns under the fixed choices."""
-    need, c = cols.need, len(cols.need)
-    idx, tmp = ws.view(ws.idx, dice.N_ROLLS, c), ws.view(ws.tmp, dice.N_ROLLS, c)
-    go_on = ws.view(ws.mask, dice.N_ROLLS, c)
+#: Reads per call of the policy's weighted sum (a few MB of scratch).
+POLICY_READS = 1 << 18
 
-    def written(k, out):
-        np.subtract(need, cols.spread(policy.shift[k], tmp), out=idx)
+
+def _policy_values(endings: _Endings, flat: np.ndarray, j: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """P(writing ≥ need) under the expected-score policy for columns (state j, need)."""
+    out = np.empty(len(j))
+    degree = endings.start[j + 1] - endings.start[j]
+    reads = np.cumsum(degree)
+    lo = 0
+    while lo < len(j):
+        base = int(reads[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(reads, base + POLICY_READS, side="right")))
+        deg = degree[lo:hi]
+        first = np.cumsum(deg) - deg
+        col = np.repeat(np.arange(hi - lo), deg)
+        at = endings.start[j[lo:hi]][col] + np.arange(int(deg.sum())) - first[col]
+        idx = need[lo:hi][col] - endings.shift[at]
         np.maximum(idx, 0, out=idx)
-        np.minimum(idx, cols.spread(policy.cap[k], tmp), out=idx)
-        np.add(idx, cols.spread(policy.base[k], tmp), out=idx)
-        return np.take(flat, idx, out=ws.view(out, dice.N_ROLLS, c), mode="clip")
-
-    v = written(2, ws.out[2])
-    for k in (1, 0):
-        kept = keep_values(v)
-        cols.spread(policy.keep[k], tmp)
-        tmp *= c
-        tmp += np.arange(c)
-        chosen = np.take(kept, tmp, out=ws.view(ws.joint[k], dice.N_ROLLS, c), mode="clip")
-        v = written(k, ws.out[k])
-        np.copyto(v, chosen, where=cols.spread(policy.go_on[k], go_on))
-    if ends is not None:
-        v[~np.isnan(ends)] = 0.0  # the game ended below the need
-    return dice.ROLL_PROBABILITY @ v
+        np.minimum(idx, endings.cap[at], out=idx)
+        idx += endings.base[at]
+        out[lo:hi] = np.add.reduceat(flat[idx] * endings.mass[at], first)
+        lo = hi
+    return out
 
 
 def policy_target_values(game: CategoryGame, solved: StateValues, max_need: int | None = None,
