@@ -18,6 +18,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ..errors import DicewiseError
+from .fields import Fields
 
 ID = re.compile(r"[0-9a-f]{16}")
 #: Commands of ``dicewise play`` that the page may not send: the server keeps the files.
@@ -123,8 +124,6 @@ class GameStore:
     def new(self, data: dict) -> dict:
         """Start a game from ``{"ruleset", "players", "names", "options", "seed", "target",
         "lang"}``; answers ``{"game": id}`` and the game's first line."""
-        from .app import Fields
-
         f = Fields(data, {"ruleset", "players", "names", "options", "seed", "target", "lang",
                           "objective", "top", "advice"})
         kwargs = {"players": f.get("players", int), "names": f.get("names", list),
@@ -142,8 +141,6 @@ class GameStore:
 
     def resume(self, data: dict) -> dict:
         """Resume a game from its saved file's JSON (``{"saved": {...}}``)."""
-        from .app import Fields
-
         saved = Fields(data, {"saved"}).get("saved", dict, required=True)
         game = _session_module().TableGame.from_json(saved, progress=self.progress)
         game_id = self._add(game)

@@ -1,0 +1,70 @@
+"""Reading a request: its JSON object and each field's type, refused with a clear line."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.requests import Request
+
+from ..errors import DicewiseError
+
+
+class BadRequest(DicewiseError):
+    """A request the API cannot read (its shape, not the game's rules)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+async def read_json(request: Request) -> dict:
+    """The request's JSON object; anything else is a 4xx with the reason."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":  # also keeps other sites' plain forms out
+        raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
+    raw = await request.body()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BadRequest(f"the request is not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise BadRequest("the request must be a JSON object")
+    return data
+
+
+class Fields:
+    """Typed access to a request object's fields, each refused with a clear line."""
+
+    def __init__(self, data: dict, allowed: set[str]):
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise BadRequest(f"unknown field {', '.join(unknown)} (fields: {', '.join(sorted(allowed))})")
+        self.data = data
+
+    def get(self, name: str, kind, default=None, required: bool = False):
+        value = self.data.get(name)
+        if value is None:
+            if required:
+                raise BadRequest(f"give {name}")
+            return default
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            what = {str: "a text", int: "an integer", list: "a list", dict: "an object",
+                    bool: "true or false"}.get(kind, kind.__name__)
+            raise BadRequest(f"{name} must be {what}, not {json.dumps(value)[:40]}")
+        return value
+
+    def options(self):
+        """Rule options as an object of typed values or a list of ``KEY=VALUE`` strings."""
+        value = self.data.get("options")
+        if value is None or isinstance(value, dict):
+            return value or None
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        raise BadRequest("options must be an object or a list of KEY=VALUE texts")
+
+    def dice(self, name: str = "dice", required: bool = True):
+        value = self.get(name, list, required=required)
+        if value is not None and not all(isinstance(d, int) and not isinstance(d, bool) for d in value):
+            raise BadRequest(f"{name} must be a list of whole numbers")
+        return value
