@@ -143,9 +143,11 @@ def test_rules_are_describe(server):
      ["--dice", "2", "2", "4", "6", "6", "--roll", "1", "--sheet", "ones=3,straight=25"]),
     ("general", {"dice": [1, 1, 1, 5, 6], "roll": 3, "options": {"straight": "plain"}},
      ["--dice", "1", "1", "1", "5", "6", "--roll", "3", "--option", "straight=plain"]),
-    ("poker-programs", {"dice": [3, 3, 3, 4, 5], "roll": 2, "options": ["big_general=ends"]}
-     if False else {"dice": [3, 3, 3, 4, 5], "roll": 2},
-     ["--dice", "3", "3", "3", "4", "5", "--roll", "2"]),
+    ("poker-programs", {"dice": [3, 3, 3, 4, 5], "roll": 2, "top": 3},
+     ["--dice", "3", "3", "3", "4", "5", "--roll", "2", "--top", "3"]),
+    ("general", {"dice": [6, 6, 6, 6, 2], "roll": 2, "options": ["big_general=sixty"], "top": 1},
+     ["--dice", "6", "6", "6", "6", "2", "--roll", "2", "--option", "big_general=sixty",
+      "--top", "1"]),
 ])
 def test_advise_is_what_the_command_prints(server, monkeypatch, ruleset, body, args):
     status, _, data = server.post("/api/advise", {"ruleset": ruleset, **body})
@@ -193,7 +195,11 @@ BAD = [
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "colour": "red"}, "unknown field colour"),
     ({"dice": [1, 2, 3, 4, 5]}, "give ruleset"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "target": -3}, "target"),
-    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 3}, "players"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 0}, "players"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "top": 0}, "top"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "opponent_sheet": ""},
+     "opponent sheets are for two players"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "players": 2}, "roll"),
 ]
 
 

@@ -61,34 +61,50 @@ def error(message: str, status: int = 400) -> DicewiseJSON:
 
 
 ADVISE_FIELDS = {"ruleset", "dice", "roll", "sheet", "fifth", "options", "target", "players",
-                 "opponent_sheet"}
+                 "opponent_sheet", "opponent_sheets", "top"}
 
 
 def advise_request(data: dict, progress=None):
-    """Advice for the position in an advise request, as ``dicewise advise`` gives it."""
+    """Advice for the position in an advise request, as ``dicewise advise`` gives it: one
+    player, two (``opponent_sheet``) or more (``opponent_sheets``, one per rival)."""
     f = Fields(data, ADVISE_FIELDS)
     ruleset = f.get("ruleset", str, required=True)
     dice, roll = f.dice(), f.get("roll", int)
     sheet, options = f.get("sheet", str), f.options()
     players = f.get("players", int, default=1)
-    if players == 2:
-        if f.get("target", int) is not None or f.get("fifth", str) is not None:
-            raise BadRequest("two players take no target or fifth")
-        if roll is None:
-            raise BadRequest("give roll 1, 2 or 3")
-        return api.advise_two_player(ruleset, dice=dice, roll=roll, sheet=sheet or "",
-                                     opponent_sheet=f.get("opponent_sheet", str, default=""),
-                                     options=options, progress=progress)
-    if players != 1:
-        raise BadRequest("players must be 1 or 2 for advice on one position")
-    if f.get("opponent_sheet", str):
-        raise BadRequest("opponent_sheet is for two players")
-    target = f.get("target", int)
-    if target is not None and target < 0:
-        raise BadRequest("target must be 0 or more")
-    return api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None,
-                      fifth=f.get("fifth", str), options=options, target=target,
-                      progress=progress)
+    target, fifth = f.get("target", int), f.get("fifth", str)
+    rivals = f.get("opponent_sheets", list, default=[])
+    if not all(isinstance(r, str) for r in rivals):
+        raise BadRequest("opponent_sheets must be a list of sheets (texts)")
+    if f.get("opponent_sheet", str) is not None:
+        rivals = [f.get("opponent_sheet", str), *rivals]
+    top = f.get("top", int)
+    if top is not None and top < 1:
+        raise BadRequest("top must be 1 or more")
+    if players >= 2 and (target is not None or fifth is not None or roll is None):
+        raise BadRequest(f"{players} players take a roll and no target or fifth")
+    if players > 2:
+        result = api.advise_players(ruleset, players=players, dice=dice, roll=roll, sheet=sheet,
+                                    opponent_sheets=rivals, options=options, progress=progress)
+    elif players == 2:
+        api.check_two_players(ruleset, options)
+        if len(rivals) > 1:
+            raise BadRequest("two players take one opponent sheet")
+        result = api.advise_two_player(ruleset, dice=dice, roll=roll, sheet=sheet or "",
+                                       opponent_sheet=rivals[0] if rivals else "",
+                                       options=options, progress=progress)
+    elif players == 1:
+        if rivals:
+            raise BadRequest("opponent sheets are for two players or more")
+        if target is not None and target < 0:
+            raise BadRequest("target must be 0 or more")
+        result = api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None, fifth=fifth,
+                            options=options, target=target, progress=progress)
+    else:
+        raise BadRequest("players must be 1 or more")
+    from ..play.advisor import top as best_of
+
+    return best_of(result, top)
 
 
 def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
