@@ -91,3 +91,69 @@ def test_a_scratch_is_x_in_the_category_games():
     assert dict(sheet.scores)["poker"] == 0
     code, out = run("advise", "general", "--roll", "2", *DICE, "--json", "--sheet", "four=x")
     assert code == 0 and json.loads(out)["sheet"]["four"] == 0
+
+
+BOT = '''import json, sys
+for i, line in enumerate(sys.stdin):
+    obs = json.loads(line)
+    if i == 2:
+        print(json.dumps({"write": "nowhere"}), flush=True)
+    elif i == 3:
+        print("garbage", flush=True)
+    elif i == 5:
+        sys.exit(1)
+    else:
+        print(json.dumps(obs["legal"][0]), flush=True)
+'''
+
+
+def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
+    import sys
+
+    bot = tmp_path / "bot.py"
+    bot.write_text(BOT)
+    log = tmp_path / "game.jsonl"
+    result = CliRunner().invoke(cli, ["bench-agent", "general", "--agent-cmd",
+                                      f"{sys.executable} {bot}", "--games", "2", "--seed", "1",
+                                      "--max-failures", "9", "--log", str(log)])
+    out = result.stdout
+    assert result.exit_code == 0, result.output
+    costly = out[out.index("the costliest"):out.index("agent errors")]
+    assert "{" not in costly  # actions as the game's labels
+    assert re.search(r"chose (keep|write) .*; best (keep|write) ", out)
+    assert "after roll 1" in out and "the final choice" in out
+    data = json.loads(CliRunner().invoke(cli, ["bench-agent", "general", "--agent-cmd",
+                                               f"{sys.executable} {bot}", "--games", "2",
+                                               "--seed", "1", "--max-failures", "9",
+                                               "--json"]).stdout)
+    kinds = data["error_kinds"]
+    assert kinds["malformed"] >= 1 and kinds["crash"] >= 1 and kinds["illegal"] >= 1
+    assert data["restarts"] == kinds["crash"] + kinds.get("timeout", 0)
+    assert f"{len(data['errors'])} agent errors (" in out
+    assert f"restarted {data['restarts']} times" in out
+    assert "games ..." not in out  # progress goes to stderr only
+
+    code, text = run("review", "general", str(log))
+    assert code == 0
+    assert re.search(r"^game 0: \d+ decisions, \d+ lost points", text, re.M)
+    assert re.search(r"^game 1: ", text, re.M) and "in 2 games" in text
+    code, one = run("review", "general", str(log), "--game", "1", "--json")
+    data = json.loads(one)
+    assert {d["game"] for d in data["decisions"]} == {1} and len(data["games"]) == 1
+    assert data["total_loss"] == pytest.approx(data["games"][0]["loss"])
+    assert "the log has no game 5 (games: 0-1)" in fails("review", "general", str(log),
+                                                        "--game", "5")
+
+
+def test_simulate_headings_say_what_is_simulated():
+    code, out = run("simulate", "general", "--games", "200")
+    assert "exact score distribution (computed, not simulated)" in out
+    assert "the 200 simulated games' scores:" in out
+    assert out.index("the 200 simulated games' scores:") < out.index(" – ")
+
+
+def test_tables_for_people_are_rounded_and_csv_keeps_full_precision():
+    code, text = run("table", "general", "--what", "opening", "--format", "text")
+    code, csv_text = run("table", "general", "--what", "opening")
+    assert re.search(r"\s171\.011\s", text) and "171.011281" in csv_text
+    assert not re.search(r"\d\.\d{5,}", text)

@@ -37,7 +37,14 @@ def _clean(obj):
 
 @contextmanager
 def progress(length: float, label: str):
-    """A click progress bar on stderr; yields ``update(done)`` (fractions add up)."""
+    """A click progress bar on stderr; yields ``update(done)`` (fractions add up).
+
+    Where stderr is no terminal (a log, a pipe) the label is one line of its own, so it is
+    never glued to the output that follows."""
+    if not sys.stderr.isatty():
+        click.echo(f"{label} ...", err=True)
+        yield lambda steps=1: None
+        return
     with click.progressbar(length=max(int(math.ceil(length)), 1), label=label, file=sys.stderr,
                            show_eta=True, show_percent=True) as bar:
         done = [0.0, 0]  # fractional total, whole steps shown

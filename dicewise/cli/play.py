@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 
 import click
 
@@ -54,13 +55,15 @@ def simulate(ruleset, games, seed, policy, options, as_json):
                f"p75 {p['75']:g}  p95 {p['95']:g}  max {s.maximum:g}")
     for key, value in sim.extra.items():
         if key == "exact":
-            click.echo(f"exact distribution of the optimal policy: mean {value['mean']:.4f}, "
-                       f"std {value['std']:.3f}, median {value['percentiles']['50']:g}")
+            click.echo(f"the optimal policy's exact score distribution (computed, not "
+                       f"simulated): mean {value['mean']:.4f}, std {value['std']:.3f}, median "
+                       f"{value['percentiles']['50']:g}")
         elif key == "example_games":
             for i, ex in enumerate(value, 1):
                 click.echo(f"game {i}: " + ", ".join(f"{k} {v}" for k, v in ex.items()))
         elif isinstance(value, float):
             click.echo(f"{key.replace('_', ' ')}: {value:.4f}")
+    click.echo(f"the {s.games:,} simulated games' scores:")
     for line in _histogram(s.histogram):
         click.echo(line)
 
@@ -157,7 +160,9 @@ def _print_table(duel, as_json) -> None:
 @click.argument("ruleset")
 @click.option("--what", default=None, help="Which table (`dicewise rules RULESET` lists them; "
               "default: the first).")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "csv", "json"]), default=None,
+              help="text: aligned and rounded for people (the default on a terminal); csv and "
+                   "json keep full precision (csv is the default elsewhere).")
 @click.option("--out", type=click.Path(), help="Write here instead of stdout.")
 @click.option("--games", default=20000, show_default=True, type=click.IntRange(1, 10**7),
               help="Games simulated for tables of policy statistics.")
@@ -176,8 +181,12 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options):
         plt = pyplot(plot_out)
     result = api.strategy_table(ruleset, what, options=options, games=games, seed=seed,
                                 progress=progress)
+    if fmt is None:
+        fmt = "text" if not out and sys.stdout.isatty() else "csv"
     if fmt == "json":
         text = json.dumps(result.to_json(), ensure_ascii=False) + "\n"
+    elif fmt == "text":
+        text = _text_table(result.header, result.rows)
     else:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -191,6 +200,26 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options):
         click.echo(text, nl=False)
     if plt is not None:
         _plot_target(plt, result, plot_out)
+
+
+def _people(value) -> str:
+    """A cell for people: floats rounded (3 decimals, 4 below 1), empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) >= 1 else f"{value:.4f}"
+    return str(value)
+
+
+def _text_table(header, rows) -> str:
+    """Aligned columns, numbers to the right."""
+    cells = [list(map(str, header))] + [[_people(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    numeric = [all(isinstance(row[i], (int, float)) or row[i] in (None, "") for row in rows)
+               for i in range(len(header))]
+    lines = ["  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(r, widths, numeric))
+             .rstrip() for r in cells]
+    return "\n".join(lines) + "\n"
 
 
 def _plot_target(plt, result, out) -> None:
@@ -263,6 +292,11 @@ def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, m
         raise DicewiseError(report.stopped)
 
 
+#: The regret's stages as people name them.
+STAGES = {"roll1": "after roll 1", "roll2": "after roll 2", "roll3": "the final choice",
+          "decision": "every split"}
+
+
 def _print_agent_report(d):
     lo, hi = d["ci95"]
     click.echo(f"{d['agent']} on {d['ruleset']}: {d['games']:,} games, seed {d['seed']}")
@@ -272,36 +306,80 @@ def _print_agent_report(d):
                f"{d['regret_per_decision']:.5f} a "
                f"decision over {d['decisions']:,} decisions "
                f"({quality(d['approximate'], d['error_estimate'])})")
-    stages = ", ".join(f"{k} {v:.3f}" for k, v in d["regret_by_stage"].items())
-    click.echo(f"regret by decision (total): {stages}")
+    stages = "; ".join(f"{STAGES.get(k, k)} {v:,.3f}" for k, v in d["regret_by_stage"].items())
+    click.echo(f"regret by stage (total over the games): {stages}")
     w = d["win_rate_vs_optimal"]
     click.echo(f"against the optimal policy on the same dice: {w['wins']:.1%} wins, "
                f"{w['draws']:.1%} draws, {w['losses']:.1%} losses")
+    if d["costliest"]:
+        click.echo("the costliest decisions:")
     for c in d["costliest"]:
         where = " ".join(f"{k} {c[k]}" for k in ("game", "turn", "roll") if c.get(k) is not None)
-        click.echo(f"  lost {c['loss']:.3f}: {where} dice {c['dice']}: chose {c['chose']}, "
-                   f"best {c['best']}")
+        chose = c.get("chose_label") or json.dumps(c["chose"])
+        best = c.get("best_label") or json.dumps(c["best"])
+        click.echo(f"  lost {c['loss']:.3f}: {where}, dice {' '.join(map(str, c['dice']))}: "
+                   f"chose {chose}; best {best}")
     if d["errors"]:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
+        click.echo(f"{len(d['errors'])} agent errors ({kinds}); the program was restarted "
+                   f"{d.get('restarts', 0)} times")
         e = d["errors"][0]
-        click.echo(f"{len(d['errors'])} agent errors; first: game {e['game']} turn {e['turn']}: "
-                   f"{e['error']} (sent {e['sent']!r})")
+        click.echo(f"first: game {e['game']} turn {e['turn']}: {e['error']} (sent {e['sent']!r})")
 
 
 @click.command()
 @click.argument("ruleset")
 @click.argument("log", type=click.File("r"))
+@click.option("--game", "game_index", type=int, default=None,
+              help="Only the decisions of game N of the log (its `game` field).")
+@click.option("--all", "show_all", is_flag=True,
+              help="Every decision, not only those that lost points.")
 @option_flag
 @json_flag
-def review(ruleset, log, options, as_json):
-    """Judge a logged game (agent-protocol JSON lines), decision by decision."""
+def review(ruleset, log, game_index, show_all, options, as_json):
+    """Judge a logged game (agent-protocol JSON lines): a summary a game, and the decisions
+    that lost points (--all: every decision; --game N: one game)."""
+    from ..play.review import per_game
+
     judged = api.review(ruleset, log, options=options, progress=progress)
+    if game_index is not None:
+        games = sorted({r.game for r in judged if r.game is not None})
+        judged = [r for r in judged if r.game == game_index]
+        if not judged:
+            raise DicewiseError(f"the log has no game {game_index} (games: "
+                                f"{_ranges(games) or 'none numbered'})")
     total = sum(r.loss for r in judged)
+    summary = per_game(judged)
     if as_json:
-        return emit_json({"decisions": [r.to_json() for r in judged], "total_loss": total})
-    for r in judged:
+        return emit_json({"decisions": [r.to_json() for r in judged], "total_loss": total,
+                          "games": summary})
+    for g in summary:
+        worst = g["worst"]
+        tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
+                f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
+        click.echo(f"game {g['game']}: {g['decisions']} decisions, {g['lost']} lost points, "
+                   f"{g['loss']:.3f} in all{tail}")
+    shown = [r for r in judged if show_all or r.loss >= 1e-9]
+    if shown:
+        click.echo("decisions that lost points:" if not show_all else "every decision:")
+    for r in shown:
         mark = "ok" if r.loss < 1e-9 else f"lost {r.loss:.3f}"
-        where = " ".join(f"{k} {v}" for k, v in (("turn", r.turn), ("roll", r.roll)) if v is not None)
-        click.echo(f"line {r.line} {where} dice {' '.join(map(str, r.dice))}: chose "
-                   f"{json.dumps(r.chose)} ({r.chose_expected:.3f}); best {json.dumps(r.best)} "
+        where = " ".join(f"{k} {v}" for k, v in (("game", r.game), ("turn", r.turn),
+                                                  ("roll", r.roll)) if v is not None)
+        click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
+                   f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
                    f"({r.best_expected:.3f}) — {mark}")
-    click.echo(f"total expected loss {total:.4f} over {len(judged)} decisions")
+    click.echo(f"total expected loss {total:.4f} over {len(judged)} decisions "
+               f"in {len(summary)} game{'s' * (len(summary) != 1)}")
+
+
+def _ranges(numbers) -> str:
+    """0-4, 7 for people."""
+    out, start = [], None
+    for i, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            out.append(str(start) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(out)

@@ -65,8 +65,23 @@ class AgentReport:
             "regret_unit": self.regret_unit,
             "costliest": list(self.costliest),
             "errors": list(self.errors),
+            "error_kinds": self.error_kinds(),
+            "restarts": self.restarts(),
             "stopped": self.stopped,
         }
+
+
+    def error_kinds(self) -> dict:
+        """How many failures of each kind: exception, crash, timeout, malformed, illegal."""
+        kinds: dict[str, int] = {}
+        for e in self.errors:
+            kinds[e.get("kind", "error")] = kinds.get(e.get("kind", "error"), 0) + 1
+        return kinds
+
+    def restarts(self) -> int:
+        """Times an agent program was started again after it crashed or hung."""
+        dead = [e for e in self.errors if e.get("kind") in ("crash", "timeout")]
+        return len(dead) - (1 if self.stopped and dead and dead[-1] is self.errors[-1] else 0)
 
 
 def stage_of(observation: dict) -> str:
@@ -110,6 +125,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 streak += 1
                 errors.append({"game": obs.get("game"), "turn": obs.get("turn"), "roll": obs.get("roll"),
                                "dice": obs.get("dice"), "error": str(e),
+                               "kind": e.kind if isinstance(e, AgentFailure) else "illegal",
                                "sent": e.sent if isinstance(e, AgentFailure) else _short(reply)})
                 if on_error == "stop":
                     stopped = f"stopped at the agent's first error: {e}"
@@ -125,6 +141,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
             costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
                                   "roll": obs.get("roll"), "dice": obs.get("dice"),
                                   "sheet": obs.get("sheet"), "chose": action, "best": best.action,
+                                  "chose_label": chosen.label, "best_label": best.label,
                                   "loss": loss}))
             if len(costly) > 50:
                 costly = sorted(costly, key=lambda x: -x[0])[:5]
@@ -145,5 +162,9 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
 
 
 def _short(obj):
-    text = repr(obj)
+    """What an agent sent, as JSON where it is JSON (cut to 200 characters)."""
+    try:
+        text = json.dumps(obj, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(obj)
     return text if len(text) <= 200 else text[:200] + "..."

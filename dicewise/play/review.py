@@ -18,6 +18,7 @@ class Reviewed:
     """One logged decision, judged."""
 
     line: int
+    game: int | None
     turn: int | None
     roll: int | None
     dice: list
@@ -26,6 +27,8 @@ class Reviewed:
     best: dict
     best_expected: float
     loss: float
+    chose_label: str = ""
+    best_label: str = ""
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -59,7 +62,24 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
         except BadAction:
             raise DicewiseError(f"line {number}: {json.dumps(action)} is not a legal action there") \
                 from None
-        out.append(Reviewed(number, obs.get("turn"), obs.get("roll"), obs.get("dice"), action,
-                            chosen.value, advice.best.action, advice.best.value, chosen.loss))
+        out.append(Reviewed(number, obs.get("game"), obs.get("turn"), obs.get("roll"),
+                            obs.get("dice"), action, chosen.value, advice.best.action,
+                            advice.best.value, chosen.loss, chosen.label, advice.best.label))
     return out
+
+
+def per_game(reviewed: list[Reviewed]) -> list[dict]:
+    """One summary a game, in the log's order: decisions, those that lost, the loss, the worst."""
+    games: dict = {}
+    for r in reviewed:
+        g = games.setdefault(r.game, {"game": r.game, "decisions": 0, "lost": 0, "loss": 0.0,
+                                      "worst": None})
+        g["decisions"] += 1
+        g["loss"] += r.loss
+        if r.loss > 1e-9:
+            g["lost"] += 1
+            if g["worst"] is None or r.loss > g["worst"]["loss"]:
+                g["worst"] = {"line": r.line, "loss": r.loss, "chose": r.chose_label,
+                              "best": r.best_label}
+    return list(games.values())
 

@@ -27,6 +27,7 @@ The contract, written once:
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,7 +107,7 @@ class Advice:
         for c in self.choices:
             if c.action == action:
                 return c
-        raise BadAction(f"{action} is not a legal action here")
+        raise BadAction(f"{json.dumps(action)} is not a legal action here")
 
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
