@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import dicewise
 from dicewise.errors import DicewiseError
@@ -290,3 +291,28 @@ def test_two_player_general_plays_to_win_and_solves_the_race_once():
         assert [c["probability"] for c in got["choices"]] == pytest.approx(
             [c["probability"] for c in expected["choices"]], abs=1e-12)
     assert game.over and race is not None
+
+
+_VERBS = ["dice", "roll", "advise", "pick", "keep", "write", "cross", "split", "undo", "sheet",
+          "help", "", "frobnicate", "DICE", "write"]
+_WORDS = ["1", "6", "7", "0", "-1", "66341", "1+2", "3+4", "5", "sixes", "единицы", "x", "none",
+          "nothing", "99999999999999999999", "ones twos", "+", "'", "\\", "é", "1,2,3,4,5"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(st.one_of(
+    st.tuples(st.sampled_from(_VERBS), st.lists(st.sampled_from(_WORDS), max_size=6)).map(
+        lambda t: " ".join([t[0], *t[1]])),
+    st.text(max_size=30)), min_size=1, max_size=25))
+def test_any_line_answers_one_json_object_and_a_refused_one_changes_nothing(lines):
+    game = TableGame.new("general", players=2, objective="score", seed=1, advice=False)
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            continue
+        before = game.to_json()
+        answer = game.apply(line)
+        json.dumps(answer)  # JSON-able, one object
+        assert set(answer) >= {"ok"}
+        if not answer["ok"]:
+            assert isinstance(answer["error"], str) and answer["error"]
+            assert game.to_json() == before
