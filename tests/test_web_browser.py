@@ -382,3 +382,24 @@ def test_advice_comes_within_half_a_second_of_the_tap(ruleset, browser, table_se
     (artifacts / f"latency-{ruleset}.json").write_text(json.dumps(times))
     print(f"{ruleset}: tap to advice median {median:.3f} s, max {times[-1]:.3f} s")
     assert median < 0.5, times
+
+
+def test_the_page_says_when_it_builds_a_table(browser, tmp_path):
+    fresh = Server(tmp_path)  # an empty table cache: poker-programs is built (seconds)
+    try:
+        context = browser.new_context(viewport=PHONE)
+        page = context.new_page()
+        page.goto(fresh.url)
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("[data-tab=position]")
+        page.select_option("[data-testid=position-ruleset]", "poker-programs")
+        tap_dice(page, "[data-testid=position-dice]", [1, 2, 3, 4, 5])
+        page.click("[data-testid=show-advice]")
+        page.wait_for_selector("[data-testid=notice][data-kind=building]:not([hidden])")
+        assert "Building the table of poker-programs for the first time" in page.inner_text(
+            "[data-testid=notice]")
+        page.wait_for_selector("[data-testid=position-advice] tr.choice", timeout=300_000)
+        assert page.is_hidden("[data-testid=notice]")
+        context.close()
+    finally:
+        fresh.stop()
