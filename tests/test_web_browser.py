@@ -2,10 +2,13 @@
 
 Proves, through taps on the page only: a whole two-player game of General played from the
 page's advice to the final screen, every choice shown checked against ``dicewise advise
---json`` for the same position, a reload mid-game that shows the same game, a save and a
-resume from the saved file; the advisor page's choices equal the command's and come within
-0.5 s of the tap; bad input shows its reason on the page; the page in Russian; screenshots
-of a phone-sized and a desktop-sized page kept as artifacts (``DICEWISE_ARTIFACTS``, else
+--json`` for the same position, a reload mid-game that shows the same game; a whole
+two-player game of poker-school kept on its three columns and premium column; undo, a save
+and a resume from the saved file; the advisor page's choices equal the command's; advice
+within 0.5 s of the tap for every category game and poker-school (with their tables built;
+``DICEWISE_WEB_TABLES`` names a cache holding the ones that take minutes); the notice while
+a table is built; bad input shown on the page; the page in Russian.  Screenshots of a
+phone-sized and a desktop-sized page are kept as artifacts (``DICEWISE_ARTIFACTS``, else
 the test's temporary folder).  Without Playwright or the system's Chromium the tests skip
 with the reason.
 """
