@@ -319,6 +319,22 @@ def test_serve_refuses_an_open_host_without_a_token(tmp_path):
     assert result.exit_code == 2 and "is a file" in result.stderr
 
 
+def test_serve_prints_its_address_as_json(tmp_path):
+    env = {**os.environ, "DICEWISE_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "dicewise", "serve", "--port", "0",
+                                "--games", str(tmp_path / "games"), "--token", "--json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=env)
+    try:
+        line = json.loads(process.stdout.readline())
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert line["host"] == "127.0.0.1" and line["port"] > 0 and len(line["token"]) >= 16
+    assert line["urls"] == [f"http://127.0.0.1:{line['port']}/?token={line['token']}"]
+    assert line["games"] == str(tmp_path / "games")
+
+
 def test_builds_in_progress_are_reported():
     builds = Builds()
     assert builds.snapshot() == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import socket
 from pathlib import Path
@@ -59,7 +60,9 @@ def addresses(host: str, port: int, token: str | None) -> list[str]:
 @click.option("--token/--no-token", "use_token", default=None,
               help="Require a random token in the address (default: only when the host is "
               "not a loopback address; --no-token is refused there).")
-def serve(host, port, games_dir, use_token):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the addresses as one JSON line (for scripts) instead of the text.")
+def serve(host, port, games_dir, use_token, as_json):
     """Start the score sheet in the browser: pick a game, tap the dice, see every choice.
 
     On 127.0.0.1 only this machine can open it.  With --host 0.0.0.0 every device on
@@ -92,16 +95,21 @@ def serve(host, port, games_dir, use_token):
     except OSError as e:
         raise DicewiseError(f"cannot listen on {host}:{port}: {e.strerror}") from None
     port = sock.getsockname()[1]
-    click.echo("dicewise serve: open")
-    for url in addresses(host, port, token):
-        click.echo(f"  {url}")
-    if not loopback:
-        click.echo("Anyone on this network with the address (and its token) can play; "
-                   "Ctrl+C stops the server.")
+    urls = addresses(host, port, token)
+    if as_json:
+        click.echo(json.dumps({"urls": urls, "host": host, "port": port, "token": token,
+                               "games": str(folder)}))
     else:
-        click.echo("Only this machine can open it (--host 0.0.0.0 for phones on the "
-                   "network); Ctrl+C stops the server.")
-    click.echo(f"Games are kept in {folder}", err=True)
+        click.echo("dicewise serve: open")
+        for url in urls:
+            click.echo(f"  {url}")
+        if not loopback:
+            click.echo("Anyone on this network with the address (and its token) can play; "
+                       "Ctrl+C stops the server.")
+        else:
+            click.echo("Only this machine can open it (--host 0.0.0.0 for phones on the "
+                       "network); Ctrl+C stops the server.")
+        click.echo(f"Games are kept in {folder}", err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
