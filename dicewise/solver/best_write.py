@@ -12,6 +12,7 @@ partitions, so it is built once and reused for every batch with the same open bo
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -85,8 +86,18 @@ class Scratch:
     def view(self, i: int, rows: int, cols: int) -> np.ndarray:
         return self.buffers[i][:rows * cols].reshape(rows, cols)
 
-    def fits(self, columns: int, dtype) -> bool:
-        return columns <= self.columns and np.dtype(dtype) == self.dtype
+
+_LOCAL = threading.local()
+
+
+def scratch_for(columns: int, dtype=np.float64) -> Scratch:
+    """This thread's scratch for batches of ``columns`` (grown when a wider one comes)."""
+    key = np.dtype(dtype).name
+    scratch = getattr(_LOCAL, key, None)
+    if scratch is None or scratch.columns < columns:
+        scratch = Scratch(max(columns, 512), dtype)
+        setattr(_LOCAL, key, scratch)
+    return scratch
 
 
 def best_write(plan: MaxPlan, parts: Sequence[Partition], values: Sequence[np.ndarray],

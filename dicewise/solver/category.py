@@ -9,7 +9,6 @@ on states with one more, so each such layer is solved in batches by the turn sol
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, ClassVar, Sequence
@@ -17,7 +16,7 @@ from typing import Callable, ClassVar, Sequence
 import numpy as np
 
 from . import dice
-from .best_write import Partition, Scratch, best_write, max_plan, partition
+from .best_write import Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
 from .parallel import local_map
 from .turn import solve_turn
@@ -191,7 +190,7 @@ def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extr
     plan = _PLANS.get(key)
     if plan is None:
         plan = _PLANS[key] = max_plan(parts)
-    return best_write(plan, parts, tables, out, _scratch(len(masks)))
+    return best_write(plan, parts, tables, out, scratch_for(len(masks)))
 
 
 #: Merge plans by the partitions of the boxes (partitions are interned, so ids are keys).
@@ -199,16 +198,6 @@ _PLANS: dict = {}
 _PARTITIONS: dict = {}
 _IDENTITY = Partition(np.arange(dice.N_ROLLS), dice.N_ROLLS)
 _IDENTITY_FIRST = np.arange(dice.N_ROLLS)
-_SCRATCH = threading.local()
-
-
-def _scratch(columns: int) -> Scratch:
-    scratch = getattr(_SCRATCH, "value", None)
-    if scratch is None or not scratch.fits(columns, np.float64):
-        scratch = _SCRATCH.value = Scratch(max(columns, 512))
-    return scratch
-
-
 def _interned_partition(*keys) -> tuple[np.ndarray, Partition]:
     """The partition of the rolls by these keys, one object per distinct partition."""
     key = b"".join(np.ascontiguousarray(k).tobytes() + b"|" for k in keys)

@@ -21,9 +21,12 @@ stored value is within 20 · 2^-25 ≈ 6e-7 of the exact one (20 layers are roun
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
 import numpy as np
 
 from .. import dice
+from ..best_write import Partition, best_write, max_plan, scratch_for
 from ..turn import best_sub_keep, best_sub_keep_and_keep
 from .space import Layout, TwoPlayerRules
 
@@ -166,11 +169,16 @@ def best_writes(u: np.ndarray, rules: TwoPlayerRules, cols: Columns, with_box: b
             np.maximum(top, cand, out=top)
         return top, arg
 
-    w2, a2 = best(rules.vec_of[1])
+    if with_box:
+        w2, a2 = best(rules.vec_of[1])
+    else:
+        w2, a2 = _merged_best(u, rules, cols, 1), None
     if np.array_equal(rules.vec_of[2], rules.vec_of[1]):
         w3, a3 = w2, a2
-    else:
+    elif with_box:
         w3, a3 = best(rules.vec_of[2])
+    else:
+        w3, a3 = _merged_best(u, rules, cols, 2), None
     w1, a1 = w2.copy(), (a2.copy() if with_box else None)
     if len(rules.roll1_rows):
         top, arg = best(rules.vec_of[0], rules.roll1_rows)
@@ -178,6 +186,35 @@ def best_writes(u: np.ndarray, rules: TwoPlayerRules, cols: Columns, with_box: b
         if with_box:
             a1[rules.roll1_rows] = arg
     return (w1, w2, w3), (a1, a2, a3)
+
+
+@lru_cache(maxsize=None)
+def _box_partitions(rules: TwoPlayerRules, k: int) -> tuple:
+    """Per box, its rows of write vectors (a slice of ``u``) and the partition of the rolls
+    by the vector each writes after roll number k + 1."""
+    out = []
+    for c in range(rules.n):
+        rows = np.flatnonzero(rules.vec_box == c)
+        lo, hi = int(rows[0]), int(rows[-1]) + 1
+        out.append((slice(lo, hi), Partition(rules.vec_of[k][:, c] - lo, hi - lo)))
+    return tuple(out)
+
+
+_PLANS: dict = {}
+
+
+def _merged_best(u: np.ndarray, rules: TwoPlayerRules, cols: Columns, k: int) -> np.ndarray:
+    """The best write value after roll number k + 1 over the open boxes: (252, B), the
+    max over each box's write vectors merged by roll classes (``best_write``)."""
+    boxes = _box_partitions(rules, k)
+    key = (rules, k, cols.mover)
+    plan = _PLANS.get(key)
+    parts = [boxes[c][1] for c in cols.open_boxes]
+    if plan is None:
+        plan = _PLANS[key] = max_plan(parts)
+    out = np.empty((dice.N_ROLLS, u.shape[1]))
+    return best_write(plan, parts, [u[boxes[c][0]] for c in cols.open_boxes], out,
+                      scratch_for(u.shape[1]))
 
 
 @dataclass(frozen=True)
