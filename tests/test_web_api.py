@@ -445,3 +445,30 @@ def test_the_strings_endpoint(server):
     assert ru["messages"]["Undo"] == "Отменить" and ru["boxes"]["ones"] == "единицы"
     status, _, en = server.request("GET", "/api/strings?lang=xx")
     assert status == 200 and en["lang"] == "en" and en["messages"]["Undo"] == "Undo"
+
+
+def test_a_write_that_fails_leaves_the_last_good_game(tmp_path, monkeypatch):
+    from dicewise.web.games import GameStore
+
+    class Saved:
+        def __init__(self, events):
+            self.events = events
+
+        def to_json(self):
+            return {"format": "dicewise-table-game", "events": self.events}
+
+    store = GameStore(tmp_path)
+    store._write("0123456789abcdef", Saved([1]))
+    path = tmp_path / "0123456789abcdef.json"
+    assert json.loads(path.read_text())["events"] == [1]
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError):
+        store._write("0123456789abcdef", Saved([1, 2]))
+    assert json.loads(path.read_text())["events"] == [1]
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+    with pytest.raises(Exception, match="no game"):
+        store.path("../../etc/passwd")
