@@ -472,3 +472,23 @@ def test_a_write_that_fails_leaves_the_last_good_game(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
     with pytest.raises(Exception, match="no game"):
         store.path("../../etc/passwd")
+
+
+def test_a_move_that_cannot_be_saved_is_not_kept(tmp_path, monkeypatch, session):
+    from dicewise.web.games import GameStore, NotSaved
+
+    store = GameStore(tmp_path)
+    first = store.new({"ruleset": "general", "players": 1, "seed": 3, "advice": False})
+    game_id = first["game"]
+    store.apply(game_id, "roll")
+    kept = store.state(game_id)["state"]
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(NotSaved, match="No space left on device"):
+        store.apply(game_id, "write ones")
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert store.state(game_id)["state"] == kept

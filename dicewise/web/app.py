@@ -25,7 +25,7 @@ from ..errors import DicewiseError
 from . import guard, strings
 from .builds import Builds
 from .fields import BadRequest, Fields, read_json
-from .games import GameStore, UnknownGame
+from .games import GameStore, NotSaved, UnknownGame
 
 STATIC = Path(__file__).with_name("static")
 #: The largest request body accepted: a saved game of four players is a few kilobytes.
@@ -122,6 +122,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
             return error(str(e), e.status)
         except UnknownGame as e:
             return error(str(e), 404)
+        except NotSaved as e:
+            return error(str(e), 507)
         except DicewiseError as e:
             return error(str(e))
         except Exception as e:  # a defect, not bad input: the server answers and goes on

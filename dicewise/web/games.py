@@ -34,6 +34,10 @@ class UnknownGame(DicewiseError):
     """A game id that names no game of this server."""
 
 
+class NotSaved(DicewiseError):
+    """A game file that could not be written: the move is not kept (the file is as before)."""
+
+
 def _session_module():
     try:
         from ..play import session
@@ -115,7 +119,10 @@ class GameStore:
             raise DicewiseError(f"this server already keeps {MAX_GAMES} games; remove old ones "
                                 f"from {self.folder}")
         game_id = secrets.token_hex(8)
-        self._write(game_id, game)
+        try:
+            self._write(game_id, game)
+        except OSError as e:
+            raise NotSaved(f"cannot save the game ({e.strerror or e})") from None
         self._remember(game_id, game)
         return game_id
 
@@ -160,7 +167,13 @@ class GameStore:
         with lock:
             answer = game.apply(command)
             if answer.get("ok"):
-                self._write(game_id, game)
+                try:
+                    self._write(game_id, game)
+                except OSError as e:
+                    with self._lock:  # the next request reads the last good file again
+                        self._games.pop(game_id, None)
+                    raise NotSaved(f"cannot save the game ({e.strerror or e}); the last move "
+                                   "is not kept") from None
             return answer
 
     def download(self, game_id: str):
