@@ -123,8 +123,8 @@ def box_label(ruleset: str, box: str, lang: str = "en") -> str:
     return names[LANGUAGES.index(lang) - 1]
 
 
-def box_name(ruleset: str, boxes, text: str, lang: str = "en") -> str:
-    """The rules' name of the box typed as ``text`` in any language (DicewiseError if none)."""
+def canonical_box(ruleset: str, boxes, text: str) -> str | None:
+    """The rules' name of the box typed as ``text`` in any language, or None."""
     key = _key(text)
     for box in boxes:
         if key == _key(box):
@@ -132,6 +132,14 @@ def box_name(ruleset: str, boxes, text: str, lang: str = "en") -> str:
     for box, names in BOX_NAMES.get(ruleset, {}).items():
         if box in boxes and any(key == _key(n) for n in names):
             return box
+    return None
+
+
+def box_name(ruleset: str, boxes, text: str, lang: str = "en") -> str:
+    """The rules' name of the box typed as ``text`` in any language (DicewiseError if none)."""
+    box = canonical_box(ruleset, boxes, text)
+    if box is not None:
+        return box
     shown = ", ".join(box_label(ruleset, b, lang) for b in boxes)
     msg = translator(lang)("unknown box {box!r} (boxes: {boxes})")
     raise DicewiseError(msg.format(box=text, boxes=shown))

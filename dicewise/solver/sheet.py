@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DicewiseError
+from ..i18n import canonical_box
 from .category import CategoryGame
 
 
@@ -63,6 +64,8 @@ def parse_sheet(game: CategoryGame, spec: str | None) -> Sheet:
                 raise DicewiseError(f"{name}={value} cannot be negative")
             counters[name] = value
             continue
+        if name not in names:  # the seeds' names and abbreviations, Russian and Polish too
+            name = canonical_box(game.name, game.category_names, name) or name
         if name not in names:
             known = ", ".join(game.category_names + game.sheet_counters)
             raise DicewiseError(f"unknown category {name!r} for {game.name} (categories: {known})")

@@ -325,6 +325,10 @@ class PokerSchool(CategoryGame):
             name = name.strip().lower().replace("-", "_")
             if not sep:
                 raise DicewiseError(f"sheet entry {part!r} is not of the form row=cells")
+            if name not in ROW_INDEX:  # the seed's names, Russian and Polish too
+                from ...i18n import canonical_box
+
+                name = canonical_box(self.name, ROW_NAMES, name) or name
             if name not in ROW_INDEX:
                 raise DicewiseError(f"unknown row {name!r} (rows: {', '.join(ROW_NAMES)})")
             if ROW_INDEX[name] in rows:
