@@ -179,7 +179,11 @@ def _label(game: TableGame, choice) -> str:
         return tr("cross {box}").format(box=i18n.box_label(game.game.name, action["cross"], lang))
     if "pairs" in action:
         (a, b), (c, d) = action["pairs"]
-        return f"split {a}+{b} {c}+{d} {action['fifth']}"
+        detail = choice.detail
+        fifth = "-" if detail.get("puscioch") else action["fifth"]
+        note = (tr(" (puścioch: no fifth-die mark)") if detail.get("puscioch") else
+                tr(" (ends the game)") if detail.get("ends_game") else "")
+        return tr("split {a}+{b} {c}+{d}, fifth {e}").format(a=a, b=b, c=c, d=d, e=fifth) + note
     return choice.label
 
 
