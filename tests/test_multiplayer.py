@@ -313,3 +313,27 @@ def test_bad_tables_are_one_line(args, message):
     errors = [line for line in res.stderr.splitlines() if line.startswith("dicewise: error: ")]
     assert len(errors) == 1 and message in errors[0], res.output
     assert "Traceback" not in res.output and not res.stdout
+
+
+# -- measured against the exact race and the fair share (slow: the two tables, many games) ------
+
+@pytest.mark.slow
+def test_two_players_win_policy_meets_the_exact_race():
+    """Win-optimal against expected-score play is worth exactly 0.522593 (docs/players.md);
+    the approximate policy, played the same way, comes within the simulation's error."""
+    from dicewise import api
+
+    duel = api.duel_players("general", players=2, a="win", b="optimal", games=20000, seed=11)
+    assert duel.approximate and duel.result.games == 20000
+    assert abs(duel.result.share - 0.522593) < 0.01
+    lo, hi = duel.result.share_ci95
+    assert lo > 0.5
+
+
+@pytest.mark.slow
+def test_three_players_win_policy_beats_a_fair_share():
+    from dicewise import api
+
+    duel = api.duel_players("general", players=3, a="win", b="optimal", games=30000, seed=12)
+    lo, hi = duel.result.share_ci95
+    assert lo > 1 / 3 and duel.result.share > 0.345

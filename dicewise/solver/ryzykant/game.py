@@ -135,6 +135,15 @@ class RyzykantGame(Game):
     def needs_solution(self, policy: str) -> bool:
         return policy in policy_table.TABLE_POLICIES
 
+    def table_policies(self, rules) -> tuple[str, ...]:
+        return ("win",)
+
+    def play_seated(self, solution: Solution, seats, deals: int, seed: int, first_deal: int = 0):
+        # Every player splits the same rolls (RULES.md section 4): see race.py.
+        from .race import play_seated
+
+        return play_seated(solution, tuple(seats), deals, seed, first_deal)
+
     def test_settings(self) -> dict:
         """A fit of about a second for tests, as {(object, attribute): value}."""
         return {(sys.modules[__name__], "BUILD"): BuildSettings(rounds=2, games=2000,

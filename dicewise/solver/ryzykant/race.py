@@ -1,0 +1,185 @@
+"""Ryzykant on shared rolls: every player splits the same rolls (RULES.md §4), and a policy
+that plays to finish ahead.
+
+**The table.**  N players play one stream of rolls in lockstep; a player whose game has
+ended stops splitting while the others go on.  Roll t of game d depends on the seed, d and
+t only (one roll per game at every step, as ``approx.play_games`` draws them), so every
+seat of a game meets the same rolls.  Identical policies on identical sheets split alike
+and tie.
+
+**The win policy.**  On a roll it knows every rival's sheet and, rivals playing for the
+best mean, what each of them splits.  For each of its legal splits it looks one roll ahead
+exactly: over the 252 next rolls (shared with the rivals) its best split then by the
+fitted value V against the best rival's, a margin D(r), and it takes the split of largest
+
+    Σ_r P(r) · Φ(D(r) / σ),     σ = SPREAD · √(rolls likely left),
+
+the chance to finish ahead if what V cannot see yet (the rolls after the next) adds a
+normal spread that grows with the game's length.  Early, σ is large and Φ nearly linear:
+it plays for the mean like its rivals.  Late, Φ is a step: a player behind takes the
+split that most often overtakes, a player ahead the one that most often stays ahead.
+The rivals being those of expected-score play, it is approximate and measured
+(docs/players.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import DicewiseError
+from .. import dice
+from . import approx
+from .rules import Ryzykant, apply_splits, legal_splits, score
+
+#: σ per √(roll left) of the margin V cannot see yet (points); set by the measured duel.
+SPREAD = 300.0
+#: How strongly an equal chance is broken toward the better expected score.
+TIE_BREAK = 1e-9
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    from scipy.special import ndtr
+
+    return ndtr(x)
+
+
+def next_best(dense, ruleset: Ryzykant, upper, lower) -> np.ndarray:
+    """(G, 252) for positions before a roll: the best split's worth on each next roll (its
+    final score where it ends the game, else V after it), rolls in ``dice`` order."""
+    G = len(upper)
+    out = np.empty((G, dice.N_ROLLS))
+    chosen = ((lower > 0) * (1 << np.arange(6))).sum(axis=1)
+    for c in np.unique(chosen):
+        index = approx._roll_index(int(c))
+        rows = np.flatnonzero(chosen == c)
+        T = approx._split_tables(dense, ruleset, upper[rows], lower[rows], index.rows)
+        best = approx._best_per_roll(T, index)
+        out[np.ix_(rows, index.order)] = best
+        if ruleset.puscioch == "reroll":  # a puścioch is thrown again: it weighs nothing
+            out[np.ix_(rows, np.flatnonzero(index.puscioch))] = np.nan
+    return out
+
+
+def rolls_left(ruleset: Ryzykant, lower) -> np.ndarray:
+    """A rough count of the rolls a game still lasts: two a missing mark of its fullest face."""
+    return 2.0 * np.maximum(ruleset.end_marks - np.asarray(lower).max(axis=-1), 1)
+
+
+class WinPolicy:
+    """Split to finish ahead of the rivals, who play ``rival`` (the expected-score policy)."""
+
+    name = "win"
+
+    def __init__(self, ruleset: Ryzykant, dense, rival, spread: float = SPREAD):
+        self.ruleset, self.dense, self.rival, self.spread = ruleset, approx.as_dense(dense), rival, spread
+        self.flat = approx.Dense(self.dense.sums, self.dense.gamma, 0)
+
+    def choose(self, upper, lower, rolls, legal, pusc, rivals) -> np.ndarray:
+        """Split slots for G games; ``rivals``: (upper (G, R, 11), lower (G, R, 6), ended
+        (G, R) bool, their final or current score (G, R)), before this roll."""
+        r = self.ruleset
+        G = len(rolls)
+        # the best rival after this roll and the next, on every next roll: (G, 252)
+        r_up, r_lo, r_end, r_score = rivals
+        best_rival = np.full((G, dice.N_ROLLS), -np.inf)
+        rival_left = np.zeros(G)
+        for k in range(r_up.shape[1]):
+            live = np.flatnonzero(~r_end[:, k])
+            value = np.broadcast_to(r_score[:, k:k + 1], (G, dice.N_ROLLS)).copy()
+            if len(live):
+                up, lo = r_up[live, k], r_lo[live, k]
+                lg, pu = legal_splits(lo, rolls[live])
+                choice = self.rival(up, lo, rolls[live], lg, pu)
+                up2, lo2, ended = apply_splits(r, up, lo, rolls[live], choice, pu)
+                v = np.broadcast_to(score(up2).astype(float)[:, None], (len(live), dice.N_ROLLS)).copy()
+                going = np.flatnonzero(~ended)
+                if len(going):
+                    v[going] = next_best(self.flat, r, up2[going], lo2[going])
+                    rival_left[live[going]] = np.maximum(rival_left[live[going]],
+                                                         rolls_left(r, lo2[going]))
+                value[live] = v
+            best_rival = np.fmax(best_rival, value)
+        # each of my legal splits
+        gi, ji = np.nonzero(legal)
+        up2, lo2, ended = apply_splits(r, upper[gi], lower[gi], rolls[gi], ji, pusc[gi])
+        mine = np.broadcast_to(score(up2).astype(float)[:, None], (len(gi), dice.N_ROLLS)).copy()
+        my_left = np.zeros(len(gi))
+        going = np.flatnonzero(~ended)
+        if len(going):
+            mine[going] = next_best(self.flat, r, up2[going], lo2[going])
+            my_left[going] = rolls_left(r, lo2[going])
+        sigma = self.spread * np.sqrt(np.maximum(my_left, rival_left[gi]) + 1e-9)
+        margin = mine - best_rival[gi]
+        weight = dice.ROLL_PROBABILITY[None, :] * ~np.isnan(margin)
+        z = np.clip(np.nan_to_num(margin), -1e9, 1e9) / sigma[:, None]
+        chance = np.where(np.isnan(margin), 0.0, _phi(z))
+        value = (chance * weight).sum(axis=1) / weight.sum(axis=1)
+        mean = (np.nan_to_num(mine) * weight).sum(axis=1) / weight.sum(axis=1)
+        out = np.full(legal.shape, -np.inf)
+        out[gi, ji] = value + TIE_BREAK * mean
+        return out.argmax(axis=1)
+
+
+def play_shared(ruleset: Ryzykant, policies, games: int, seed, start_upper=None,
+                start_lower=None, max_steps: int = 2000):
+    """Final scores (G, N) of ``games`` games of N players on one stream of rolls:
+    ``policies[j]`` is an ``approx.Policy`` or a ``WinPolicy`` (which also sees the rivals)."""
+    n = len(policies)
+    rng = np.random.default_rng(seed)
+    upper = np.zeros((games, n, len(approx._S)), np.int64)
+    lower = np.zeros((games, n, 6), np.int64)
+    if start_upper is not None:
+        upper[:] = np.asarray(start_upper)[:, None, :]
+        lower[:] = np.asarray(start_lower)[:, None, :]
+    alive = np.ones((games, n), bool)
+    for _ in range(max_steps):
+        if not alive.any():
+            break
+        all_rolls = approx.draw_rolls(rng, games)
+        before_up, before_lo, before_alive = upper.copy(), lower.copy(), alive.copy()
+        for j, policy in enumerate(policies):
+            idx = np.flatnonzero(before_alive[:, j])
+            if not len(idx):
+                continue
+            rolls = all_rolls[idx]
+            up, lo = before_up[idx, j], before_lo[idx, j]
+            legal, pusc = legal_splits(lo, rolls)
+            if ruleset.puscioch == "reroll" and pusc.any():
+                keep = ~pusc
+                idx, rolls, up, lo, legal, pusc = (idx[keep], rolls[keep], up[keep], lo[keep],
+                                                   legal[keep], pusc[keep])
+                if not len(idx):
+                    continue
+            if isinstance(policy, WinPolicy):
+                others = [k for k in range(n) if k != j]
+                rivals = (before_up[idx][:, others], before_lo[idx][:, others],
+                          ~before_alive[idx][:, others],
+                          score(before_up[idx][:, others].reshape(-1, len(approx._S)))
+                          .reshape(len(idx), len(others)).astype(float))
+                choice = policy.choose(up, lo, rolls, legal, pusc, rivals)
+            else:
+                choice = policy(up, lo, rolls, legal, pusc)
+            up, lo, ended = apply_splits(ruleset, up, lo, rolls, choice, pusc)
+            upper[idx, j], lower[idx, j] = up, lo
+            alive[idx[ended], j] = False
+    return score(upper.reshape(-1, len(approx._S))).reshape(games, n).astype(np.float64)
+
+
+def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_deal: int = 0):
+    """``deals`` games of ``len(seats)`` players on shared rolls, seat j playing ``seats[j]``
+    (``win`` or a policy of the game): a ``multiplayer.seats.Seated``."""
+    from ..multiplayer.seats import Seated
+    from .game import _policy
+
+    rules = solution.rules
+    made = {}
+    for name in set(seats):
+        if name == "win":
+            if solution.payload is None:
+                raise DicewiseError("the win policy needs the fitted table")
+            dense = solution.payload.dense
+            made[name] = WinPolicy(rules, dense, approx.model_policy(dense, rules))
+        else:
+            made[name] = _policy(solution, name, seed)
+    stream = [seed, first_deal, len(seats), 0x5AED]
+    return Seated(play_shared(rules, [made[s] for s in seats], deals, stream))

@@ -1,0 +1,77 @@
+"""Ryzykant on shared rolls (``solver/ryzykant/race.py``) and its win policy.
+
+Proves: every seat of a game meets the same rolls (one seat plays exactly the games of the
+solitaire simulator on the same stream; identical policies split alike and tie); with the
+rival finished and one roll left (``end_marks=1``: the first mark below ends a game) the win
+policy takes a split that finishes ahead whenever one does — brute force over the splits;
+and the table goes through ``duel --players N`` with A rotating.  Its measured win share is
+in the slow tier and in docs/players.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from dicewise.solver import dice
+from dicewise.solver.multiplayer.seats import win_shares
+from dicewise.solver.protocol import Solution
+from dicewise.solver.ryzykant import approx, rules as rz
+from dicewise.solver.ryzykant.game import RYZYKANT
+from dicewise.solver.ryzykant.race import WinPolicy, play_seated, play_shared
+
+
+def first_split(upper, lower, rolls, legal, pusc):
+    """A policy unlike greedy: the first legal split slot."""
+    return legal.argmax(axis=1)
+
+
+def test_one_seat_plays_the_solitaire_games():
+    rules = rz.Ryzykant()
+    alone = approx.play_games(rules, approx.greedy_policy(rules), 300, [4, 2])
+    shared = play_shared(rules, [approx.greedy_policy(rules)], 300, [4, 2])
+    assert (shared[:, 0] == alone.scores).all()
+
+
+def test_identical_policies_tie_and_others_differ():
+    rules = rz.Ryzykant()
+    greedy = approx.greedy_policy(rules)
+    scores = play_shared(rules, [greedy, first_split, greedy], 200, [9])
+    assert (scores[:, 0] == scores[:, 2]).all()
+    assert (scores[:, 0] != scores[:, 1]).mean() > 0.5
+    shares = win_shares(scores)
+    assert (shares[:, 0] == shares[:, 2]).all()
+
+
+def test_on_the_last_roll_the_win_policy_finishes_ahead_when_it_can():
+    rules = rz.Ryzykant(end_marks=1)
+    policy = WinPolicy(rules, approx.ValueModel.zero(), rival=None)
+    rng = np.random.default_rng(3)
+    rolls = rng.integers(0, dice.N_ROLLS, 400)
+    upper = rng.integers(0, 9, (400, rz.N_SUMS))
+    lower = np.zeros((400, 6), np.int64)
+    legal, pusc = rz.legal_splits(lower, rolls)
+    finals = np.full(legal.shape, -np.inf)
+    for g, j in zip(*np.nonzero(legal)):
+        up, _, ended = rz.apply_splits(rules, upper[g:g + 1], lower[g:g + 1], rolls[g:g + 1],
+                                       np.array([j]), pusc[g:g + 1])
+        assert ended[0]
+        finals[g, j] = rz.score(up)[0]
+    rival = np.sort(finals, axis=1)[:, -2] + rng.integers(-150, 150, 400)  # often in between
+    rivals = (upper[:, None, :], lower[:, None, :] + 1, np.ones((400, 1), bool),
+              rival[:, None].astype(float))
+    choice = policy.choose(upper, lower, rolls, legal, pusc, rivals)
+    got = finals[np.arange(400), choice]
+    can_win = finals.max(axis=1) > rival
+    assert (got[can_win] > rival[can_win]).all()
+    # where none wins, a tie if one exists
+    can_tie = ~can_win & (finals == rival[:, None]).any(axis=1)
+    assert (got[can_tie] == rival[can_tie]).all()
+    assert can_win.sum() > 100 and (~can_win).sum() > 20
+
+
+def test_seats_rotate_on_shared_rolls():
+    rules_only = Solution(RYZYKANT, RYZYKANT.rules({}), None, {}, None, False, 0.0)
+    played = play_seated(rules_only, ("random", "greedy"), 50, 1, 0)
+    again = play_seated(rules_only, ("greedy", "random"), 50, 1, 0)
+    assert (played.scores[:, 0] == again.scores[:, 1]).all()
+    assert (played.scores[:, 1] == again.scores[:, 0]).all()
