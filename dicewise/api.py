@@ -565,55 +565,6 @@ class TableDuel:
                 **self.result.to_json(), "approximate": self.approximate}
 
 
-def _seat_policy(game: Game, policy: str) -> str:
-    return policy if policy in game.seat_policies else game.resolve_policy(policy)
-
-
-def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
-                 games: int = 10000, seed: int = 0, options=None, table=None,
-                 progress=None) -> TableDuel:
-    """A at a table of ``players`` with B in every other seat, the seats rotating game by
-    game: A's share of the win (ties split) with its Wilson interval, its margin over the
-    rivals' mean, every seat's points (and the game's own counts, as premiums taken)."""
-    from .solver.multiplayer.duel import play_table
-
-    game, rules = for_command(ruleset, "duel", options)
-    if players not in game.table_players(rules):
-        seats = ", ".join(map(str, game.table_players(rules)))
-        raise DicewiseError(f"{game.name} is played by {seats} players, not {players}")
-    a, b = _seat_policy(game, a), _seat_policy(game, b)
-    if games < players:
-        raise DicewiseError(f"{players} players need at least {players} games (one per seat)")
-    if game.seat_needs_solution(a) or game.seat_needs_solution(b):
-        solution = store.solution(game, rules, table, progress_factory=progress)
-    else:
-        solution = Solution(game, rules, None, {}, None, False, 0.0)
-    deals = -(-games // players)
-    with (progress or _quiet)(deals * players, f"playing {deals * players:,} games of "
-                              f"{players} players") as update:
-        result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),
-                            a, b, players, games, seed, update)
-    approximate = (not game.exact or (solution.payload is not None and solution.approximate)
-                   or any(p in game.seat_policies for p in (a, b)))
-    return TableDuel(game.name, game.rule_options(rules), result, approximate)
-
-
-# --- several players at one table --------------------------------------------------------------
-
-@dataclass(frozen=True)
-class TableDuel:
-    """Policy A in one seat against N − 1 players of policy B, seats rotating."""
-
-    ruleset: str
-    rule_options: Mapping[str, Any]
-    result: Any  # solver.multiplayer.duel.TableResult
-    approximate: bool  # a policy at the table is approximate (``win`` beyond the exact race)
-
-    def to_json(self) -> dict:
-        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
-                **self.result.to_json(), "approximate": self.approximate}
-
-
 def _seat_policy(game: Game, rules, policy: str) -> str:
     return policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
 
