@@ -316,3 +316,12 @@ def test_any_line_answers_one_json_object_and_a_refused_one_changes_nothing(line
         if not answer["ok"]:
             assert isinstance(answer["error"], str) and answer["error"]
             assert game.to_json() == before
+
+
+def test_advice_follows_the_position_after_an_undo():
+    game = TableGame.new("general", players=1, seed=1)
+    first = game.apply("dice 2 2 4 6 6")["advice"]
+    game.apply("undo")
+    second = game.apply("dice 1 1 1 3 5")["advice"]
+    assert second["dice"] == [1, 1, 1, 3, 5] and second != first
+    assert second == dicewise.advise("general", dice=[1, 1, 1, 3, 5], roll=1).to_json()

@@ -80,7 +80,7 @@ class TableGame:
                                 "objective score")
         self.advisor = TableAdvisor(self.game, self.rules, table.target, race, progress)
         self.tr = i18n.translator(table.lang)
-        self._advice: tuple[int, Advice | None] | None = None
+        self._advice: tuple[tuple, Advice | None] | None = None  # (position, its advice)
         self._reset()
         for event in events:
             self._play(event)
@@ -242,9 +242,10 @@ class TableGame:
         """The advice for the player to move when a choice is awaited (the best ``top``)."""
         if self.awaiting != "choice" or not self.table.advice:
             return None
-        if self._advice is None or self._advice[0] != len(self.events):
+        key = (tuple(s.text for s in self.sheets), self.to_move, self.dice, self.roll)
+        if self._advice is None or self._advice[0] != key:
             advice = self.advisor.advise(self.sheets, self.to_move, self.dice, self.roll)
-            self._advice = (len(self.events), advice)
+            self._advice = (key, advice)
         return self._advice[1] if full else top(self._advice[1], self.table.top)
 
     # --- commands ---------------------------------------------------------------------------
