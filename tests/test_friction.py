@@ -157,3 +157,18 @@ def test_tables_for_people_are_rounded_and_csv_keeps_full_precision():
     code, csv_text = run("table", "general", "--what", "opening")
     assert re.search(r"\s171\.011\s", text) and "171.011281" in csv_text
     assert not re.search(r"\d\.\d{5,}", text)
+
+
+@pytest.mark.parametrize("args", [
+    ["duel", "poker-programs", "--games", "10", "--seed", "-1"],
+    ["simulate", "general", "--games", "10", "--seed", "-1"],
+    ["play", "general", "--seed", "-1"],
+    ["play", "general", "--players", "0"],
+    ["play", "general", "--lang", "de"],
+    ["play", "risk"],
+    ["play"],
+    ["review", "general", "/nonexistent.jsonl"],
+])
+def test_bad_command_lines_answer_one_line(args):
+    err = fails(*args)
+    assert err.startswith("dicewise: error: ") and err.count("\n") == 1
