@@ -46,7 +46,14 @@ async function call(method, path, body) {
   }
 }
 
+let watching = false;
 async function watchBuilds() {
+  if (watching) return;      // one watcher however many requests are slow
+  watching = true;
+  try { await watchLoop(); } finally { watching = false; }
+}
+
+async function watchLoop() {
   while (waiting > 0) {
     let status = null;
     try {
@@ -92,7 +99,7 @@ async function fillRulesets() {
   const full = await Promise.all(list.map(r => describe(r.name)));
   for (const select of $$("select.ruleset")) {
     const pane = select.closest("form").dataset.pane;
-    select.replaceChildren(...full.filter(d => d && (pane === "new" ? d.commands.includes("bench-agent") : d.commands.includes("advise")))
+    select.replaceChildren(...full.filter(d => d && d.commands.includes(pane === "new" ? "play" : "advise"))
       .map(d => el("option", {value: d.name}, `${d.name} — ${d.title}`)));
     select.addEventListener("change", () => fillOptions(select.closest("form")));
     await fillOptions(select.closest("form"));
@@ -103,7 +110,7 @@ async function fillOptions(form) {
   const d = await describe(form.ruleset.value);
   if (!d) return;
   const box = $(".options", form);
-  box.replaceChildren(el("legend", {}, t("Options")), ...d.options.map(o => {
+  box.replaceChildren(el("legend", {"data-t": "Options"}, t("Options")), ...d.options.map(o => {
     let input;
     if (typeof o.default === "boolean") input = el("input", {type: "checkbox", name: `opt:${o.name}`, checked: o.default});
     else if (o.choices) input = el("select", {name: `opt:${o.name}`}, ...o.choices.map(c => el("option", {value: c, selected: c === o.default}, String(c))));
@@ -179,7 +186,8 @@ function adviceList(advice, onPick) {
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const rows = advice.choices.map((c, i) => el("tr", {
       class: `choice${i === 0 ? " best" : ""}`, "data-testid": "choice", "data-index": i + 1,
-      tabindex: onPick ? 0 : null, onclick: onPick ? () => onPick(i + 1, c) : null},
+      tabindex: onPick ? 0 : null, onclick: onPick ? () => onPick(i + 1, c) : null,
+      onkeydown: onPick ? e => { if (e.key === "Enter" || e.key === " ") onPick(i + 1, c); } : null},
     el("td", {}, String(i + 1)),
     chance ? el("td", {}, num(c.probability, 4)) : null,
     el("td", {class: "expected"}, num(c.expected)),
