@@ -345,10 +345,10 @@ def test_chance_and_advice_on_random_sheets(every_target, name, data):
     assert all(a >= b - 1e-12 for a, b in zip(others, others[1:]))
     faces, roll = data.draw(five_dice), data.draw(st.integers(1, 3))
     advice = T.advise_target(game, values, sheet, faces, roll, target)
-    assert advice.turn_start_chance == pytest.approx(p, abs=1e-12)
+    assert advice.turn_start_probability == pytest.approx(p, abs=1e-12)
     if advice.ended:
         return
-    chances = [c.chance for c in advice.choices]
+    chances = [c.probability for c in advice.choices]
     assert advice.best.loss == 0 and all(a >= b for a, b in zip(chances, chances[1:]))
     assert all(0 <= c <= 1 + 1e-12 for c in chances)
     # The same options, with the same actions, as the expected-score advice.
@@ -367,7 +367,7 @@ def test_turn_start_chance_is_the_average_of_the_best_first_throw(every_target):
     total = 0.0
     for r, roll in enumerate(dice.ROLLS):
         advice = T.advise_target(game, values, sheet, dice.faces_of(roll), 1, target)
-        total += dice.ROLL_PROBABILITY[r] * (advice.best.chance if advice.best else 0.0)
+        total += dice.ROLL_PROBABILITY[r] * (advice.best.probability if advice.best else 0.0)
     assert total == pytest.approx(start, abs=1e-12)
 
 

@@ -6,6 +6,8 @@ again for the one state asked about (a single batch of the turn solver).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import DicewiseError
@@ -35,6 +37,30 @@ def write_choice(box: str, score, expected: float, loss: float) -> Choice:
     label = f"cross {box}" if score is None else f"write {box} for {score}"
     detail = {"category": box, "score": score, **({"cross": True} if score is None else {})}
     return Choice({"write": box}, label, expected, loss, detail)
+
+
+def ranked_choices(writes, keeps, rolls_left: int, *, chances: bool = False) -> tuple[Choice, ...]:
+    """The choices of a category-game position, best first: the one ranking of every objective.
+
+    ``writes`` are ``(box, score, value, expected)`` (score None: a cross), ``keeps`` are
+    ``(kept faces, value, expected)``.  ``value`` is what is ranked: the expected final score,
+    or with ``chances`` the probability played for (P(final ≥ T), P(win) + ½P(draw)), kept as
+    the choice's ``probability`` with ``expected`` (the expected final score, or None) beside.
+    Exact ties keep a fixed order: writes before keeps, writes by box, keeps by their dice.
+    """
+    options = sorted([(-v, 0, box, s, e) for box, s, v, e in writes] +
+                     [(-v, 1, tuple(kept), None, e) for kept, v, e in keeps], key=lambda o: o[:3])
+    if not options:
+        return ()
+    best = -options[0][0]
+    choices = []
+    for neg, kind, key, score, expected in options:
+        choice = write_choice(key, score, expected, best + neg) if kind == 0 else \
+            keep_choice(key, expected, best + neg, rolls_left)
+        if chances:
+            choice = replace(choice, probability=-neg)
+        choices.append(choice)
+    return tuple(choices)
 
 
 def check_dice(values) -> tuple[int, ...]:
@@ -87,12 +113,9 @@ def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces
         before_next = turn.before_roll[roll - 1][:, 0]
         for k in dice.sub_keeps(r):
             keeps.append((tuple(dice.faces_of(dice.KEEPS[k])), sheet.points + float(before_next[k])))
-    # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
-    ranked = sorted([(-e, 0, n, s) for n, s, e in writes] + [(-e, 1, d, None) for d, e in keeps])
-    best = -ranked[0][0]
-    choices = [write_choice(key, s, -neg, best + neg) if kind == 0 else
-               keep_choice(key, -neg, best + neg, 3 - roll) for neg, kind, key, s in ranked]
-    return _advice(game, sheet, faces, roll, tuple(choices), state_value)
+    choices = ranked_choices([(n, s, e, e) for n, s, e in writes], [(d, e, e) for d, e in keeps],
+                             3 - roll)
+    return _advice(game, sheet, faces, roll, choices, state_value)
 
 
 def _advice(game, sheet: Sheet, faces, roll, choices, state_value, ended=None) -> Advice:

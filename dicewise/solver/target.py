@@ -37,7 +37,7 @@ and measured times: docs/target.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
@@ -45,8 +45,9 @@ import numpy as np
 
 from ..errors import DicewiseError
 from . import dice
-from .advice import check_position, keep_label
+from .advice import check_position, ranked_choices
 from .parallel import local_map
+from .protocol import Advice
 from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
 from .rulesets.decisions import TurnPlan, WriteOptions, plan_turns, planned_keeps, write_options
 from .rulesets.simulate import GameRecords, play_lockstep
@@ -843,84 +844,41 @@ def _check_target(values: TargetValues, target: int):
         raise DicewiseError(f"this table holds targets up to {values.max_need}, not {target}")
 
 
-@dataclass(frozen=True)
-class TargetChoice:
-    """One option of a position with its probability of reaching the target; ``action`` and
-    ``label`` are those of the same option in ``advise_position``'s advice, so the two
-    rankings can be shown side by side."""
-
-    action: dict  # {"keep": [dice]} or {"write": box}
-    label: str
-    chance: float  # P(final ≥ target) when this is chosen and play aims at the target after
-    loss: float  # the best chance minus this one's
-    detail: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"action": self.action, "label": self.label, "chance": self.chance,
-                "loss": self.loss, **self.detail}
-
-
-@dataclass(frozen=True)
-class TargetAdvice:
-    """Every distinct choice in one position, ranked by P(final ≥ target), best first."""
-
-    ruleset: str
-    rule_options: dict
-    position: dict  # sheet, points, roll, dice, as in the expected-score advice
-    target: int
-    choices: tuple[TargetChoice, ...]
-    turn_start_chance: float  # P(final ≥ target) at the start of this turn
-    ended: str | None = None
-
-    @property
-    def best(self) -> TargetChoice | None:
-        return self.choices[0] if self.choices else None
-
-    def to_json(self) -> dict:
-        return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options), **self.position,
-                "target": self.target, "turn_start_chance": self.turn_start_chance,
-                "ended": self.ended, "best": self.best.to_json() if self.best else None,
-                "choices": [c.to_json() for c in self.choices]}
-
-
 def advise_target(game: CategoryGame, values: TargetValues, sheet: Sheet, faces, roll: int,
-                  target: int) -> TargetAdvice:
+                  target: int) -> Advice:
     """Rank every choice after roll ``roll`` with dice ``faces`` on ``sheet`` by P(final ≥
-    target): the choices of ``advise_position``, with the same actions and labels."""
+    target): the choices of ``advise_position``, with the same actions and labels, each
+    choice's ``probability`` the chance of reaching the target (``expected`` left to the
+    caller, which has the expected-score table)."""
     faces = check_position(game, sheet, faces, roll)
     start = chance(game, values, sheet.mask, sheet.extra, sheet.points, target)
     position = {"sheet": dict(sheet.scores + sheet.counters), "points": sheet.points,
-                "roll": roll, "dice": list(faces)}
+                "roll": roll, "dice": list(faces), "target": target}
+    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
+                f"{sheet.points} points written, P(final ≥ {target}) {start:.6f} at turn start")
+
+    def advice(choices=(), ended=None):
+        return Advice(game.name, game.options, position, choices, headline, ended=ended,
+                      objective="target", turn_start_probability=start)
+
     r = dice.roll_index(dice.counts_of(faces))
     ends = game.first_roll_end()
     if roll == 1 and ends is not None and not np.isnan(ends[r]):
-        return TargetAdvice(game.name, game.options, position, target, (), start,
-                            ended="a first-roll five of a kind ends the game")
+        return advice(ended="a first-roll five of a kind ends the game")
     need = int(np.ceil(target - sheet.points))
     chances, opts = write_chances(game, values, np.array([sheet.mask]), np.array([sheet.extra]),
                                   np.array([need]), np.array([r]), roll)
-    options = [(float(chances[0, c]), 0, game.category_names[c], int(round(opts.score[0, c])))
-               for c in np.flatnonzero(np.isfinite(chances[0]))]
+    writes = [(game.category_names[c], int(round(opts.score[0, c])), float(chances[0, c]), None)
+              for c in np.flatnonzero(np.isfinite(chances[0]))]
+    keeps = []
     if roll < 3:
         state = sheet.state(game)
         if settled(values, state, need):
             before = np.full(dice.N_KEEPS, start)
         else:
             before = target_plan(game, values, np.array([state]), np.array([need])).keep[roll - 1][:, 0]
-        options += [(float(before[k]), 1, tuple(dice.faces_of(dice.KEEPS[k])), None)
-                    for k in dice.sub_keeps(r)]
-    # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
-    ranked = sorted((-p, kind, key, s) for p, kind, key, s in options)
-    best = -ranked[0][0]
-    choices = []
-    for neg, kind, key, s in ranked:
-        if kind == 0:
-            choices.append(TargetChoice({"write": key}, f"write {key} for {s}", -neg, best + neg,
-                                        {"category": key, "score": s}))
-        else:
-            choices.append(TargetChoice({"keep": list(key)}, keep_label(key, 3 - roll), -neg,
-                                        best + neg, {"dice": list(key)}))
-    return TargetAdvice(game.name, game.options, position, target, tuple(choices), start)
+        keeps = [(dice.faces_of(dice.KEEPS[k]), float(before[k]), None) for k in dice.sub_keeps(r)]
+    return advice(ranked_choices(writes, keeps, 3 - roll, chances=True))
 
 
 # -- decisions for the lockstep simulator ---------------------------------------------------

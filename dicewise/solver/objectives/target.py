@@ -3,9 +3,11 @@ agent's decisions by the probability of reaching T that each loses."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from ..protocol import Advice, Choice, Game, Played, Solution
+from ..protocol import Advice, Game, Played, Solution
 
 
 def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, roll,
@@ -20,15 +22,9 @@ def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, rol
     ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
     by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
     expected = {str(c.action): c.expected for c in by_mean.choices}
-    choices = tuple(Choice(c.action, c.label, expected[str(c.action)], c.loss, c.detail,
-                           probability=c.chance) for c in ranked.choices)
-    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, ranked.position['dice']))}; "
-                f"{sheet_.points} points written, P(final ≥ {target}) {ranked.turn_start_chance:.6f} "
-                "at turn start")
-    return Advice(game.name, rules.options, {**ranked.position, "target": target}, choices,
-                  headline, by_mean.turn_start_expected, ended=ranked.ended, objective="target",
-                  turn_start_probability=ranked.turn_start_chance,
-                  expected_score_choice=by_mean.best.action if by_mean.best else None)
+    choices = tuple(replace(c, expected=expected[str(c.action)]) for c in ranked.choices)
+    return replace(ranked, choices=choices, turn_start_expected=by_mean.turn_start_expected,
+                   expected_score_choice=by_mean.best.action if by_mean.best else None)
 
 
 class TargetReferee:

@@ -12,9 +12,9 @@ import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
-from ..advice import keep_label
+from ..advice import check_dice, ranked_choices
 from ..category import ROLL_NUMBERS, StateValues, turn_write_values
-from ..protocol import Advice, Choice
+from ..protocol import Advice
 from ..sheet import Sheet
 from ..turn import solve_turn
 from .layers import (expected_score_policy, make_columns, solve_batch, write_vector_index,
@@ -34,14 +34,6 @@ def chance(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet) -> float:
     """The mover's P(win) + ½P(draw) at the start of a turn, both playing to win."""
     seat_of(values.layout.n, sheet, opponent)
     return values.value(sheet.mask, opponent.mask, sheet.points - opponent.points)
-
-
-def _check_dice(faces) -> tuple[int, ...]:
-    faces = tuple(faces)
-    if len(faces) != dice.N_DICE or not all(isinstance(v, (int, np.integer)) and 1 <= v <= 6
-                                            for v in faces):
-        raise DicewiseError(f"give five dice showing 1..6, not {list(faces)}")
-    return tuple(sorted(int(v) for v in faces))
 
 
 def _solitaire_expected(game, solitaire: StateValues, sheet: Sheet, r: int, roll: int):
@@ -68,7 +60,7 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
     """
     game, layout = values.game, values.layout
     rules = two_player_rules(game)
-    faces = _check_dice(faces)
+    faces = check_dice(faces)
     if roll not in ROLL_NUMBERS:
         raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
     seat = seat_of(layout.n, sheet, opponent)
@@ -99,29 +91,18 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
     u = write_vectors(nxt, idx, rules, cols)
     exp_writes, exp_keeps = ({}, {}) if solitaire is None else _solitaire_expected(
         game, solitaire, sheet, r, roll)
-    options = []  # (value, is_keep, sort key, choice fields)
-    for c in cols.open_boxes:
-        name, points = game.category_names[c], int(rules.points[c, roll - 1, r])
-        value = float(u[rules.vec_of[roll - 1][r, c], 0])
-        options.append((value, 0, name, ({"write": name}, f"write {name} for {points}",
-                                         exp_writes.get(c), {"category": name, "score": points}),
-                        ("write", int(c))))
+    writes = [(game.category_names[c], int(rules.points[c, roll - 1, r]),
+               float(u[rules.vec_of[roll - 1][r, c], 0]), exp_writes.get(c)) for c in cols.open_boxes]
+    keeps = []
     if roll < 3:
         kept = solve_batch(rules, layout, nxt, base, None, True, cols, idx).keep[roll - 1][:, 0]
-        for k in dice.sub_keeps(r):
-            faces_kept = dice.faces_of(dice.KEEPS[k])
-            options.append((float(kept[k]), 1, tuple(faces_kept),
-                            ({"keep": faces_kept}, keep_label(faces_kept, 3 - roll),
-                             exp_keeps.get(int(k)), {"dice": faces_kept}), ("keep", int(k))))
-    # Best first; exact ties keep a fixed order (writes, then keeps by their dice).
-    options.sort(key=lambda x: (-x[0], x[1], x[2]))
-    best = options[0][0]
-    choices = [Choice(a, label, e, best - value, detail, probability=value)
-               for value, _, _, (a, label, e, detail), _ in options]
+        keeps = [(dice.faces_of(dice.KEEPS[k]), float(kept[k]), exp_keeps.get(int(k)))
+                 for k in dice.sub_keeps(r)]
+    choices = ranked_choices(writes, keeps, 3 - roll, chances=True)
     pick = None
     if solitaire is not None:
         policy = expected_score_policy(rules, solitaire.values, [m])
         keep = int(policy.keep[roll - 1][m, r]) if roll < 3 else -1
-        want = ("keep", keep) if keep >= 0 else ("write", int(policy.box[roll - 1][m, r]))
-        pick = next(ch for ch, opt in zip(choices, options) if opt[4] == want).action
+        pick = ({"keep": dice.faces_of(dice.KEEPS[keep])} if keep >= 0 else
+                {"write": game.category_names[int(policy.box[roll - 1][m, r])]})
     return advice(choices, pick)
