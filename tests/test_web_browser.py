@@ -52,13 +52,13 @@ DESKTOP = {"width": 1280, "height": 900}
 class Server:
     """``dicewise serve`` on a free port of 127.0.0.1 in a subprocess, with its own cache."""
 
-    def __init__(self, tmp: Path, cache: Path | None = None):
+    def __init__(self, tmp: Path, cache: Path | None = None, *extra: str):
         self.cache = cache or tmp / "cache"
         env = {**os.environ, "DICEWISE_CACHE": str(self.cache), "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "dicewise", "serve", "--port", "0", "--games",
-             str(tmp / "games")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env=env)
+             str(tmp / "games"), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, env=env)
         self.url = None
         for line in self.process.stdout:
             found = re.search(r"http://\S+", line)
@@ -406,3 +406,24 @@ def test_the_page_says_when_it_builds_a_table(browser, tmp_path):
         context.close()
     finally:
         fresh.stop()
+
+
+def test_a_server_with_a_token_works_from_its_address_only(browser, tmp_path):
+    guarded = Server(tmp_path, None, "--token")
+    try:
+        context = browser.new_context(viewport=PHONE)
+        page = context.new_page()
+        response = page.goto(guarded.url.split("?")[0])
+        assert response.status == 403 and "token" in page.inner_text("body")
+        context.clear_cookies()
+        page.goto(guarded.url)  # the printed address, with its token
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("[data-tab=position]")
+        page.select_option("[data-testid=position-ruleset]", "general")
+        tap_dice(page, "[data-testid=position-dice]", [6, 6, 6, 1, 2])
+        tap(page, "[data-testid=show-advice]")
+        assert page.query_selector_all("[data-testid=position-advice] tr.choice")
+        assert page.is_hidden("[data-testid=error]")
+        context.close()
+    finally:
+        guarded.stop()
