@@ -7,6 +7,7 @@
     python3 benchmarks/bench_ryzykant.py endgame --positions 40 --seed 5
     python3 benchmarks/bench_ryzykant.py bound --streams 200 --streams-long 40 --seed 0
     python3 benchmarks/bench_ryzykant.py budget
+    python3 benchmarks/bench_ryzykant.py loss-error --games 2000 --positions 12000 --seed 3
 
 ``quality``: every policy on the same rolls (common random numbers), mean and 95% CI, the
 paired difference of each against ``optimal`` and the gap to the outside one-roll
@@ -16,7 +17,10 @@ iteration alone, the table dicewise shipped before) is refitted with its own sch
 advice (2 seconds) on positions of optimal games: time per decision, how often it changes
 the choice and what the deeper values say it gains.  ``diagnose``: where points are won and
 lost (per-sum marks and points, game length, open boxes at the end) and the Bellman
-residual by stage of the game, for the previous fit and the new model.  ``exact``: reduced
+residual by stage of the game, for the previous fit and the new model.  ``loss-error``: on
+``end_marks=2`` (``puscioch=reroll``, solved exactly) at positions met in play by three
+policies, how often searched and table advice is exactly optimal, its exact loss, and how
+well ``loss_error`` covers the error of the printed losses.  ``exact``: reduced
 games solved exactly beside every policy's exact value.  ``endgame``: positions of the
 full game with at most three rolls left, solved exactly.  ``bound``: the information-
 relaxation upper bound on reduced games, and the size of its inner problem on the full
@@ -312,6 +316,99 @@ def budget(args):
            error_estimate=table.meta["error_estimate"])
 
 
+def _exact_layers(rules, dense):
+    """Every position of an exactly solvable variant: its key, exact optimum before a roll,
+    and the model's worth before a roll at depths 1 and 2, from ``exact``'s layers."""
+    enc = exact._Encoding.of(rules, Position(), 2)
+    layers, truncated = exact._forward(rules, enc, 2, None)
+    specs = {"m": ("model", approx.Dense(dense.sums, dense.gamma, 2), 2)}
+    nxt = exact._after_the_end(specs)
+    keys, v, w1, w2 = [], [], [], []
+    for layer in reversed(layers):
+        nxt = exact._value_layer(rules, enc, layer, nxt, specs, truncated)
+        keys.append(nxt["keys"])
+        v.append(nxt["v"])
+        w1.append(nxt["worth"]["m"][1])
+        w2.append(nxt["worth"]["m"][2])
+    keys = np.concatenate(keys)
+    order = np.argsort(keys)
+    return enc, keys[order], *(np.concatenate(x)[order] for x in (v, w1, w2))
+
+
+def loss_error_grid(exact_loss, table_loss, search_loss, share, scales, floors):
+    """Coverage of loss_error = scale·|ΔL| + floor·share over a grid, as rows."""
+    err = np.abs(exact_loss - search_loss)
+    d = np.abs(search_loss - table_loss)
+    return [{"scale": a, "floor": f, "coverage": float((err <= a * d + f * share).mean()),
+             "mean_loss_error": float((a * d + f * share).mean())} for a in scales for f in floors]
+
+
+def loss_error_bench(args):
+    """How sure searched advice is on ``end_marks=2`` (``puscioch=reroll``), solved exactly:
+    at positions and rolls met in play by several policies, every split's exact value, the
+    table's (depth 1) and the search's (depth 2)."""
+    from dicewise.solver.ryzykant import game as protocol_game
+
+    rules = ruleset_from(["end_marks=2", "puscioch=reroll"])
+    table = _table(rules)
+    dense = table.model.dense()
+    t = time.perf_counter()
+    enc, keys, v, w1, w2 = _exact_layers(rules, dense)
+    _print(exact_positions=len(keys), seconds=round(time.perf_counter() - t, 1))
+    rng = np.random.default_rng(args.seed)
+    rows = {"exact": [], "table": [], "search": [], "share": []}
+    advised = {"search": [], "table": []}
+    per_policy = max(1, args.positions // 3)
+    for name in ("optimal", "greedy", "random"):
+        pol = game.make_policy(name, rules, table, args.seed)
+        rec = approx.play_games(rules, pol, args.games, [args.seed, 23], record=True)
+        up = np.concatenate([x[1] for x in rec.visits])
+        lo = np.concatenate([x[2] for x in rec.visits])
+        rolls = np.concatenate(rec.visit_rolls)
+        legal, pusc = legal_splits(lo, rolls)
+        ok = ~pusc if rules.puscioch == "reroll" else np.ones(len(up), bool)
+        pick = rng.choice(np.flatnonzero(ok), size=min(per_policy, int(ok.sum())), replace=False)
+        for i in pick:
+            slots = np.flatnonzero(legal[i])
+            k = len(slots)
+            U, L, ended = apply_splits(rules, np.repeat(up[i:i + 1], k, 0),
+                                       np.repeat(lo[i:i + 1], k, 0), np.full(k, rolls[i]),
+                                       slots, np.repeat(pusc[i:i + 1], k))
+            final = score_of(U)
+            at = np.minimum(np.searchsorted(keys, enc.key(U, L)), len(keys) - 1)
+            q = {n: np.where(ended, final, arr[at]) for n, arr in
+                 (("exact", v), ("table", w1), ("search", w2))}
+            b2, b1 = int(np.argmax(q["search"])), int(np.argmax(q["table"]))
+            advised["search"].append(q["exact"].max() - q["exact"][b2])
+            advised["table"].append(q["exact"].max() - q["exact"][b1])
+            rows["exact"].append(q["exact"][b2] - q["exact"])
+            rows["search"].append(q["search"][b2] - q["search"])
+            rows["table"].append(q["table"].max() - q["table"])
+            rows["share"].append(np.ones(k))
+    for name, loss in advised.items():
+        loss = np.array(loss)
+        _print(advice=name, positions=len(loss), exactly_optimal=float((loss < 1e-9).mean()),
+               mean_loss=float(loss.mean()), p99_loss=float(np.quantile(loss, 0.99)),
+               max_loss=float(loss.max()))
+    cat = {k: np.concatenate(x) for k, x in rows.items()}
+    chosen = [r for r in loss_error_grid(cat["exact"], cat["table"], cat["search"], cat["share"],
+                                         (0.0, 1.0, 2.0, 3.0), (0.0, 1.0, 2.0, 5.0, 10.0))]
+    for r in chosen:
+        _print(**r)
+    a, f = protocol_game.LOSS_ERROR_SCALE, protocol_game.LOSS_ERROR_FLOOR
+    err = np.abs(cat["exact"] - cat["search"])
+    bound = a * np.abs(cat["search"] - cat["table"]) + f
+    _print(loss_error=f"{a}·|ΔL| + {f}", choices=len(err),
+           coverage=float((err <= bound).mean()),
+           error_quantiles={q: float(np.quantile(err, q)) for q in (0.5, 0.9, 0.95, 0.99)})
+
+
+def score_of(upper):
+    from dicewise.solver.ryzykant.rules import score
+
+    return score(upper).astype(np.float64)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="what", required=True)
@@ -343,11 +440,16 @@ def main():
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--streams-long", type=int, default=40, help="streams for end_marks=4")
     b.add_argument("--full-limit", type=int, default=1_500_000)
+    le = sub.add_parser("loss-error")
+    le.add_argument("--games", type=int, default=2000)
+    le.add_argument("--positions", type=int, default=12000)
+    le.add_argument("--seed", type=int, default=3)
     u = sub.add_parser("budget")
     u.add_argument("--out", default=None)
     args = p.parse_args()
     {"quality": quality, "search": search_bench, "diagnose": diagnose, "exact": exact_variants,
-     "endgame": endgame, "bound": bound_bench, "budget": budget}[args.what](args)
+     "endgame": endgame, "bound": bound_bench, "budget": budget,
+     "loss-error": loss_error_bench}[args.what](args)
 
 
 if __name__ == "__main__":

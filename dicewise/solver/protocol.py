@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
@@ -68,6 +68,14 @@ class Choice:
     loss: float  # the best choice's value minus this one's
     detail: Mapping[str, Any] = field(default_factory=dict)  # game-specific JSON fields
     probability: float | None = None
+    #: Approximate values: an estimate of the error of ``loss`` (None where values are exact).
+    loss_error: float | None = None
+
+    @property
+    def close_call(self) -> bool:
+        """Whether the values cannot tell this choice from the best: a loss within its error
+        (for the best choice: some other choice's is)."""
+        return self.loss_error is not None and 0 < self.loss_error and self.loss <= self.loss_error
 
     @property
     def value(self) -> float:
@@ -76,8 +84,26 @@ class Choice:
 
     def to_json(self) -> dict:
         chance = {} if self.probability is None else {"probability": self.probability}
+        error = {} if self.loss_error is None else {"loss_error": self.loss_error,
+                                                    "close_call": self.close_call}
         return {"action": self.action, "label": self.label, **chance, "expected": self.expected,
-                "loss": self.loss, **self.detail}
+                "loss": self.loss, **error, **self.detail}
+
+
+def with_loss_errors(deep, shallow, scale: float, floor: float) -> tuple:
+    """The choices ``deep`` (searched values, best first) with their ``loss_error``.
+
+    ``shallow`` are the same choices valued without the search.  Searching moves a choice's
+    loss against the best by |ΔL|; the error left is taken as ``scale`` × |ΔL| + ``floor``,
+    constants each game sets on its exactly solved reductions.  The best choice's error is
+    the most by which another might be better: max(error − loss) over the others, or 0.
+    """
+    top = max(c.expected for c in shallow)
+    shallow_loss = {repr(c.action): top - c.expected for c in shallow}
+    errors = [scale * abs(c.loss - shallow_loss[repr(c.action)]) + floor for c in deep]
+    if errors:
+        errors[0] = max([e - c.loss for c, e in zip(deep[1:], errors[1:])] + [0.0])
+    return tuple(replace(c, loss_error=float(e)) for c, e in zip(deep, errors))
 
 
 @dataclass(frozen=True)

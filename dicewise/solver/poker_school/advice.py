@@ -18,10 +18,18 @@ import numpy as np
 from ...errors import DicewiseError
 from .. import dice
 from ..advice import check_dice, keep_choice
-from ..protocol import Advice, Choice
+from ..protocol import Advice, Choice, with_loss_errors
 from ..turn import solve_turn
 from .rules import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from .search import search_evaluator
 from .turns import Batch, Evaluator, turn_options, turn_write_values
+
+#: ``loss_error`` = LOSS_ERROR_SCALE × |the search's change of the loss| + LOSS_ERROR_FLOOR ×
+#: (the table's error estimate) × (the share of the game's turns left); the constants were
+#: set on the exactly solved one-column game, where they covered 96% of the exact losses
+#: (docs/poker-school.md).
+LOSS_ERROR_SCALE = 2.0
+LOSS_ERROR_FLOOR = 4.0
 
 
 def write_choice(row: str, score: int | None, expected: float, loss: float) -> Choice:
@@ -74,7 +82,8 @@ class TurnAdvice:
         best = max(v for v, *_ in ranked + keeps)
         out = [write_choice(row, points, v, best - v) for v, row, points in ranked]
         out += [keep_choice(kept, v, best - v, 3 - roll_number) for v, kept in keeps]
-        return tuple(sorted(out, key=lambda c: -c.expected))
+        # Rounded for the order: a tie is not broken by the last bits of two sums.
+        return tuple(sorted(out, key=lambda c: -round(c.expected, 9)))
 
 
 @lru_cache(maxsize=4)
@@ -91,16 +100,29 @@ def check_roll(roll) -> int:
 
 def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
            error_estimate: float | None = None, upper_bound: float | None = None,
-           sheet_text: str = "") -> Advice:
-    """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn."""
+           sheet_text: str = "", search: bool = True) -> Advice:
+    """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn.
+
+    Approximate values are searched one turn deeper (``search.SearchEvaluator``) unless
+    ``search`` is false, and each choice carries its ``loss_error`` (``with_loss_errors``).
+    """
     roll = check_roll(roll)
     faces = check_dice(dice_shown)
-    turn = turn_advice(game, evaluator, sheet)
-    choices = turn.choices(dice.roll_index(dice.counts_of(faces)), roll)
+    roll_index = dice.roll_index(dice.counts_of(faces))
     approximate = evaluator.approximate
+    table = turn_advice(game, evaluator, sheet)
+    choices = table.choices(roll_index, roll)
+    turn = table
+    if approximate and search:
+        turn = turn_advice(game, search_evaluator(evaluator), sheet)
+        share = (game.turns - sum(sheet.filled)) / game.turns
+        floor = LOSS_ERROR_FLOOR * (error_estimate or 0.0) * share
+        choices = with_loss_errors(turn.choices(roll_index, roll), choices, LOSS_ERROR_SCALE,
+                                   floor)
     label = "exact" if not approximate else (
-        "approximate" + (f", estimated shortfall {error_estimate:.1f} points"
-                         if error_estimate is not None else "")
+        ("searched one turn deep, " if search else "") + "approximate"
+        + (f", estimated shortfall {error_estimate:.1f} points"
+           if error_estimate is not None else "")
         + (f", optimum ≤ {upper_bound:.1f}" if upper_bound is not None else ""))
     headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
                 f"{sheet.points} points written, {turn.start:.3f} expected at turn start "

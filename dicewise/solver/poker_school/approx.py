@@ -175,6 +175,87 @@ def design(f: Features, batch: Batch):
     return A, known
 
 
+def isotonic(values: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """The weighted least-squares nondecreasing fit along the last axis (short axes only).
+
+    Uses the max-min formula iso[i] = max_{j<=i} min_{k>=i} mean(values[j..k]), exact for
+    any length and vectorised over the leading axes; the axes here have 4 to 8 entries.
+    """
+    v = np.asarray(values, float)
+    # Unseen features weigh a little, so that every mean is defined.
+    c = np.ones_like(v) if weights is None else np.maximum(np.asarray(weights, float), 1e-3)
+    n = v.shape[-1]
+    cw = np.concatenate([np.zeros(v.shape[:-1] + (1,)), np.cumsum(c * v, axis=-1)], axis=-1)
+    cc = np.concatenate([np.zeros(v.shape[:-1] + (1,)), np.cumsum(c, axis=-1)], axis=-1)
+    out = np.empty_like(v)
+    for i in range(n):
+        best = None
+        for j in range(i + 1):
+            worst = None
+            for k in range(i, n):
+                m = (cw[..., k + 1] - cw[..., j]) / (cc[..., k + 1] - cc[..., j])
+                worst = m if worst is None else np.minimum(worst, m)
+            best = worst if best is None else np.maximum(best, worst)
+        out[..., i] = best
+    # Sequences already in order come back bit for bit (the formula's sums round).
+    ordered = (np.diff(v, axis=-1) >= 0).all(axis=-1, keepdims=True)
+    return np.where(ordered, v, out)
+
+
+def monotone_weights(f: Features, weights: np.ndarray, counts: np.ndarray | None = None,
+                     sweeps: int = 8) -> np.ndarray:
+    """The weights made to respect the game's dominance order (docs/poker-school.md).
+
+    The value must not fall, all else equal, with more School reserve, with a clean row
+    instead of a crossed one, with a clean column instead of a crossed one, or with more
+    standing premiums (each point of premium worth at least −1 later, so that points plus
+    standing value never fall).  Together these make a write that keeps the reserve worth at
+    least the cross of the same row, in the value and in the turn solved against it.  The
+    repair is a least-squares projection weighted by ``counts`` (how often each feature was
+    seen: the diagonal of the fit's normal equations), alternated between the constraint
+    groups, then made exact by a last pass that only raises clean-row values.  Weights that
+    already satisfy every constraint come back unchanged.
+    """
+    w = np.array(weights, float)
+    c = np.ones(f.size) if counts is None else np.asarray(counts, float)
+    R1 = RESERVE_CAP + 1
+    # Rows: (15, cells written, clean, reserve, knot); only the School has reserves.
+    rows = w[:f.n_row].reshape(N_ROWS, f.columns, 2, R1, f.knots)
+    rc = c[:f.n_row].reshape(N_ROWS, f.columns, 2, R1, f.knots)
+    school, sc = rows[:N_SCHOOL], rc[:N_SCHOOL]
+    for _ in range(sweeps):
+        school[:] = np.moveaxis(isotonic(np.moveaxis(school, 3, -1), np.moveaxis(sc, 3, -1)),
+                                -1, 3)
+        # Clean at least crossed: pool a violating pair at its weighted mean.
+        x, y = rows[:, :, 0], rows[:, :, 1]
+        cx, cy = rc[:, :, 0], rc[:, :, 1]
+        bad = y < x
+        mean = (cx * x + cy * y) / np.maximum(cx + cy, 1e-12)
+        x[bad] = mean[bad]
+        y[bad] = mean[bad]
+    school[:] = np.moveaxis(isotonic(np.moveaxis(school, 3, -1)), -1, 3)
+    rows[:, :, 1] = np.maximum(rows[:, :, 1], rows[:, :, 0])
+    w[:f.n_row] = rows.reshape(-1)
+    # Clean columns with open cells: worth at least nothing (a crossed column's value).
+    o = f.n_row
+    col = w[o:o + f.n_col].reshape(f.columns, N_ROWS + 1, f.knots)
+    col[:, 1:] = np.maximum(col[:, 1:], 0.0)
+    w[o:o + f.n_col] = col.reshape(-1)
+    # Standing premiums: u = value + S at the knots must not fall, with u = 0 at S = 0.
+    o += f.n_col
+    std = w[o:o + f.n_std].reshape(N_SCHOOL * f.columns + 1, f.n_bands, f.knots)
+    stc = c[o:o + f.n_std].reshape(std.shape)
+    knots = STANDING_KNOTS[1:, None]
+    # (The nondecreasing fit clipped at 0 is the projection with the bound u >= 0.)
+    u = std + knots
+    ordered = (np.diff(u, axis=1) >= 0).all(axis=1, keepdims=True) & (u[:, :1] >= 0)
+    u = np.maximum(np.moveaxis(isotonic(np.moveaxis(u, 1, -1), np.moveaxis(stc, 1, -1)), -1, 1),
+                   0.0)
+    std[:] = np.where(ordered, std, u - knots)
+    w[o:o + f.n_std] = std.reshape(-1)
+    return w
+
+
 class LinearEvaluator(Evaluator):
     """Sheet values from fitted feature weights (see the module docstring)."""
 
@@ -185,7 +266,8 @@ class LinearEvaluator(Evaluator):
         self.f = f = Features.of(game)
         if weights.shape != (f.size,):
             raise ValueError(f"weights of shape {weights.shape}, expected ({f.size},)")
-        self.weights = weights
+        # Fitted weights already respect the dominance order; any others are made to.
+        self.weights = weights = monotone_weights(f, weights)
         self.w_row = np.concatenate([weights[:f.n_row].reshape(N_ROWS, f.n_codes, f.knots),
                                      np.zeros((N_ROWS, 1, f.knots))], axis=1)
         o = f.n_row
@@ -405,7 +487,7 @@ def fit_policy(game: PokerSchool, iterations: int = 16, games: int = 4096, seed:
 
     start = time.perf_counter()
     f = Features.of(game)
-    weights = prior_weights(game)
+    weights = monotone_weights(f, prior_weights(game))
     fitted = []
     history = []
     for it in range(iterations + 1):
@@ -420,6 +502,6 @@ def fit_policy(game: PokerSchool, iterations: int = 16, games: int = 4096, seed:
             break
         lhs = rec.AtA.toarray() + ridge * np.eye(f.size)
         rhs = rec.Atb + ridge * weights
-        weights = np.linalg.solve(lhs, rhs)
+        weights = monotone_weights(f, np.linalg.solve(lhs, rhs), rec.AtA.diagonal())
         fitted.append(weights)
     return Fit(weights, tuple(history), games, time.perf_counter() - start)

@@ -44,6 +44,7 @@ from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
 from . import advice as advisor, table, turns
 from .approx import Features
 from .rules import N_ROWS, N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchool, format_sheet
+from .search import SearchEvaluator
 from .turns import Batch, GreedyEvaluator
 
 #: Games per chunk of the dice stream (and of the simulator).
@@ -64,6 +65,9 @@ class PokerSchoolGame(Game):
     }
     advise_inputs = frozenset({"roll"})
     command_notes = {"chance": "one column only: --option columns=1"}
+    #: optimal: the table's policy (a write valued by the fitted value of the sheet it leads
+    #: to); search: the next turn solved exactly before that value (``search``), as advice.
+    policies = ("optimal", "search", "greedy", "random")
     sheet_help = ('rows as row=cells, cells left to right joined by "/", x for a cross, a School '
                   'cell the sum of its dice shown; one more entry is the premium (x if erased): '
                   '"fives=15/15,pair=12/x,chance=44"; at a table of several, taken= lists the '
@@ -121,6 +125,9 @@ class PokerSchoolGame(Game):
                 "one_column_gap": m.get("one_column_gap")}
 
     # --- advice ----------------------------------------------------------------------
+
+    def needs_solution(self, policy: str) -> bool:
+        return self.policy_aliases.get(policy, policy) in ("optimal", "search")
 
     def check_position(self, rules: PokerSchool, position: Mapping):
         """(sheet, sorted dice, roll number), or a DicewiseError; needs no table."""
@@ -243,10 +250,12 @@ def play_games(solution: Solution, policy: str, games: int, seed: int, progress=
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
     rules = solution.rules
-    if policy == "optimal":
+    if policy in ("optimal", "search"):
         if solution.payload is None:
-            raise DicewiseError("the optimal policy needs the solved table")
+            raise DicewiseError(f"the {policy} policy needs the solved table")
         evaluator, how = solution.payload, "solved"
+        if policy == "search" and evaluator.approximate:
+            evaluator = SearchEvaluator(evaluator)
     elif policy == "greedy":
         evaluator, how = GreedyEvaluator(rules), "greedy"
     else:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import TableError
-from .. import category, dice, options as options_module, scoring, turn
+from .. import blas_threads
+from .. import category
 from ..category import solve_states
-from ..digest import digest, source_digest
+from ..digest import rules_digest as digest_of
 from ..stats import mean_ci95
 from . import approx, bound, rules as rules_module, turns
 from .approx import Features, LinearEvaluator, fit_policy
@@ -51,6 +52,7 @@ class FitSettings:
     eval_seed: int = 20240
     bound_iterations: int = 20
     measure_gap: bool = True
+    seed: int = 1
 
 
 #: The settings of every build.  They are part of the rules digest, so a table fitted with
@@ -73,10 +75,10 @@ def kind(game: PokerSchool) -> str:
 
 def rules_digest(game: PokerSchool) -> str:
     """Exact tables depend on the rules and the core engine; policy tables on the method too."""
-    core = source_digest(dice, turn, category, scoring, options_module, rules_module)
     if game.exact:
-        return core
-    return digest(core, source_digest(turns, approx, bound, sys.modules[__name__]), repr(SETTINGS))
+        return digest_of(rules_module)
+    return digest_of(rules_module, turns, approx, bound, blas_threads, sys.modules[__name__],
+                     settings=repr(SETTINGS))
 
 
 def build_units(game: PokerSchool) -> float:
@@ -90,8 +92,12 @@ def build_units(game: PokerSchool) -> float:
 
 
 def build(game: PokerSchool, progress=None):
-    """(payload, meta): the exact table or the fitted policy, with what was measured."""
-    return build_exact(game, progress) if game.exact else build_policy(game, progress)
+    """(payload, meta): the exact table or the fitted policy, with what was measured.
+
+    With one BLAS thread, so that the table is a function of the code and ``SETTINGS`` alone.
+    """
+    with blas_threads.single_blas_thread():
+        return build_exact(game, progress) if game.exact else build_policy(game, progress)
 
 
 def build_exact(game: PokerSchool, progress=None):
@@ -113,7 +119,7 @@ def one_column_gap(game: PokerSchool, progress=None) -> dict:
     one = PokerSchool(columns=1, school_cross_erases=False, minimums=game.minimums)
     exact = solve_states(one)
     fit = fit_policy(one, iterations=s.iterations, games=s.games, average=s.average,
-                     progress=third)
+                     seed=s.seed, progress=third)
     a = turns.play(one, s.eval_games, s.eval_seed, "solved", LinearEvaluator(one, fit.weights),
                    chunk=EVAL_CHUNK, progress=third)
     b = turns.play(one, s.eval_games, s.eval_seed, "solved", ExactEvaluator(one, exact.values),
@@ -127,7 +133,7 @@ def build_policy(game: PokerSchool, progress=None):
     """Fit the policy, then measure it: mean and interval, error estimate, upper bound."""
     s = SETTINGS
     fit = fit_policy(game, iterations=s.iterations, games=s.games, average=s.average,
-                     progress=progress)
+                     seed=s.seed, progress=progress)
     ev = LinearEvaluator(game, fit.weights)
     scores = turns.play(game, s.eval_games, s.eval_seed, "solved", ev, chunk=EVAL_CHUNK,
                         progress=progress)

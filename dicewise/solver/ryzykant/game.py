@@ -40,15 +40,22 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError
-from .. import dice
-from ..digest import digest, source_digest
+from .. import blas_threads, dice
+from ..digest import rules_digest
 from ..options import option_specs, rules_from
-from ..protocol import COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution
-from . import approx, policy_table, rules as rz
+from ..protocol import (COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution,
+                        with_loss_errors)
+from . import approx, policy_table, rules as rz, search
 from .rules import N_SUMS, SUMS, VALUES, Position, Ryzykant
 
 #: Games per chunk of the roll stream (as ``policy_table.play``).
 CHUNK = 20_000
+#: The advisor's time budget for the search of one roll's splits (each takes about 0.01 s).
+SEARCH_SECONDS = 2.0
+#: ``loss_error`` = LOSS_ERROR_SCALE × |the search's change of the loss| + LOSS_ERROR_FLOOR
+#: (points), set on the exactly solved end_marks=2 game (docs/ryzykant.md).
+LOSS_ERROR_SCALE = 1.0
+LOSS_ERROR_FLOOR = 0.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,7 @@ class BuildSettings:
     rounds: int = policy_table.BUILD_ROUNDS
     games: int = policy_table.BUILD_GAMES
     eval_games: int = policy_table.EVAL_GAMES
+    seed: int = 1
 
 
 #: The schedule of every build.  It is part of the rules digest, so a table fitted with
@@ -116,14 +124,16 @@ class RyzykantGame(Game):
         return policy_table.KIND
 
     def rules_digest(self, rules) -> str:
-        return digest(source_digest(dice, rz, approx, policy_table), repr(BUILD))
+        return rules_digest(rz, approx, policy_table, blas_threads, settings=repr(BUILD))
 
     def build_units(self, rules) -> float:
         return policy_table.build_steps(BUILD.rounds, BUILD.games, rules)
 
     def build(self, rules: Ryzykant, progress=None):
-        table = policy_table.build(rules, progress, rounds=BUILD.rounds, games=BUILD.games,
-                                   eval_games=BUILD.eval_games)
+        # One BLAS thread: the table is then a function of the code and BUILD alone.
+        with blas_threads.single_blas_thread():
+            table = policy_table.build(rules, progress, rounds=BUILD.rounds, games=BUILD.games,
+                                       eval_games=BUILD.eval_games, seed=BUILD.seed)
         return Fitted(table.model), {"approximate": True, **table.meta}
 
     def to_arrays(self, payload: Fitted) -> dict:
@@ -288,24 +298,35 @@ def _values(solution: Solution, pos: Position, rolls: np.ndarray):
 
 
 def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
-    """Every distinct legal split of ``roll`` in ``pos``, best first (slot order on ties)."""
+    """Every distinct legal split of ``roll`` in ``pos``, best first (slot order on ties).
+
+    Splits are valued by the search (``search.search``: two rolls of exact expectation
+    before the value model, every split within ``SEARCH_SECONDS``); each carries its
+    ``loss_error``, from how far the search moved its loss from the table's (depth 1).
+    """
     rules = solution.rules
-    vals = _values(solution, pos, np.array([roll]))[0][0]
+    found = search.search(solution.payload.dense, rules, pos, roll, SEARCH_SECONDS)
+    deep = np.where(np.isnan(found.searched), found.table, found.searched)
+    shallow = dict(zip(found.slots.tolist(), found.table))
+    value = dict(zip(found.slots.tolist(), deep))
     moves = rz.moves(rules, pos, roll)
     # Slots are ordered by (low sum, high sum): a stable sort keeps the policy's tie-break.
-    moves.sort(key=lambda m: -vals[m.slot])
-    best = float(vals[moves[0].slot])
-    choices = tuple(_choice(m, float(vals[m.slot]), best) for m in moves)
+    moves.sort(key=lambda m: -round(float(value[m.slot]), 9))
+    best = float(value[moves[0].slot])
+    top = max(float(shallow[m.slot]) for m in moves)
+    choices = with_loss_errors(tuple(_choice(m, float(value[m.slot]), best) for m in moves),
+                               tuple(_choice(m, float(shallow[m.slot]), top) for m in moves),
+                               LOSS_ERROR_SCALE, LOSS_ERROR_FLOOR)
     start = float(approx.values_before(solution.payload.dense, np.array([pos.upper]),
                                        np.array([pos.lower]))[0])
     faces = dice.faces_of(dice.ROLLS[roll])
-    # A split's value is the model's: its measured error is the Bellman residual, which
-    # may exceed the error of the expected score at the start.
+    # The value at the start is the model's: its measured error is the Bellman residual,
+    # which may exceed the error of the expected score at the start.
     err = max(solution.error_estimate or 0.0, solution.meta.get("bellman_residual_rms") or 0.0)
     headline = (f"ryzykant: dice {' '.join(map(str, faces))}; sheet {pos.sheet or '(empty)'}; "
                 f"fifth {pos.fifth or '(none)'}; {pos.rolls} rolls, {pos.score} points now; "
-                "values approximate"
-                + (f" (error estimate ±{err:.0f})" if err is not None else ""))
+                f"splits searched {found.depth} rolls deep, values approximate"
+                + (f" (error estimate ±{err:.0f} at the start)" if err is not None else ""))
     position = {"dice": faces, "sheet": pos.sheet, "fifth": pos.fifth, "points": pos.score,
                 "rolls": pos.rolls}
     return Advice(rules.name, rules.options, position, choices, headline, start,

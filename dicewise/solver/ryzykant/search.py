@@ -86,10 +86,13 @@ def search(model, ruleset: Ryzykant, pos: Position, roll: int, seconds: float = 
     return Searched(slots, table, searched, depth, time.perf_counter() - start)
 
 
-def search_policy(model, ruleset: Ryzykant, top: int = TOP, depth: int = DEPTH) -> approx.Policy:
+def search_policy(model, ruleset: Ryzykant, top: int | None = None,
+                  depth: int = DEPTH) -> approx.Policy:
     """A lockstep policy: the table's depth-1 worth of every legal split, then the best
-    ``top`` of them valued at ``depth``; plays the best of those (first slot on ties)."""
+    ``top`` (default ``TOP``) of them valued at ``depth``; plays the best of those (first
+    slot on ties).  With ``top`` 15 it makes the advisor's choice, which searches them all."""
     dense = approx.as_dense(model)
+    top = TOP if top is None else top
 
     def choose(upper, lower, rolls, legal, pusc):
         q1 = approx.lookahead_values(dense, ruleset, upper, lower, rolls, legal, pusc, 1)
