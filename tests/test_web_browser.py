@@ -427,3 +427,29 @@ def test_a_server_with_a_token_works_from_its_address_only(browser, tmp_path):
         context.close()
     finally:
         guarded.stop()
+
+
+def test_a_whole_game_of_poker_school_with_advice(games, browser, table_server, artifacts,
+                                                  monkeypatch):
+    """The best choice tapped every time, the choices checked against ``advise``; needs the
+    poker-school table in ``DICEWISE_WEB_TABLES`` (its build takes minutes)."""
+    from dicewise.tables import store
+
+    monkeypatch.setenv("DICEWISE_CACHE", str(table_server.cache))
+    game, rules = api.make_rules("poker-school")
+    if not store.default_path(game, rules).exists():
+        pytest.skip("poker-school's table takes minutes to build: build it with "
+                    "DICEWISE_CACHE=DIR dicewise solve poker-school, then set "
+                    "DICEWISE_WEB_TABLES=DIR")
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(table_server.url)
+    page.wait_for_selector("body[data-ready='1']")
+    start_game(page, "poker-school", ["Ann", "Bob"], seed=13)
+    final = play_to_the_end(page, table_server, "poker-school", check_every=10)
+    page.wait_for_selector("[data-testid=result]:not([hidden])")
+    ranking = page.inner_text("[data-testid=ranking]")
+    for row in final["state"]["result"]["ranking"]:
+        assert f"{row['name']} — {row['score']}" in ranking
+    page.screenshot(path=str(artifacts / "poker-school-final-phone.png"), full_page=True)
+    context.close()
