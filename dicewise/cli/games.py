@@ -229,7 +229,9 @@ def print_advice(result, hidden: int = 0) -> None:
             click.echo(f"{i:>3} {ch.probability:>15.6f} {ch.loss:>9.6f} {expected:>10}  "
                        f"{ch.label}{mark}")
         else:
-            click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}  {ch.label}")
+            error = "" if ch.loss_error is None else f" ±{ch.loss_error:.2f}"
+            close = "  (close call)" if ch.close_call else ""
+            click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}{error}  {ch.label}{close}")
     if chance and result.best is not None and result.expected_score_choice == result.best.action:
         click.echo("the expected-score policy makes the same choice here")
     if hidden:
