@@ -319,6 +319,20 @@ def test_serve_refuses_an_open_host_without_a_token(tmp_path):
     assert result.exit_code == 2 and "is a file" in result.stderr
 
 
+def test_serve_refuses_a_port_in_use(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--port", str(port), "--games", str(tmp_path)],
+                                    prog_name="dicewise")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"dicewise: error: cannot listen on 127.0.0.1:{port}")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_serve_prints_its_address_as_json(tmp_path):
     env = {**os.environ, "DICEWISE_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen([sys.executable, "-m", "dicewise", "serve", "--port", "0",
