@@ -107,6 +107,7 @@ for i, line in enumerate(sys.stdin):
 '''
 
 
+@pytest.mark.slow
 def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
     import sys
 
@@ -145,6 +146,7 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
                                                         "--game", "5")
 
 
+@pytest.mark.slow
 def test_simulate_headings_say_what_is_simulated():
     code, out = run("simulate", "general", "--games", "200")
     assert "exact score distribution (computed, not simulated)" in out
@@ -152,6 +154,7 @@ def test_simulate_headings_say_what_is_simulated():
     assert out.index("the 200 simulated games' scores:") < out.index(" – ")
 
 
+@pytest.mark.slow
 def test_tables_for_people_are_rounded_and_csv_keeps_full_precision():
     code, text = run("table", "general", "--what", "opening", "--format", "text")
     code, csv_text = run("table", "general", "--what", "opening")
@@ -172,3 +175,14 @@ def test_tables_for_people_are_rounded_and_csv_keeps_full_precision():
 def test_bad_command_lines_answer_one_line(args):
     err = fails(*args)
     assert err.startswith("dicewise: error: ") and err.count("\n") == 1
+
+
+def test_a_table_for_people_rounds_and_aligns():
+    from dicewise.cli.play import _text_table
+
+    text = _text_table(["roll", "dice", "value", "p"], [[1, "1 1 1 1 4", 171.011281, 0.0123456],
+                                                      [2, "6 6 6 6 6", None, 1.0]])
+    lines = text.splitlines()
+    assert lines[1] == "   1  1 1 1 1 4  171.011  0.0123"
+    assert lines[2] == "   2  6 6 6 6 6            1.000"
+    assert len({len(line) for line in lines[:2]}) == 1
