@@ -301,6 +301,17 @@ class TableGame:
             return self._event({"action": args[0]})
         raise DicewiseError(f"unknown command {verb!r}")
 
+    def describe(self, action: dict) -> str:
+        """An action in the players' language: write BOX, cross ROW, a split, keep D..."""
+        if "pairs" in action:
+            (a, b), (c, d) = action["pairs"]
+            return f"{a}+{b} {c}+{d} {action['fifth']}"
+        (kind, arg), = action.items()
+        if kind == "keep":
+            return self.tr("keep {kept}").format(kept=" ".join(map(str, arg)) or self.tr("nothing"))
+        box = i18n.box_label(self.game.name, arg, self.table.lang) if isinstance(arg, str) else arg
+        return (self.tr("write {box}") if kind == "write" else self.tr("cross {box}")).format(box=box)
+
     def _box(self, text: str) -> str:
         names = self.game.describe(self.rules)
         names = names.get("categories") or names.get("rows") or []
@@ -412,6 +423,11 @@ class TableGame:
                 self._show_dice(list(self.kept))
             return
         mover = self.to_move
+        allowed = self.sheets[mover].legal(self.dice, self.roll)
+        if action not in allowed:
+            raise BadAction(self.tr("not allowed now: {action} (allowed: {allowed})").format(
+                action=self.describe(action),
+                allowed=", ".join(self.describe(a) for a in allowed) or "-"))
         self.sheets[mover] = self.sheets[mover].write(action, self.dice, self.roll)
         self.sheets, self.prizes = self.game.settle_prizes(self.rules, self.sheets, self.prizes,
                                                            mover)
