@@ -405,10 +405,6 @@ class Game(ABC):
         """Policies that see the rivals, played only at a table (``win``: play to win)."""
         return ()
 
-    def seat_needs_solution(self, rules, policy: str) -> bool:
-        """Whether a seat's ``policy`` plays from the solved table."""
-        return policy in self.table_policies(rules) or self.needs_solution(policy)
-
     def play_seated(self, solution: Solution, seats: tuple[str, ...], deals: int, seed: int,
                     first_deal: int = 0):
         """``deals`` games of ``len(seats)`` players, seat j playing ``seats[j]`` (seat 0
