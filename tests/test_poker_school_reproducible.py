@@ -1,0 +1,65 @@
+"""Fitted tables are a function of the code and their options alone (``solver/blas_threads.py``).
+
+Proves: (1) ``single_blas_thread`` sets the BLAS of numpy and scipy to one thread inside its
+block and restores the count after; (2) a small poker-school variant and a small Ryzykant
+variant, each fitted twice in fresh processes told to use one and two BLAS threads
+(``OPENBLAS_NUM_THREADS``), give the same table arrays bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dicewise.solver import blas_threads
+
+BUILD = r"""
+import hashlib, sys
+import numpy as np
+from dicewise.solver.registry import get_game
+name = sys.argv[1]
+game = get_game(name)
+if name == "poker-school":
+    from dicewise.solver.poker_school import table
+    table.SETTINGS = table.FitSettings(iterations=2, games=128, average=2, eval_games=64,
+                                       bound_iterations=1, measure_gap=False)
+    rules = game.rules({"columns": 2})
+else:
+    from dicewise.solver.ryzykant import game as module, policy_table
+    module.BUILD = module.BuildSettings(rounds=2, games=2000, eval_games=2000)
+    policy_table.RESIDUAL_POSITIONS = 100
+    rules = game.rules({"end_marks": 3})
+payload, meta = game.build(rules)
+h = hashlib.sha256()
+for key, arr in sorted(game.to_arrays(payload).items()):
+    h.update(key.encode()); h.update(np.ascontiguousarray(arr).tobytes())
+print(h.hexdigest(), meta["expected_score"])
+"""
+
+
+def test_single_blas_thread_limits_and_restores():
+    if not blas_threads.limited():
+        pytest.skip("this numpy does not use OpenBLAS")
+    before = [get() for _, get in blas_threads._CONTROLS]
+    with blas_threads.single_blas_thread():
+        assert [get() for _, get in blas_threads._CONTROLS] == [1] * len(before)
+    assert [get() for _, get in blas_threads._CONTROLS] == before
+
+
+def _build(name: str, threads: int) -> str:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
+    out = subprocess.run([sys.executable, "-c", BUILD, name], env=env, capture_output=True,
+                         text=True, timeout=600, check=True)
+    return out.stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["poker-school", "ryzykant"])
+def test_a_table_is_the_same_whatever_the_blas_threads(name):
+    one, two = _build(name, 1), _build(name, 2)
+    assert one == two
+    assert hashlib.sha256(one.encode()).hexdigest()  # a digest and a score were printed

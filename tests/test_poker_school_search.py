@@ -1,0 +1,102 @@
+"""poker-school's search (``solver/poker_school/search.py``) and the advice's ``loss_error``.
+
+Proves: (1) searched over the exact one-column values, every write is worth exactly what the
+exact table says (the exact values are their own one-turn-deeper values); (2) over fitted
+values, a searched write is worth the turn-start value of the sheet it leads to, solved on
+its own by the advisor's turn solver (a brute-force reading of "the next turn solved
+exactly, the model after it"); (3) approximate advice carries ``loss_error`` on every
+choice — the best choice's is the most any other could be better, "close call" exactly where
+a loss is within its error — and JSON shows it beside ``loss``; exact advice carries none.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from dicewise.solver import dice
+from dicewise.solver.category import solve_states
+from dicewise.solver.poker_school.advice import TurnAdvice, advise
+from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
+from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchool
+from dicewise.solver.poker_school.search import SearchEvaluator
+from dicewise.solver.poker_school.turns import Batch, ExactEvaluator, play, turn_options
+
+
+@functools.lru_cache(maxsize=1)
+def one_column_exact():
+    game = PokerSchool(columns=1, school_cross_erases=False)
+    return game, ExactEvaluator(game, solve_states(game).values)
+
+
+def sheets(game, evaluator, games=16, every=4):
+    out = []
+
+    def record(t, batch):
+        if t < game.turns and t % every == 1:
+            out.append(Batch(batch.filled.copy(), batch.clean.copy(), batch.reserve.copy(),
+                             batch.column_clean.copy(), batch.standing.copy(),
+                             batch.banked.copy()))
+
+    play(game, games, 3, "random", evaluator, record=record, chunk=games)
+    return out
+
+
+def test_search_over_exact_values_is_exact():
+    game, ev = one_column_exact()
+    deep = SearchEvaluator(ev)
+    for batch in sheets(game, None):
+        for shallow, searched in zip(turn_options(ev, batch), turn_options(deep, batch)):
+            for a, b in zip(shallow, searched):
+                if a is None:
+                    assert b is None
+                    continue
+                sa = a.score[a.roll_class] + ev.base(batch)
+                sb = b.score[b.roll_class] + deep.base(batch)
+                assert np.array_equal(np.isfinite(sa), np.isfinite(sb))
+                ok = np.isfinite(sa)
+                assert np.allclose(sa[ok], sb[ok], atol=1e-9)
+                assert np.allclose(a.cross + ev.base(batch), b.cross + deep.base(batch), atol=1e-9)
+
+
+def test_searched_write_is_the_next_turn_solved_on_its_own():
+    game = PokerSchool(columns=2)
+    lin = LinearEvaluator(game, prior_weights(game) + np.random.default_rng(4).normal(
+        0, 20, Features.of(game).size))
+    deep = SearchEvaluator(lin)
+    sheet = game.parse_sheet("fives=20,pair=12/x,chance=44")  # a reserve of one five
+    roll = dice.roll_index(dice.counts_of([5, 5, 2, 3, 6]))
+    turn = TurnAdvice(game, deep, sheet)
+    checked = 0
+    faces = [5, 5, 2, 3, 6]
+    for choice in turn.choices(roll, 3):
+        if "keep" in choice.action:
+            continue
+        r = ROW_INDEX[next(iter(choice.action.values()))]
+        score = None if "cross" in choice.action else choice.detail["score"]
+        shown = faces.count(r + 1) if r < N_SCHOOL else None
+        after = game.apply(sheet, r, score, shown)
+        expected = TurnAdvice(game, lin, after).start
+        assert choice.expected == pytest.approx(expected, abs=1e-9), choice.label
+        checked += 1
+    assert checked == N_ROWS  # the crosses of the fourteen open rows and the fives' write
+
+
+def test_loss_error_on_approximate_advice_only():
+    game = PokerSchool()
+    lin = LinearEvaluator(game, prior_weights(game))
+    a = advise(game, lin, game.parse_sheet("twos=6,fives=15/15/15"), [2, 2, 2, 1, 3], 3, 6.4)
+    errors = [c.loss_error for c in a.choices]
+    assert all(e is not None and e >= 0 for e in errors)
+    others = [c.loss_error - c.loss for c in a.choices[1:]]
+    assert a.best.loss_error == pytest.approx(max(others + [0.0]))
+    for c in a.choices:
+        assert c.close_call == (c.loss_error > 0 and c.loss <= c.loss_error)
+    js = a.to_json()["choices"][1]
+    assert list(js)[:6] == ["action", "label", "expected", "loss", "loss_error", "close_call"]
+    one, ev = one_column_exact()
+    exact = advise(one, ev, one.empty(), [5, 5, 5, 2, 6], 1)
+    assert all(c.loss_error is None and not c.close_call for c in exact.choices)
+    assert "loss_error" not in exact.to_json()["best"]
