@@ -293,6 +293,12 @@ def describe(ruleset=None) -> dict | list:
             "sheet": game.sheet_help, "own_group": game.own_group,
             "command_notes": dict(game.command_notes),
             "options": [s.to_json() for s in game.option_specs()]}
+    if "duel" in game.commands:
+        from .solver.multiplayer.tables import seating
+
+        rules, table_game = game.rules({}), seating(game)
+        info["table"] = {"players": list(table_game.table_players(rules)),
+                         "policies": list(table_game.table_policies(rules))}
     return {**info, **game.describe(game.rules({}))}
 
 

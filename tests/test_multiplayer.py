@@ -266,7 +266,7 @@ def test_table_positions_are_checked(solved):
 def test_seated_race_refuses_a_policy_it_lacks(solved):
     game, values = solved("general")
     with pytest.raises(DicewiseError, match="policies"):
-        seated_race(game, values.values, ("optimal", "random"), 4, 0)
+        seated_race(game, values.values, ("optimal", "value"), 4, 0)
 
 
 # -- the command line ----------------------------------------------------------------------------
@@ -284,6 +284,13 @@ def test_duel_of_four_shows_each_seats_settlement():
     text = run("duel", "poker-programs", "--players", "4", "--a", "greedy", "--b", "random",
                "--games", "40").stdout
     assert "settlement" in text and "seat 4" in text
+
+
+def test_random_players_at_a_race_choose_legally_and_score_as_random_play():
+    from dicewise.solver.rulesets import category_game
+
+    played = seated_race(category_game("general"), None, ("random", "random"), 200, 4)
+    assert 15 < played.scores.mean() < 28  # simulate's random policy: 21.18 a game
 
 
 def test_duel_of_three_general_players_on_the_race_rules():
@@ -305,7 +312,8 @@ def test_duel_of_three_general_players_on_the_race_rules():
       "--opponent-sheet", "twos=2"), "need 3 rival sheets"),
     (("chance", "yahtzee", "--players", "3"), "no play to win"),
     (("duel", "yahtzee", "--players", "3", "--a", "win", "--games", "30"), "unknown policy"),
-    (("duel", "general", "--players", "3", "--a", "random", "--games", "30"), "policies"),
+    (("duel", "general", "--players", "3", "--a", "value", "--games", "30"), "unknown policy"),
+    (("duel", "poker-school", "--players", "5", "--a", "greedy", "--games", "30"), "2, 3, 4"),
 ])
 def test_bad_tables_are_one_line(args, message):
     res = run(*args)

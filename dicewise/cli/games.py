@@ -72,6 +72,11 @@ def rules(ruleset, as_json):
         click.echo("tables: " + ", ".join(info["tables"]))
     if "simulate" in info["commands"]:
         click.echo("policies: " + ", ".join(info["policies"]))
+    if info.get("table"):
+        t = info["table"]
+        extra = f"; policies there besides those: {', '.join(t['policies'])}" if t["policies"] else ""
+        click.echo(f"at a table (duel --players N): {', '.join(map(str, t['players']))} players"
+                   f"{extra}")
     for o in info["options"]:
         if isinstance(o["default"], bool):
             choices, default = "true | false", str(o["default"]).lower()

@@ -47,6 +47,33 @@ class ExpectedChooser:
                          tuple(k[mine].T for k in self.table.keep))
 
 
+class RandomChooser:
+    """Uniformly among the legal keeps and open boxes after every roll (``random``)."""
+
+    name = "random"
+
+    def __init__(self, rules: TwoPlayerRules, seed):
+        self.rules, self.rng = rules, np.random.default_rng(seed)
+
+    def decisions(self, seat: int, masks: np.ndarray, points: np.ndarray) -> Decisions:
+        n, g = self.rules.n, len(masks)
+        open_ = (masks[:, seat, None] >> np.arange(n)[None, :]) & 1 == 0  # (G, n)
+        n_keeps = (dice.SUB_KEEPS >= 0).sum(axis=1)  # (252,)
+        boxes, keeps = [], []
+        for k in range(3):
+            u = self.rng.random((dice.N_ROLLS, g))
+            options = open_.sum(axis=1)[None, :] + (n_keeps[:, None] if k < 2 else 0)
+            pick = (u * options).astype(np.int64)
+            nth = pick - (n_keeps[:, None] if k < 2 else 0)  # the nth open box, if ≥ 0
+            order = np.cumsum(open_, axis=1)  # (G, n)
+            box = (order[None, :, :] <= np.maximum(nth, 0)[:, :, None]).sum(axis=2)
+            boxes.append(np.minimum(box, n - 1).astype(np.int8))
+            if k < 2:
+                keep = dice.SUB_KEEPS[np.arange(dice.N_ROLLS)[:, None], np.minimum(pick, 31)]
+                keeps.append(np.where(nth < 0, keep, -1))
+        return Decisions(tuple(boxes), tuple(keeps))
+
+
 @dataclass(frozen=True)
 class Start:
     """A position to play from: every seat's sheet (mask) and points, and the seat to move."""
@@ -106,16 +133,18 @@ def _turn(rules, chooser, seat, t, masks, points, winner, stream) -> None:
 
 
 #: Policies a seat of a category race plays.
-RACE_POLICIES = ("win", "optimal", "greedy")
+RACE_POLICIES = ("win", "optimal", "greedy", "random")
 
 
-def race_chooser(game, policy: str, solitaire: np.ndarray | None):
-    """The chooser of a seat: ``win``, ``optimal`` (expected score) or ``greedy``."""
+def race_chooser(game, policy: str, solitaire: np.ndarray | None, seed=0):
+    """The chooser of a seat: ``win``, ``optimal`` (expected score), ``greedy`` or ``random``."""
     from ..two_player.space import two_player_rules
 
     rules = two_player_rules(game)
     if policy == "greedy":
         return ExpectedChooser(rules, np.zeros(game.n_states), "greedy")
+    if policy == "random":
+        return RandomChooser(rules, seed)
     if policy not in RACE_POLICIES:
         raise DicewiseError(f"a {game.name} table seats the policies {', '.join(RACE_POLICIES)}, "
                             f"not {policy!r}")
@@ -134,6 +163,7 @@ def seated_race(game, solitaire: np.ndarray | None, seats: tuple[str, ...], deal
     from ..two_player.space import two_player_rules
 
     rules = two_player_rules(game)
-    choosers = {p: race_chooser(game, p, solitaire) for p in set(seats)}
+    choosers = {p: race_chooser(game, p, solitaire, [seed, first_deal, 0xC401CE])
+                for p in set(seats)}
     stream = deal_stream(seed, first_deal, deals, len(seats), rules.n)
     return play_race(rules, [choosers[p] for p in seats], stream, start)
