@@ -32,7 +32,7 @@ from . import approx
 from .rules import Ryzykant, apply_splits, legal_splits, score
 
 #: σ per √(roll left) of the margin V cannot see yet (points); set by the measured duel.
-SPREAD = 300.0
+SPREAD = 1000.0
 #: How strongly an equal chance is broken toward the better expected score.
 TIE_BREAK = 1e-9
 
@@ -70,8 +70,9 @@ class WinPolicy:
 
     name = "win"
 
-    def __init__(self, ruleset: Ryzykant, dense, rival, spread: float = SPREAD):
-        self.ruleset, self.dense, self.rival, self.spread = ruleset, approx.as_dense(dense), rival, spread
+    def __init__(self, ruleset: Ryzykant, dense, rival, spread: float | None = None):
+        self.ruleset, self.dense, self.rival = ruleset, approx.as_dense(dense), rival
+        self.spread = SPREAD if spread is None else spread
         self.flat = approx.Dense(self.dense.sums, self.dense.gamma, 0)
 
     def choose(self, upper, lower, rolls, legal, pusc, rivals) -> np.ndarray:
