@@ -64,7 +64,7 @@ def _table(rules, rebuild=False):
     """The policy table of ``rules``, from the cache that the command line uses (built there
     if missing)."""
     solved = store.solution(RYZYKANT, rules, rebuild=rebuild)
-    return game.PolicyTable(solved.payload.model, dict(solved.meta), solved.path)
+    return game.PolicyTable(solved.payload.model, dict(solved.meta), solved.table)
 
 
 def _previous(rules):

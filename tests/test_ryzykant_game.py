@@ -121,6 +121,8 @@ def test_observation_shape():
 def test_best_advice_replays_the_search_policy(solved, options, monkeypatch):
     solution = solved(**options)
     games = 6
+    # Small chunks: the search policy plays every slot of a chunk in lockstep.
+    monkeypatch.setattr(ryzykant_game, "CHUNK", 8)
     scores = []
     for ep in RYZYKANT.episodes(solution, seed=4, games=games):
         while not ep.done:
@@ -148,6 +150,13 @@ def test_advice_values_and_the_split_that_ends(solved):
                 up[s - 2] += 1
             assert c.expected == rz.score(up)
     assert advice.to_json()["best"]["action"] == advice.best.action
+    # Searched values, each loss with its error: the best's is what another might be better.
+    assert all(c.loss_error >= 0 for c in advice.choices)
+    assert advice.best.loss_error == pytest.approx(
+        max([c.loss_error - c.loss for c in advice.choices[1:]] + [0.0]))
+    assert all(c.close_call == (0 < c.loss_error and c.loss <= c.loss_error)
+               for c in advice.choices)
+    assert "loss_error" in advice.to_json()["best"] and "searched" in advice.headline
 
 
 def test_dice_depend_on_seed_and_game_only(monkeypatch):
