@@ -325,3 +325,19 @@ def test_advice_follows_the_position_after_an_undo():
     second = game.apply("dice 1 1 1 3 5")["advice"]
     assert second["dice"] == [1, 1, 1, 3, 5] and second != first
     assert second == dicewise.advise("general", dice=[1, 1, 1, 3, 5], roll=1).to_json()
+
+
+@pytest.mark.slow
+def test_poker_school_values_prizes_rivals_took_as_lost(small_fits):
+    """A premium a rival took is worth nothing to the writer (RULES.md section 3); advice
+    reads it from the sheet's taken= entry, as the table writes it."""
+    dice_, mine, taken = [2, 2, 5, 5, 6], "pair=12/12", "pair=12/12,taken=pair"
+    a = dicewise.advise("poker-school", dice=dice_, roll=2, sheet=mine)
+    b = dicewise.advise("poker-school", dice=dice_, roll=2, sheet=taken)
+    write = {"write": "pair"}
+    premium = a.choice_for(write).detail["score"]
+    lost = a.choice_for(write).expected - b.choice_for(write).expected
+    assert 0 < lost <= premium + 1e-9
+    c = dicewise.advise("poker-school", dice=dice_, roll=2, sheet="taken=column1")
+    d = dicewise.advise("poker-school", dice=dice_, roll=2, sheet="")
+    assert 0 < d.turn_start_expected - c.turn_start_expected <= 60 + 1e-9
