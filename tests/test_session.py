@@ -341,3 +341,50 @@ def test_poker_school_values_prizes_rivals_took_as_lost(small_fits):
     c = dicewise.advise("poker-school", dice=dice_, roll=2, sheet="taken=column1")
     d = dicewise.advise("poker-school", dice=dice_, roll=2, sheet="")
     assert 0 < d.turn_start_expected - c.turn_start_expected <= 60 + 1e-9
+
+
+def _json_game_lines(ruleset: str, players: int, seed: int, tmp_path) -> list[str]:
+    """A whole game typed by a script: dice, legal choices, a bad line, an undo, a save."""
+    import random
+
+    rnd = random.Random(seed)
+    shadow = TableGame.new(ruleset, players=players, advice=False)
+    lines = []
+    while not shadow.over:
+        if shadow.awaiting == "dice":
+            line = "dice " + " ".join(str(rnd.randint(1, 6)) for _ in range(5 - len(shadow.kept)))
+        else:
+            line = random_line(shadow, rnd)
+        assert shadow.apply(line)["ok"]
+        lines.append(line)
+        if len(lines) == 7:
+            lines += ["frobnicate", "undo", line, f"save {tmp_path / 'mid.json'}"]
+    return lines
+
+
+@pytest.mark.parametrize("ruleset,players", [
+    ("general", 2), pytest.param("poker-programs", 3, marks=pytest.mark.slow),
+    pytest.param("yahtzee", 2, marks=pytest.mark.slow), pytest.param("yatzy", 2, marks=pytest.mark.slow),
+    ("poker-school", 2), ("ryzykant", 3)])
+def test_a_whole_game_through_play_json(ruleset, players, tmp_path):
+    """``dicewise play --json`` from a pipe: one JSON line a command, the same as apply()."""
+    import subprocess
+    import sys
+
+    lines = _json_game_lines(ruleset, players, 7, tmp_path)
+    run = subprocess.run([sys.executable, "-m", "dicewise", "play", ruleset, "--players",
+                          str(players), "--no-advice", "--json", "--lang", "en"],
+                         input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    answers = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(answers) == len(lines)
+    shadow = TableGame.new(ruleset, players=players, advice=False, lang="en")
+    for line, answer in zip(lines, answers):
+        expected = shadow.apply(line.replace("mid.json", "shadow.json"))
+        if "saved" in expected:
+            expected["saved"] = answer["saved"]
+        assert answer == json.loads(json.dumps(expected)), line
+    assert answers[-1]["state"]["over"] and answers[7]["ok"] is False
+    resumed = TableGame.load(tmp_path / "mid.json")
+    assert resumed.state() == answers[10]["state"]
