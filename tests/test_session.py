@@ -131,7 +131,7 @@ def test_a_big_general_wins_at_once():
     game = TableGame.new("general", players=3, seed=1, names=["A", "B", "C"])
     play_one_turn(game)
     state = game.apply("dice 4 4 4 4 4")["state"]
-    assert state["over"] and state["result"]["reason"] == "big_general"
+    assert state["over"] and state["result"]["reason"] == "won_at_once"
     assert state["result"]["winners"] == ["B"]
     assert not game.apply("roll")["ok"]
     assert game.apply("undo")["state"]["over"] is False

@@ -206,8 +206,8 @@ def _show_sheets(game: TableGame) -> None:
 def _show_result(game: TableGame) -> None:
     tr = game.tr
     result = game.result()
-    if result["reason"] == "big_general":
-        click.echo(tr("{name} rolled a big general and wins at once").format(
+    if result["reason"] == "won_at_once":
+        click.echo(tr("{name} wins the game at once").format(
             name=result["winners"][0]))
     click.echo(tr("the game is over; winners: {names}").format(names=", ".join(result["winners"])))
     for r in result["ranking"]:

@@ -223,7 +223,7 @@ class TableGame:
             w = self.won_at_once
             order = [w] + sorted((i for i in range(len(names)) if i != w), key=lambda i: -finals[i])
             places = {w: 1, **{i: 2 for i in order[1:]}}
-            reason = "big_general"
+            reason = "won_at_once"
         else:
             order = sorted(range(len(names)), key=lambda i: -finals[i])
             places = {i: 1 + sum(f > finals[i] for f in finals) for i in order}
