@@ -402,9 +402,7 @@ class TableGame:
         self.roll += 1
         if self.roll == 1 and self.sheets[self.to_move].wins_at_once(self.dice, 1):
             self.won_at_once = self.to_move
-            sheet = self.sheets[self.to_move]
-            if hasattr(sheet, "end_at_once"):
-                self.sheets[self.to_move] = sheet.end_at_once()
+            self.sheets[self.to_move] = self.sheets[self.to_move].end_at_once()
 
     def _act(self, action: dict) -> None:
         if self.dice is None:

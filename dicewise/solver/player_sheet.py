@@ -50,6 +50,10 @@ class PlayerSheet(ABC):
         """Whether these dice win the game at once (General's big general)."""
         return False
 
+    def end_at_once(self) -> "PlayerSheet":
+        """The sheet of a game that ``wins_at_once`` ended (nothing more is written)."""
+        return self
+
     def to_json(self) -> dict:
         """The sheet for the table's JSON state (beside ``text`` and ``points``)."""
         return {}
