@@ -184,3 +184,12 @@ def test_russian_and_polish_labels(tmp_path):
     term = Terminal(["ryzykant", "--players", "2", "--no-advice", "--lang", "pl"], tmp_path)
     assert "kości?" in term.opening
     term.close()
+
+
+def test_ctrl_c_leaves_without_a_traceback(tmp_path):
+    term = Terminal(["general", "--players", "2", "--no-advice", "--lang", "en"], tmp_path)
+    term.child.sendintr()
+    term.child.expect(pexpect.EOF)
+    assert "Traceback" not in term.child.before
+    term.child.close()
+    assert term.child.exitstatus == 0

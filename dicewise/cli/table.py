@@ -89,7 +89,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
     while True:
         try:
             line = input("> " if interactive else "")
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: leave (save first to resume)
             if interactive:
                 click.echo()
             return
