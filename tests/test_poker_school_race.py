@@ -3,8 +3,8 @@ race-aware view, and the table through ``duel --players N``.
 
 Proves: the first player to earn a premium or a column's 60 takes it and the others lose
 it at once (their row or column is no longer clean; their points stand); the race-aware
-player counts as lost exactly the prizes a rival with a clean row or column is strictly
-closer to; played tables keep every prize with at most one seat, and a seat's score is
+player weighs exactly the prizes a rival with a clean row or column is near, and a write
+that completes such a row is worth its premium more; played tables keep every prize with at most one seat, and a seat's score is
 what its sheet holds; duel reports the premiums each seat takes.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from dicewise.cli.main import cli
@@ -59,21 +60,35 @@ def test_the_first_to_complete_a_column_takes_its_60():
     assert a.column_clean[0, 1:].all()
 
 
-def test_the_race_aware_player_gives_up_the_prizes_a_rival_is_closer_to():
-    me, rival = table()
-    me.filled[0, PAIR], rival.filled[0, PAIR] = 1, 2      # rival closer: lost
-    me.filled[0, FOUR], rival.filled[0, FOUR] = 2, 2      # level: I move first, still mine
-    me.filled[0, 0], rival.filled[0, 0] = 0, 2
-    rival.clean[0, 0] = False                             # a crossed rival row is no threat
-    rival.filled[0, :] = np.maximum(rival.filled[0, :], 1)  # rival's column 1 complete but ...
-    rival.column_clean[0, 0] = False                      # ... crossed: no threat either
-    lost_rows, lost_cols = race.lost_ahead(RULES, [me, rival], 0, owners())
-    assert lost_rows[0, PAIR] and not lost_rows[0, FOUR] and not lost_rows[0, 0]
-    assert not lost_cols[0, 0]
-    rival.column_clean[0, 0] = True
-    lost_rows, lost_cols = race.lost_ahead(RULES, [me, rival], 0, owners())
-    # columns by rows still to write: 0 against my 14; 12 against 14; 15 against 15
-    assert lost_cols[0, 0] and lost_cols[0, 1] and not lost_cols[0, 2]
+def test_the_race_weighs_the_prizes_a_rival_is_near():
+    me, rival, other = table(3)
+    rival.filled[0, PAIR] = 1                              # 2 cells from the premium: near
+    other.filled[0, FOUR] = 2
+    other.clean[0, FOUR] = False                           # a crossed row is no threat
+    rival.filled[0, :] = np.maximum(rival.filled[0, :], 1) - (np.arange(15) < 3)  # 3 rows to go
+    rows_owned, cols_owned = owners()
+    rows, cols = race.race_bonus(RULES, [me, rival, other], 0, (rows_owned, cols_owned))
+    assert rows[0, PAIR] == race.BETA and rows[0, FOUR] == race.BETA  # rival's FOUR: 2 to go
+    assert cols[0, 0] == race.BETA and not cols[0, 1:].any()
+    rows_owned[0, PAIR] = 1                                # taken: nothing left to race for
+    rows, _ = race.race_bonus(RULES, [me, rival, other], 0, (rows_owned, cols_owned))
+    assert rows[0, PAIR] == 0
+
+
+def test_a_write_that_completes_a_raced_row_is_worth_its_premium_more():
+    me, rival = table(2, games=2)
+    me.filled[:, PAIR] = 2                                 # the next pair completes the row
+    me.filled[1, PAIR] = 1                                 # ... in game 0 only
+    evaluator = GreedyEvaluator(RULES)
+    option = evaluator.row_options(me, PAIR, 2)
+    bonus = (np.zeros((2, 15)), np.zeros((2, RULES.columns)))
+    bonus[0][:, PAIR] = 1.0
+    raced = race._with_bonus(RULES, me, PAIR, 2, option, bonus)
+    points = race.turns.free_row_classes(RULES, PAIR, 2)[0]
+    finite = np.isfinite(option.score[:, 0])
+    assert raced.score[finite, 0] == pytest.approx(option.score[finite, 0] + points[finite])
+    assert raced.score[:, 1] == pytest.approx(option.score[:, 1])
+    assert (raced.cross == option.cross).all()
 
 
 def test_played_tables_keep_each_prize_with_one_seat():
