@@ -38,6 +38,12 @@ def run_job(name: str, games: int | None, seed: int) -> dict:
     start = time.process_time()
     duel = api.duel_players(ruleset, players=players, a=a, b=b, games=games, seed=seed)
     r = duel.result
+    game, rules = api.make_rules(ruleset)
+    if players == 2 and 2 in game.players(rules):  # the command line plays the exact race there
+        command = f"python benchmarks/bench_players.py {name} --games {games} --seed {seed}"
+    else:
+        command = (f"dicewise duel {ruleset} --players {players} --a {a} --b {b} --games {games} "
+                   f"--seed {seed}")
     return {"job": name, "share": round(r.share, 5), "share_ci95": [round(x, 5) for x in r.share_ci95],
             "fair_share": round(1 / players, 5), "margin": round(r.margin, 3),
             "margin_ci95": [round(x, 3) for x in r.margin_ci95], "points": round(r.points, 3),
@@ -45,8 +51,7 @@ def run_job(name: str, games: int | None, seed: int) -> dict:
             "ties": round(r.ties, 5), "seats": [s.to_json() for s in r.seats],
             "rival_extra": dict(r.rival_extra),
             "games": r.games, "seed": seed, "cpu_seconds": round(time.process_time() - start, 1),
-            "command": f"dicewise duel {ruleset} --players {players} --a {a} --b {b} "
-                       f"--games {games} --seed {seed}"}
+            "command": command}
 
 
 def main() -> None:
