@@ -225,7 +225,8 @@ def test_commands_a_game_lacks_say_so_in_one_line():
                     "advise": ["advise", name, "--dice", *DICE],
                     "bench-agent": ["bench-agent", name, "--agent", "x:y"],
                     "review": ["review", name, os.devnull],
-                    "chance": ["chance", name, "--target", "100"]}[command]
+                    "chance": ["chance", name, "--target", "100"],
+                    "play": ["play", name]}[command]
             one_error_line(run(*args), f"{name} has no `{command}`")
 
 

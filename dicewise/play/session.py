@@ -32,7 +32,7 @@ import numpy as np
 from .. import api, i18n
 from ..errors import DicewiseError
 from ..solver.player_sheet import PlayerSheet
-from ..solver.protocol import Advice, BadAction
+from ..solver.protocol import Advice, BadAction, unsupported
 from . import commands
 from .advisor import TableAdvisor, top
 
@@ -67,7 +67,7 @@ class TableGame:
         self.table = table
         self.game, self.rules = api.make_rules(table.ruleset, table.options)
         if "play" not in self.game.commands:
-            raise DicewiseError(f"{self.game.name} cannot be played along at the table")
+            raise unsupported(self.game, "play")
         self.game.player_sheet(self.rules)  # a game without table play says so now
         if table.objective not in ("auto", "score", "win"):
             raise DicewiseError(f"the objective is auto, score or win, not {table.objective!r}")
