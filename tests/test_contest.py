@@ -18,7 +18,7 @@ from dicewise.solver.poker_school.contest import NOBODY, Prizes
 from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchool
 
 
-def random_table(game: PokerSchool, players: int, rng) -> list[tuple[int, int, int | None, int | None]]:
+def random_table(game: PokerSchool, players: int, rng) -> list[tuple]:
     """A whole game's writes in seat order: (seat, row, score or None, dice shown)."""
     sheets = [game.empty() for _ in range(players)]
     out = []
@@ -56,7 +56,8 @@ def reference_scores(game: PokerSchool, players: int, writes) -> tuple[list[int]
                 premium_owner[row] = seat
                 earned_at[seat][row] = t
         for j in range(game.columns):
-            column = [cells[seat][r][j] if len(cells[seat][r]) > j else "open" for r in range(N_ROWS)]
+            column = [cells[seat][r][j] if len(cells[seat][r]) > j else "open"
+                      for r in range(N_ROWS)]
             if j not in column_owner and "open" not in column and None not in column:
                 column_owner[j] = seat
     for seat in range(players):

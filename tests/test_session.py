@@ -364,7 +364,8 @@ def _json_game_lines(ruleset: str, players: int, seed: int, tmp_path) -> list[st
 
 @pytest.mark.parametrize("ruleset,players", [
     ("general", 2), pytest.param("poker-programs", 3, marks=pytest.mark.slow),
-    pytest.param("yahtzee", 2, marks=pytest.mark.slow), pytest.param("yatzy", 2, marks=pytest.mark.slow),
+    pytest.param("yahtzee", 2, marks=pytest.mark.slow),
+    pytest.param("yatzy", 2, marks=pytest.mark.slow),
     ("poker-school", 2), ("ryzykant", 3)])
 def test_a_whole_game_through_play_json(ruleset, players, tmp_path):
     """``dicewise play --json`` from a pipe: one JSON line a command, the same as apply()."""

@@ -25,7 +25,6 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -89,9 +88,10 @@ class TableGame:
     # --- making, saving, resuming ---------------------------------------------------------
 
     @classmethod
-    def new(cls, ruleset: str, players: int | None = None, names=None, options=None, seed: int | None = None,
-            target: int | None = None, lang: str | None = None, top: int | None = None,
-            objective: str = "auto", advice: bool = True, progress=None) -> "TableGame":
+    def new(cls, ruleset: str, players: int | None = None, names=None, options=None,
+            seed: int | None = None, target: int | None = None, lang: str | None = None,
+            top: int | None = None, objective: str = "auto", advice: bool = True,
+            progress=None) -> "TableGame":
         """A new game: ``players`` seats (named ``names``, else Player 1..N)."""
         game, rules = api.make_rules(ruleset, options)
         names = list(names) if names else []
@@ -287,7 +287,8 @@ class TableGame:
             advice = self.advice(full=True)
             if advice is None:
                 raise DicewiseError(self.tr("no choice to pick: give the dice first")
-                                    if self.table.advice else self.tr("advice is off: name the choice"))
+                                    if self.table.advice else
+                                    self.tr("advice is off: name the choice"))
             k = args[0]
             if k > len(advice.choices):
                 raise DicewiseError(self.tr("there are {n} choices, not {k}").format(
@@ -310,7 +311,8 @@ class TableGame:
         if kind == "keep":
             return self.tr("keep {kept}").format(kept=" ".join(map(str, arg)) or self.tr("nothing"))
         box = i18n.box_label(self.game.name, arg, self.table.lang) if isinstance(arg, str) else arg
-        return (self.tr("write {box}") if kind == "write" else self.tr("cross {box}")).format(box=box)
+        text = self.tr("write {box}") if kind == "write" else self.tr("cross {box}")
+        return text.format(box=box)
 
     def _box(self, text: str) -> str:
         names = self.game.describe(self.rules)
