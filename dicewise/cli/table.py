@@ -52,12 +52,14 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     if resume:
         if ruleset or players or names or seed is not None or options or target is not None:
             raise click.UsageError("--resume takes the game's own settings: give only --lang, "
-                                   "--top or --json with it")
+                                   "--top, --no-advice or --json with it")
         game = TableGame.load(resume, progress=progress)
         if lang:
             game.table.lang = i18n.language(lang)
             game.tr = i18n.translator(game.table.lang)
         game.table.top = top
+        if no_advice:
+            game.table.advice = False
     else:
         if not ruleset:
             raise click.UsageError("name the ruleset (dicewise rules lists them), or --resume FILE")
