@@ -49,13 +49,46 @@ def sparse_keep_to_roll(single: bool = False):
     return sparse.csr_matrix(_KEEP_TO_ROLL.astype(np.float32) if single else _KEEP_TO_ROLL)
 
 
+#: Keeps by size, largest first, with their children (the keep plus one die of each face).
+_KEEP_LEVELS = [(int(dice.KEEP_START[s]), int(dice.KEEP_START[s + 1]),
+                 [dice.KEEP_CHILD[dice.KEEP_START[s]:dice.KEEP_START[s + 1], f].copy()
+                  for f in range(dice.N_FACES)])
+                for s in range(dice.N_DICE - 1, -1, -1)]
+
+
 def keep_values(roll_values: np.ndarray) -> np.ndarray:
-    """Expected value of every keep (462, B), given the value of every next roll (252, B);
-    float32 values stay float32 (the solvers that trade precision for memory use them)."""
+    """Expected value of every keep (462, B), given the value of every next roll (252, B).
+
+    float64 values go through the exact keep→roll matrix (the expected-score solve and its
+    decisions, bit for bit as they always were); float32 values, which trade precision for
+    speed anyway, through ``keep_values_by_die``, a quarter faster.
+    """
     single = roll_values.dtype == np.float32
+    if single and roll_values.ndim == 2:
+        return keep_values_by_die(roll_values)
     if roll_values.ndim == 1 or roll_values.shape[1] < 16:
         return (_KEEP_TO_ROLL.astype(np.float32) if single else _KEEP_TO_ROLL) @ roll_values
     return sparse_keep_to_roll(single) @ roll_values
+
+
+def keep_values_by_die(roll_values: np.ndarray) -> np.ndarray:
+    """Expected value of every keep (462, B) given every roll's value (252, B), in the dtype
+    of the values.
+
+    Dice are thrown one at a time in effect: a keep's value is the mean of its six
+    one-die-larger keeps', down from the rolls.  1,260 additions per column instead of
+    the keep→roll matrix's 4,368 products, and exact in the same sense.
+    """
+    out = np.empty((dice.N_KEEPS, roll_values.shape[1]), dtype=roll_values.dtype)
+    out[dice.KEEP_START[dice.N_DICE]:] = roll_values
+    sixth = roll_values.dtype.type(1 / dice.N_FACES)
+    for lo, hi, children in _KEEP_LEVELS:
+        acc = out[lo:hi]
+        np.add(out[children[0]], out[children[1]], out=acc)
+        for child in children[2:]:
+            acc += out[child]
+        acc *= sixth
+    return out
 
 
 def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray:

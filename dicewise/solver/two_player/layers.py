@@ -28,38 +28,13 @@ import numpy as np
 from .. import dice
 from ..best_write import Partition, best_write, max_plan, scratch_for
 from ..turn import best_sub_keep, best_sub_keep_and_keep
+from ..turn import keep_values_by_die as keep_values
 from .space import Layout, TwoPlayerRules
 
 BATCH_COLUMNS = 512  # columns per turn solve: a batch's arrays stay in the core's caches
 
 #: Terminal payoffs at differences −1, 0, +1 (the stored run of two full sheets).
 TERMINAL = {"value": (0.0, 0.5, 1.0), "draw": (0.0, 1.0, 0.0)}
-
-
-#: Keeps by size, largest first, with their children (the keep plus one die of each face).
-_KEEP_LEVELS = [(int(dice.KEEP_START[s]), int(dice.KEEP_START[s + 1]),
-                 [dice.KEEP_CHILD[dice.KEEP_START[s]:dice.KEEP_START[s + 1], f].copy()
-                  for f in range(dice.N_FACES)])
-                for s in range(dice.N_DICE - 1, -1, -1)]
-
-
-def keep_values(roll_values: np.ndarray) -> np.ndarray:
-    """Expected value of every keep (462, B) given every roll's value (252, B).
-
-    Dice are thrown one at a time in effect: a keep's value is the mean of its six
-    one-die-larger keeps', down from the rolls.  1,260 additions per column instead of
-    the keep→roll matrix's 4,368 products, and exact in the same sense.
-    """
-    out = np.empty((dice.N_KEEPS, roll_values.shape[1]), dtype=roll_values.dtype)
-    out[dice.KEEP_START[dice.N_DICE]:] = roll_values
-    sixth = roll_values.dtype.type(1 / dice.N_FACES)
-    for lo, hi, children in _KEEP_LEVELS:
-        acc = out[lo:hi]
-        np.add(out[children[0]], out[children[1]], out=acc)
-        for child in children[2:]:
-            acc += out[child]
-        acc *= sixth
-    return out
 
 
 def terminal_values(layout: Layout, kind: str = "value", dtype="float32") -> np.ndarray:
@@ -143,10 +118,17 @@ def write_vectors(next_values: np.ndarray, idx: np.ndarray, rules: TwoPlayerRule
 
     ``kind="value"``: 1 − the opponent's value (zero-sum); ``"draw"``: P(draw) carries over.
     """
-    out = np.full(idx.shape, -np.inf)
-    rows = np.flatnonzero(np.isin(rules.vec_box, cols.open_boxes))
-    got = next_values[idx[rows]].astype(np.float64)
-    out[rows] = 1.0 - got if kind == "value" else got
+    out = np.empty(idx.shape)
+    boxes = _box_partitions(rules, 1)
+    open_ = np.zeros(rules.n, bool)
+    open_[cols.open_boxes] = True
+    for c, (rows, _) in enumerate(boxes):  # a box's vectors are one run of rows
+        if not open_[c]:
+            out[rows] = -np.inf
+        elif kind == "value":
+            np.subtract(1.0, next_values[idx[rows]], out=out[rows], dtype=np.float64)
+        else:
+            out[rows] = next_values[idx[rows]]
     return out
 
 
