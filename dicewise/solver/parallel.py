@@ -41,6 +41,13 @@ def local_map(workers: int | None = None):
     return forked_map(workers) if workers > 1 and can_fork() else map
 
 
+def can_fork() -> bool:
+    """Whether this process may fork workers: the system forks, and this is not a daemonic
+    process (a worker of a ``multiprocessing`` pool, which may have no children)."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
+
+
 #: What a ``forked_map`` call runs (set in the parent before it forks).
 _FORKED: dict = {}
 
@@ -48,6 +55,3 @@ _FORKED: dict = {}
 def _call_forked(item):
     return _FORKED["fn"](item)
 
-
-def can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
