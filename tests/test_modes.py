@@ -39,6 +39,10 @@ MODES = {
     "bench-agent": (["bench-agent", "{r}", "--agent", "anybot:first", "--games", "1"], [
         ["--target", "150"], ["--players", "2"], ["--players", "3"], ["--sheet", "ones=3"],
         ["--opponent-sheet", "ones=3"], ["--agent-cmd", "cat"], ["--seed", "-1"]]),
+    "play": (["play", "{r}", "--json"], [
+        ["--players", "1"], ["--players", "3"], ["--target", "150"], ["--objective", "win"],
+        ["--objective", "score"], ["--no-advice"], ["--resume", "{tmp}/missing.json"],
+        ["--lang", "xx"], ["--names", "Ann,Boris,Ola"], ["--seed", "-1"]]),
     "solve": (["solve", "{r}"], [
         ["--players", "2"], ["--scheduler", "threads"], ["--workers", "2"],
         ["--out", "{tmp}"], ["--rebuild"]]),
@@ -77,7 +81,7 @@ def check(command, ruleset, base, combo, tmp_path, monkeypatch):
 
     monkeypatch.setattr(store, "build", stop)
     args = [a.format(r=ruleset, tmp=tmp_path) for a in base + [x for m in combo for x in m]]
-    result = CliRunner().invoke(cli, args)
+    result = CliRunner().invoke(cli, args, input="quit\n")  # `play` reads its commands
     if isinstance(result.exception, WouldBuild) or result.exit_code == 0:
         return
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), \
