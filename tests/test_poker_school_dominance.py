@@ -151,7 +151,7 @@ def write_cross_violations(ev, batch: Batch) -> int:
 
 
 @pytest.mark.parametrize("options, games", [
-    ({}, 16),
+    ({}, 8),
     pytest.param({"columns": 2}, 32, marks=pytest.mark.slow),
     pytest.param({"school_cross_erases": False}, 32, marks=pytest.mark.slow),
     pytest.param({}, 64, marks=pytest.mark.slow)])
@@ -159,7 +159,7 @@ def test_no_dominated_value_or_write_in_sheets_from_play(options, games):
     game = PokerSchool(**options)
     ev = LinearEvaluator(game, noisy_weights(game, 7))
     batches = sheets_from_play(game, ev, games)
-    assert sum(len(b) for b in batches) >= 2000
+    assert sum(len(b) for b in batches) >= (1000 if games < 32 else 2000)
     assert sum(value_violations(ev, b) for b in batches) == 0
     assert sum(write_cross_violations(ev, b) for b in batches) == 0
     # The search (one turn deeper) on every fifth turn start's sheets.
