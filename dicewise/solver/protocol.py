@@ -74,8 +74,10 @@ class Choice:
     @property
     def close_call(self) -> bool:
         """Whether the values cannot tell this choice from the best: a loss within its error
-        (for the best choice: some other choice's is)."""
-        return self.loss_error is not None and 0 < self.loss_error and self.loss <= self.loss_error
+        (for the best choice: some other choice's is), unless the rules prove the choice
+        worse than another (``detail["dominated_by"]``)."""
+        return (self.loss_error is not None and 0 < self.loss_error
+                and self.loss <= self.loss_error and not self.detail.get("dominated_by"))
 
     @property
     def value(self) -> float:
@@ -96,13 +98,15 @@ def with_loss_errors(deep, shallow, scale: float, floor: float) -> tuple:
     ``shallow`` are the same choices valued without the search.  Searching moves a choice's
     loss against the best by |ΔL|; the error left is taken as ``scale`` × |ΔL| + ``floor``,
     constants each game sets on its exactly solved reductions.  The best choice's error is
-    the most by which another might be better: max(error − loss) over the others, or 0.
+    the most by which another might be better: max(error − loss) over the others that the
+    rules do not prove worse than it (``detail["dominated_by"]``), or 0.
     """
     top = max(c.expected for c in shallow)
     shallow_loss = {repr(c.action): top - c.expected for c in shallow}
     errors = [scale * abs(c.loss - shallow_loss[repr(c.action)]) + floor for c in deep]
-    if errors:
-        errors[0] = max([e - c.loss for c, e in zip(deep[1:], errors[1:])] + [0.0])
+    if errors:  # a choice the rules prove worse than the best cannot be better than it
+        errors[0] = max([e - c.loss for c, e in zip(deep[1:], errors[1:])
+                         if c.detail.get("dominated_by") != deep[0].action] + [0.0])
     return tuple(replace(c, loss_error=float(e)) for c, e in zip(deep, errors))
 
 

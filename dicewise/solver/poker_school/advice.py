@@ -32,11 +32,18 @@ LOSS_ERROR_SCALE = 2.0
 LOSS_ERROR_FLOOR = 4.0
 
 
-def write_choice(row: str, score: int | None, expected: float, loss: float) -> Choice:
-    """Score ``score`` in the next cell of ``row`` (None: cross it), valued."""
+def write_choice(row: str, score: int | None, expected: float, loss: float,
+                 dominated: bool = False) -> Choice:
+    """Score ``score`` in the next cell of ``row`` (None: cross it), valued.
+
+    ``dominated``: a cross that the write of the same row provably beats (the write keeps
+    the reserve): its detail names that write as ``dominated_by``, and it is never a close
+    call, whatever the error of its loss.
+    """
     if score is None:
         return Choice({"cross": row}, f"cross {row}", expected, loss,
-                      {"category": row, "score": None, "cross": True})
+                      {"category": row, "score": None, "cross": True,
+                       **({"dominated_by": {"write": row}} if dominated else {})})
     return Choice({"write": row}, f"write {row} for {score}", expected, loss,
                   {"category": row, "score": score})
 
@@ -69,18 +76,21 @@ class TurnAdvice:
             if opt is None:
                 continue
             value = float(opt.score[opt.roll_class[roll], 0])
+            # A write that keeps the reserve dominates the cross (docs/poker-school.md).
+            dominated = np.isfinite(value) and (row >= N_SCHOOL or dice.ROLLS[roll, row] >= 3)
             if np.isfinite(value):
                 points = (3 * (row + 1) if row < N_SCHOOL
                           else int(game.base_points[row, roll_number - 1, roll]))
-                ranked.append((self.base + value, ROW_NAMES[row], points))
-            ranked.append((self.base + float(opt.cross[0]), ROW_NAMES[row], None))
+                ranked.append((self.base + value, ROW_NAMES[row], points, False))
+            ranked.append((self.base + float(opt.cross[0]), ROW_NAMES[row], None, dominated))
         keeps = []
         if roll_number < 3:
             values = self.keep_values[roll_number - 1]
             keeps = [(self.base + float(values[k]), dice.faces_of(dice.KEEPS[k]))
                      for k in dice.sub_keeps(roll)]
         best = max(v for v, *_ in ranked + keeps)
-        out = [write_choice(row, points, v, best - v) for v, row, points in ranked]
+        out = [write_choice(row, points, v, best - v, dominated)
+               for v, row, points, dominated in ranked]
         out += [keep_choice(kept, v, best - v, 3 - roll_number) for v, kept in keeps]
         # Rounded for the order: a tie is not broken by the last bits of two sums.
         return tuple(sorted(out, key=lambda c: -round(c.expected, 9)))
