@@ -6,8 +6,8 @@ Run with the benchmark environment (see ``benchmarks/README.md``)::
 
 Each figure is the median of ``--repeat`` runs, each in a fresh process so that nothing is
 cached in memory.  When the PyPI package ``yatzy-solver`` (a Rust solver; not a dependency
-of dicewise) is importable, it solves the same Yahtzee and Yatzy games in the same run and
-the table gives our time / its time.
+of dicewise) is importable, it solves the same Yahtzee and Yatzy games in the same run,
+each of its runs right after one of ours, and the table gives our time / its time.
 """
 
 from __future__ import annotations
@@ -58,12 +58,14 @@ def main():
     env = dict(os.environ, DICEWISE_CACHE=tempfile.mkdtemp(prefix="dicewise-bench-"))
     rows = []
     for name, options in SOLVES:
-        ours = statistics.median(solve_seconds(name, options, env) for _ in range(args.repeat))
-        peer = None
-        if name in PEER:
-            runs = [peer_seconds(PEER[name]) for _ in range(args.repeat)]
-            peer = statistics.median(runs) if None not in runs else None
-        rows.append((f"solve {name}", ours, peer))
+        # Ours and the peer's alternate, so that a change of load meets both alike.
+        ours_runs, peer_runs = [], []
+        for _ in range(args.repeat):
+            ours_runs.append(solve_seconds(name, options, env))
+            if name in PEER:
+                peer_runs.append(peer_seconds(PEER[name]))
+        peer = statistics.median(peer_runs) if peer_runs and None not in peer_runs else None
+        rows.append((f"solve {name}", statistics.median(ours_runs), peer))
     advise = [sys.executable, "-m", "dicewise.cli", "advise", "yahtzee", "--roll", "1", "--dice",
               "2", "2", "4", "6", "6", "--sheet", "ones=3,chance=22"]
     timed(advise, env)  # the table is present from here on

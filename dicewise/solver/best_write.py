@@ -51,28 +51,33 @@ class MaxPlan:
     direct: tuple  # positions of the boxes taken row by row
 
 
-def max_plan(parts: Sequence[Partition], limit: int = MERGE_LIMIT) -> MaxPlan:
-    """The merge plan of boxes with these partitions: greedily the merge that leaves the
-    fewest joint classes, while they stay under ``limit``."""
-    left = list(range(len(parts)))
-    first = min(left, key=lambda i: parts[i].n)
-    left.remove(first)
+def max_plan(parts: Sequence[Partition], limit: int = MERGE_LIMIT, greedy: bool = True) -> MaxPlan:
+    """The merge plan of boxes with these partitions, while the joint classes stay under
+    ``limit``: greedily the merge that leaves the fewest (``greedy``; for plans reused many
+    times), else the boxes by their number of classes (one trial merge each)."""
+    left = sorted(range(len(parts)), key=lambda i: parts[i].n)
+    first = left.pop(0)
     merges = [(first, None, None)]
-    inv, n = parts[first].inv, parts[first].n
+    inv = parts[first].inv
+    direct = []
     while left:
         best = None
-        for i in left:
+        for i in (left if greedy else left[:1]):
             code = inv * parts[i].n + parts[i].inv
             _, at, joint = np.unique(code, return_index=True, return_inverse=True)
             if best is None or len(at) < best[1]:
                 best = (i, len(at), at, joint.reshape(-1))
         i, size, at, joint = best
-        if size > limit:
-            break
-        merges.append((i, inv[at], parts[i].inv[at]))
         left.remove(i)
-        inv, n = joint, size
-    return MaxPlan(tuple(merges), inv.astype(np.int64), tuple(left))
+        if size > limit:
+            if greedy:
+                direct = [i] + left
+                break
+            direct.append(i)
+            continue
+        merges.append((i, inv[at], parts[i].inv[at]))
+        inv = joint
+    return MaxPlan(tuple(merges), inv.astype(np.int64), tuple(direct))
 
 
 class Scratch:

@@ -46,6 +46,7 @@ import numpy as np
 from ..errors import DicewiseError
 from . import dice
 from .advice import check_position, ranked_choices
+from .best_write import Partition, Scratch, best_write, max_plan
 from .parallel import local_map
 from .protocol import Advice
 from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
@@ -335,13 +336,13 @@ class _Workspace:
     """Scratch arrays for the batches of one chunk: fresh arrays of this size cost page
     faults that dwarf the arithmetic, so every batch writes into these."""
 
-    def __init__(self, dtype, columns: int, classes: int):
+    def __init__(self, dtype, columns: int, classes: int, tables: int):
         self.idx = np.empty(classes * columns, np.int64)
         self.tmp = np.empty(classes * columns, np.int64)
         self.mask = np.empty(classes * columns, bool)
-        self.value = np.empty(classes * columns, dtype)
-        self.joint = [np.empty(dice.N_ROLLS * columns, dtype) for _ in range(5)]
+        self.tables = np.empty(tables * columns, dtype)  # every open box's class values
         self.out = [np.empty(dice.N_ROLLS * columns, dtype) for _ in range(3)]
+        self.scratch = Scratch(columns, dtype)
 
     @staticmethod
     def view(buffer: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -360,15 +361,14 @@ class _Gather:
     cap: np.ndarray
     illegal: np.ndarray | None  # None: allowed wherever the box is open
 
-    def values(self, flat: np.ndarray, cols: _Cols, ws: _Workspace) -> np.ndarray:
-        """(Q, C): the value of each class for the batch's columns, in ``ws``."""
+    def values(self, flat: np.ndarray, cols: _Cols, ws: _Workspace, value: np.ndarray) -> np.ndarray:
+        """(Q, C): the value of each class for the batch's columns, into ``value``."""
         q, c = self.moves.n_classes, len(cols.need)
         idx, tmp = ws.view(ws.idx, q, c), ws.view(ws.tmp, q, c)
         np.subtract(cols.need, cols.spread(self.shift, tmp), out=idx)
         np.maximum(idx, 0, out=idx)
         np.minimum(idx, cols.spread(self.cap, tmp), out=idx)
         idx += cols.spread(self.base, tmp)
-        value = ws.view(ws.value, q, c)
         np.take(flat, idx, out=value, mode="clip")
         if self.illegal is not None:
             value[cols.spread(self.illegal, ws.view(ws.mask, q, c))] = -np.inf
@@ -379,7 +379,8 @@ def _workspace(gathers, count: np.ndarray, batches, dtype) -> _Workspace:
     """Scratch space for the largest batch."""
     columns = max((int(count[a:b].sum()) for a, b in batches), default=1)
     classes = max((g.moves.n_classes for gk in gathers for g in gk), default=1)
-    return _Workspace(dtype, columns, classes)
+    tables = max((sum(g.moves.n_classes for g in gk) for gk in gathers), default=1)
+    return _Workspace(dtype, columns, classes, tables)
 
 
 def _gathers(moves: tuple[list[_Moves], ...], rows: _Rows, b: int) -> tuple[list[_Gather], ...]:
@@ -421,74 +422,45 @@ def _extremes(moves, rows: _Rows, b: int, ends) -> tuple[np.ndarray, np.ndarray]
 # -- the max over boxes, merged by classes ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _MaxPlan:
-    """How to take the max over the open boxes for one group of states: boxes whose classes
-    are merged one by one (the joint classes of two boxes are the distinct pairs), then the
-    joint classes spread over the 252 rolls.  ``shared`` is done once for every roll number."""
-
-    shared: tuple  # steps (gather, rows of the joint so far, rows of the gather's classes)
-    shared_inv: np.ndarray | None
-    by_roll: tuple  # per roll number: (steps, inv), or None: as the roll number before
+#: Merge plans by the partitions of the boxes' rolls (the same in most chunks).
+_PLANS: dict = {}
 
 
-def _chain(gathers: list[_Gather], inv: np.ndarray | None):
-    steps = []
-    for g in sorted(gathers, key=lambda g: g.moves.n_classes):
-        if inv is None:
-            steps.append((g, None, None))
-            inv = g.moves.inv
-            continue
-        _, first, joint = np.unique(inv * g.moves.n_classes + g.moves.inv, return_index=True,
-                                    return_inverse=True)
-        steps.append((g, inv[first], g.moves.inv[first]))
-        inv = joint.reshape(-1)
-    return tuple(steps), inv
-
-
-def _max_plan(lists: list[list[_Gather]]) -> _MaxPlan:
-    shared = [g for g in lists[0] if all(any(g is h for h in gk) for gk in lists[1:])]
-    shared_steps, shared_inv = _chain(shared, None)
-    by_roll = []
+def _max_plan(lists: list[list[_Gather]]) -> tuple:
+    """Per roll number, the open boxes' gathers with their ``best_write`` plan (None: as
+    the roll number before)."""
+    out = []
     for k, gk in enumerate(lists):
         if k and len(gk) == len(lists[k - 1]) and all(x is y for x, y in zip(gk, lists[k - 1])):
-            by_roll.append(None)
+            out.append(None)
             continue
-        by_roll.append(_chain([g for g in gk if not any(g is s for s in shared)], shared_inv))
-    return _MaxPlan(shared_steps, shared_inv, tuple(by_roll))
+        parts = [Partition(g.moves.inv, g.moves.n_classes) for g in gk]
+        key = tuple(p.inv.tobytes() for p in parts)
+        plan = _PLANS.get(key)
+        if plan is None:
+            if len(_PLANS) > 4096:
+                _PLANS.clear()
+            plan = _PLANS[key] = max_plan(parts, greedy=False)
+        out.append((gk, parts, plan))
+    return tuple(out)
 
 
-def _run_steps(steps, joint, flat, cols: _Cols, ws: _Workspace, buffers):
-    """Merge the boxes of ``steps`` into ``joint`` (None: start from the first box), writing
-    into the two ``buffers`` in turn; returns the joint class values (J, C)."""
-    c = len(cols.need)
-    for i, (g, left, right) in enumerate(steps):
-        value = g.values(flat, cols, ws)
-        out = ws.view(buffers[i % 2], len(value) if left is None else len(left), c)
-        if left is None:
-            np.copyto(out, value)
-        else:
-            np.take(joint, left, axis=0, out=out, mode="clip")
-            other = ws.view(ws.joint[4], len(right), c)
-            np.take(value, right, axis=0, out=other, mode="clip")
-            np.maximum(out, other, out=out)
-        joint = out
-    return joint
-
-
-def _write_values(plan: _MaxPlan, flat: np.ndarray, cols: _Cols, ws: _Workspace):
+def _write_values(plans: tuple, flat: np.ndarray, cols: _Cols, ws: _Workspace):
     """The best write value after roll 1, 2, 3 for the columns of states with the same open
     boxes: three (252, C) arrays of the max over boxes of W(next, need − points)."""
-    need = cols.need
-    shared = _run_steps(plan.shared, None, flat, cols, ws, ws.joint[:2])
+    c = len(cols.need)
     out: list[np.ndarray] = []
-    for k, step in enumerate(plan.by_roll):
+    for k, step in enumerate(plans):
         if step is None:
             out.append(out[-1])
             continue
-        steps, inv = step
-        joint = _run_steps(steps, shared, flat, cols, ws, ws.joint[2:4])
-        out.append(np.take(joint, inv, axis=0, out=ws.view(ws.out[k], dice.N_ROLLS, len(need)), mode="clip"))
+        gk, parts, plan = step
+        tables, at = [], 0
+        for g in gk:
+            q = g.moves.n_classes
+            tables.append(g.values(flat, cols, ws, ws.tables[at * c:(at + q) * c].reshape(q, c)))
+            at += q
+        out.append(best_write(plan, parts, tables, ws.view(ws.out[k], dice.N_ROLLS, c), ws.scratch))
     return tuple(out)
 
 
