@@ -9,6 +9,7 @@ on states with one more, so each such layer is solved in batches by the turn sol
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, ClassVar, Sequence
@@ -16,9 +17,7 @@ from typing import Callable, ClassVar, Sequence
 import numpy as np
 
 from . import dice
-from .best_write import Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
-from .parallel import local_map
 from .turn import solve_turn
 
 ROLL_NUMBERS = (1, 2, 3)
@@ -172,97 +171,35 @@ def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extr
                  roll_number: int) -> np.ndarray:
     """Best points-plus-future over the open categories, for every roll: (252, B).
 
-    ``values`` holds the solved value of every state with more categories filled.  Each
-    open box gives a table of its roll classes' values (points plus the value of the state
-    they lead to) and ``best_write`` takes the max over boxes, merging classes.
+    ``values`` holds the solved value of every state with more categories filled.  Work is
+    done state-major, (B, 252), so that the states where a category is open are a cheap
+    row subset.
     """
-    parts, tables = [], []
+    best = np.full((len(masks), dice.N_ROLLS), -np.inf)
     for c in range(game.n_categories):
-        table = _class_values(game, values, masks, extras, c, roll_number)
-        if table is not None:
-            parts.append(table[0])
-            tables.append(table[1])
-    out = np.empty((dice.N_ROLLS, len(masks)), dtype=np.float64)
-    if not tables:
-        out.fill(-np.inf)
-        return out
-    key = tuple(id(p) for p in parts)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _PLANS[key] = max_plan(parts)
-    return best_write(plan, parts, tables, out, scratch_for(len(masks)))
-
-
-#: Merge plans by the partitions of the boxes (partitions are interned, so ids are keys).
-_PLANS: dict = {}
-_PARTITIONS: dict = {}
-_IDENTITY = Partition(np.arange(dice.N_ROLLS), dice.N_ROLLS)
-_IDENTITY_FIRST = np.arange(dice.N_ROLLS)
-def _interned_partition(*keys) -> tuple[np.ndarray, Partition]:
-    """The partition of the rolls by these keys, one object per distinct partition."""
-    key = b"".join(np.ascontiguousarray(k).tobytes() + b"|" for k in keys)
-    got = _PARTITIONS.get(key)
-    if got is None:
-        got = _PARTITIONS[key] = partition(*keys)
-    return got
-
-
-def _per_roll(a) -> np.ndarray | None:
-    """A Write array broadcastable to (252, B) as one (252,) column, or None where it
-    depends on the state."""
-    a = np.asarray(a)
-    if a.ndim == 2 and a.shape[1] != 1:
-        return None
-    return np.broadcast_to(a.reshape(-1) if a.ndim == 2 else a, (dice.N_ROLLS,))
-
-
-def _class_values(game: CategoryGame, values, masks, extras, c: int, roll_number: int):
-    """(partition, (Q, B) class values) of writing box ``c`` in a batch: −inf in the
-    columns where it is filled or not allowed; None when it is filled in every column."""
-    rows = np.flatnonzero((masks >> c) & 1 == 0)
-    if len(rows) == 0:
-        return None
-    b = len(masks)
-    every = len(rows) == b
-    m, e = (masks, extras) if every else (masks[rows], extras[rows])
-    w = game.write(c, roll_number, m, e)
-    future = values[(m | (1 << c))[None, :] * game.n_extra + w.next_extra]  # (classes, b)
-    points = _per_roll(w.points)
-    legal = None if w.legal is None else np.asarray(w.legal)
-    roll_legal = legal is not None and legal.ndim == 2 and legal.shape[0] == dice.N_ROLLS
-    column_legal = legal is not None and not roll_legal
-    if roll_legal and legal.shape[1] != 1:
-        points = None  # legality that depends on roll and state: every roll its own class
-    if points is not None:
-        special = np.zeros(dice.N_ROLLS)
+        rows = np.flatnonzero((masks >> c) & 1 == 0)
+        if len(rows) == 0:
+            continue
+        every = len(rows) == len(masks)
+        m, e = (masks, extras) if every else (masks[rows], extras[rows])
+        w = game.write(c, roll_number, m, e)
+        future = values[(m | (1 << c))[:, None] * game.n_extra + w.next_extra.T]
+        if future.shape[1] > 1:
+            future = future[:, w.roll_class]
+        total = future + np.atleast_2d(w.points).T
+        if w.legal is not None:
+            total[~np.broadcast_to(np.atleast_2d(w.legal).T, total.shape)] = -np.inf
         if w.special is not None:
-            special[w.special[0]] = np.arange(1, len(w.special[0]) + 1)
-        keys = [points, w.roll_class, special]
-        if roll_legal:
-            keys.append(legal.reshape(-1))
-        first, part = _interned_partition(*keys)
-        table = points[first][:, None] + future[w.roll_class[first]]
-        if roll_legal:
-            table[~legal.reshape(-1)[first]] = -np.inf
-    else:
-        first, part = _IDENTITY_FIRST, _IDENTITY
-        table = future[w.roll_class] + np.broadcast_to(w.points, (dice.N_ROLLS, len(m)))
-        if legal is not None:
-            table[~np.broadcast_to(legal, table.shape)] = -np.inf
-    if w.special is not None:
-        srolls, spoints, _, slegal = w.special
-        at = part.inv[srolls]
-        patch = future[w.roll_class[srolls]] + spoints
-        if slegal is not None:
-            patch[~np.broadcast_to(slegal, patch.shape)] = -np.inf
-        table[at] = patch
-    if column_legal:
-        table[:, ~np.broadcast_to(legal.reshape(-1), (len(m),))] = -np.inf
-    if not every:
-        full = np.full((part.n, b), -np.inf)
-        full[:, rows] = table
-        table = full
-    return part, table
+            rolls, points, _, legal = w.special
+            patch = future[:, rolls] + points.T if future.shape[1] > 1 else future + points.T
+            if legal is not None:
+                patch[~legal.T] = -np.inf
+            total[:, rolls] = patch
+        if every:
+            np.maximum(best, total, out=best)
+        else:
+            best[rows] = np.maximum(best[rows], total)
+    return np.ascontiguousarray(best.T)
 
 
 def turn_write_values(game: CategoryGame, values, masks, extras):
@@ -301,10 +238,9 @@ def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = No
                  batch: int = 512, workers: int | None = None) -> StateValues:
     """Backward induction over every reachable state of a category game.
 
-    The states of one layer are independent: they are cut into pieces of whole batches
-    and mapped over ``workers`` forked processes (``parallel.local_map``; default one per
-    core), which read the solved layers copy-on-write.  ``progress(n)`` is called as
-    pieces of n states are solved.
+    The batches of one layer are independent and numpy releases the GIL in its loops, so
+    they are spread over ``workers`` threads (default: one per core).  ``progress(n)`` is
+    called as batches of n states are solved.
     """
     n = game.n_categories
     reachable = reachable_states(game)
@@ -315,32 +251,21 @@ def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = No
     values[last] = np.where(reachable[last], game.final_bonus(extras), np.nan)
     first_end = game.first_roll_end()
     popcount = np.array([bin(m).count("1") for m in range(1 << n)])
-    workers = workers or os.cpu_count() or 1
-    map_fn = local_map(workers)
 
-    def solve_piece(piece):
-        out = np.empty(len(piece))
-        for lo in range(0, len(piece), batch):
-            masks, ex = np.divmod(piece[lo:lo + batch], game.n_extra)
-            out[lo:lo + batch] = solve_turn(turn_write_values(game, values, masks, ex), first_end,
-                                            False).value
-        return out
+    def solve_block(block):
+        masks, ex = np.divmod(block, game.n_extra)
+        return solve_turn(turn_write_values(game, values, masks, ex), first_end, False).value
 
-    for filled in range(n - 1, -1, -1):
-        layer_masks = np.flatnonzero(popcount == filled)
-        idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
-        idx = idx[reachable[idx]]
-        # A few pieces per worker: even loads, and few results to send back.
-        size = batch * max(1, -(-len(idx) // (batch * 4 * workers)))
-        pieces = [idx[lo:lo + size] for lo in range(0, len(idx), size)]
-        if len(pieces) == 1:
-            results = map(solve_piece, pieces)
-        else:
-            results = map_fn(solve_piece, pieces)
-        for piece, value in zip(pieces, results):
-            values[piece] = value
-            if progress is not None:
-                progress(len(piece))
+    with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
+        for filled in range(n - 1, -1, -1):
+            layer_masks = np.flatnonzero(popcount == filled)
+            idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
+            idx = idx[reachable[idx]]
+            blocks = [idx[lo:lo + batch] for lo in range(0, len(idx), batch)]
+            for block, value in zip(blocks, pool.map(solve_block, blocks)):
+                values[block] = value
+                if progress is not None:
+                    progress(len(block))
     if np.isnan(values[reachable]).any():
         raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
     return StateValues(values, reachable, game.initial_state)
