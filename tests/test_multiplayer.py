@@ -273,16 +273,16 @@ def test_seated_race_refuses_a_policy_it_lacks(solved):
 
 def test_duel_of_four_shows_each_seats_settlement():
     res = run("duel", "poker-programs", "--players", "4", "--a", "greedy", "--b", "random",
-              "--games", "400", "--seed", "2", "--json")
+              "--games", "200", "--seed", "2", "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["players"] == 4 and data["games"] == 400 and len(data["seats"]) == 4
+    assert data["players"] == 4 and data["games"] == 200 and len(data["seats"]) == 4
     assert data["fair_share"] == 0.25 and not data["approximate"]
     seats = data["seats"]
     assert np.mean([s["settlement"] for s in seats]) == pytest.approx(data["settlement"])
     assert data["share"] > 0.25 and data["settlement"] > 0
     text = run("duel", "poker-programs", "--players", "4", "--a", "greedy", "--b", "random",
-               "--games", "40").stdout
+               "--games", "8").stdout
     assert "settlement" in text and "seat 4" in text
 
 
