@@ -76,7 +76,7 @@ def test_the_race_weighs_the_prizes_a_rival_is_near():
 
 
 def test_a_write_that_completes_a_raced_row_is_worth_its_premium_more():
-    me, rival = table(2, games=2)
+    me, _ = table(2, games=2)
     me.filled[:, PAIR] = 2                                 # the next pair completes the row
     me.filled[1, PAIR] = 1                                 # ... in game 0 only
     evaluator = GreedyEvaluator(RULES)

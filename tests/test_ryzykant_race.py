@@ -11,7 +11,7 @@ in the slow tier and in docs/players.md.
 from __future__ import annotations
 
 import numpy as np
-import pytest
+
 from dicewise.solver import dice
 from dicewise.solver.multiplayer.seats import win_shares
 from dicewise.solver.protocol import Solution

@@ -12,7 +12,7 @@ its mean margin over the rivals' mean score with its interval, and every seat's 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
