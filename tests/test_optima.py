@@ -52,8 +52,10 @@ def first_roll_average(game, values):
     return total
 
 
-@pytest.mark.parametrize("name, opts", [("general", {}), ("general", {"big_general": "sixty"}),
-                                        ("poker-programs", {})],
+@pytest.mark.parametrize("name, opts", [("general", {}),
+                                        pytest.param("general", {"big_general": "sixty"},
+                                                     marks=pytest.mark.slow),
+                                        pytest.param("poker-programs", {}, marks=pytest.mark.slow)],
                          ids=["general", "general-sixty", "poker-programs"])
 def test_optimum_is_the_average_best_first_roll(solved, name, opts):
     game, values = solved(name, **opts)

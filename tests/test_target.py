@@ -217,7 +217,12 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+#: Cases over ~1.5 s: CI's second step (``-m slow``) runs them.
+SLOW_CASES = {"general-3", "poker-programs", "poker-school-erasing", "reduced-poker"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c
+                                  for c in sorted(CASES)])
 def test_fast_solve_equals_brute_force(case):
     make, open_boxes, extra = CASES[case]
     game = make()
@@ -264,7 +269,8 @@ def test_five_of_a_kind_in_one_turn(name, box, points, first_throw_ends):
 # -- properties of whole tables ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "poker-programs" else n
+                                  for n in FAST])
 def test_tables_are_probabilities_falling_with_the_need(every_target, name):
     game, solved, values = every_target(name)
     table = values.table()
@@ -296,6 +302,7 @@ def test_expected_score_pass_equals_the_exact_distribution(every_target, name):
         assert np.allclose(np.nansum(table[:, 1:], axis=1), solved.values[policy.states], atol=1e-9)
 
 
+@pytest.mark.slow
 def test_float32_tables_are_close():
     game = category_game("general")
     wide, narrow = T.solve_target(game), T.solve_target(game, dtype=np.float32)
@@ -383,6 +390,7 @@ def test_a_single_target_table_refuses_other_targets():
 # -- simulation --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_simulated_target_play_reaches_the_target_as_often_as_w_says(every_target):
     game, solved, values = every_target("general")
     games, target = 3000, 150

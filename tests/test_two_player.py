@@ -178,14 +178,15 @@ def test_opponent_finished_is_the_one_player_chance_of_beating_them(box):
         assert values.value(mover, FULL, lead) == pytest.approx(one_player_beat(box, -lead), abs=1e-6)
 
 
+SLOW = pytest.mark.slow  # over ~1.5 s: CI's second step runs them
 ENDGAMES = [
     (("four", "general"), ("general",), 3, {}),
-    (("ones", "straight"), ("twos",), -2, {}),
-    (("full_house", "four"), ("threes", "sixes"), 10, {}),
-    (("ones", "straight"), ("fours", "fives"), 0, {}),
+    pytest.param(("ones", "straight"), ("twos",), -2, {}, marks=SLOW),
+    pytest.param(("full_house", "four"), ("threes", "sixes"), 10, {}, marks=SLOW),
+    pytest.param(("ones", "straight"), ("fours", "fives"), 0, {}, marks=SLOW),
     (("straight", "general"), ("straight",), 0, {"straight": "plain"}),
     (("straight",), ("full_house",), -5, {"straight": "circular"}),
-    (("general", "fours"), ("general",), -20, {"big_general": "sixty"}),
+    pytest.param(("general", "fours"), ("general",), -20, {"big_general": "sixty"}, marks=SLOW),
 ]
 
 
@@ -200,6 +201,7 @@ def test_brute_force_expectimax_on_endgames(mine, theirs, lead, options):
     assert values.value(mover, other, lead) == pytest.approx(want, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_float32_storage_is_within_its_bound_of_float64():
     """Each stored layer rounds once (≤ 2^-25); the induction is non-expansive (layers.py)."""
     mover, other = mask_with_open("ones", "sixes", "four", "general"), mask_with_open(
@@ -209,6 +211,7 @@ def test_float32_storage_is_within_its_bound_of_float64():
     assert np.abs(low.values - high.values).max() <= rounded * 2.0 ** -25
 
 
+@pytest.mark.slow
 def test_a_subgame_holds_the_values_of_the_larger_game():
     """Sub-games keep the whole game's difference runs, so values agree bit for bit."""
     big = subgame(mask_with_open("ones", "twos", "fours", "straight", "general"),
@@ -228,12 +231,14 @@ DUEL_ROOT = (mask_with_open("fours", "four", "general"), mask_with_open("fives",
                                                                          "straight"))
 
 
+@pytest.mark.slow
 def test_win_policy_evaluated_against_itself_gives_the_solved_values():
     values = subgame(*DUEL_ROOT)
     both = evaluate_policies(values, ("win", "win"))
     assert np.abs(both.values - values.values).max() <= 1e-6
 
 
+@pytest.mark.slow
 def test_win_policy_beats_expected_score_and_simulation_agrees(solved):
     _, solitaire = solved("general")
     values = subgame(*DUEL_ROOT)
@@ -362,6 +367,7 @@ def test_a_damaged_or_foreign_checkpoint_is_refused(general, tmp_path):
         driver.solve_two_player(general, path, root=DRIVER_ROOT, scheduler="threads")
 
 
+@pytest.mark.slow
 def test_dask_runners_give_the_thread_runners_values(general, tmp_path):
     pytest.importorskip("dask")
     want = subgame(*DRIVER_ROOT)
@@ -382,6 +388,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(general, tmp_path):
     assert "\n" not in str(e.value)
 
 
+@pytest.mark.slow
 def test_forked_processes_give_the_thread_runners_values(general, tmp_path):
     """The default runner with several workers forks processes per layer; one worker, or a
     system that cannot fork, runs on threads."""
