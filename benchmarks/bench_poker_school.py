@@ -215,7 +215,7 @@ def main():
                     help="also the one-column game with erasure (its exact solve: 20+ min)")
     ap.add_argument("--trust", action="store_true",
                     help="measure the advice: dominance examples, loss_error, search")
-    ap.add_argument("--search-games", type=int, default=512)
+    ap.add_argument("--search-games", type=int, default=2048)
     ap.add_argument("--positions", type=int, default=12_000)
     args = ap.parse_args()
     if args.trust:
