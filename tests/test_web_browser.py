@@ -352,7 +352,7 @@ def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, art
 #: A table cache with the tables built (``DICEWISE_CACHE=DIR dicewise solve RULESET`` for each),
 #: for the latency test of the games whose tables take minutes to build.
 TABLES = os.environ.get("DICEWISE_WEB_TABLES")
-QUICK_TABLES = ("general", "poker-programs")  # built in seconds by the test itself
+QUICK_TABLES = ("general", "poker-programs", "yahtzee", "yatzy")  # built here in seconds
 
 
 @pytest.fixture(scope="module")
@@ -374,11 +374,12 @@ def test_advice_comes_within_half_a_second_of_the_tap(ruleset, browser, table_se
     if ruleset not in QUICK_TABLES and not store.default_path(game, rules).exists():
         pytest.skip(f"{ruleset}'s table takes minutes to build: build it with "
                     f"DICEWISE_CACHE=DIR dicewise solve {ruleset}, then set DICEWISE_WEB_TABLES=DIR")
+    api.solve(ruleset)  # the table built (or loaded) first: what is timed is the advice
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     page.goto(table_server.url)
     page.wait_for_selector("body[data-ready='1']")
-    start_game(page, ruleset, ["Ann", "Bob"], seed=21)  # the first answer may build a table
+    start_game(page, ruleset, ["Ann", "Bob"], seed=21)
     times = []
     while len(times) < 12:
         state = state_of(table_server, page)["state"]
@@ -393,22 +394,22 @@ def test_advice_comes_within_half_a_second_of_the_tap(ruleset, browser, table_se
     median = times[len(times) // 2]
     (artifacts / f"latency-{ruleset}.json").write_text(json.dumps(times))
     print(f"{ruleset}: tap to advice median {median:.3f} s, max {times[-1]:.3f} s")
-    assert median < 0.5, times
+    assert times[int(0.9 * len(times))] < 0.5, times  # nine taps in ten, on a shared machine
 
 
 def test_the_page_says_when_it_builds_a_table(browser, tmp_path):
-    fresh = Server(tmp_path)  # an empty table cache: poker-programs is built (seconds)
+    fresh = Server(tmp_path)  # an empty table cache: Yahtzee's is built (seconds)
     try:
         context = browser.new_context(viewport=PHONE)
         page = context.new_page()
         page.goto(fresh.url)
         page.wait_for_selector("body[data-ready='1']")
         page.click("[data-tab=position]")
-        page.select_option("[data-testid=position-ruleset]", "poker-programs")
+        page.select_option("[data-testid=position-ruleset]", "yahtzee")
         tap_dice(page, "[data-testid=position-dice]", [1, 2, 3, 4, 5])
         page.click("[data-testid=show-advice]")
         page.wait_for_selector("[data-testid=notice][data-kind=building]:not([hidden])")
-        assert "Building the table of poker-programs for the first time" in page.inner_text(
+        assert "Building the table of yahtzee for the first time" in page.inner_text(
             "[data-testid=notice]")
         page.wait_for_selector("[data-testid=position-advice] tr.choice", timeout=300_000)
         assert page.is_hidden("[data-testid=notice]")
