@@ -338,7 +338,8 @@ def build_sheet(data, game, solved, n_filled):
     return sheet
 
 
-@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("name", [n if n == "general" else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in FAST])
 @settings(max_examples=15, **SETTINGS)
 @given(data=st.data())
 def test_chance_and_advice_on_random_sheets(every_target, name, data):

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from dicewise.solver import dice
-from dicewise.solver.turn import best_sub_keep, best_sub_keep_and_keep, keep_values, solve_turn
+from dicewise.solver.turn import (best_sub_keep, best_sub_keep_and_keep, first_best_sub_keep, keep_values,
+                                   solve_turn)
 
 FACES = range(1, 7)
 ROLL_OF = {tuple(f for f in FACES for _ in range(int(r[f - 1]))): i for i, r in enumerate(dice.ROLLS)}
@@ -142,3 +143,16 @@ def test_solve_turn_simple_reference_values():
     # chain result, e.g. the Wikipedia article "Yahtzee": "about 4.6%").
     yz = (dice.ROLLS.max(axis=1) == 5).astype(float)[:, None]
     assert solve_turn((yz, yz, yz)).value[0] == pytest.approx(2783176 / 6**10, abs=1e-12)
+
+
+def test_first_best_sub_keep_is_the_first_best_of_the_sub_keeps():
+    """Ties go to the first best keep of SUB_KEEPS (the simulator's choice); values drawn
+    from four levels so that ties are everywhere."""
+    rng = np.random.default_rng(7)
+    kv = rng.integers(0, 4, size=(dice.N_KEEPS, 64)).astype(float)
+    cand = dice.SUB_KEEPS
+    every = np.where(cand[:, :, None] >= 0, kv[np.maximum(cand, 0)], -np.inf)  # (252, 32, B)
+    first = every.argmax(axis=1)
+    best, keep = first_best_sub_keep(kv)
+    assert np.array_equal(keep, np.take_along_axis(cand, first, axis=1))
+    assert np.array_equal(best, every.max(axis=1))

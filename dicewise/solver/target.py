@@ -53,7 +53,7 @@ from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
 from .rulesets.decisions import TurnPlan, WriteOptions, plan_turns, planned_keeps, write_options
 from .rulesets.simulate import GameRecords, play_lockstep
 from .sheet import Sheet
-from .turn import solve_turn, sparse_keep_to_roll
+from .turn import first_best_sub_keep, solve_turn, sparse_keep_to_roll
 
 #: Turn-start states whose writes are classed together (one call of the ruleset per box).
 CHUNK_STATES = 1024
@@ -724,11 +724,8 @@ def _policy(game: CategoryGame, values: np.ndarray, masks, extras, gathers) -> _
             best[r, m.rows[c]] = value[r, c]
             pick[r, m.rows[c]] = first_class[id(g)] + m.inv[r]
         if k < 2:
-            cand = dice.SUB_KEEPS
-            kv = np.where(cand[:, :, None] >= 0, kept[k][np.maximum(cand, 0)], -np.inf)  # (252, 32, b)
-            choice = kv.argmax(axis=1)
-            keep = np.take_along_axis(cand, choice, axis=1)
-            go_on = np.take_along_axis(kv, choice[:, None, :], 1)[:, 0] > write[k]
+            best_keep, keep = first_best_sub_keep(kept[k])
+            go_on = best_keep > write[k]
             stop = np.where(go_on, 0.0, mass)
             written += np.bincount((column * n_classes + pick).ravel(), stop.ravel(), b * n_classes)
             kept_mass = np.bincount((keep * b + column)[go_on], mass[go_on], dice.N_KEEPS * b)

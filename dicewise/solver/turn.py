@@ -118,6 +118,21 @@ def best_sub_keep_and_keep(keep_value: np.ndarray):
     return best[_N_SMALL:], arg[_N_SMALL:]
 
 
+def first_best_sub_keep(keep_value: np.ndarray):
+    """``best_sub_keep_and_keep`` with ties to the keep of smallest index: the first best of
+    ``dice.SUB_KEEPS``, as the simulator chooses, without forming (252, 32, B)."""
+    best = keep_value.copy()
+    arg = np.repeat(np.arange(dice.N_KEEPS)[:, None], keep_value.shape[1], axis=1)
+    for lo, hi, parents in _PARENT_GROUPS:
+        acc, acc_arg = best[lo:hi], arg[lo:hi]
+        for p in parents:
+            other, other_arg = best[p], arg[p]
+            take = (other > acc) | ((other == acc) & (other_arg < acc_arg))
+            np.copyto(acc, other, where=take)
+            np.copyto(acc_arg, other_arg, where=take)
+    return best[_N_SMALL:], arg[_N_SMALL:]
+
+
 @dataclass(frozen=True)
 class TurnValues:
     """Every value of one turn: by roll after each roll, by keep before rolls 2 and 3."""
