@@ -25,6 +25,17 @@ ME = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=25"
 THEM = "ones=2,twos=8,threes=12,fours=16,fives=20,sixes=24,full_house=30"
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("chance-cache")
+
+
+@pytest.fixture(autouse=True)
+def one_cache_for_the_module(shared_cache, monkeypatch):
+    """General's tables (the game and its every-target table) built once for the module."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(shared_cache))
+
+
 def run(*args):
     return CliRunner().invoke(cli, list(args), prog_name="dicewise")
 
@@ -87,6 +98,7 @@ def test_advise_for_a_target_ranks_by_probability():
     assert "P(≥ target)" in text
 
 
+@pytest.mark.slow
 def test_simulated_target_play_reaches_the_target_as_often_as_chance_says():
     p = ok("chance", "general", "--target", "150", "--json")["probability"]
     games = 6000
@@ -121,6 +133,7 @@ def test_two_players_from_a_late_position():
     assert advice["expected_score_choice"] in [c["action"] for c in advice["choices"]]
 
 
+@pytest.mark.slow
 def test_the_target_curve_as_a_plot(tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "general-target.png"

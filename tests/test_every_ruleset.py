@@ -82,8 +82,9 @@ def advise_args(game):
 
 GAME_NAMES = list(GAMES)
 PLAYED = [n for n in GAME_NAMES if "simulate" in get_game(n).commands]
-#: Games whose table takes seconds to build even in tests: checked in the slow tier.
-SLOW_GAMES = {"yahtzee", "yatzy", "ryzykant"}
+#: Games whose table takes seconds to build (or whose advice searches) even in tests: checked
+#: in the slow tier.
+SLOW_GAMES = {"yahtzee", "yatzy", "ryzykant", "poker-school"}
 
 
 def tiered(names, slow=SLOW_GAMES):
@@ -177,8 +178,8 @@ def test_simulate_every_policy_and_duel(name):
         assert d["wins_ci95"][0] <= d["wins"] <= d["wins_ci95"][1]
 
 
-@pytest.mark.parametrize("name", tiered((n for n in GAME_NAMES if "table" in get_game(n).commands),
-                                        set(GAME_NAMES) - {"general"}))
+@pytest.mark.slow  # test_play checks General's strategy tables in the everyday tier
+@pytest.mark.parametrize("name", [n for n in GAME_NAMES if "table" in get_game(n).commands])
 def test_every_strategy_table(name, tmp_path):
     game = get_game(name)
     assert game.tables, "a game with `table` names its tables"

@@ -61,7 +61,7 @@ def test_big_general_rate_is_policy_free(solved):
     assert abs(rec.ended_early.mean() - p) < 4 * np.sqrt(p * (1 - p) / 40000)
 
 
-@pytest.mark.parametrize("name", ["general", "poker-programs"])
+@pytest.mark.parametrize("name", ["general", pytest.param("poker-programs", marks=pytest.mark.slow)])
 def test_exact_distribution(solved, name):
     game, values = solved(name)
     dist = exact_distribution(game, values.values)
@@ -95,6 +95,7 @@ def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved, solution):
     assert (report.scores == report.optimal_scores).mean() >= 0.8
 
 
+@pytest.mark.slow
 def test_regret_matches_an_independent_judge(solved, solution, tmp_path):
     """A bot that writes its first legal box at once: the harness's regret, decision by
     decision, must equal the advisor's loss for the same decisions (via ``review``)."""

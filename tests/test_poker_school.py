@@ -464,6 +464,7 @@ def test_cli_exact_solve_advise_simulate(cli):
     assert r.exit_code == 0 and "games/s" in r.stdout
 
 
+@pytest.mark.slow
 def test_cli_approximate_and_bad_input(cli):
     out = _json(cli("advise", "poker-school", "--dice", "5", "5", "5", "2", "6", "--roll", "2",
                     "--sheet", "fives=15/15,pair=12/x,chance=44", "--json"))

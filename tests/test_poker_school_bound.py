@@ -36,6 +36,7 @@ def random_mu(rng, columns):
 
 
 # -- (1) validity against the exact one-column optimum -----------------------------------
+@pytest.mark.slow
 def test_bound_above_exact_one_column():
     game = PokerSchool(columns=1, school_cross_erases=False)
     exact = solve_states(game).expected_score

@@ -148,7 +148,7 @@ def test_a_write_the_dice_do_not_allow_and_a_full_row():
 
 
 # -- (2) and (3): the advisor on observations; its best choice is the policy's ----------------
-@pytest.mark.parametrize("options", [ONE, TWO])
+@pytest.mark.parametrize("options", [ONE, pytest.param(TWO, marks=pytest.mark.slow)])
 def test_best_advice_replays_the_optimal_policy(solved, options):
     solution = solved(**options)
     games = 4
@@ -295,6 +295,7 @@ def test_store_builds_and_loads_the_policy(tmp_path, monkeypatch):
         store.load(POKER_SCHOOL, rules, tmp_path / "t.dwt")
 
 
+@pytest.mark.slow
 def test_build_progress_adds_up(monkeypatch):
     _tiny(monkeypatch)
     rules = POKER_SCHOOL.rules({"columns": 2, "school_cross_erases": False})

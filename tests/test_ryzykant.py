@@ -415,6 +415,7 @@ def test_value_model_arrays_round_trip_and_bad_arrays_are_refused():
 
 # -- exact values of the lookahead policies, and the exact optimum of reduced games -------------
 
+@pytest.mark.slow
 def test_exact_value_of_lookahead_policies_matches_simulation():
     """Each policy's exact value equals its simulated mean (4 standard errors), and no policy
     beats the optimum."""

@@ -25,7 +25,10 @@ from dicewise.solver.ryzykant import game as ryzykant_game, policy_table, rules 
 from dicewise.solver.ryzykant.game import RYZYKANT
 from dicewise.tables import store
 
-VARIANTS = [{}, {"end_marks": 3}, {"end_marks": 2, "puscioch": "reroll"}]
+#: The full game and the quick variant (solved exactly when its table is built) fit for
+#: seconds even on the tiny schedule: their checks are in the slow tier.
+VARIANTS = [pytest.param({}, marks=pytest.mark.slow), {"end_marks": 3},
+            pytest.param({"end_marks": 2, "puscioch": "reroll"}, marks=pytest.mark.slow)]
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +120,9 @@ def test_observation_shape():
 
 
 # -- (3): the advisor's best choice is the policy's, on the dice of play ----------------------
-@pytest.mark.parametrize("options", [{}, {"end_marks": 2, "puscioch": "reroll"}])
+@pytest.mark.parametrize("options", [pytest.param({}, marks=pytest.mark.slow),
+                                     pytest.param({"end_marks": 2, "puscioch": "reroll"},
+                                                  marks=pytest.mark.slow)])
 def test_best_advice_replays_the_search_policy(solved, options, monkeypatch):
     solution = solved(**options)
     games = 6
@@ -324,6 +329,7 @@ def test_canonical_actions():
 
 
 # -- variants solved exactly when their table is built ------------------------------------------
+@pytest.mark.slow
 def test_a_quick_variant_reports_the_policys_exact_value_and_the_optimum(solved):
     """end_marks=2 with rerolled puściochs is solved exactly by the build: the table's
     expected score is its policy's exact value (no sampling), never above the optimum, and
