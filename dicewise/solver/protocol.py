@@ -35,18 +35,15 @@ from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
-from ..errors import DicewiseError
+from ..errors import BadAction, DicewiseError  # noqa: F401 - BadAction is part of the protocol
 from .options import OptionSpec, parse_option_pairs
+from .sheet import Sheet
 
 Progress = Callable[[float], None]
 
 #: Every command of the generic command line a game may support.
 COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-agent", "review",
                       "chance", "play"})
-
-
-class BadAction(DicewiseError):
-    """An agent's answer that is not a legal action in its position."""
 
 
 #: What advice ranks by: the expected final score, P(final ≥ target), or P(win) + ½P(draw).
@@ -388,8 +385,6 @@ class Game(ABC):
     def target_sheet(self, rules, text: str | None):
         """A sheet for play towards a target, as the category engine reads it (``sheet.Sheet``):
         here only the empty sheet; games whose sheets are category sheets read them all."""
-        from .sheet import Sheet
-
         if text:
             raise DicewiseError(f"play for a target reads {self.name} sheets from the start of a "
                                 "game only: give no --sheet")

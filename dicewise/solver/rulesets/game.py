@@ -16,10 +16,10 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError, TableError
-from .. import category, dice, options as options_module, scoring, turn
+from .. import category, dice
 from ..advice import advise_position, check_position
 from ..category import CategoryGame, StateValues, solve_states
-from ..digest import digest
+from ..digest import rules_digest
 from ..options import option_specs
 from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
 from ..sheet import parse_sheet
@@ -64,9 +64,8 @@ class CategoryRuleset(Game):
 
     def rules_digest(self, rules: CategoryGame) -> str:
         module = sys.modules[type(rules).__module__]
-        sources = [_source(m) for m in (dice, turn, category, scoring, options_module, module)]
-        helpers = sorted(Path(module.__file__).parent.glob("_*.py"))
-        return digest(*sources, *(p.read_text() for p in helpers))
+        helpers = sorted(Path(module.__file__).parent.glob("_*.py"))  # shared rule helpers
+        return rules_digest(module, settings="".join(p.read_text() for p in helpers))
 
     def build_units(self, rules: CategoryGame) -> float:
         return int(category.reachable_states(rules).sum())
@@ -210,12 +209,6 @@ class CategoryRuleset(Game):
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         return self.episodes(solution, seed, index + 1)[index]
-
-
-def _source(module) -> str:
-    import inspect
-
-    return inspect.getsource(module)
 
 
 class CategoryEpisode(Episode):
