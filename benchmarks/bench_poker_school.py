@@ -36,8 +36,8 @@ from dicewise.solver.poker_school import advice, table
 from dicewise.solver.poker_school.approx import LinearEvaluator, fit_policy
 from dicewise.solver.poker_school.game import POKER_SCHOOL
 from dicewise.solver.poker_school.search import SearchEvaluator
-from dicewise.solver.poker_school.turns import Batch, ExactEvaluator, GreedyEvaluator, play
-from dicewise.solver.poker_school.rules import PokerSchool, SheetState
+from dicewise.solver.poker_school.turns import ExactEvaluator, GreedyEvaluator, play
+from dicewise.solver.poker_school.rules import PokerSchoolRules, SheetState
 from dicewise.solver.stats import ScoreSummary
 from dicewise.tables import store
 
@@ -108,7 +108,7 @@ def _values(turn, roll, k):
 def loss_error_one_column(positions, seed, erases=False):
     """Searched and table advice against the exact optimum of columns=1 (with ``erases``,
     the exact table of the erasure variant comes from the cache: its solve takes 20+ min)."""
-    one = PokerSchool(columns=1, school_cross_erases=erases)
+    one = PokerSchoolRules(columns=1, school_cross_erases=erases)
     exact = (store.solution(POKER_SCHOOL, one).payload if erases
              else ExactEvaluator(one, solve_states(one).values))
     s = table.SETTINGS
@@ -203,7 +203,7 @@ def search_gain(solution, games, seed):
 
 
 def trust(args, solution=None):
-    solution = solution or store.solution(POKER_SCHOOL, PokerSchool())
+    solution = solution or store.solution(POKER_SCHOOL, PokerSchoolRules())
     issue_examples(solution)
     disagreement(solution, args.positions // 10, args.seed)
     loss_error_one_column(args.positions, args.seed)
@@ -234,7 +234,7 @@ def main():
     def report():
         print(json.dumps(out, indent=1), flush=True)
 
-    full = PokerSchool()
+    full = PokerSchoolRules()
     t = time.perf_counter()
     built = store.build(POKER_SCHOOL, full, store.default_path(POKER_SCHOOL, full))
     out["full_build_seconds"] = time.perf_counter() - t
@@ -243,7 +243,7 @@ def main():
     report()
 
     for erases in (False, True) if args.one_column_erases else (False,):
-        one = PokerSchool(columns=1, school_cross_erases=erases)
+        one = PokerSchoolRules(columns=1, school_cross_erases=erases)
         exact = store.solution(POKER_SCHOOL, one)
         optimum = exact.meta["expected_score"]
         key = f"one_column_erases_{str(erases).lower()}"

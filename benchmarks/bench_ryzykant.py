@@ -40,7 +40,7 @@ from dicewise.solver.registry import get_game
 from dicewise.solver.ryzykant import approx, bound, exact, search
 from dicewise.solver.ryzykant import policy_table as game
 from dicewise.tables import store
-from dicewise.solver.ryzykant.rules import (VALUES, Position, Ryzykant, apply_splits, legal_splits,
+from dicewise.solver.ryzykant.rules import (VALUES, Position, RyzykantRules, apply_splits, legal_splits,
                                             ruleset_from)
 
 #: The outside one-roll look-ahead heuristic of issue 11 (100,000 games, common rolls).
@@ -230,7 +230,7 @@ def exact_variants(args):
 
 
 def endgame(args):
-    rules = Ryzykant()
+    rules = RyzykantRules()
     table, previous = _tables(rules)
     rng = np.random.default_rng(args.seed)
     # Play the optimal policy; stop each game at its first position with <= 3 rolls left.
@@ -278,7 +278,7 @@ def bound_bench(args):
                gap_ci95=list(res.gap_ci95), max_states=res.max_states,
                seconds=round(res.seconds, 1), eval_policy_mean=table.meta["expected_score"])
     # The full game: how the inner problem of one stream grows, roll by roll.
-    rules = Ryzykant()
+    rules = RyzykantRules()
     stream = approx.draw_rolls(np.random.default_rng([args.seed, 0]), 200)
     U, L = np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64)
     counts = []
@@ -296,7 +296,7 @@ def bound_bench(args):
 
 
 def budget(args):
-    rules = Ryzykant()
+    rules = RyzykantRules()
     path = args.out or store.default_path(RYZYKANT, rules)
     t = time.perf_counter()
     table = store.build(RYZYKANT, rules, path)

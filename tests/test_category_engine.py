@@ -27,7 +27,7 @@ import pytest
 
 from dicewise.solver import dice
 from dicewise.solver.advice import advise_position
-from dicewise.solver.category import (Category, CategoryGame, StateValues, Write, reachable_states,
+from dicewise.solver.category import (Category, CategoryRules, StateValues, Write, reachable_states,
                                       solve_states, upper_sum_reachable, write_values)
 from dicewise.solver.sheet import Sheet
 from dicewise.solver.rulesets import CATEGORY_GAMES, category_game
@@ -42,7 +42,7 @@ CAP, BONUS, END_VALUE = 16, 20, 10.0
 
 
 @dataclass(frozen=True)
-class Mini(CategoryGame):
+class Mini(CategoryRules):
     """Fives, Sixes (capped sum, 20 bonus at 16), a Pair doubled on roll 1 that may only be
     written once Fives is filled, and a first-roll five of a kind that ends the game worth 10."""
 

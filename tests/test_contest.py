@@ -15,10 +15,10 @@ from hypothesis import given, settings, strategies as st
 from dicewise.errors import DicewiseError
 from dicewise.solver.poker_school import contest
 from dicewise.solver.poker_school.contest import NOBODY, Prizes
-from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchool
+from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchoolRules
 
 
-def random_table(game: PokerSchool, players: int, rng) -> list[tuple]:
+def random_table(game: PokerSchoolRules, players: int, rng) -> list[tuple]:
     """A whole game's writes in seat order: (seat, row, score or None, dice shown)."""
     sheets = [game.empty() for _ in range(players)]
     out = []
@@ -37,7 +37,7 @@ def random_table(game: PokerSchool, players: int, rng) -> list[tuple]:
     return out
 
 
-def reference_scores(game: PokerSchool, players: int, writes) -> tuple[list[int], dict, dict]:
+def reference_scores(game: PokerSchoolRules, players: int, writes) -> tuple[list[int], dict, dict]:
     """Final scores, premium owners and column owners, by the rule's words."""
     cells = [[[] for _ in range(N_ROWS)] for _ in range(players)]
     premium_owner, column_owner = {}, {}
@@ -69,7 +69,7 @@ def reference_scores(game: PokerSchool, players: int, writes) -> tuple[list[int]
     return points, premium_owner, column_owner
 
 
-def play_with_contest(game: PokerSchool, players: int, writes):
+def play_with_contest(game: PokerSchoolRules, players: int, writes):
     sheets = [game.empty() for _ in range(players)]
     prizes = Prizes.none(game.columns)
     for seat, row, score, shown in writes:
@@ -82,7 +82,7 @@ def play_with_contest(game: PokerSchool, players: int, writes):
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4), columns=st.integers(1, 2),
        erases=st.booleans())
 def test_settle_matches_the_rule_read_literally(seed, players, columns, erases):
-    game = PokerSchool(columns=columns, school_cross_erases=erases)
+    game = PokerSchoolRules(columns=columns, school_cross_erases=erases)
     writes = random_table(game, players, np.random.default_rng(seed))
     sheets, prizes = play_with_contest(game, players, writes)
     expected, premium_owner, column_owner = reference_scores(game, players, writes)
@@ -92,7 +92,7 @@ def test_settle_matches_the_rule_read_literally(seed, players, columns, erases):
 
 
 def test_a_premium_goes_to_the_first_and_the_others_cross_erases_nothing():
-    game = PokerSchool(columns=1)
+    game = PokerSchoolRules(columns=1)
     a, b = game.empty(), game.empty()
     a = game.apply(a, ROW_INDEX["pair"], 12)
     b = game.apply(b, ROW_INDEX["fives"], 15, 3)  # b's School premium stands
@@ -124,7 +124,7 @@ def test_batched_claims_match_one_table_at_a_time():
 
 
 def test_taken_prizes_read_back_from_the_sheet_notation():
-    game = PokerSchool()
+    game = PokerSchoolRules()
     sheet = game.parse_sheet("pair=12/12/12,fives=15/15," + contest.taken_entry({6, 4}, {1}))
     assert sheet.points == 36 + 30  # the pair's premium was taken: cells only
     assert not sheet.clean[ROW_INDEX["pair"]] and not sheet.clean[ROW_INDEX["fives"]]

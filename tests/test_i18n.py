@@ -125,7 +125,7 @@ def test_a_game_in_russian_and_polish(lang, player, label):
 
 
 def test_sheets_take_the_seeds_names_and_abbreviations():
-    from dicewise.solver.poker_school.rules import PokerSchool
+    from dicewise.solver.poker_school.rules import PokerSchoolRules
     from dicewise.solver.rulesets import category_game
     from dicewise.solver.sheet import parse_sheet
 
@@ -136,7 +136,7 @@ def test_sheets_take_the_seeds_names_and_abbreviations():
                                "sixes": 6, "pair": 24, "chance": 0, "small_straight": 30}
     general = parse_sheet(category_game("general"), "генерал=x,полный дом=30,стрит=25")
     assert dict(general.scores) == {"general": 0, "full_house": 30, "straight": 25}
-    school = PokerSchool().parse_sheet("пятерки=15/15,пара=12/x,шанс=44")
+    school = PokerSchoolRules().parse_sheet("пятерки=15/15,пара=12/x,шанс=44")
     assert school.filled[4] == 2 and school.filled[6] == 2 and school.points == 30 + 12 + 44
     with pytest.raises(DicewiseError, match="unknown category 'каре2'"):
         parse_sheet(category_game("general"), "каре2=40")

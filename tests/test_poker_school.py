@@ -31,7 +31,7 @@ from dicewise.solver.poker_school.approx import (STANDING_KNOTS, Features, Linea
                                                  standing_hats)
 from dicewise.solver.poker_school.turns import (Batch, ExactEvaluator, GreedyEvaluator, _play_turn,
                                                 apply_writes, play)
-from dicewise.solver.poker_school.rules import (N_ROWS, ROW_NAMES, PokerSchool, format_sheet,
+from dicewise.solver.poker_school.rules import (N_ROWS, ROW_NAMES, PokerSchoolRules, format_sheet,
                                                    row_points)
 
 FACES = range(1, 7)
@@ -92,7 +92,7 @@ def test_seed_examples():
 
 # -- (2) one sheet -------------------------------------------------------------------------
 def test_reserve_rules():
-    g = PokerSchool()
+    g = PokerSchoolRules()
     s = g.apply(g.empty(), 4, 15, shown=4)  # four fives: 15 points, one five banked
     assert s.reserve[4] == 1 and s.banked == 15
     s = g.apply(s, 4, 15, shown=2)  # two fives and the reserve
@@ -109,7 +109,7 @@ def test_reserve_rules():
 
 
 def test_premium_erasure_and_columns():
-    g = PokerSchool()
+    g = PokerSchoolRules()
     pair = ROW_NAMES.index("pair")
     s = g.empty()
     for v in (10, 12, 24):
@@ -121,14 +121,14 @@ def test_premium_erasure_and_columns():
     for v in (22, 23, 25):
         s = g.apply(s, chance, v)
     assert s.standing == 25  # premiums earned later count
-    keep = PokerSchool(school_cross_erases=False)
+    keep = PokerSchoolRules(school_cross_erases=False)
     k = keep.empty()
     for v in (10, 12, 24):
         k = keep.apply(k, pair, v)
     k = keep.apply(k, 1, None)
     assert k.banked == 70 and k.standing == 0
     # Crosses void the row's premium and the column's bonus.
-    one = PokerSchool(columns=1)
+    one = PokerSchoolRules(columns=1)
     full = one.empty()
     for r in range(N_ROWS):
         full = one.apply(full, r, one.cell_scores(r).__iter__().__next__() if r >= 6 else 3 * (r + 1),
@@ -138,7 +138,7 @@ def test_premium_erasure_and_columns():
 
 
 def test_standing_banked_when_school_complete():
-    g = PokerSchool(columns=1)
+    g = PokerSchoolRules(columns=1)
     s = g.apply(g.empty(), ROW_NAMES.index("chance"), 30)
     assert s.standing == 30
     for r in range(5):
@@ -150,7 +150,7 @@ def test_standing_banked_when_school_complete():
 
 # -- (5) the sheet notation -----------------------------------------------------------------
 def test_issue_example_sheet():
-    g = PokerSchool()
+    g = PokerSchoolRules()
     s = g.parse_sheet("fives=15/15,pair=12/x,chance=44")
     assert s.filled[4] == 2 and s.filled[6] == 2 and s.filled[14] == 1
     assert s.banked == 15 + 15 + 12 + 44 and s.reserve[4] == 0
@@ -174,10 +174,10 @@ def test_issue_example_sheet():
     "nines=3", "pair", "pair=12,pair=12", "pair=10/10/10/10/10", "chance=x1",
 ])
 def test_bad_sheets(text):
-    g = PokerSchool()
+    g = PokerSchoolRules()
     if text == "pair=12/12":
         g.parse_sheet(text)
-        g = PokerSchool(columns=1)  # one cell, then its premium must equal it: 12 ok
+        g = PokerSchoolRules(columns=1)  # one cell, then its premium must equal it: 12 ok
         g.parse_sheet(text)
         with pytest.raises(DicewiseError):
             g.parse_sheet("pair=12/10")
@@ -187,7 +187,7 @@ def test_bad_sheets(text):
 
 
 def test_typed_premiums():
-    g = PokerSchool()
+    g = PokerSchoolRules()
     s = g.parse_sheet("pair=10/12/24/24,twos=x")
     assert s.standing == 24
     s = g.parse_sheet("pair=10/12/24/x,twos=x")
@@ -197,7 +197,7 @@ def test_typed_premiums():
 @st.composite
 def histories(draw):
     """A random legal sequence of writes on a three-column sheet."""
-    g = PokerSchool()
+    g = PokerSchoolRules()
     sheet, hist = g.empty(), []
     for _ in range(draw(st.integers(0, 45))):
         rows = sheet.open_rows(3)
@@ -221,7 +221,7 @@ def histories(draw):
 @given(histories())
 def test_notation_round_trip(case):
     hist, sheet = case
-    g = PokerSchool()
+    g = PokerSchoolRules()
     parsed = g.parse_sheet(format_sheet(g, hist))
     assert parsed.filled == sheet.filled and parsed.reserve == sheet.reserve
     assert parsed.column_clean == sheet.column_clean and parsed.clean == sheet.clean
@@ -242,7 +242,7 @@ def test_figures_meet_minimums_and_double(roll, row, k):
 # -- (3) the exact one-column game ----------------------------------------------------------
 @functools.lru_cache(maxsize=None)
 def one_column():
-    g = PokerSchool(columns=1, school_cross_erases=False)
+    g = PokerSchoolRules(columns=1, school_cross_erases=False)
     return g, solve_states(g)
 
 
@@ -305,7 +305,7 @@ def test_one_column_optimum_and_write_semantics():
     assert sv.expected_score == pytest.approx(450.51303973395085, abs=1e-6)
     # The engine's write equals the sheet rules, erasure variant included.
     for erases in (False, True):
-        ge = PokerSchool(columns=1, school_cross_erases=erases)
+        ge = PokerSchoolRules(columns=1, school_cross_erases=erases)
         rng = np.random.default_rng(3)
         for _ in range(30):
             filled = rng.random(N_ROWS) < 0.5
@@ -330,7 +330,7 @@ def test_one_column_optimum_and_write_semantics():
 
 @pytest.mark.parametrize("erases", [False, True])
 def test_random_play_stays_in_declared_states(erases):
-    g = PokerSchool(columns=1, school_cross_erases=erases)
+    g = PokerSchoolRules(columns=1, school_cross_erases=erases)
     rng = np.random.default_rng(9)
     b = Batch.empty(g, 256)
     for _ in range(g.turns):
@@ -351,7 +351,7 @@ def _random_batch(g, n, turns, seed):
 
 @pytest.mark.parametrize("columns,erases", [(3, True), (2, False), (1, True)])
 def test_linear_option_values_are_values_after_the_write(columns, erases):
-    g = PokerSchool(columns=columns, school_cross_erases=erases)
+    g = PokerSchoolRules(columns=columns, school_cross_erases=erases)
     rng = np.random.default_rng(columns)
     ev = LinearEvaluator(g, rng.normal(size=Features.of(g).size))
     b = _random_batch(g, 32, int(0.6 * g.turns), 5)
@@ -397,7 +397,7 @@ def test_standing_hats_interpolate_the_standing_premiums(standing):
 
 
 def test_fit_beats_greedy_quickly():
-    g = PokerSchool(columns=1, school_cross_erases=False)
+    g = PokerSchoolRules(columns=1, school_cross_erases=False)
     fit = fit_policy(g, iterations=1, games=512)
     greedy = play(g, 512, 1, "greedy", GreedyEvaluator(g))
     assert fit.history[1][1] > greedy.mean() + 10

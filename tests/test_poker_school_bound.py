@@ -21,7 +21,7 @@ from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school.approx import dedicated_turn
 from dicewise.solver.poker_school.bound import (_sweep, project_mu, relaxed_value, row_values,
                                                 upper_bound)
-from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, PokerSchool, row_points
+from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, PokerSchoolRules, row_points
 from dicewise.solver.turn import solve_turn
 
 EXACT_ONE_COLUMN = 450.5130397  # columns=1, school_cross_erases=False, solved below
@@ -38,7 +38,7 @@ def random_mu(rng, columns):
 # -- (1) validity against the exact one-column optimum -----------------------------------
 @pytest.mark.slow
 def test_bound_above_exact_one_column():
-    game = PokerSchool(columns=1, school_cross_erases=False)
+    game = PokerSchoolRules(columns=1, school_cross_erases=False)
     exact = solve_states(game).expected_score
     assert exact == pytest.approx(EXACT_ONE_COLUMN, abs=1e-6)
     bound = upper_bound(game, iterations=20)
@@ -46,7 +46,7 @@ def test_bound_above_exact_one_column():
     assert bound.value == min(bound.history) < bound.history[0]
     assert bound.value == pytest.approx(relaxed_value(game, bound.lambdas, bound.mu), abs=1e-9)
     assert np.allclose(bound.mu.sum(axis=0), 60) and (bound.mu >= 0).all()
-    erasing = upper_bound(PokerSchool(columns=1), iterations=20)
+    erasing = upper_bound(PokerSchoolRules(columns=1), iterations=20)
     assert erasing.value == pytest.approx(bound.value)  # erasure is relaxed away
     print(f"\ncolumns=1: bound {bound.value:.3f} vs exact {exact:.3f} "
           f"(+{100 * (bound.value / exact - 1):.1f}%), erasing exact {EXACT_ONE_COLUMN_ERASING}")
@@ -56,13 +56,13 @@ def test_bound_above_exact_one_column():
 @given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.0, 1.0, 10.0, 50.0]))
 def test_any_multipliers_give_a_bound(seed, scale):
     rng = np.random.default_rng(seed)
-    game = PokerSchool(columns=1, school_cross_erases=bool(seed % 2))
+    game = PokerSchoolRules(columns=1, school_cross_erases=bool(seed % 2))
     lambdas = rng.normal(0.0, scale, game.turns)
     assert relaxed_value(game, lambdas, random_mu(rng, 1)) >= EXACT_ONE_COLUMN - 1e-6
 
 
 def test_bad_multipliers_refused():
-    game = PokerSchool(columns=2)
+    game = PokerSchoolRules(columns=2)
     mu = np.full((N_ROWS, 2), 4.0)
     with pytest.raises(ValueError):
         relaxed_value(game, np.zeros(game.turns - 1), mu)
@@ -125,7 +125,7 @@ def brute_row_value(game, row, lambdas, mu):
 @pytest.mark.parametrize("columns, turns", [(1, 2), (2, 3), (3, 4)])
 def test_row_values_equal_brute_force(columns, turns):
     rng = np.random.default_rng(columns)
-    game = PokerSchool(columns=columns, school_cross_erases=False, minimums="seed")
+    game = PokerSchoolRules(columns=columns, school_cross_erases=False, minimums="seed")
     lambdas = rng.normal(0.0, 5.0, turns)
     mu = random_mu(rng, columns)
     fast = row_values(game, lambdas, mu)
@@ -135,7 +135,7 @@ def test_row_values_equal_brute_force(columns, turns):
 
 def test_row_value_of_one_dedicated_turn():
     """One column, one turn, no price: a row earns cell + premium + μ with a dedicated turn."""
-    game = PokerSchool(columns=1, school_cross_erases=False)
+    game = PokerSchoolRules(columns=1, school_cross_erases=False)
     mu = np.full((N_ROWS, 1), 60 / N_ROWS)
     fast = row_values(game, np.zeros(1), mu)
     for row in range(N_SCHOOL):
@@ -146,7 +146,7 @@ def test_row_value_of_one_dedicated_turn():
 # -- (3) the subgradient ------------------------------------------------------------------
 def test_subgradient_equals_finite_differences():
     rng = np.random.default_rng(7)
-    game = PokerSchool(columns=2, school_cross_erases=False)
+    game = PokerSchoolRules(columns=2, school_cross_erases=False)
     lambdas = rng.normal(0.0, 3.0, game.turns)
     mu = random_mu(rng, 2)
     sweep = _sweep(game, lambdas, mu, forward=True)
@@ -170,7 +170,7 @@ def test_subgradient_equals_finite_differences():
 def test_full_game_bound_above_best_policy():
     values = {}
     for columns in (1, 2, 3):
-        bound = upper_bound(PokerSchool(columns=columns), iterations=3)
+        bound = upper_bound(PokerSchoolRules(columns=columns), iterations=3)
         assert bound.lambdas.shape == (15 * columns,) and bound.mu.shape == (N_ROWS, columns)
         values[columns] = bound.value
     assert values[3] > BEST_POLICY_FULL

@@ -23,7 +23,7 @@ from dicewise.solver import dice
 from dicewise.solver.poker_school.advice import advise
 from dicewise.solver.poker_school.approx import (Features, LinearEvaluator, isotonic,
                                                  monotone_weights, prior_weights)
-from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_NAMES, PokerSchoolRules, SheetState
 from dicewise.solver.poker_school.search import SearchEvaluator
 from dicewise.solver.poker_school.turns import Batch, GreedyEvaluator, play, turn_options
 
@@ -51,7 +51,7 @@ def test_isotonic_is_pool_adjacent_violators(values, weights):
     assert np.allclose(fast, pool_adjacent_violators(values, w), atol=1e-9)
 
 
-def noisy_weights(game: PokerSchool, seed: int, scale: float = 30.0) -> np.ndarray:
+def noisy_weights(game: PokerSchoolRules, seed: int, scale: float = 30.0) -> np.ndarray:
     """Prior weights with Gaussian noise: far from respecting the order before projection."""
     return prior_weights(game) + np.random.default_rng(seed).normal(0, scale, Features.of(game).size)
 
@@ -75,7 +75,7 @@ def constraint_violations(f: Features, w: np.ndarray) -> int:
 
 @pytest.mark.parametrize("columns", [1, 2, 3])
 def test_projection_satisfies_every_constraint_and_keeps_what_does(columns):
-    game = PokerSchool(columns=columns)
+    game = PokerSchoolRules(columns=columns)
     f = Features.of(game)
     raw = noisy_weights(game, columns)
     assert constraint_violations(f, raw) > 0
@@ -93,7 +93,7 @@ def copy_batch(b: Batch) -> Batch:
                  b.standing.copy(), b.banked.copy())
 
 
-def sheets_from_play(game: PokerSchool, evaluator, games: int = 32, every: int = 1):
+def sheets_from_play(game: PokerSchoolRules, evaluator, games: int = 32, every: int = 1):
     """Batches of the sheets at turn starts, reached by random, greedy and fitted play."""
     out = []
 
@@ -156,7 +156,7 @@ def write_cross_violations(ev, batch: Batch) -> int:
     pytest.param({"school_cross_erases": False}, 32, marks=pytest.mark.slow),
     pytest.param({}, 64, marks=pytest.mark.slow)])
 def test_no_dominated_value_or_write_in_sheets_from_play(options, games):
-    game = PokerSchool(**options)
+    game = PokerSchoolRules(**options)
     ev = LinearEvaluator(game, noisy_weights(game, 7))
     batches = sheets_from_play(game, ev, games)
     assert sum(len(b) for b in batches) >= (1000 if games < 32 else 2000)
@@ -177,7 +177,7 @@ def sheet_of(batch: Batch, i: int) -> SheetState:
 @pytest.mark.parametrize("games, every, least", [
     (4, 15, 20), pytest.param(8, 9, 100, marks=pytest.mark.slow)])
 def test_advice_never_ranks_a_dominated_cross_first(games, every, least):
-    game = PokerSchool()
+    game = PokerSchoolRules()
     ev = LinearEvaluator(game, noisy_weights(game, 3))
     batches = sheets_from_play(game, ev, games=games, every=every)
     rng = np.random.default_rng(2)

@@ -1,7 +1,7 @@
 """poker-school's protocol object (``solver/poker_school/game.py``).
 
 Proves: (1) episodes played to the end with random legal actions score what the rules
-(``PokerSchool.final_score`` of the sheet read back from its notation) give, and at every
+(``PokerSchoolRules.final_score`` of the sheet read back from its notation) give, and at every
 decision the observation's sheet reads back to the episode's exact state; (2) the
 advisor's choices on an observation are exactly the episode's legal actions; (3) playing
 the advisor's best choice in the episodes gives, game by game, the scores ``play`` gives

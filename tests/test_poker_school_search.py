@@ -20,14 +20,14 @@ from dicewise.solver import dice
 from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school.advice import TurnAdvice, advise
 from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
-from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchool
+from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchoolRules
 from dicewise.solver.poker_school.search import SearchEvaluator
 from dicewise.solver.poker_school.turns import Batch, ExactEvaluator, play, turn_options
 
 
 @functools.lru_cache(maxsize=1)
 def one_column_exact():
-    game = PokerSchool(columns=1, school_cross_erases=False)
+    game = PokerSchoolRules(columns=1, school_cross_erases=False)
     return game, ExactEvaluator(game, solve_states(game).values)
 
 
@@ -63,7 +63,7 @@ def test_search_over_exact_values_is_exact():
 
 
 def test_searched_write_is_the_next_turn_solved_on_its_own():
-    game = PokerSchool(columns=2)
+    game = PokerSchoolRules(columns=2)
     lin = LinearEvaluator(game, prior_weights(game) + np.random.default_rng(4).normal(
         0, 20, Features.of(game).size))
     deep = SearchEvaluator(lin)
@@ -86,7 +86,7 @@ def test_searched_write_is_the_next_turn_solved_on_its_own():
 
 
 def test_loss_error_on_approximate_advice_only():
-    game = PokerSchool()
+    game = PokerSchoolRules()
     lin = LinearEvaluator(game, prior_weights(game))
     a = advise(game, lin, game.parse_sheet("twos=6,fives=15/15/15"), [2, 2, 2, 1, 3], 3, 6.4)
     errors = [c.loss_error for c in a.choices]
@@ -100,7 +100,7 @@ def test_loss_error_on_approximate_advice_only():
         assert c.close_call == (c.loss_error > 0 and c.loss <= c.loss_error and not dominated)
     js = a.to_json()["choices"][1]
     assert list(js)[:6] == ["action", "label", "expected", "loss", "loss_error", "close_call"]
-    one = PokerSchool(columns=1, school_cross_erases=False)
+    one = PokerSchoolRules(columns=1, school_cross_erases=False)
     exact = advise(one, ExactEvaluator(one, np.zeros(one.n_states)), one.empty(),
                    [5, 5, 5, 2, 6], 1)  # any exact table: the values do not matter here
     assert all(c.loss_error is None and not c.close_call for c in exact.choices)

@@ -16,7 +16,7 @@ from hypothesis import example, given, settings, strategies as st
 from dicewise.errors import DicewiseError
 from dicewise.solver import dice
 from dicewise.solver.ryzykant import rules as rz, approx, exact
-from dicewise.solver.ryzykant.rules import Position, Ryzykant
+from dicewise.solver.ryzykant.rules import Position, RyzykantRules
 
 V = dict(zip(range(2, 13), (600, 300, 200, 150, 120, 100, 120, 150, 200, 300, 600)))
 
@@ -121,7 +121,7 @@ def test_legal_splits_match_the_rules(lower, roll):
 @settings(max_examples=200, deadline=None)
 @given(lowers(), st.integers(0, dice.N_ROLLS - 1), st.data())
 def test_a_move_adds_two_pair_marks_and_at_most_one_below(lower, roll, data):
-    rules = Ryzykant()
+    rules = RyzykantRules()
     pos = Position((0,) * 11, tuple(lower))
     moves = rz.moves(rules, pos, roll)
     move = data.draw(st.sampled_from(moves))
@@ -135,11 +135,11 @@ def test_a_move_adds_two_pair_marks_and_at_most_one_below(lower, roll, data):
 # -- the sheet notation and bad input --------------------------------------------------------
 
 def test_sheet_notation_round_trip():
-    pos = rz.parse_position(Ryzykant(), "6=4,7=7,8=5", "2=5,5=3")
+    pos = rz.parse_position(RyzykantRules(), "6=4,7=7,8=5", "2=5,5=3")
     assert pos.upper[6 - 2] == 4 and pos.upper[7 - 2] == 7 and pos.lower == (0, 5, 0, 0, 3, 0)
     assert (pos.sheet, pos.fifth) == ("6=4,7=7,8=5", "2=5,5=3")
     assert pos.rolls == 8 and pos.puscioch == 0
-    assert rz.parse_position(Ryzykant(), None, None) == Position()
+    assert rz.parse_position(RyzykantRules(), None, None) == Position()
 
 
 @pytest.mark.parametrize("sheet, fifth, options, words", [
@@ -162,7 +162,7 @@ def test_impossible_positions_are_refused(sheet, fifth, options, words):
 
 
 def test_a_puscioch_is_possible_with_three_faces():
-    pos = rz.parse_position(Ryzykant(), "7=8", "1=1,2=1,3=1")
+    pos = rz.parse_position(RyzykantRules(), "7=8", "1=1,2=1,3=1")
     assert pos.puscioch == 1
 
 
@@ -214,7 +214,7 @@ def _brute(rules, upper, lower, pusc_left):
 
 
 def test_exact_one_roll_game_is_brute_force():
-    rules = Ryzykant(end_marks=1)
+    rules = RyzykantRules(end_marks=1)
     result = exact.solve(rules, policy="greedy")
     assert result.optimum == pytest.approx(_brute(rules, (0,) * 11, (0,) * 6, 0), abs=1e-9)
     assert result.policy_value == pytest.approx(result.optimum)  # every split ends the game
@@ -222,7 +222,7 @@ def test_exact_one_roll_game_is_brute_force():
 
 def test_exact_with_a_puscioch_is_brute_force():
     """end_marks=2 with three faces chosen: the next roll ends the game unless it is a puścioch."""
-    rules = Ryzykant(end_marks=2)
+    rules = RyzykantRules(end_marks=2)
     start = Position((0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0), (1, 1, 1, 0, 0, 0))
     result = exact.solve(rules, start, max_puscioch=1)
     assert result.truncated
@@ -231,7 +231,7 @@ def test_exact_with_a_puscioch_is_brute_force():
 
 def test_exact_policy_value_matches_simulation():
     """The greedy policy's exact value equals its simulated mean (within 4 standard errors)."""
-    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    rules = RyzykantRules(end_marks=2, puscioch="reroll")
     start = Position((0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0), (1, 1, 0, 0, 0, 0))
     result = exact.solve(rules, start, policy="greedy")
     assert result.optimum >= result.policy_value - 1e-9
@@ -246,7 +246,7 @@ def test_exact_policy_value_matches_simulation():
 @settings(max_examples=10, deadline=None)
 @given(st.integers(1, 10), st.sampled_from(["score", "reroll"]), st.integers(0, 2 ** 32 - 1))
 def test_finished_games_are_legal_sheets(end_marks, pusc, seed):
-    rules = Ryzykant(end_marks=end_marks, puscioch=pusc)
+    rules = RyzykantRules(end_marks=end_marks, puscioch=pusc)
     rng = np.random.default_rng(seed)
 
     def random_policy(upper, lower, rolls, legal, p):
@@ -265,7 +265,7 @@ def test_finished_games_are_legal_sheets(end_marks, pusc, seed):
 
 def test_common_random_numbers():
     """Two policies with one seed see the same rolls, roll for roll."""
-    rules = Ryzykant(end_marks=3)
+    rules = RyzykantRules(end_marks=3)
     seen = {}
 
     def spy(name, inner):
@@ -283,7 +283,7 @@ def test_common_random_numbers():
 
 
 def test_value_model_policy_beats_greedy_on_a_small_game():
-    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    rules = RyzykantRules(end_marks=2, puscioch="reroll")
     model, _ = approx.fit(rules, iterations=3, games=4000, seed=3)
     fitted = approx.play_games(rules, approx.model_policy(model, rules), 20_000, seed=9).scores
     greedy = approx.play_games(rules, approx.greedy_policy(rules), 20_000, seed=9).scores
@@ -293,7 +293,7 @@ def test_value_model_policy_beats_greedy_on_a_small_game():
 def test_bellman_residual_is_zero_where_every_split_ends():
     """With end_marks=1 every split ends the game; a model whose start value is the exact
     optimum has residual 0 there."""
-    rules = Ryzykant(end_marks=1)
+    rules = RyzykantRules(end_marks=1)
     opt = exact.solve(rules).optimum
     model = approx.ValueModel.zero()
     res = approx.bellman_residual(model, rules, np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64))
@@ -373,7 +373,7 @@ def test_counters_count_missing_marks_and_open_boxes(seed, extra):
 @given(st.integers(2, 10), st.sampled_from(["score", "reroll"]), st.integers(0, 10 ** 6),
        st.integers(0, 25))
 def test_expected_after_is_the_expectation_over_the_rolls(end_marks, pusc, seed, steps):
-    rules = Ryzykant(end_marks=end_marks, puscioch=pusc)
+    rules = RyzykantRules(end_marks=end_marks, puscioch=pusc)
     pos = _position(rules, seed, steps)
     model = _random_model(seed % 7)
     got = approx.expected_after(model, rules, np.array([pos.upper]), np.array([pos.lower]))[0]
@@ -391,7 +391,7 @@ def test_expected_after_is_the_expectation_over_the_rolls(end_marks, pusc, seed,
 
 
 def test_expected_after_two_rolls_deep_is_the_expectation_of_one_roll_deep():
-    rules = Ryzykant(end_marks=3)
+    rules = RyzykantRules(end_marks=3)
     model = _random_model(3)
     for seed, steps in ((1, 2), (2, 4)):
         pos = _position(rules, seed, steps)
@@ -419,7 +419,7 @@ def test_value_model_arrays_round_trip_and_bad_arrays_are_refused():
 def test_exact_value_of_lookahead_policies_matches_simulation():
     """Each policy's exact value equals its simulated mean (4 standard errors), and no policy
     beats the optimum."""
-    rules = Ryzykant(end_marks=2, puscioch="reroll")
+    rules = RyzykantRules(end_marks=2, puscioch="reroll")
     start = Position((0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0), (1, 1, 0, 0, 0, 0))
     model = _random_model(5)
     pols = {d: model.with_lookahead(d) for d in (0, 1, 2)}
@@ -436,7 +436,7 @@ def test_exact_value_of_lookahead_policies_matches_simulation():
 def test_one_roll_optimum_is_the_exact_fraction():
     """The issue's reference: with end_marks=1 the optimum is −576815/972 = −593.4311."""
     assert exact.one_roll_optimum() == Fraction(-576815, 972)
-    opt = exact.optimum(Ryzykant(end_marks=1), policies={"greedy": "greedy"})
+    opt = exact.optimum(RyzykantRules(end_marks=1), policies={"greedy": "greedy"})
     assert opt.exact and opt.fraction == Fraction(-576815, 972)
     assert opt.value == opt.lower == opt.upper == pytest.approx(-593.4310699588477)
     assert opt.gap("greedy") == pytest.approx(0.0, abs=1e-9)   # every split ends the game
@@ -445,7 +445,7 @@ def test_one_roll_optimum_is_the_exact_fraction():
 
 def test_variants_too_large_for_the_exact_optimum_are_refused():
     with pytest.raises(DicewiseError, match="too large"):
-        exact.optimum(Ryzykant(end_marks=3))
+        exact.optimum(RyzykantRules(end_marks=3))
 
 
 @settings(max_examples=10, deadline=None)
@@ -456,7 +456,7 @@ def test_variants_too_large_for_the_exact_optimum_are_refused():
 def test_truncation_bounds_bracket_every_game(end_marks, seed, steps):
     """No game from a position ends below its lower bound; the mean of any policy's games
     stays below the upper bound."""
-    rules = Ryzykant(end_marks=end_marks)
+    rules = RyzykantRules(end_marks=end_marks)
     pos = _position(rules, seed, steps)
     lo, hi = exact.truncation_bounds(rules, [pos.upper], [pos.lower])
     assert lo[0] <= pos.score <= hi[0]
@@ -470,7 +470,7 @@ def test_truncation_bounds_bracket_every_game(end_marks, seed, steps):
 def test_truncated_optimum_is_bracketed_and_the_bracket_narrows():
     """end_marks=2 with three faces chosen: the next roll ends the game unless it is a
     puścioch; following one more puścioch narrows the proven bracket about 32-fold."""
-    rules = Ryzykant(end_marks=2)
+    rules = RyzykantRules(end_marks=2)
     start = Position((0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0), (1, 1, 1, 0, 0, 0))
     zero = exact.solve(rules, start, max_puscioch=0)
     one = exact.solve(rules, start, max_puscioch=1)
@@ -501,7 +501,7 @@ def _slow_inner(rules, model, pos, stream, t=0):
 
 @pytest.mark.parametrize("pusc", ["score", "reroll"])
 def test_stream_bound_is_the_best_penalised_path(pusc):
-    rules = Ryzykant(end_marks=2, puscioch=pusc)
+    rules = RyzykantRules(end_marks=2, puscioch=pusc)
     start = Position((0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 0))
     model = _random_model(2)
     for seed in range(3):
@@ -513,14 +513,14 @@ def test_stream_bound_is_the_best_penalised_path(pusc):
 
 def test_bound_of_the_one_roll_game_is_its_optimum_on_every_stream():
     """With one roll the penalty leaves exactly E max (the optimum) on every stream."""
-    rules = Ryzykant(end_marks=1)
+    rules = RyzykantRules(end_marks=1)
     res = bound.information_bound(approx.ValueModel.zero(), rules, streams=5, seed=1)
     assert res.bound == pytest.approx(float(Fraction(-576815, 972)))
     assert res.bound_ci95[1] - res.bound_ci95[0] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_the_inner_problem_of_the_full_game_is_too_large():
-    rules = Ryzykant()
+    rules = RyzykantRules()
     stream = approx.draw_rolls(np.random.default_rng(0), 200)
     with pytest.raises(bound.TooLarge, match="positions after"):
         bound.stream_bound(approx.ValueModel.zero(), rules, stream, max_states=20_000)
@@ -529,7 +529,7 @@ def test_the_inner_problem_of_the_full_game_is_too_large():
 # -- search and the table's policies ------------------------------------------------------------
 
 def test_search_values_every_split_two_rolls_deep():
-    rules = Ryzykant(end_marks=3)
+    rules = RyzykantRules(end_marks=3)
     model = _random_model(4, lookahead=1)
     pos = _position(rules, 3, 2)
     roll = 77
@@ -546,7 +546,7 @@ def test_search_values_every_split_two_rolls_deep():
 
 
 def test_search_advice_ranks_searched_splits_with_the_table_value_beside():
-    rules = Ryzykant(end_marks=3)
+    rules = RyzykantRules(end_marks=3)
     table = policy_table.PolicyTable(_random_model(6, lookahead=1), {"error_estimate": 1.0})
     pos = Position((0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 0))
     plain = {(a.sums, a.fifth): a.expected for a in policy_table.advise(rules, table, pos, [1, 3, 4, 4, 6])}
@@ -560,7 +560,7 @@ def test_search_advice_ranks_searched_splits_with_the_table_value_beside():
 
 
 def test_policy_names_and_aliases():
-    rules = Ryzykant(end_marks=3)
+    rules = RyzykantRules(end_marks=3)
     table = policy_table.PolicyTable(_random_model(7, lookahead=1), {})
     pos = _position(rules, 9, 3)
     up, lo = np.array([pos.upper]), np.array([pos.lower])
@@ -573,7 +573,7 @@ def test_policy_names_and_aliases():
 
 
 def test_tiny_build_measures_the_lookahead_policy():
-    rules = Ryzykant(end_marks=2)
+    rules = RyzykantRules(end_marks=2)
     table = policy_table.build(rules, rounds=2, games=600, eval_games=300)
     m = table.meta
     assert table.model.lookahead == policy_table.LOOKAHEAD and table.model.gamma is not None

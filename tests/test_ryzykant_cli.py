@@ -20,7 +20,7 @@ from dicewise.cli.main import cli
 from dicewise.errors import TableError
 from dicewise.solver.ryzykant import game as ryzykant_game, policy_table
 from dicewise.solver.ryzykant.game import RYZYKANT
-from dicewise.solver.ryzykant.rules import Ryzykant, parse_position, score
+from dicewise.solver.ryzykant.rules import RyzykantRules, parse_position, score
 from dicewise.tables import store
 
 
@@ -142,7 +142,7 @@ def test_simulate_json():
     # The example games use advise's sheet notation; a finished sheet parses back as over.
     ex = d["example_games"][0]
     with pytest.raises(Exception, match="game is over"):
-        parse_position(Ryzykant(end_marks=2), ex["sheet"], ex["fifth"])
+        parse_position(RyzykantRules(end_marks=2), ex["sheet"], ex["fifth"])
     up = np.zeros(11, np.int64)
     for item in ex["sheet"].split(","):
         k, n = map(int, item.split("="))
@@ -179,7 +179,7 @@ def test_a_table_for_other_options_is_refused(tmp_path):
     out = tmp_path / "t.dwt"
     assert run("solve", "ryzykant", *SMALL, "--out", str(out)).exit_code == 0
     with pytest.raises(TableError):
-        store.load(RYZYKANT, Ryzykant(end_marks=3), out)
+        store.load(RYZYKANT, RyzykantRules(end_marks=3), out)
     r = run("advise", "ryzykant", "--dice", "1", "2", "3", "4", "5", "-o", "end_marks=3",
             "--table", str(out))
     assert r.exit_code == 2 and "rebuild" in r.stderr

@@ -26,14 +26,14 @@ def first_split(upper, lower, rolls, legal, pusc):
 
 
 def test_one_seat_plays_the_solitaire_games():
-    rules = rz.Ryzykant()
+    rules = rz.RyzykantRules()
     alone = approx.play_games(rules, approx.greedy_policy(rules), 300, [4, 2])
     shared = play_shared(rules, [approx.greedy_policy(rules)], 300, [4, 2])
     assert (shared[:, 0] == alone.scores).all()
 
 
 def test_identical_policies_tie_and_others_differ():
-    rules = rz.Ryzykant()
+    rules = rz.RyzykantRules()
     greedy = approx.greedy_policy(rules)
     scores = play_shared(rules, [greedy, first_split, greedy], 200, [9])
     assert (scores[:, 0] == scores[:, 2]).all()
@@ -43,7 +43,7 @@ def test_identical_policies_tie_and_others_differ():
 
 
 def test_on_the_last_roll_the_win_policy_finishes_ahead_when_it_can():
-    rules = rz.Ryzykant(end_marks=1)
+    rules = rz.RyzykantRules(end_marks=1)
     policy = WinPolicy(rules, approx.ValueModel.zero(), rival=None)
     rng = np.random.default_rng(3)
     rolls = rng.integers(0, dice.N_ROLLS, 400)

@@ -183,9 +183,9 @@ def random_line(game: TableGame, rnd) -> str:
 def test_poker_school_premiums_go_to_the_first_and_sheets_read_back(columns):
     import random
 
-    from dicewise.solver.poker_school.rules import ROW_INDEX, PokerSchool
+    from dicewise.solver.poker_school.rules import ROW_INDEX, PokerSchoolRules
 
-    rules = PokerSchool(columns=columns)
+    rules = PokerSchoolRules(columns=columns)
     rnd = random.Random(columns)
     game = TableGame.new("poker-school", players=3, seed=columns, options={"columns": columns},
                          advice=False)

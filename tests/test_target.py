@@ -41,7 +41,7 @@ from dicewise.solver import target as T
 from dicewise.solver.advice import advise_position
 from dataclasses import dataclass
 
-from dicewise.solver.category import (Category, CategoryGame, Write, solve_states,
+from dicewise.solver.category import (Category, CategoryRules, Write, solve_states,
                                       upper_sum_reachable)
 from dicewise.solver.rulesets import category_game
 from dicewise.solver.rulesets.simulate import simulate_games
@@ -55,9 +55,9 @@ P_FIVE_OF_A_KIND_IN_THREE = 2_783_176 / 6**10
 
 
 def poker_school(**options):
-    from dicewise.solver.poker_school.rules import PokerSchool
+    from dicewise.solver.poker_school.rules import PokerSchoolRules
 
-    return PokerSchool(columns=1, **options)
+    return PokerSchoolRules(columns=1, **options)
 
 
 #: Targets up to these (General: every target; poker-programs: well past its 95th percentile).
@@ -150,7 +150,7 @@ class BruteForce:
 
 
 @dataclass(frozen=True)
-class ReducedPoker(CategoryGame):
+class ReducedPoker(CategoryRules):
     """Poker-programs (RULES.md section 2) cut to three boxes: the obligatory Fives and
     Sixes, (c − 3) × f each, 50 more when their sum is ≥ 0, then the free Poker (5f, doubled
     on roll 1, plus 50).  Points can be lost, so W < 1 at needs ≤ 0."""

@@ -103,9 +103,9 @@ class Encoder:
 
 def encoder_for(game: Game, rules, actions: tuple[dict, ...]) -> Encoder:
     """The encoder of ``game``: the category one, or the game's own fields."""
-    from ..solver.rulesets.game import CategoryRuleset
+    from ..solver.rulesets.game import CategoryGame
 
-    if isinstance(game, CategoryRuleset):
+    if isinstance(game, CategoryGame):
         return category_encoder(rules, actions)
     if game.name == "ryzykant":
         return ryzykant_encoder(rules, actions)

@@ -25,10 +25,10 @@ import numpy as np
 
 from ..errors import BadAction, DicewiseError
 from ..solver import dice
-from ..solver.category import CategoryGame
+from ..solver.category import CategoryRules
 from ..solver.protocol import Game, Solution
 from ..solver.rulesets.decisions import plan_turns, write_options
-from ..solver.rulesets.game import CategoryRuleset
+from ..solver.rulesets.game import CategoryGame
 from ..tables import store
 
 #: Distinct turn-start states solved together: bounds a batch's memory (about 13 kB each).
@@ -68,7 +68,7 @@ class CategoryOracle:
     first box, the first keep in ``dice.KEEPS`` order.
     """
 
-    def __init__(self, rules: CategoryGame, values: np.ndarray):
+    def __init__(self, rules: CategoryRules, values: np.ndarray):
         self.rules, self.values = rules, values
         self.n_boxes = rules.n_categories
         self.n_actions = dice.N_KEEPS + self.n_boxes
@@ -205,7 +205,7 @@ class CategoryOracle:
 
 
 @lru_cache(maxsize=16)
-def category_oracle(game: CategoryRuleset, rules: CategoryGame) -> CategoryOracle:
+def category_oracle(game: CategoryGame, rules: CategoryRules) -> CategoryOracle:
     """The oracle of a category game, on its table solved or loaded once per process."""
     return CategoryOracle(rules, solution(game, rules).payload.values)
 
@@ -221,7 +221,7 @@ def regret_batch(ruleset, masks, extras, rolls, roll_numbers, actions, *,
     from ..api import make_rules
 
     game, rules = make_rules(ruleset, options)
-    if not isinstance(game, CategoryRuleset):
+    if not isinstance(game, CategoryGame):
         raise DicewiseError(f"regret_batch serves the category games; {game.name} is judged "
                             "one position at a time (AdviceOracle, or its environment's info)")
     return category_oracle(game, rules).judge(masks, extras, rolls, roll_numbers, actions).regret

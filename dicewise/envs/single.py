@@ -28,7 +28,7 @@ from gymnasium import spaces
 
 from ..errors import BadAction, DicewiseError
 from ..solver.protocol import Game
-from ..solver.rulesets.game import CategoryRuleset
+from ..solver.rulesets.game import CategoryGame
 from .observe import encoder_for
 from .oracle import AdviceOracle, CategoryOracle, game_actions, solution
 
@@ -88,7 +88,7 @@ class DicewiseEnv(gym.Env):
         self.oracle = None
         if oracle:
             self.oracle = (CategoryOracle(rules, self.solution.payload.values)
-                           if isinstance(game, CategoryRuleset) and self.exact else
+                           if isinstance(game, CategoryGame) and self.exact else
                            AdviceOracle(self.solution, self.action_index, len(self.actions)))
         self.episode = None
         self.stream_seed: int | None = None

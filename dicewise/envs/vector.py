@@ -27,7 +27,7 @@ from gymnasium.vector.utils import batch_space
 from ..errors import BadAction, DicewiseError
 from ..solver import dice
 from ..solver.rulesets.decisions import plan_turns, write_options
-from ..solver.rulesets.game import CategoryRuleset
+from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import category_encoder
 from .oracle import game_actions, solution
@@ -73,7 +73,7 @@ class CategoryVectorEnv(VectorEnv):
         from ..api import make_rules
 
         game, rules = make_rules(ruleset, options)
-        if not isinstance(game, CategoryRuleset):
+        if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import DicewiseError
 from . import dice
 from .protocol import Advice, Choice
-from .category import ROLL_NUMBERS, CategoryGame, StateValues, write_values
+from .category import ROLL_NUMBERS, CategoryRules, StateValues, write_values
 from .sheet import Sheet
 from .turn import solve_turn
 
@@ -74,7 +74,7 @@ def check_dice(values) -> tuple[int, ...]:
     return tuple(sorted(int(v) for v in values))
 
 
-def check_position(game: CategoryGame, sheet: Sheet, faces, roll: int) -> tuple[int, ...]:
+def check_position(game: CategoryRules, sheet: Sheet, faces, roll: int) -> tuple[int, ...]:
     """Refuse impossible positions before any table is needed; returns the sorted dice."""
     faces = check_dice(faces)
     if roll not in ROLL_NUMBERS:
@@ -84,7 +84,7 @@ def check_position(game: CategoryGame, sheet: Sheet, faces, roll: int) -> tuple[
     return faces
 
 
-def advise_position(game: CategoryGame, solved: StateValues, sheet: Sheet, faces, roll: int) -> Advice:
+def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, faces, roll: int) -> Advice:
     """Rank every choice after roll ``roll`` (1..3) with dice ``faces`` on ``sheet``."""
     faces = check_position(game, sheet, faces, roll)
     masks, extras = np.array([sheet.mask]), np.array([sheet.extra])

@@ -80,7 +80,7 @@ _NO_CLASS = np.zeros(dice.N_ROLLS, dtype=np.int64)
 
 
 @dataclass(frozen=True)
-class CategoryGame:
+class CategoryRules:
     """Base of the five-dice category rulesets; subclasses declare, this class computes.
 
     Implementers give ``name``, ``title``, ``categories`` and option fields, and override
@@ -167,7 +167,7 @@ class CategoryGame:
         return self.initial_extra
 
 
-def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+def write_values(game: CategoryRules, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
                  roll_number: int) -> np.ndarray:
     """Best points-plus-future over the open categories, for every roll: (252, B).
 
@@ -202,7 +202,7 @@ def write_values(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extr
     return np.ascontiguousarray(best.T)
 
 
-def turn_write_values(game: CategoryGame, values, masks, extras):
+def turn_write_values(game: CategoryRules, values, masks, extras):
     """The best write after roll 1, 2 and 3 (one shared array when the roll number is moot)."""
     if not game.roll_number_matters:
         w = write_values(game, values, masks, extras, 1)
@@ -228,13 +228,13 @@ class StateValues:
         return int(self.reachable.sum())
 
 
-def reachable_states(game: CategoryGame) -> np.ndarray:
+def reachable_states(game: CategoryRules) -> np.ndarray:
     """(n_states,) bool: the states the ruleset declares reachable."""
     masks = np.arange(1 << game.n_categories)
     return game.reachable_extras(masks).reshape(-1)
 
 
-def solve_states(game: CategoryGame, progress: Callable[[int], None] | None = None,
+def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = None,
                  batch: int = 512, workers: int | None = None) -> StateValues:
     """Backward induction over every reachable state of a category game.
 

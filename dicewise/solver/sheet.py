@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import DicewiseError
 from ..i18n import canonical_box
-from .category import CategoryGame
+from .category import CategoryRules
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Sheet:
     extra: int
     points: int
 
-    def state(self, game: CategoryGame) -> int:
+    def state(self, game: CategoryRules) -> int:
         return game.state_index(self.mask, self.extra)
 
 
@@ -47,7 +47,7 @@ def _entries(spec: str):
             raise DicewiseError(f"sheet entry {item!r}: the score must be an integer") from None
 
 
-def parse_sheet(game: CategoryGame, spec: str | None) -> Sheet:
+def parse_sheet(game: CategoryRules, spec: str | None) -> Sheet:
     """Check a sheet against the rules of ``game`` and encode it.
 
     Raises DicewiseError for an unknown or repeated box, a score the box cannot hold, or
@@ -91,7 +91,7 @@ def parse_sheet(game: CategoryGame, spec: str | None) -> Sheet:
                  game.sheet_points(scores, counters))
 
 
-def _reachable(game: CategoryGame, mask: int, extra: int) -> bool:
+def _reachable(game: CategoryRules, mask: int, extra: int) -> bool:
     if not 0 <= extra < game.n_extra:
         return False
     return bool(game.reachable_extras(np.array([mask]))[0, extra])

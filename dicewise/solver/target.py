@@ -49,7 +49,7 @@ from .advice import check_position, ranked_choices
 from .best_write import Partition, Scratch, best_write, max_plan
 from .parallel import local_map
 from .protocol import Advice
-from .category import ROLL_NUMBERS, CategoryGame, StateValues, turn_write_values
+from .category import ROLL_NUMBERS, CategoryRules, StateValues, turn_write_values
 from .rulesets.decisions import TurnPlan, WriteOptions, plan_turns, planned_keeps, write_options
 from .rulesets.simulate import GameRecords, play_lockstep
 from .sheet import Sheet
@@ -226,7 +226,7 @@ def _roll_classes(w, b: int) -> tuple[np.ndarray, np.ndarray]:
     return first, inv
 
 
-def _batch_moves(game: CategoryGame, masks, extras, roll_number: int) -> list[_Moves]:
+def _batch_moves(game: CategoryRules, masks, extras, roll_number: int) -> list[_Moves]:
     """Every open box's writes after ``roll_number`` for a batch of states, by roll class."""
     out = []
     for c in range(game.n_categories):
@@ -246,7 +246,7 @@ def _batch_moves(game: CategoryGame, masks, extras, roll_number: int) -> list[_M
     return out
 
 
-def _turn_moves(game: CategoryGame, masks, extras) -> tuple[list[_Moves], ...]:
+def _turn_moves(game: CategoryRules, masks, extras) -> tuple[list[_Moves], ...]:
     """The moves after roll 1, 2 and 3.  A box that writes alike after two roll numbers is
     one object in both lists, and equal lists are one object."""
     if not game.roll_number_matters:
@@ -480,7 +480,7 @@ def _holds(rows: np.ndarray, i: int) -> bool:
 # -- solving layer by layer ---------------------------------------------------------------
 
 
-def _layers(game: CategoryGame, start: int) -> list[np.ndarray]:
+def _layers(game: CategoryRules, start: int) -> list[np.ndarray]:
     """The reachable states with at least the boxes of ``start`` filled, by number of filled
     boxes, the full sheets first and ``start`` alone last."""
     n = game.n_categories
@@ -496,7 +496,7 @@ def _layers(game: CategoryGame, start: int) -> list[np.ndarray]:
     return [states[filled == f] for f in range(n, first, -1)] + [np.array([start], np.int64)]
 
 
-def _points_written(game: CategoryGame, layers, where: _Lookup, ends,
+def _points_written(game: CategoryRules, layers, where: _Lookup, ends,
                     start_points: int) -> tuple[np.ndarray, np.ndarray]:
     """(least, greatest) points on a sheet at the start of each state's turn (positions of
     ``where``), over every way of reaching it from the start sheet (the last layer): a
@@ -517,7 +517,7 @@ def _points_written(game: CategoryGame, layers, where: _Lookup, ends,
     return least, greatest
 
 
-def _fewest_points(game: CategoryGame) -> int:
+def _fewest_points(game: CategoryRules) -> int:
     """A lower bound on the points of any sheet: every box at its lowest."""
     return int(np.minimum(game.base_points.min(axis=(1, 2)), 0).sum())
 
@@ -548,7 +548,7 @@ def _batches(count: np.ndarray, masks: np.ndarray):
 class _Setting:
     """What every chunk of one solve needs to know."""
 
-    game: CategoryGame
+    game: CategoryRules
     lo_target: int
     hi_target: int
     where: _Lookup  # position of each state in ``least`` and ``greatest``
@@ -591,7 +591,7 @@ def _solve_chunk(setting: _Setting, states: np.ndarray, rows: _Rows):
     return fewest, most, lo, hi, out
 
 
-def _solve(game: CategoryGame, max_need: int | None, target: int | None, start: int | None,
+def _solve(game: CategoryRules, max_need: int | None, target: int | None, start: int | None,
            start_points: int, progress, dtype, workers, values: np.ndarray | None,
            kind: str) -> TargetValues:
     if not game.exact:
@@ -659,7 +659,7 @@ def _need_range(max_need, target):
     return (None if max_need is None else int(max_need)), None
 
 
-def solve_target(game: CategoryGame, max_need: int | None = None,
+def solve_target(game: CategoryRules, max_need: int | None = None,
                  progress: Callable[[int], None] | None = None, *, target: int | None = None,
                  start: int | None = None, start_points: int = 0, dtype=np.float64,
                  workers: int | None = None) -> TargetValues:
@@ -693,7 +693,7 @@ class _Endings:
     mass: np.ndarray  # (n,) float64
 
 
-def _policy(game: CategoryGame, values: np.ndarray, masks, extras, gathers) -> _Endings:
+def _policy(game: CategoryRules, values: np.ndarray, masks, extras, gathers) -> _Endings:
     """The endings of the expected-score policy's turn, its choices tie for tie as the
     simulator makes them: the first box of best value, the first best keep, a keep only
     when strictly better than writing."""
@@ -765,7 +765,7 @@ def _policy_values(endings: _Endings, flat: np.ndarray, j: np.ndarray, need: np.
     return out
 
 
-def policy_target_values(game: CategoryGame, solved: StateValues, max_need: int | None = None,
+def policy_target_values(game: CategoryRules, solved: StateValues, max_need: int | None = None,
                          progress: Callable[[int], None] | None = None, *, target: int | None = None,
                          start: int | None = None, start_points: int = 0, dtype=np.float64,
                          workers: int | None = None) -> TargetValues:
@@ -775,7 +775,7 @@ def policy_target_values(game: CategoryGame, solved: StateValues, max_need: int 
                   workers, solved.values, "expected-score")
 
 
-def expected_policy_chances(game: CategoryGame, solved: StateValues,
+def expected_policy_chances(game: CategoryRules, solved: StateValues,
                             max_target: int | None = None) -> np.ndarray:
     """The expected-score policy's P(final ≥ T) for T = 0..max_target (default: the most a
     game scores): from the exact distribution where it fits, else by the backward pass."""
@@ -793,7 +793,7 @@ def expected_policy_chances(game: CategoryGame, solved: StateValues,
 # -- reading the table ----------------------------------------------------------------------
 
 
-def chance(game: CategoryGame, values: TargetValues, mask: int, extra: int, points_written: float,
+def chance(game: CategoryRules, values: TargetValues, mask: int, extra: int, points_written: float,
            target: int) -> float:
     """P(final ≥ target) from the start of the next turn on a sheet (``mask``, ``extra``)
     holding ``points_written``: 1.0 once the target is reached for good (in poker-programs
@@ -813,7 +813,7 @@ def _check_target(values: TargetValues, target: int):
         raise DicewiseError(f"this table holds targets up to {values.max_need}, not {target}")
 
 
-def advise_target(game: CategoryGame, values: TargetValues, sheet: Sheet, faces, roll: int,
+def advise_target(game: CategoryRules, values: TargetValues, sheet: Sheet, faces, roll: int,
                   target: int) -> Advice:
     """Rank every choice after roll ``roll`` with dice ``faces`` on ``sheet`` by P(final ≥
     target): the choices of ``advise_position``, with the same actions and labels, each
@@ -861,7 +861,7 @@ def settled(values: TargetValues, states, needs) -> np.ndarray:
     return (needs <= values.fewest[rows]) | (needs > values.most[rows])
 
 
-def target_plan(game: CategoryGame, values: TargetValues, states: np.ndarray,
+def target_plan(game: CategoryRules, values: TargetValues, states: np.ndarray,
                 needs: np.ndarray) -> TurnPlan:
     """The solved turn of U (state, need) pairs (needs ≥ 1): the best write's W after each
     roll number (252, U) and every keep's W before rolls 2 and 3 (462, U)."""
@@ -900,7 +900,7 @@ def target_plan(game: CategoryGame, values: TargetValues, states: np.ndarray,
     return TurnPlan(tuple(write), tuple(keep))
 
 
-def write_chances(game: CategoryGame, values: TargetValues, masks, extras, needs, rolls,
+def write_chances(game: CategoryRules, values: TargetValues, masks, extras, needs, rolls,
                   roll_number) -> tuple[np.ndarray, WriteOptions]:
     """For G positions (mask, extra, need, roll, roll number): W of writing each box (G,
     n_cat; -inf where not allowed), and the write options (points, scores, next states)."""
@@ -914,7 +914,7 @@ def write_chances(game: CategoryGame, values: TargetValues, masks, extras, needs
     return np.where(allowed, w, -np.inf), opts
 
 
-def simulate_target(game: CategoryGame, values: TargetValues, target: int, games: int, seed: int,
+def simulate_target(game: CategoryRules, values: TargetValues, target: int, games: int, seed: int,
                     progress: Callable[[int], None] | None = None,
                     expected: np.ndarray | None = None) -> GameRecords:
     """Play ``games`` games aiming at P(final ≥ target), in lockstep, on the dice stream that
@@ -930,7 +930,7 @@ def simulate_target(game: CategoryGame, values: TargetValues, target: int, games
 class ForTarget:
     """The lockstep simulator's decisions when playing for P(final ≥ target)."""
 
-    def __init__(self, game: CategoryGame, values: TargetValues, target: int,
+    def __init__(self, game: CategoryRules, values: TargetValues, target: int,
                  expected: np.ndarray | None):
         self.game, self.values, self.target, self.expected = game, values, target, expected
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import DicewiseError, TableError
 from . import target as target_module
-from .category import CategoryGame
+from .category import CategoryRules
 from .digest import digest
 
 #: Arrays of a TargetValues, in its field order.
@@ -44,10 +44,10 @@ class TargetTable:
 
         return digest(self.game.rules_digest(rules), inspect.getsource(target_module))
 
-    def build_units(self, rules: CategoryGame) -> float:
+    def build_units(self, rules: CategoryRules) -> float:
         return self.game.build_units(rules)
 
-    def build(self, rules: CategoryGame, progress=None):
+    def build(self, rules: CategoryRules, progress=None):
         values = target_module.solve_target(rules, None, progress, target=self.target,
                                             dtype=self.dtype)
         return values, {"expected_score": None, "max_need": values.max_need,
@@ -57,7 +57,7 @@ class TargetTable:
     def to_arrays(self, payload) -> dict:
         return {name: getattr(payload, name) for name in _ARRAYS}
 
-    def from_arrays(self, rules: CategoryGame, arrays, meta):
+    def from_arrays(self, rules: CategoryRules, arrays, meta):
         if any(name not in arrays for name in _ARRAYS):
             raise TableError("the table lacks the arrays of a target table")
         n = len(arrays["states"])

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DicewiseError, TableError
-from ..solver.category import CategoryGame
+from ..solver.category import CategoryRules
 from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
 from ..solver.parallel import can_fork, forked_map
@@ -166,7 +166,7 @@ class RaceTable:
 
     checkpointed = True
 
-    def __init__(self, rules: CategoryGame, root=(0, 0), *, scheduler: str | None = None,
+    def __init__(self, rules: CategoryRules, root=(0, 0), *, scheduler: str | None = None,
                  workers: int | None = None, chunk_columns: int = solve_module.CHUNK_COLUMNS,
                  keep_checkpoints: bool = False, connect_timeout: float = 10.0):
         from ..solver.registry import get_game
@@ -197,7 +197,7 @@ class RaceTable:
     def build_units(self, rules) -> float:
         return self.layout(rules).n_values
 
-    def build(self, rules: CategoryGame, progress=None, *, checkpoints: store.Checkpoints):
+    def build(self, rules: CategoryRules, progress=None, *, checkpoints: store.Checkpoints):
         """Solve the layers from the last back to the root's, each checkpointed."""
         race_rules, layout = two_player_rules(rules), self.layout(rules)
         values = np.empty(layout.n_values, dtype=DTYPE)
@@ -275,12 +275,12 @@ class TwoPlayerSolution:
         return self.values.root_value
 
 
-def default_path(game: CategoryGame, root=(0, 0)) -> Path:
+def default_path(game: CategoryRules, root=(0, 0)) -> Path:
     """The cache file of the two-player table (the rules digest is part of the name)."""
     return store.default_path(RaceTable(game, root), game)
 
 
-def solve_two_player(game: CategoryGame, path=None, *, root=(0, 0), scheduler: str | None = None,
+def solve_two_player(game: CategoryRules, path=None, *, root=(0, 0), scheduler: str | None = None,
                      workers: int | None = None, rebuild: bool = False, must_exist: bool = False,
                      chunk_columns: int = solve_module.CHUNK_COLUMNS,
                      keep_checkpoints: bool = False, connect_timeout: float = 10.0,

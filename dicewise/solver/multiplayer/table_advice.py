@@ -16,7 +16,7 @@ import numpy as np
 from ...errors import DicewiseError
 from .. import dice
 from ..advice import advise_position, check_position, keep_label
-from ..category import CategoryGame, StateValues
+from ..category import CategoryRules, StateValues
 from ..protocol import Advice, Choice
 from ..sheet import Sheet
 from ..stats import rate_ci95
@@ -26,7 +26,7 @@ from .seats import win_shares
 from .win import win_chooser
 
 
-def table_position(game: CategoryGame, me: Sheet, rivals: list[Sheet], players: int) -> Start:
+def table_position(game: CategoryRules, me: Sheet, rivals: list[Sheet], players: int) -> Start:
     """The seats of a position (the mover's seat first to move), or a DicewiseError for
     sheets that turns in seat order cannot have led to."""
     if len(rivals) != players - 1:
@@ -47,7 +47,7 @@ def table_position(game: CategoryGame, me: Sheet, rivals: list[Sheet], players: 
     return Start(tuple(s.mask for s in seats), tuple(s.points for s in seats), len(ahead))
 
 
-def advise_table(game: CategoryGame, solitaire: StateValues, me: Sheet, rivals: list[Sheet],
+def advise_table(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals: list[Sheet],
                  faces, roll: int, chooser=None) -> Advice:
     """Every choice ranked by the estimated share of the win, the expected score beside
     (``chooser``: a ``win.WinChooser``, by default the one of the whole game)."""
@@ -102,7 +102,7 @@ def advise_table(game: CategoryGame, solitaire: StateValues, me: Sheet, rivals: 
                   by_mean.turn_start_expected, **common)
 
 
-def table_chance(game: CategoryGame, solitaire: StateValues, me: Sheet, rivals: list[Sheet],
+def table_chance(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals: list[Sheet],
                  games: int = 2000, seed: int = 0) -> dict:
     """The mover's share of the win from the start of its turn: the win policy's estimate,
     and the share it takes in ``games`` plays of the position against rivals playing for

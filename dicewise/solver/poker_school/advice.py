@@ -20,7 +20,7 @@ from .. import dice
 from ..advice import check_dice, keep_choice
 from ..protocol import Advice, Choice, with_loss_errors
 from ..turn import solve_turn
-from .rules import N_SCHOOL, ROW_NAMES, PokerSchool, SheetState
+from .rules import N_SCHOOL, ROW_NAMES, PokerSchoolRules, SheetState
 from .search import search_evaluator
 from .turns import Batch, Evaluator, turn_options, turn_write_values
 
@@ -51,7 +51,7 @@ def write_choice(row: str, score: int | None, expected: float, loss: float,
 class TurnAdvice:
     """The solved turn of one sheet: the value of every choice after any roll of the turn."""
 
-    def __init__(self, game: PokerSchool, evaluator: Evaluator, sheet: SheetState):
+    def __init__(self, game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState):
         if not sheet.open_rows(game.columns):
             raise DicewiseError("the sheet is full: the game is over")
         self.game, self.sheet = game, sheet
@@ -97,7 +97,7 @@ class TurnAdvice:
 
 
 @lru_cache(maxsize=4)
-def turn_advice(game: PokerSchool, evaluator: Evaluator, sheet: SheetState) -> TurnAdvice:
+def turn_advice(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState) -> TurnAdvice:
     """``TurnAdvice`` memoised: the decisions of one turn share its solve."""
     return TurnAdvice(game, evaluator, sheet)
 
@@ -108,7 +108,7 @@ def check_roll(roll) -> int:
     return int(roll)
 
 
-def advise(game: PokerSchool, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
+def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice_shown, roll: int,
            error_estimate: float | None = None, upper_bound: float | None = None,
            sheet_text: str = "", search: bool = True) -> Advice:
     """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn.

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from .. import dice
 from .turns import NEG, Batch, Evaluator, RowOption, play, write_effects
-from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
+from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchoolRules
 
 RESERVE_CAP = 3
 #: Every pair of rows r < r' (their open cells interact: rows that can take the same dice).
@@ -62,7 +62,7 @@ class Features:
     pairs: bool = False
 
     @classmethod
-    def of(cls, game: PokerSchool) -> "Features":
+    def of(cls, game: PokerSchoolRules) -> "Features":
         return cls(game.columns, game.turns, min(10, game.turns // 2 + 1), USE_PAIRS)
 
     @property
@@ -261,7 +261,7 @@ class LinearEvaluator(Evaluator):
 
     approximate = True
 
-    def __init__(self, game: PokerSchool, weights: np.ndarray):
+    def __init__(self, game: PokerSchoolRules, weights: np.ndarray):
         self.game = game
         self.f = f = Features.of(game)
         if weights.shape != (f.size,):
@@ -391,7 +391,7 @@ class _Recorder:
     turn solver's value): λ = 1 is the Monte Carlo return, λ = 0 fitted value iteration.
     """
 
-    def __init__(self, game: PokerSchool, lam: float = 1.0):
+    def __init__(self, game: PokerSchoolRules, lam: float = 1.0):
         self.game = game
         self.lam = lam
         self.expected = {}
@@ -430,7 +430,7 @@ class _Recorder:
         self.parts = []
 
 
-def dedicated_turn(game: PokerSchool, row: int, reserve: int = 0) -> tuple[float, float]:
+def dedicated_turn(game: PokerSchoolRules, row: int, reserve: int = 0) -> tuple[float, float]:
     """(expected points, chance of a score) of a turn played only for the next cell of ``row``."""
     from ..turn import solve_turn
 
@@ -446,7 +446,7 @@ def dedicated_turn(game: PokerSchool, row: int, reserve: int = 0) -> tuple[float
     return float(solve_turn(pts).value[0]), p
 
 
-def prior_weights(game: PokerSchool) -> np.ndarray:
+def prior_weights(game: PokerSchoolRules) -> np.ndarray:
     """Starting weights: every open cell gets a turn played for it alone, premiums and
     columns succeed when every such turn does.  Optimistic where turns compete, but it
     starts the policy iteration from a policy that already values premiums and columns.
@@ -476,7 +476,7 @@ def prior_weights(game: PokerSchool) -> np.ndarray:
     return weights
 
 
-def fit_policy(game: PokerSchool, iterations: int = 16, games: int = 4096, seed: int = 1,
+def fit_policy(game: PokerSchoolRules, iterations: int = 16, games: int = 4096, seed: int = 1,
                ridge: float = 3.0, lam: float = 0.7, average: int = 1, progress=None) -> Fit:
     """Approximate policy iteration (module docstring); ``progress(x)`` in games played.
 

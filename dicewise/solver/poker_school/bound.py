@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import dice
-from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchool
+from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchoolRules
 from ..turn import best_sub_keep_and_keep, solve_turn, sparse_keep_to_roll
 
 NEG = -np.inf
@@ -82,7 +82,7 @@ class _Layout:
 
 
 @lru_cache(maxsize=8)
-def _layout(game: PokerSchool) -> _Layout:
+def _layout(game: PokerSchoolRules) -> _Layout:
     C = game.columns
     index = np.full((N_ROWS, C + 1, 2, N_RESERVE), -1)
     states = [(r, k, clean, res) for r in range(N_ROWS) for k in range(C) for clean in (1, 0)
@@ -146,7 +146,7 @@ class _Sweep:
     scored: np.ndarray | None  # (15, C) P_r(cell j scored)
 
 
-def _sweep(game: PokerSchool, lambdas: np.ndarray, mu: np.ndarray, forward: bool,
+def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, forward: bool,
            progress=None) -> _Sweep:
     """Backward induction of every row MDP at once (one ``solve_turn`` per turn), then
     optionally a forward pass of each row's state distribution under its optimal policy."""
@@ -201,12 +201,12 @@ def _sweep(game: PokerSchool, lambdas: np.ndarray, mu: np.ndarray, forward: bool
     return _Sweep(rows, writes, scored.reshape(N_ROWS, C))
 
 
-def _relaxed(game: PokerSchool) -> PokerSchool:
+def _relaxed(game: PokerSchoolRules) -> PokerSchoolRules:
     """The game the bound is computed on: erasure dropped (step 1 of the module docstring)."""
-    return PokerSchool(columns=game.columns, school_cross_erases=False, minimums=game.minimums)
+    return PokerSchoolRules(columns=game.columns, school_cross_erases=False, minimums=game.minimums)
 
 
-def _check(game: PokerSchool, lambdas, mu):
+def _check(game: PokerSchoolRules, lambdas, mu):
     lambdas = np.asarray(lambdas, dtype=float)
     mu = np.asarray(mu, dtype=float)
     if mu.shape != (N_ROWS, game.columns):
@@ -218,7 +218,7 @@ def _check(game: PokerSchool, lambdas, mu):
     return lambdas, mu
 
 
-def row_values(game: PokerSchool, lambdas, mu) -> np.ndarray:
+def row_values(game: PokerSchoolRules, lambdas, mu) -> np.ndarray:
     """(15,) each row MDP's optimal value V_r(λ, μ), over ``len(lambdas)`` turns.
 
     ``lambdas`` may be shorter than the game (a row that cannot fill its cells is −inf).
@@ -227,7 +227,7 @@ def row_values(game: PokerSchool, lambdas, mu) -> np.ndarray:
     return _sweep(_relaxed(game), lambdas, mu, forward=False).rows
 
 
-def relaxed_value(game: PokerSchool, lambdas, mu) -> float:
+def relaxed_value(game: PokerSchoolRules, lambdas, mu) -> float:
     """The upper bound Σ_t λ_t + Σ_r V_r(λ, μ) for these multipliers (valid for any of them)."""
     lambdas, mu = _check(game, lambdas, mu)
     if len(lambdas) != game.turns:
@@ -245,7 +245,7 @@ def project_mu(mu: np.ndarray) -> np.ndarray:
     return np.maximum(mu - theta, 0.0)
 
 
-def upper_bound(game: PokerSchool, iterations: int = 60, progress=None) -> Bound:
+def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None) -> Bound:
     """Minimise the relaxation over (λ, μ) by projected subgradient steps; the best bound.
 
     Steps are normalised, λ's and μ's separately (λ in points per write, μ in points of a

@@ -43,7 +43,7 @@ from ..options import option_specs, rules_from
 from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
 from . import advice as advisor, table, turns
 from .approx import Features
-from .rules import N_ROWS, N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchool, format_sheet
+from .rules import N_ROWS, N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchoolRules, format_sheet
 from .search import SearchEvaluator
 from .turns import Batch, GreedyEvaluator
 
@@ -54,8 +54,8 @@ CHUNK = 512
 class PokerSchoolGame(Game):
     """poker-school: exact for one column, the fitted approximate policy otherwise."""
 
-    name = PokerSchool.name
-    title = PokerSchool.title
+    name = PokerSchoolRules.name
+    title = PokerSchoolRules.title
     exact = False  # one column is exact (see ``rules.exact``); `chance` needs that
     tables = {
         "opening": "the empty sheet: the best choice for every roll 1 and roll 2 dice, the "
@@ -76,12 +76,12 @@ class PokerSchoolGame(Game):
     # --- rules -----------------------------------------------------------------------
 
     def option_specs(self):
-        return option_specs(PokerSchool)
+        return option_specs(PokerSchoolRules)
 
-    def rules(self, options: Mapping) -> PokerSchool:
-        return rules_from(PokerSchool, options)
+    def rules(self, options: Mapping) -> PokerSchoolRules:
+        return rules_from(PokerSchoolRules, options)
 
-    def describe(self, rules: PokerSchool) -> dict:
+    def describe(self, rules: PokerSchoolRules) -> dict:
         return {"rows": list(ROW_NAMES), "school_rows": list(ROW_NAMES[:N_SCHOOL]),
                 "cells_per_row": rules.columns, "turns": rules.turns,
                 "solution": "exact" if rules.exact else "approximate",
@@ -89,22 +89,22 @@ class PokerSchoolGame(Game):
 
     # --- the table -------------------------------------------------------------------
 
-    def table_kind(self, rules: PokerSchool) -> str:
+    def table_kind(self, rules: PokerSchoolRules) -> str:
         return table.kind(rules)
 
-    def rules_digest(self, rules: PokerSchool) -> str:
+    def rules_digest(self, rules: PokerSchoolRules) -> str:
         return table.rules_digest(rules)
 
-    def build_units(self, rules: PokerSchool) -> float:
+    def build_units(self, rules: PokerSchoolRules) -> float:
         return table.build_units(rules)
 
-    def build(self, rules: PokerSchool, progress=None):
+    def build(self, rules: PokerSchoolRules, progress=None):
         return table.build(rules, progress)
 
     def to_arrays(self, payload) -> dict:
         return table.to_arrays(payload)
 
-    def from_arrays(self, rules: PokerSchool, arrays, meta):
+    def from_arrays(self, rules: PokerSchoolRules, arrays, meta):
         return table.from_arrays(rules, arrays, meta)
 
     def test_settings(self) -> dict:
@@ -129,7 +129,7 @@ class PokerSchoolGame(Game):
     def needs_solution(self, policy: str) -> bool:
         return self.policy_aliases.get(policy, policy) in ("optimal", "search")
 
-    def check_position(self, rules: PokerSchool, position: Mapping):
+    def check_position(self, rules: PokerSchoolRules, position: Mapping):
         """(sheet, sorted dice, roll number), or a DicewiseError; needs no table."""
         if position.get("roll") is None:
             raise DicewiseError("give the roll number (1, 2 or 3)")
@@ -157,17 +157,17 @@ class PokerSchoolGame(Game):
 
     # --- at the table: the contested premiums and column 60s (contest.py) -------------
 
-    def player_sheet(self, rules: PokerSchool):
+    def player_sheet(self, rules: PokerSchoolRules):
         from .player import PokerSchoolSheet
 
         return PokerSchoolSheet(rules)
 
-    def table_prizes(self, rules: PokerSchool, players: int):
+    def table_prizes(self, rules: PokerSchoolRules, players: int):
         from .contest import Prizes
 
         return Prizes.none(rules.columns)
 
-    def settle_prizes(self, rules: PokerSchool, sheets, prizes, mover: int):
+    def settle_prizes(self, rules: PokerSchoolRules, sheets, prizes, mover: int):
         from .player import settle
 
         return settle(rules, sheets, prizes, mover)
@@ -222,7 +222,7 @@ class PokerSchoolGame(Game):
         values = solution.payload.values
         return StateValues(values, ~np.isnan(values), solution.rules.initial_state)
 
-    def action_space(self, rules: PokerSchool) -> tuple[dict, ...]:
+    def action_space(self, rules: PokerSchoolRules) -> tuple[dict, ...]:
         """Every keep of ``dice.KEEPS`` (0 to 5 dice), then a write of every row, then a cross
         of every row, rows in sheet order."""
         return (tuple({"keep": dice.faces_of(k)} for k in dice.KEEPS)
@@ -268,7 +268,7 @@ def play_games(solution: Solution, policy: str, games: int, seed: int, progress=
 class Tally:
     """What a simulation wrote, row by row: the play's statistics and a few example sheets."""
 
-    def __init__(self, game: PokerSchool, games: int, examples: int = 3):
+    def __init__(self, game: PokerSchoolRules, games: int, examples: int = 3):
         self.game, self.games, self.examples = game, games, examples
         self.writes = np.zeros(N_ROWS, np.int64)
         self.scored = np.zeros(N_ROWS, np.int64)
@@ -352,7 +352,7 @@ class PokerSchoolEpisode(Episode):
     """Game ``index`` of the dice stream, decision by decision."""
 
     def __init__(self, solution: Solution, index: int, stream: ThrowStream):
-        self.rules: PokerSchool = solution.rules
+        self.rules: PokerSchoolRules = solution.rules
         self.index, self.stream, self.slot = index, stream, index % CHUNK
         self.batch = Batch.empty(self.rules, 1)
         self.history: list[tuple] = []

@@ -1,6 +1,6 @@
 """A player's poker-school sheet at the table, with the prizes rivals took (RULES.md section 3).
 
-Writes go through ``PokerSchool.apply`` (reserves, premiums, the School cross's erasure);
+Writes go through ``PokerSchoolRules.apply`` (reserves, premiums, the School cross's erasure);
 what rivals took first (``contest``) is forfeited on the sheet as a cross that erases
 nothing.  The text is the ``advise --sheet`` notation, ``taken=`` included, and reads back
 to the same points.
@@ -14,14 +14,14 @@ from .. import dice
 from ..player_sheet import PlayerSheet
 from ..protocol import BadAction
 from . import contest
-from .rules import N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchool, SheetState, format_sheet
+from .rules import N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchoolRules, SheetState, format_sheet
 
 
 @dataclass(frozen=True)
 class PokerSchoolSheet(PlayerSheet):
     """The writes in order (row, score or None, dice of the face shown) and the prizes lost."""
 
-    game: PokerSchool
+    game: PokerSchoolRules
     state: SheetState = field(default=None)
     history: tuple = ()
     lost_rows: tuple[int, ...] = ()
@@ -94,7 +94,7 @@ class PokerSchoolSheet(PlayerSheet):
                        lost_columns=columns)
 
 
-def settle(rules: PokerSchool, sheets: list, prizes: contest.Prizes, mover: int):
+def settle(rules: PokerSchoolRules, sheets: list, prizes: contest.Prizes, mover: int):
     """After ``mover`` wrote: the prizes it earned first are its; the others' sheets lose them."""
     states, prizes = contest.settle([s.state for s in sheets], prizes, mover, rules.columns)
     out = []

@@ -27,7 +27,7 @@ from ...errors import DicewiseError
 from .. import dice
 from ..turn import solve_turn
 from . import contest, turns
-from .rules import N_ROWS, N_SCHOOL, PokerSchool
+from .rules import N_ROWS, N_SCHOOL, PokerSchoolRules
 from .turns import Batch, GreedyEvaluator
 
 #: Policies a seat plays.
@@ -89,7 +89,7 @@ def race_bonus(game, batches, seat, owners, beta: float = BETA, near_row: int = 
     return rows, cols
 
 
-def _turn(game: PokerSchool, batch: Batch, throws, ev, bonus=None) -> None:
+def _turn(game: PokerSchoolRules, batch: Batch, throws, ev, bonus=None) -> None:
     """One turn of the solved policy (as ``turns._play_turn``), its completing writes worth
     ``bonus`` more (``race_bonus``)."""
     n = len(batch)
@@ -126,7 +126,7 @@ def _turn(game: PokerSchool, batch: Batch, throws, ev, bonus=None) -> None:
     turns.apply_writes(game, batch, final_row, final_scored, final_counts, roll_no)
 
 
-def play_table(game: PokerSchool, evaluators, seats: tuple[str, ...], deals: int, seed):
+def play_table(game: PokerSchoolRules, evaluators, seats: tuple[str, ...], deals: int, seed):
     """Final scores (G, N) of ``deals`` games with policy ``seats[j]`` in seat j, and per
     seat the premiums and column 60s it took (G, N) each."""
     n = len(seats)
@@ -151,7 +151,7 @@ def play_table(game: PokerSchool, evaluators, seats: tuple[str, ...], deals: int
     return scores, premiums, columns
 
 
-def _settle(game: PokerSchool, batches: list[Batch], seat: int, row_owner, col_owner) -> None:
+def _settle(game: PokerSchoolRules, batches: list[Batch], seat: int, row_owner, col_owner) -> None:
     """After ``seat`` wrote: it takes the prizes it earned first; the others lose them."""
     me = batches[seat]
     row_owner[:] = contest.claim(row_owner, contest.earned_premiums(me.filled, me.clean,

@@ -8,7 +8,7 @@ rules and nothing else that is heavy:
 * the School's reserves, the premium and the School-cross erasure, applied to one sheet
   (``SheetState``, ``parse_sheet``: the ``row=cells`` notation, validated);
 * the exact reduced variant ``columns=1`` through the generic engine
-  (``PokerSchool.write`` and friends, solved by ``category.solve_states``).
+  (``PokerSchoolRules.write`` and friends, solved by ``category.solve_states``).
 
 With one column there are no reserves (a row has no later cell), the premium of a row is
 its single cell's score, and the state is the set of filled rows plus whether the column
@@ -38,7 +38,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import DicewiseError
-from ..category import Category, CategoryGame, Write
+from ..category import Category, CategoryRules, Write
 from ..options import option
 from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, total
 
@@ -131,7 +131,7 @@ def empty_sheet(columns: int) -> SheetState:
 
 
 @dataclass(frozen=True)
-class PokerSchool(CategoryGame):
+class PokerSchoolRules(CategoryRules):
     """The rules of ``poker-school`` with its options; exact for ``columns=1`` only."""
 
     name = "poker-school"
@@ -405,7 +405,7 @@ class PokerSchool(CategoryGame):
                           standing, banked)
 
 
-def format_sheet(game: PokerSchool, history) -> str:
+def format_sheet(game: PokerSchoolRules, history) -> str:
     """The notation of a sheet written by ``history`` = [(row, score or None, shown)], in order.
 
     A row whose premium a later School cross erased gets one more entry, ``x``, so that the

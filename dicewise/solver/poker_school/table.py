@@ -25,7 +25,7 @@ from ..digest import rules_digest as digest_of
 from ..stats import mean_ci95
 from . import approx, bound, rules as rules_module, turns
 from .approx import Features, LinearEvaluator, fit_policy
-from .rules import PokerSchool
+from .rules import PokerSchoolRules
 from .turns import Batch, ExactEvaluator
 
 KIND_EXACT = "poker-school-exact"
@@ -69,11 +69,11 @@ ERASURE_GAP_FRACTION = 0.0050
 BOUND_UNITS = 100
 
 
-def kind(game: PokerSchool) -> str:
+def kind(game: PokerSchoolRules) -> str:
     return KIND_EXACT if game.exact else KIND_POLICY
 
 
-def rules_digest(game: PokerSchool) -> str:
+def rules_digest(game: PokerSchoolRules) -> str:
     """Exact tables depend on the rules and the core engine; policy tables on the method too."""
     if game.exact:
         return digest_of(rules_module)
@@ -81,7 +81,7 @@ def rules_digest(game: PokerSchool) -> str:
                      settings=repr(SETTINGS))
 
 
-def build_units(game: PokerSchool) -> float:
+def build_units(game: PokerSchoolRules) -> float:
     """The progress bar's length of ``build``: states (exact) or games played (policy)."""
     if game.exact:
         return int(category.reachable_states(game).sum())
@@ -91,7 +91,7 @@ def build_units(game: PokerSchool) -> float:
     return fit + one_column / 3 + (s.bound_iterations + 1) * BOUND_UNITS
 
 
-def build(game: PokerSchool, progress=None):
+def build(game: PokerSchoolRules, progress=None):
     """(payload, meta): the exact table or the fitted policy, with what was measured.
 
     With one BLAS thread, so that the table is a function of the code and ``SETTINGS`` alone.
@@ -100,14 +100,14 @@ def build(game: PokerSchool, progress=None):
         return build_exact(game, progress) if game.exact else build_policy(game, progress)
 
 
-def build_exact(game: PokerSchool, progress=None):
+def build_exact(game: PokerSchoolRules, progress=None):
     solved = solve_states(game, progress)
     meta = {"expected_score": solved.expected_score, "states": solved.n_reachable,
             "n_states": game.n_states, "exact": True, "approximate": False}
     return ExactEvaluator(game, solved.values), meta
 
 
-def one_column_gap(game: PokerSchool, progress=None) -> dict:
+def one_column_gap(game: PokerSchoolRules, progress=None) -> dict:
     """The approximate method's measured shortfall on the exactly solved one-column game.
 
     Both policies play the same dice (common random numbers); the mean paired difference,
@@ -116,7 +116,7 @@ def one_column_gap(game: PokerSchool, progress=None) -> dict:
     """
     s = SETTINGS
     third = None if progress is None else (lambda x: progress(x / 3))
-    one = PokerSchool(columns=1, school_cross_erases=False, minimums=game.minimums)
+    one = PokerSchoolRules(columns=1, school_cross_erases=False, minimums=game.minimums)
     exact = solve_states(one)
     fit = fit_policy(one, iterations=s.iterations, games=s.games, average=s.average,
                      seed=s.seed, progress=third)
@@ -129,7 +129,7 @@ def one_column_gap(game: PokerSchool, progress=None) -> dict:
             "one_column_gap_fraction": gap / exact.expected_score}
 
 
-def build_policy(game: PokerSchool, progress=None):
+def build_policy(game: PokerSchoolRules, progress=None):
     """Fit the policy, then measure it: mean and interval, error estimate, upper bound."""
     s = SETTINGS
     fit = fit_policy(game, iterations=s.iterations, games=s.games, average=s.average,
@@ -166,7 +166,7 @@ def to_arrays(payload) -> dict:
     return {"weights": payload.weights}
 
 
-def from_arrays(game: PokerSchool, arrays, meta):
+def from_arrays(game: PokerSchoolRules, arrays, meta):
     """The evaluator back from a table's arrays (TableError if they do not fit the rules)."""
     if game.exact:
         if meta.get("n_states") != game.n_states or not {"reachable", "values"} <= set(arrays):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import dice
-from .rules import (COLUMN_BONUS, N_ROWS, N_SCHOOL, SCHOOL_MASK, PokerSchool,
+from .rules import (COLUMN_BONUS, N_ROWS, N_SCHOOL, SCHOOL_MASK, PokerSchoolRules,
                                     SheetState)
 from ..turn import solve_turn
 
@@ -54,7 +54,7 @@ class Batch:
     version: int = 0  # writes applied so far
 
     @classmethod
-    def empty(cls, game: PokerSchool, n: int) -> "Batch":
+    def empty(cls, game: PokerSchoolRules, n: int) -> "Batch":
         return cls(np.zeros((n, N_ROWS), np.int64), np.ones((n, N_ROWS), bool),
                    np.zeros((n, N_SCHOOL), np.int64), np.ones((n, game.columns), bool),
                    np.zeros(n, np.int64), np.zeros(n, np.int64))
@@ -68,7 +68,7 @@ class Batch:
     def __len__(self):
         return len(self.banked)
 
-    def turns_left(self, game: PokerSchool) -> np.ndarray:
+    def turns_left(self, game: PokerSchoolRules) -> np.ndarray:
         return game.turns - self.filled.sum(axis=1)
 
     def final_scores(self) -> np.ndarray:
@@ -105,7 +105,7 @@ class RowOption:
 class Evaluator:
     """The value of sheets after a write; subclasses implement ``row_options`` and ``base``."""
 
-    game: PokerSchool
+    game: PokerSchoolRules
     approximate = True
 
     def base(self, batch: Batch) -> np.ndarray:
@@ -116,14 +116,14 @@ class Evaluator:
         raise NotImplementedError
 
 
-def free_row_classes(game: PokerSchool, row: int, roll_number: int):
+def free_row_classes(game: PokerSchoolRules, row: int, roll_number: int):
     """(points of each class (m,), class of each roll (252,)); class 0 is 0 points (no score)."""
     points = game.base_points[row, roll_number - 1]
     values, cls = np.unique(np.concatenate([[0], points]), return_inverse=True)
     return values, cls.reshape(-1)[1:]
 
 
-def write_effects(game: PokerSchool, batch: Batch, row: int, roll_number: int):
+def write_effects(game: PokerSchoolRules, batch: Batch, row: int, roll_number: int):
     """What scoring and crossing the next cell of ``row`` does, by roll class.
 
     Returns a dict: ``open`` (B,) row not full; ``cell`` (B,) its column; ``classes`` (m,)
@@ -172,7 +172,7 @@ def write_effects(game: PokerSchool, batch: Batch, row: int, roll_number: int):
                 x_standing=x_standing)
 
 
-def apply_writes(game: PokerSchool, batch: Batch, rows: np.ndarray, scored: np.ndarray,
+def apply_writes(game: PokerSchoolRules, batch: Batch, rows: np.ndarray, scored: np.ndarray,
                  counts: np.ndarray, roll_number: np.ndarray) -> None:
     """Write the next cell of ``rows[b]`` in every sheet b: a score if ``scored[b]``, else a cross.
 
@@ -228,7 +228,7 @@ class GreedyEvaluator(Evaluator):
 
     approximate = True
 
-    def __init__(self, game: PokerSchool):
+    def __init__(self, game: PokerSchoolRules):
         self.game = game
 
     def base(self, batch):
@@ -246,7 +246,7 @@ class ExactEvaluator(Evaluator):
 
     approximate = False
 
-    def __init__(self, game: PokerSchool, values: np.ndarray):
+    def __init__(self, game: PokerSchoolRules, values: np.ndarray):
         game._require_exact()
         self.game = game
         self.values = values
@@ -355,7 +355,7 @@ def draw_turn(rng: np.random.Generator, chunk: int) -> tuple[np.ndarray, np.ndar
     return rng.integers(0, 6, size=(3, chunk, 5)), rng.random(chunk)
 
 
-def play(game: PokerSchool, n_games: int, seed: int, policy: str = "solved",
+def play(game: PokerSchoolRules, n_games: int, seed: int, policy: str = "solved",
          evaluator: Evaluator | None = None, record=None, chunk: int = 4096,
          progress=None, on_write=None) -> np.ndarray:
     """Final scores of ``n_games`` games played in lockstep (chunks of ``chunk`` games).

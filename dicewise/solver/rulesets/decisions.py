@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import dice
-from ..category import CategoryGame, turn_write_values
+from ..category import CategoryRules, turn_write_values
 from ..turn import solve_turn
 
 BATCH = 512
@@ -25,7 +25,7 @@ class TurnPlan:
     keep: tuple[np.ndarray, np.ndarray]  # (462, B) keep values before roll 2 and roll 3
 
 
-def plan_turns(game: CategoryGame, values: np.ndarray, masks: np.ndarray,
+def plan_turns(game: CategoryRules, values: np.ndarray, masks: np.ndarray,
                extras: np.ndarray) -> TurnPlan:
     """Solve the turn of every (mask, extra) given the values of the states that follow."""
     end = game.first_roll_end()
@@ -72,7 +72,7 @@ class WriteOptions:
     next_state: np.ndarray  # (G, n_cat)
 
 
-def write_options(game: CategoryGame, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+def write_options(game: CategoryRules, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
                   rolls: np.ndarray, roll_number) -> WriteOptions:
     """The value of writing each box, for positions (mask, extra, roll, roll number).
 

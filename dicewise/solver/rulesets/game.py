@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import DicewiseError, TableError
 from .. import category, dice
 from ..advice import advise_position, check_position
-from ..category import CategoryGame, StateValues, solve_states
+from ..category import CategoryRules, StateValues, solve_states
 from ..digest import rules_digest
 from ..options import option_specs
 from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
@@ -29,7 +29,7 @@ from .simulate import dice_stream, roll_from, simulate_games
 from . import strategy
 
 
-class CategoryRuleset(Game):
+class CategoryGame(Game):
     """A five-dice category game, solved exactly by backward induction over its states."""
 
     exact = True
@@ -43,7 +43,7 @@ class CategoryRuleset(Game):
         return (f'filled boxes as box=score pairs, x for a scratch (0), e.g. '
                 f'"{self.cls.example_sheet}"')
 
-    def __init__(self, cls: type[CategoryGame]):
+    def __init__(self, cls: type[CategoryRules]):
         self.cls = cls
         self.name = cls.name
         self.title = cls.title
@@ -51,10 +51,10 @@ class CategoryRuleset(Game):
     def option_specs(self):
         return option_specs(self.cls)
 
-    def rules(self, options: Mapping) -> CategoryGame:
+    def rules(self, options: Mapping) -> CategoryRules:
         return category_game(self.name, **dict(options))
 
-    def describe(self, rules: CategoryGame) -> dict:
+    def describe(self, rules: CategoryRules) -> dict:
         return {"categories": list(rules.category_names), "sheet_counters": list(rules.sheet_counters)}
 
     # --- the table -----------------------------------------------------------------
@@ -62,19 +62,19 @@ class CategoryRuleset(Game):
     def table_kind(self, rules) -> str:
         return "category-game"
 
-    def rules_digest(self, rules: CategoryGame) -> str:
+    def rules_digest(self, rules: CategoryRules) -> str:
         module = sys.modules[type(rules).__module__]
         helpers = sorted(Path(module.__file__).parent.glob("_*.py"))  # shared rule helpers
         return rules_digest(module, settings="".join(p.read_text() for p in helpers))
 
-    def build_units(self, rules: CategoryGame) -> float:
+    def build_units(self, rules: CategoryRules) -> float:
         return int(category.reachable_states(rules).sum())
 
-    def build(self, rules: CategoryGame, progress=None):
+    def build(self, rules: CategoryRules, progress=None):
         solved = solve_states(rules, progress)
         return solved, self.meta(rules, solved)
 
-    def meta(self, rules: CategoryGame, solved: StateValues) -> dict:
+    def meta(self, rules: CategoryRules, solved: StateValues) -> dict:
         """What a table's header says of a solved game (checked again on load)."""
         return {"expected_score": solved.expected_score, "states": solved.n_reachable,
                 "n_states": rules.n_states, "initial_state": solved.initial_state}
@@ -82,7 +82,7 @@ class CategoryRuleset(Game):
     def to_arrays(self, payload: StateValues) -> dict:
         return {"reachable": np.packbits(payload.reachable), "values": payload.values[payload.reachable]}
 
-    def from_arrays(self, rules: CategoryGame, arrays, meta) -> StateValues:
+    def from_arrays(self, rules: CategoryRules, arrays, meta) -> StateValues:
         if meta.get("n_states") != rules.n_states or meta.get("initial_state") != rules.initial_state:
             raise TableError(f"the table does not describe the states of {rules.name}; rebuild it "
                              "with `dicewise solve --rebuild`")
@@ -102,7 +102,7 @@ class CategoryRuleset(Game):
 
     # --- advice ----------------------------------------------------------------------
 
-    def check_position(self, rules: CategoryGame, position: Mapping):
+    def check_position(self, rules: CategoryRules, position: Mapping):
         if position.get("roll") is None:
             raise DicewiseError("give the roll number (--roll 1, 2 or 3)")
         sheet = parse_sheet(rules, position.get("sheet"))
@@ -163,17 +163,17 @@ class CategoryRuleset(Game):
             raise BadAction(f"unknown action {kind!r} (use keep or write)")
         return action
 
-    def target_sheet(self, rules: CategoryGame, text: str | None):
+    def target_sheet(self, rules: CategoryRules, text: str | None):
         return parse_sheet(rules, text)
 
     def state_values(self, solution: Solution) -> StateValues:
         return solution.payload
 
-    def players(self, rules: CategoryGame) -> tuple[int, ...]:
+    def players(self, rules: CategoryRules) -> tuple[int, ...]:
         # The two-player race is solved for games whose sheet is its state (no extra counter).
         return (1, 2) if rules.n_extra == 1 else (1,)
 
-    def table_policies(self, rules: CategoryGame) -> tuple[str, ...]:
+    def table_policies(self, rules: CategoryRules) -> tuple[str, ...]:
         return ("win",) if 2 in self.players(rules) else ()
 
     def play_seated(self, solution: Solution, seats, deals: int, seed: int, first_deal: int = 0):
@@ -186,19 +186,19 @@ class CategoryRuleset(Game):
         values = None if solution.payload is None else solution.payload.values
         return seated_race(solution.rules, values, tuple(seats), deals, seed, first_deal)
 
-    def player_sheet(self, rules: CategoryGame):
+    def player_sheet(self, rules: CategoryRules):
         from .player import CategorySheet
 
         return CategorySheet(rules)
 
-    def settlement(self, rules: CategoryGame, finals) -> list | None:
+    def settlement(self, rules: CategoryRules, finals) -> list | None:
         # poker-programs settles money as score − mean (RULES.md section 2).
         if not getattr(rules, "settles_to_mean", False):
             return None
         mean = sum(finals) / len(finals)
         return [f - mean for f in finals]
 
-    def action_space(self, rules: CategoryGame) -> tuple[dict, ...]:
+    def action_space(self, rules: CategoryRules) -> tuple[dict, ...]:
         """Every keep of ``dice.KEEPS`` (0 to 5 dice), then every box in sheet order."""
         return (tuple({"keep": dice.faces_of(k)} for k in dice.KEEPS)
                 + tuple({"write": name} for name in rules.category_names))
@@ -215,11 +215,11 @@ class CategoryEpisode(Episode):
     """One category game for an agent: the dice of game ``index`` of the simulator's stream."""
 
     def __init__(self, solution: Solution, index: int, stream: np.ndarray):
-        self.ruleset: CategoryRuleset = solution.game
-        self.game: CategoryGame = solution.rules
+        self.game: CategoryGame = solution.game
+        self.rules: CategoryRules = solution.rules
         self.values = solution.payload.values
         self.index, self.stream = index, stream
-        self.mask, self.extra = 0, self.game.initial_extra
+        self.mask, self.extra = 0, self.rules.initial_extra
         self.points, self.sheet, self.bonus_count = 0.0, {}, 0
         self.turn, self.ended, self.kept = 0, False, np.zeros(dice.N_FACES, np.int64)
         self._throw(1)
@@ -227,43 +227,43 @@ class CategoryEpisode(Episode):
     def _throw(self, roll: int) -> None:
         self.roll_number = roll
         self.roll = int(roll_from(self.kept[None, :], self.stream[self.turn, roll - 1][None, :])[0])
-        end = self.game.first_roll_end()
+        end = self.rules.first_roll_end()
         if roll == 1 and end is not None and not np.isnan(end[self.roll]):
             self.ended = True  # a first-roll five of a kind ends the game (RULES.md §1)
 
     @property
     def done(self) -> bool:
-        return self.ended or self.mask == (1 << self.game.n_categories) - 1
+        return self.ended or self.mask == (1 << self.rules.n_categories) - 1
 
     @property
     def score(self) -> float:
-        if self.mask == (1 << self.game.n_categories) - 1:
-            return self.points + float(self.game.final_bonus(np.array([self.extra]))[0])
+        if self.mask == (1 << self.rules.n_categories) - 1:
+            return self.points + float(self.rules.final_bonus(np.array([self.extra]))[0])
         return self.points
 
     def _writes(self):
-        return write_options(self.game, self.values, np.array([self.mask]), np.array([self.extra]),
+        return write_options(self.rules, self.values, np.array([self.mask]), np.array([self.extra]),
                              np.array([self.roll]), self.roll_number)
 
     def observation(self) -> dict:
         faces = dice.faces_of(dice.ROLLS[self.roll])
-        names = self.game.category_names
+        names = self.rules.category_names
         opts = self._writes()
         legal = []
         if self.roll_number < 3:
             legal = [{"keep": dice.faces_of(dice.KEEPS[k])} for k in dice.sub_keeps(self.roll)]
         legal += [{"write": names[c]} for c in range(len(names)) if np.isfinite(opts.value[0, c])]
-        return {"ruleset": self.game.name, "options": self.game.options, "game": self.index,
+        return {"ruleset": self.rules.name, "options": self.rules.options, "game": self.index,
                 "turn": self.turn + 1, "roll": self.roll_number, "dice": faces,
                 "sheet": dict(self.sheet),
-                "counters": {name: self.bonus_count for name in self.game.sheet_counters},
+                "counters": {name: self.bonus_count for name in self.rules.sheet_counters},
                 "points": float(self.points), "legal": legal}
 
     def apply(self, action: dict) -> float:
         if self.done:
             raise BadAction("the game is over")
         faces = dice.faces_of(dice.ROLLS[self.roll])
-        (kind, arg), = self.ruleset.canonical_action(action).items()
+        (kind, arg), = self.game.canonical_action(action).items()
         if kind == "keep":
             if self.roll_number >= 3:
                 raise BadAction("no roll is left: write a box")
@@ -273,7 +273,7 @@ class CategoryEpisode(Episode):
             self.kept = kept
             self._throw(self.roll_number + 1)
             return 0.0
-        names = self.game.category_names
+        names = self.rules.category_names
         opts = self._writes()
         if arg not in names or not np.isfinite(opts.value[0, names.index(arg)]):
             allowed = [names[c] for c in range(len(names)) if np.isfinite(opts.value[0, c])]
@@ -283,15 +283,15 @@ class CategoryEpisode(Episode):
         self.points += points
         self.sheet[arg] = int(round(opts.score[0, c]))
         self.bonus_count += bool(opts.points[0, c] > opts.score[0, c])
-        self.mask, self.extra = divmod(int(opts.next_state[0, c]), self.game.n_extra)
+        self.mask, self.extra = divmod(int(opts.next_state[0, c]), self.rules.n_extra)
         if not self.done:
             self.turn += 1
             self.kept = np.zeros(dice.N_FACES, np.int64)
             self._throw(1)
-        elif self.mask == (1 << self.game.n_categories) - 1:
-            points += float(self.game.final_bonus(np.array([self.extra]))[0])
+        elif self.mask == (1 << self.rules.n_categories) - 1:
+            points += float(self.rules.final_bonus(np.array([self.extra]))[0])
         return points
 
 
-GENERAL, POKER_PROGRAMS, YAHTZEE, YATZY = (CategoryRuleset(CATEGORY_GAMES[n]) for n in
+GENERAL, POKER_PROGRAMS, YAHTZEE, YATZY = (CategoryGame(CATEGORY_GAMES[n]) for n in
                                            ("general", "poker-programs", "yahtzee", "yatzy"))

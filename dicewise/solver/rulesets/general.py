@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import dice
-from ..category import Category, CategoryGame
+from ..category import Category, CategoryRules
 from ..options import option
 from ..scoring import FACES, has_kind, is_full_house
 
@@ -36,7 +36,7 @@ def _first_or_later(first: int, later: int):
 
 
 @dataclass(frozen=True)
-class General(CategoryGame):
+class General(CategoryRules):
     name = "general"
     title = "Генерал (General), from the Russian seed"
     example_sheet = "ones=3,straight=25,general=x"  # shown by `dicewise rules`

@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import dice
-from ..category import CategoryGame
+from ..category import CategoryRules
 from ..player_sheet import PlayerSheet
 from ..protocol import BadAction
 from ..sheet import Sheet, parse_sheet
@@ -24,7 +24,7 @@ from ..sheet import Sheet, parse_sheet
 class CategorySheet(PlayerSheet):
     """The boxes written so far (in the order written) and the counters."""
 
-    game: CategoryGame
+    game: CategoryRules
     scores: tuple[tuple[str, int], ...] = ()
     bonus_count: int = 0  # Yahtzee's bonus Yahtzees
     ended: bool = False  # a first-roll five of a kind ended the game (General)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import dice
-from ..category import Category, CategoryGame, Write, upper_sum_reachable
+from ..category import Category, CategoryRules, Write, upper_sum_reachable
 from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, has_kind, is_full_house, total
 
 OBLIGATORY_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -32,7 +32,7 @@ def _free(points, doubles=True):
 
 
 @dataclass(frozen=True)
-class PokerPrograms(CategoryGame):
+class PokerPrograms(CategoryRules):
     name = "poker-programs"
     title = "Покер with obligatory and free programs, from the Russian seed"
     example_sheet = "ones=-3,twos=2,threes=0,fours=4,fives=-5,sixes=6,pair=24,poker=x"

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
-from ..category import CategoryGame
+from ..category import CategoryRules
 from .decisions import WriteOptions, plan_turns, planned_keeps, write_options
 
 POLICIES = ("optimal", "greedy", "random")
@@ -76,7 +76,7 @@ class Chooser(Protocol):
         """The box each position writes, and the options it chose from."""
 
 
-def simulate_games(game: CategoryGame, values: np.ndarray, policy: str, games: int, seed: int,
+def simulate_games(game: CategoryRules, values: np.ndarray, policy: str, games: int, seed: int,
                    progress: Callable[[int], None] | None = None) -> GameRecords:
     """Play ``games`` games of ``game`` with a policy: optimal (from ``values``), greedy or random."""
     if policy not in POLICIES:
@@ -87,7 +87,7 @@ def simulate_games(game: CategoryGame, values: np.ndarray, policy: str, games: i
     return play_lockstep(game, chooser, games, seed, progress)
 
 
-def play_lockstep(game: CategoryGame, chooser: Chooser, games: int, seed: int,
+def play_lockstep(game: CategoryRules, chooser: Chooser, games: int, seed: int,
                   progress: Callable[[int], None] | None = None) -> GameRecords:
     """Play ``games`` games from the empty sheet on the dice stream of ``seed``, ``CHUNK``
     games at a time, every decision made by ``chooser``."""
@@ -143,7 +143,7 @@ class ExpectedScore:
     """Play for the expected final score by ``guide`` values (``optimal``; zeros make
     ``greedy``), or, given a ``random`` generator, uniformly among the legal choices."""
 
-    def __init__(self, game: CategoryGame, guide: np.ndarray,
+    def __init__(self, game: CategoryRules, guide: np.ndarray,
                  random: np.random.Generator | None = None):
         self.game, self.guide, self.random = game, guide, random
 

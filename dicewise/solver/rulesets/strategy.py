@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dice
 from ..advice import advise_position
-from ..category import CategoryGame, StateValues
+from ..category import CategoryRules, StateValues
 from ..sheet import Sheet
 from .decisions import plan_turns, planned_keeps, write_options
 from .simulate import simulate_games
@@ -21,7 +21,7 @@ from .simulate import simulate_games
 DISTRIBUTION_BUDGET = 50_000_000  # states × score values held at once
 
 
-def _empty_sheet(game: CategoryGame) -> Sheet:
+def _empty_sheet(game: CategoryRules) -> Sheet:
     return Sheet((), (), 0, game.initial_extra, 0)
 
 
@@ -33,7 +33,7 @@ def _describe(choice) -> str:
     return f"write {choice.detail['category']} ({choice.detail['score']})"
 
 
-def opening_table(game: CategoryGame, solved: StateValues):
+def opening_table(game: CategoryRules, solved: StateValues):
     """First turn, rolls 1 and 2: for every dice, the best choice, its value and the runner-up."""
     header = ["roll_number", "dice", "best", "best_expected_points", "runner_up",
               "runner_up_expected_points", "margin_points"]
@@ -53,7 +53,7 @@ def opening_table(game: CategoryGame, solved: StateValues):
     return header, rows
 
 
-def state_table(game: CategoryGame, solved: StateValues):
+def state_table(game: CategoryRules, solved: StateValues):
     """Every reachable turn-start state with its expected remaining points."""
     header = ["state", "filled", "extra", "expected_remaining_points"]
     names = game.category_names
@@ -65,7 +65,7 @@ def state_table(game: CategoryGame, solved: StateValues):
     return header, rows
 
 
-def category_table(game: CategoryGame, solved: StateValues, games: int, seed: int, progress=None):
+def category_table(game: CategoryRules, solved: StateValues, games: int, seed: int, progress=None):
     """Per box under the optimal policy: how often it is filled, its mean score, its scratch rate."""
     rec = simulate_games(game, solved.values, "optimal", games, seed, progress)
     header = ["category", "filled_rate", "mean_score_points", "scratch_rate", "written_roll1_rate",
@@ -106,21 +106,21 @@ class ScoreDistribution:
                 "min": float(self.scores[0]), "max": float(self.scores[-1])}
 
 
-def _score_bounds(game: CategoryGame) -> tuple[int, int]:
+def _score_bounds(game: CategoryRules) -> tuple[int, int]:
     pts = game.base_points
     lo = int(np.minimum(pts.min(axis=(1, 2)), 0).sum())
     hi = int(pts.max(axis=(1, 2)).sum()) + 500  # room for bonuses
     return lo, hi
 
 
-def distribution_fits(game: CategoryGame) -> bool:
+def distribution_fits(game: CategoryRules) -> bool:
     from ..category import reachable_states
 
     lo, hi = _score_bounds(game)
     return int(reachable_states(game).sum()) * (hi - lo + 1) <= DISTRIBUTION_BUDGET
 
 
-def turn_outcomes(game: CategoryGame, values: np.ndarray, states: np.ndarray):
+def turn_outcomes(game: CategoryRules, values: np.ndarray, states: np.ndarray):
     """Under the optimal policy, each state's turn as (state, next state, points, probability)
     rows; next state -1 marks a game ended at once (a big general)."""
     masks, extras = np.divmod(states, game.n_extra)
@@ -153,7 +153,7 @@ def turn_outcomes(game: CategoryGame, values: np.ndarray, states: np.ndarray):
     return [np.concatenate(x) for x in zip(*out)]
 
 
-def exact_distribution(game: CategoryGame, values: np.ndarray) -> ScoreDistribution:
+def exact_distribution(game: CategoryRules, values: np.ndarray) -> ScoreDistribution:
     """The exact distribution of the optimal policy's final score (forward over all states).
 
     Layer by layer: a state's score distribution, convolved with the distribution of the

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
-from ..category import Category, CategoryGame, Write
+from ..category import Category, CategoryRules, Write
 from ..options import option
 from ..scoring import has_faces, has_kind, is_full_house, total
 from ._upper import UPPER, UPPER_GOAL, UPPER_REACHABLE, UPPER_STATES, upper_sum_of_sheet, upper_write
@@ -33,7 +33,7 @@ def _small_straight(c):
 
 
 @dataclass(frozen=True)
-class Yahtzee(CategoryGame):
+class Yahtzee(CategoryRules):
     name = "yahtzee"
     title = "American Yahtzee (reference game)"
     example_sheet = "ones=3,small_straight=30,yahtzee=50,yahtzee_bonus=1"  # `dicewise rules`

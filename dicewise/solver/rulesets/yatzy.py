@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..category import Category, CategoryGame
+from ..category import Category, CategoryRules
 from ..options import option
 from ..scoring import best_face_with, best_two_pairs, has_faces, is_full_house, total
 from ._upper import UPPER, UPPER_GOAL, UPPER_REACHABLE, UPPER_STATES, upper_sum_of_sheet, upper_write
@@ -20,7 +20,7 @@ UPPER_BONUS = 50
 
 
 @dataclass(frozen=True)
-class Yatzy(CategoryGame):
+class Yatzy(CategoryRules):
     name = "yatzy"
     title = "Scandinavian Yatzy (reference game)"
     example_sheet = "ones=3,two_pairs=14,yatzy=x"  # shown by `dicewise rules`

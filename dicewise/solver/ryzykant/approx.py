@@ -48,7 +48,7 @@ import numpy as np
 
 from .. import dice
 from .rules import (LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F, SPLIT_FIRST_AB,
-                    SPLIT_VALID, Ryzykant, apply_splits, legal_splits, score, score_table)
+                    SPLIT_VALID, RyzykantRules, apply_splits, legal_splits, score, score_table)
 
 #: Marks of one sum beyond which value lookups are clipped (never reached in practice).
 N_MAX = 64
@@ -221,7 +221,7 @@ def prepare(dense, upper, lower) -> dict:
     return prep
 
 
-def after_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc, prep=None) -> np.ndarray:
+def after_values(dense, ruleset: RyzykantRules, upper, lower, rolls, legal, pusc, prep=None) -> np.ndarray:
     """``(G, 15)``: V of the position each legal split slot leads to (−inf where illegal).
 
     A split that ends the game is worth the exact final score.  ``prep`` (from ``prepare``)
@@ -252,7 +252,7 @@ def after_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc, pre
     return np.where(legal, val, -np.inf)
 
 
-def move_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc, prep=None) -> np.ndarray:
+def move_values(dense, ruleset: RyzykantRules, upper, lower, rolls, legal, pusc, prep=None) -> np.ndarray:
     """``(G, 15)``: what each legal split slot is worth to the model's policy (−inf where
     illegal): the exact final score for a split that ends the game, else V of the position
     it leads to (lookahead 0) or the exact expectation over the next roll of the best split
@@ -264,7 +264,7 @@ def move_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc, prep
     return lookahead_values(dense, ruleset, upper, lower, rolls, legal, pusc, dense.lookahead)
 
 
-def lookahead_values(dense, ruleset: Ryzykant, upper, lower, rolls, legal, pusc,
+def lookahead_values(dense, ruleset: RyzykantRules, upper, lower, rolls, legal, pusc,
                      depth: int = 1) -> np.ndarray:
     """``(G, 15)``: each legal split's exact final score if it ends the game, else the
     expectation over ``depth`` more rolls, each played by its best split, of V then."""
@@ -338,7 +338,7 @@ def _roll_index(chosen: int) -> _RollIndex:
     return _RollIndex(rows, order, idx[order], width, pusc)
 
 
-def _split_tables(dense: Dense, ruleset: Ryzykant, upper, lower, rows) -> np.ndarray:
+def _split_tables(dense: Dense, ruleset: RyzykantRules, upper, lower, rows) -> np.ndarray:
     """``(G, len(rows)·66 + 1)``: for positions before a roll, the worth T[f, a, b] (a <= b)
     of marking sums a, b and face f, for the faces f in ``rows`` (6: no face, a puścioch) —
     the exact final score where that ends the game, else V after it — flattened, with −inf
@@ -390,7 +390,7 @@ def _best_per_roll(T: np.ndarray, index: _RollIndex) -> np.ndarray:
     return best
 
 
-def roll_weights(ruleset: Ryzykant, pusc: np.ndarray) -> np.ndarray:
+def roll_weights(ruleset: RyzykantRules, pusc: np.ndarray) -> np.ndarray:
     """The probabilities of the 252 rolls, given a position whose puścioch rolls are ``pusc``:
     under ``puscioch=reroll`` those are thrown again, so the rest are renormalised."""
     w = dice.ROLL_PROBABILITY
@@ -399,7 +399,7 @@ def roll_weights(ruleset: Ryzykant, pusc: np.ndarray) -> np.ndarray:
     return w / w.sum()
 
 
-def expected_after(dense, ruleset: Ryzykant, upper, lower, depth: int = 1,
+def expected_after(dense, ruleset: RyzykantRules, upper, lower, depth: int = 1,
                    block: int = 2000) -> np.ndarray:
     """E over the next roll of the best split's worth, for positions before a roll.
 
@@ -430,7 +430,7 @@ def expected_after(dense, ruleset: Ryzykant, upper, lower, depth: int = 1,
     return out
 
 
-def _deep_tables(dense: Dense, ruleset: Ryzykant, upper, lower, rows, depth: int) -> np.ndarray:
+def _deep_tables(dense: Dense, ruleset: RyzykantRules, upper, lower, rows, depth: int) -> np.ndarray:
     """As ``_split_tables``, with each entry that does not end the game worth
     ``expected_after`` at ``depth`` − 1 of the position it leads to (at most 7·66 positions
     per position, since a split's effect is its two sums and its face)."""
@@ -460,7 +460,7 @@ def _deep_tables(dense: Dense, ruleset: Ryzykant, upper, lower, rows, depth: int
 Policy = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
-def model_policy(model_or_dense, ruleset: Ryzykant, lookahead: int | None = None) -> Policy:
+def model_policy(model_or_dense, ruleset: RyzykantRules, lookahead: int | None = None) -> Policy:
     """The policy that plays the split of highest worth (``move_values``; first slot on
     ties), at the model's own lookahead unless ``lookahead`` is given."""
     dense = as_dense(model_or_dense)
@@ -473,7 +473,7 @@ def model_policy(model_or_dense, ruleset: Ryzykant, lookahead: int | None = None
     return choose
 
 
-def greedy_policy(ruleset: Ryzykant) -> Policy:
+def greedy_policy(ruleset: RyzykantRules) -> Policy:
     """The split with the best immediate change of score (first slot on ties)."""
 
     def choose(upper, lower, rolls, legal, pusc):
@@ -500,7 +500,7 @@ class Games:
         return score(self.upper)
 
 
-def play_games(ruleset: Ryzykant, policy: Policy, n_games: int, seed, *,
+def play_games(ruleset: RyzykantRules, policy: Policy, n_games: int, seed, *,
                record: bool = False, start_upper=None, start_lower=None,
                max_steps: int = 2000) -> Games:
     """Play ``n_games`` games with ``policy``, all in lockstep, on a seeded stream of rolls.
@@ -560,7 +560,7 @@ def _cells(up, lo):
             + lower_class(lo)[:, None])
 
 
-def fit(ruleset: Ryzykant, iterations: int = 16, games: int = 20_000, seed: int = 1,
+def fit(ruleset: RyzykantRules, iterations: int = 16, games: int = 20_000, seed: int = 1,
         forget: float = 0.5, progress: Callable[[int], None] | None = None,
         model: ValueModel | None = None) -> tuple[ValueModel, list[dict]]:
     """Fit D by approximate policy iteration; returns the model and one record per round.
@@ -621,7 +621,7 @@ def _design(upper, lower):
                              shape=shape)
 
 
-def refine(model: ValueModel, ruleset: Ryzykant, rounds: int = 12, games: int = 5000,
+def refine(model: ValueModel, ruleset: RyzykantRules, rounds: int = 12, games: int = 5000,
            seed: int = 1, damp: float = 1.0, progress: Callable[[int], None] | None = None,
            lookahead_rounds: int = 0, trace: float = 0.0) -> tuple[ValueModel, list[dict]]:
     """Fitted value iteration from ``model``: D and the counter terms G together.
@@ -678,7 +678,7 @@ def refine(model: ValueModel, ruleset: Ryzykant, rounds: int = 12, games: int = 
     return model, history
 
 
-def bellman_residual(model, ruleset: Ryzykant, upper, lower) -> np.ndarray:
+def bellman_residual(model, ruleset: RyzykantRules, upper, lower) -> np.ndarray:
     """V(x) − E_roll max_split V(next), exactly over the 252 rolls, for positions ``x``.
 
     A value function that were exact would have residual 0 everywhere; the root mean square

@@ -35,7 +35,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from . import approx
-from .rules import N_SUMS, Position, Ryzykant, apply_splits, legal_splits, score
+from .rules import N_SUMS, Position, RyzykantRules, apply_splits, legal_splits, score
 
 #: Positions one stream's layers may hold before the inner problem is declared too large.
 MAX_STATES = 3_000_000
@@ -80,7 +80,7 @@ def _ci(x) -> tuple[float, tuple[float, float]]:
     return m, (m - h, m + h)
 
 
-def _penalties(dense, ruleset: Ryzykant, U, L, roll: int):
+def _penalties(dense, ruleset: RyzykantRules, U, L, roll: int):
     """For positions before ``roll``: legal slots, puścioch flags, the model's worth of every
     split (−inf where illegal) and the penalty Φ − TV (0 for a puścioch thrown again)."""
     rolls = np.full(len(U), roll)
@@ -92,7 +92,7 @@ def _penalties(dense, ruleset: Ryzykant, U, L, roll: int):
     return legal, pusc, worth, pen
 
 
-def stream_bound(model, ruleset: Ryzykant, stream: np.ndarray, policy=None,
+def stream_bound(model, ruleset: RyzykantRules, stream: np.ndarray, policy=None,
                  max_states: int = MAX_STATES, start: Position | None = None) -> StreamResult:
     """The inner maximum along the rolls ``stream`` (long enough for every game to end) from
     ``start`` (the empty sheet by default), and the penalised final score of ``policy`` (the
@@ -158,7 +158,7 @@ def stream_bound(model, ruleset: Ryzykant, stream: np.ndarray, policy=None,
     return StreamResult(float(J[0]), p_final - p_pen, p_final, total)
 
 
-def information_bound(model, ruleset: Ryzykant, streams: int = 100, seed: int = 0,
+def information_bound(model, ruleset: RyzykantRules, streams: int = 100, seed: int = 0,
                       max_states: int = MAX_STATES, length: int = 200) -> BoundResult:
     """The bound over ``streams`` streams of ``length`` rolls (stream i from the generator
     seeded ``(seed, i)``), with the table's policy valued on the same streams."""

@@ -34,7 +34,7 @@ import numpy as np
 from ...errors import DicewiseError
 from .. import dice
 from .rules import (BOX, LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F,
-                    SPLIT_FIRST_AB, SPLIT_VALID, VALUES, Position, Ryzykant, score)
+                    SPLIT_FIRST_AB, SPLIT_VALID, VALUES, Position, RyzykantRules, score)
 from . import approx
 from .approx import _FS
 
@@ -59,7 +59,7 @@ class ExactResult:
     policy_values: Mapping[str, float] = field(default_factory=dict)
 
 
-def max_rolls(ruleset: Ryzykant, pos: Position, max_puscioch: int) -> int:
+def max_rolls(ruleset: RyzykantRules, pos: Position, max_puscioch: int) -> int:
     """Most rolls a game can still last from ``pos`` (with at most ``max_puscioch`` puściochy)."""
     e = ruleset.end_marks
     chosen = [c for c in pos.lower if c > 0]
@@ -117,7 +117,7 @@ def _envelope(upper) -> np.ndarray:
     return (5.0 * VALUES[None, :] * (2.0 ** (np.asarray(upper) / BOX) - 1.0)).sum(axis=1)
 
 
-def truncation_bounds(ruleset: Ryzykant, upper, lower) -> tuple[np.ndarray, np.ndarray]:
+def truncation_bounds(ruleset: RyzykantRules, upper, lower) -> tuple[np.ndarray, np.ndarray]:
     """Proven bounds ``(lo, hi)`` on the optimal expected final score from positions before
     a roll, under any number of later puściochs.
 
@@ -173,7 +173,7 @@ class _Encoding:
     wl: np.ndarray
 
     @classmethod
-    def of(cls, ruleset: Ryzykant, start: Position, max_puscioch: int) -> "_Encoding":
+    def of(cls, ruleset: RyzykantRules, start: Position, max_puscioch: int) -> "_Encoding":
         T = max_rolls(ruleset, start, max_puscioch)
         ru, rl = 2 * T + 1, T + 1
         if ru ** N_SUMS * rl ** 6 >= 2 ** 62:
@@ -192,7 +192,7 @@ class _Encoding:
             yield lo, _Block(ruleset, Ub, Lb, self.key(Ub, Lb))
 
 
-def _forward(ruleset: Ryzykant, enc: _Encoding, max_puscioch: int, progress):
+def _forward(ruleset: RyzykantRules, enc: _Encoding, max_puscioch: int, progress):
     """The layers of positions reachable from the start, ``(keys, U, L)`` each, and whether a
     puścioch past ``max_puscioch`` was cut off."""
     reroll = ruleset.puscioch == "reroll"
@@ -238,7 +238,7 @@ def _after_the_end(specs) -> dict:
             "worth": {n: [np.zeros(1)] * (d + 1) for n, (_, _, d) in specs.items()}}
 
 
-def _value_layer(ruleset: Ryzykant, enc: _Encoding, layer, nxt: dict, specs, truncated: bool) -> dict:
+def _value_layer(ruleset: RyzykantRules, enc: _Encoding, layer, nxt: dict, specs, truncated: bool) -> dict:
     """A layer's values before a roll — the optimum, its bracket, every policy's value and
     its model worths — from the next layer's, by the exact expectation over the 252 rolls."""
     keys, U, L = layer
@@ -261,7 +261,7 @@ def _value_layer(ruleset: Ryzykant, enc: _Encoding, layer, nxt: dict, specs, tru
     return cur
 
 
-def _value_block(ruleset: Ryzykant, enc: _Encoding, blk: _Block, nxt: dict, specs,
+def _value_block(ruleset: RyzykantRules, enc: _Encoding, blk: _Block, nxt: dict, specs,
                  truncated: bool):
     """The roll-weighted sums of one block's values (divided by ``norm`` by the caller: with
     ``puscioch=reroll`` a puścioch is thrown again, so the rolls that count sum below 1)."""
@@ -320,7 +320,7 @@ def _value_block(ruleset: Ryzykant, enc: _Encoding, blk: _Block, nxt: dict, spec
     return acc, acc_pi, acc_w
 
 
-def solve(ruleset: Ryzykant, start: Position | None = None, policy=None,
+def solve(ruleset: RyzykantRules, start: Position | None = None, policy=None,
           max_puscioch: int = 2, progress: Callable[[int], None] | None = None,
           policies: Mapping | None = None) -> ExactResult:
     """The optimum from ``start`` (the empty sheet by default) and policies' exact values.
@@ -392,7 +392,7 @@ class Optimum:
                              for k, v in self.policy_values.items()}}
 
 
-def quick(ruleset: Ryzykant) -> bool:
+def quick(ruleset: RyzykantRules) -> bool:
     """Variants whose exact optimum takes under a minute, so a table build computes it too:
     the one-roll game and ``end_marks=2`` with ``puscioch=reroll`` (175,572 positions)."""
     return ruleset.end_marks == 1 or (ruleset.end_marks == 2 and ruleset.puscioch == "reroll")
@@ -410,7 +410,7 @@ def one_roll_optimum() -> Fraction:
     return Fraction(total, 6 ** 5)
 
 
-def optimum(ruleset: Ryzykant, policies: Mapping | None = None, max_puscioch: int = 2,
+def optimum(ruleset: RyzykantRules, policies: Mapping | None = None, max_puscioch: int = 2,
             progress: Callable[[int], None] | None = None) -> Optimum:
     """The exact optimum of a variant small enough (``MAX_END_MARKS``), with the exact values
     of ``policies`` (name -> ``"greedy"`` or a value model, as ``solve``).

@@ -46,7 +46,7 @@ from ..options import option_specs, rules_from
 from ..protocol import (COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution,
                         with_loss_errors)
 from . import approx, policy_table, rules as rz, search
-from .rules import N_SUMS, SUMS, VALUES, Position, Ryzykant
+from .rules import N_SUMS, SUMS, VALUES, Position, RyzykantRules
 
 #: Games per chunk of the roll stream (as ``policy_table.play``).
 CHUNK = 20_000
@@ -88,8 +88,8 @@ class Fitted:
 class RyzykantGame(Game):
     """Ryzykant, played by the fitted value model (approximate, with a measured error)."""
 
-    name = Ryzykant.name
-    title = Ryzykant.title
+    name = RyzykantRules.name
+    title = RyzykantRules.title
     exact = False
     commands = COMMANDS - {"chance"}  # no exact solver to play for a target with
     #: optimal: the table's one-roll lookahead; search: two rolls deep on the best three
@@ -108,12 +108,12 @@ class RyzykantGame(Game):
     # --- rules -----------------------------------------------------------------------
 
     def option_specs(self):
-        return option_specs(Ryzykant)
+        return option_specs(RyzykantRules)
 
-    def rules(self, options: Mapping) -> Ryzykant:
-        return rules_from(Ryzykant, options)
+    def rules(self, options: Mapping) -> RyzykantRules:
+        return rules_from(RyzykantRules, options)
 
-    def describe(self, rules: Ryzykant) -> dict:
+    def describe(self, rules: RyzykantRules) -> dict:
         return {"pair_sums": [int(s) for s in SUMS],
                 "box_values": {str(s): int(v) for s, v in zip(SUMS, VALUES)},
                 "box": rz.BOX, "fifth_faces": rz.LOWER_FACES, "end_marks": rules.end_marks,
@@ -130,7 +130,7 @@ class RyzykantGame(Game):
     def build_units(self, rules) -> float:
         return policy_table.build_steps(BUILD.rounds, BUILD.games, rules)
 
-    def build(self, rules: Ryzykant, progress=None):
+    def build(self, rules: RyzykantRules, progress=None):
         # One BLAS thread: the table is then a function of the code and BUILD alone.
         with blas_threads.single_blas_thread():
             table = policy_table.build(rules, progress, rounds=BUILD.rounds, games=BUILD.games,
@@ -172,7 +172,7 @@ class RyzykantGame(Game):
 
     # --- advice ----------------------------------------------------------------------
 
-    def check_position(self, rules: Ryzykant, position: Mapping) -> tuple[Position, int]:
+    def check_position(self, rules: RyzykantRules, position: Mapping) -> tuple[Position, int]:
         """The sheet and the roll index, or a DicewiseError (no table is needed for this)."""
         pos = rz.parse_position(rules, position.get("sheet"), position.get("fifth"))
         roll = rz.parse_dice(position.get("dice", ()))
@@ -202,7 +202,7 @@ class RyzykantGame(Game):
 
     shared_rolls = True
 
-    def player_sheet(self, rules: Ryzykant):
+    def player_sheet(self, rules: RyzykantRules):
         from .player import RyzykantSheet
 
         return RyzykantSheet(rules)
@@ -400,7 +400,7 @@ class RyzykantEpisode(Episode):
     """Game ``index`` of the roll stream, decision by decision (one split per roll)."""
 
     def __init__(self, solution: Solution, index: int, stream: RollStream):
-        self.rules: Ryzykant = solution.rules
+        self.rules: RyzykantRules = solution.rules
         self.index, self.stream, self.slot = index, stream, index % CHUNK
         self.pos = Position()
         self.step, self.ended = 0, False

@@ -14,7 +14,7 @@ from .. import dice
 from ..player_sheet import PlayerSheet
 from ..protocol import BadAction
 from . import rules as rz
-from .rules import Position, Ryzykant
+from .rules import Position, RyzykantRules
 
 
 def _split_action(move: rz.Move) -> dict:
@@ -27,7 +27,7 @@ def _split_action(move: rz.Move) -> dict:
 class RyzykantSheet(PlayerSheet):
     """The marks so far and whether this player's game has ended."""
 
-    rules: Ryzykant
+    rules: RyzykantRules
     pos: Position = field(default_factory=Position)
     ended: bool = False
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...errors import DicewiseError, TableError
 from . import rules, approx, exact
-from .rules import Position, Ryzykant
+from .rules import Position, RyzykantRules
 
 #: Policy names (``solved`` is the older name of ``optimal``).
 POLICIES = ("optimal", "solved", "search", "value", "greedy", "random")
@@ -91,7 +91,7 @@ def refine_schedule(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES) -> tup
             (REFINE_LOOKAHEAD_ROUNDS * rounds) // BUILD_ROUNDS)
 
 
-def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
+def build(ruleset: RyzykantRules, progress: Callable[[int], None] | None = None,
           rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
           eval_games: int = EVAL_GAMES, seed: int = 1) -> PolicyTable:
     """Fit the value model (``build_steps(rounds)`` progress steps) and measure its policy.
@@ -158,7 +158,7 @@ def build(ruleset: Ryzykant, progress: Callable[[int], None] | None = None,
 
 
 def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
-                ruleset: Ryzykant | None = None) -> int:
+                ruleset: RyzykantRules | None = None) -> int:
     """Progress steps of ``build`` (for sizing a progress bar)."""
     solves_exactly = ruleset is not None and exact.quick(ruleset)
     return rounds + refine_schedule(rounds, games)[0] + 2 + solves_exactly
@@ -166,7 +166,7 @@ def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
 
 # -- policies and simulation ------------------------------------------------------------------
 
-def make_policy(name: str, ruleset: Ryzykant, table: PolicyTable | None = None,
+def make_policy(name: str, ruleset: RyzykantRules, table: PolicyTable | None = None,
                 seed: int = 0) -> approx.Policy:
     """The policy called ``name`` (``POLICIES``); the table's policies need ``table``.
 
@@ -197,7 +197,7 @@ def make_policy(name: str, ruleset: Ryzykant, table: PolicyTable | None = None,
     raise DicewiseError(f"unknown policy {name!r} (policies: {', '.join(POLICIES)})")
 
 
-def play(ruleset: Ryzykant, policy: approx.Policy, games: int, seed: int,
+def play(ruleset: RyzykantRules, policy: approx.Policy, games: int, seed: int,
          progress: Callable[[int], None] | None = None) -> approx.Games:
     """Play ``games`` games in chunks; chunk c plays the stream piece ``(seed, c)``."""
     if games < 1:
@@ -282,7 +282,7 @@ class SplitAdvice:
         return out
 
 
-def _roll(ruleset: Ryzykant, pos: Position, dice_values) -> int:
+def _roll(ruleset: RyzykantRules, pos: Position, dice_values) -> int:
     roll = rules.parse_dice(dice_values)
     if ruleset.puscioch == "reroll":
         _, pusc = rules.legal_splits(np.array([pos.lower]), np.array([roll]))
@@ -292,7 +292,7 @@ def _roll(ruleset: Ryzykant, pos: Position, dice_values) -> int:
     return roll
 
 
-def advise(ruleset: Ryzykant, table: PolicyTable, pos: Position, dice_values) -> list[SplitAdvice]:
+def advise(ruleset: RyzykantRules, table: PolicyTable, pos: Position, dice_values) -> list[SplitAdvice]:
     """Every distinct legal split of the roll, best first, by estimated expected final score.
 
     A split that ends the game is worth its exact final score; any other is worth what the
@@ -312,7 +312,7 @@ def advise(ruleset: Ryzykant, table: PolicyTable, pos: Position, dice_values) ->
     return sorted(out, key=lambda s: (-s.expected, s.sums, s.fifth))
 
 
-def search_advise(ruleset: Ryzykant, table: PolicyTable, pos: Position, dice_values,
+def search_advise(ruleset: RyzykantRules, table: PolicyTable, pos: Position, dice_values,
                   seconds: float = 2.0) -> list[SplitAdvice]:
     """Searched advice: every legal split valued two rolls deep (``search.search``) within
     about ``seconds``, best first; a split the budget did not reach keeps its table value

@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import DicewiseError
 from .. import dice
 from . import approx
-from .rules import Ryzykant, apply_splits, legal_splits, score
+from .rules import RyzykantRules, apply_splits, legal_splits, score
 
 #: σ per √(roll left) of the margin V cannot see yet (points); set by the measured duel.
 SPREAD = 1000.0
@@ -43,7 +43,7 @@ def _phi(x: np.ndarray) -> np.ndarray:
     return ndtr(x)
 
 
-def next_best(dense, ruleset: Ryzykant, upper, lower) -> np.ndarray:
+def next_best(dense, ruleset: RyzykantRules, upper, lower) -> np.ndarray:
     """(G, 252) for positions before a roll: the best split's worth on each next roll (its
     final score where it ends the game, else V after it), rolls in ``dice`` order."""
     G = len(upper)
@@ -60,7 +60,7 @@ def next_best(dense, ruleset: Ryzykant, upper, lower) -> np.ndarray:
     return out
 
 
-def rolls_left(ruleset: Ryzykant, lower) -> np.ndarray:
+def rolls_left(ruleset: RyzykantRules, lower) -> np.ndarray:
     """A rough count of the rolls a game still lasts: two a missing mark of its fullest face."""
     return 2.0 * np.maximum(ruleset.end_marks - np.asarray(lower).max(axis=-1), 1)
 
@@ -70,7 +70,7 @@ class WinPolicy:
 
     name = "win"
 
-    def __init__(self, ruleset: Ryzykant, dense, rival, spread: float | None = None):
+    def __init__(self, ruleset: RyzykantRules, dense, rival, spread: float | None = None):
         self.ruleset, self.dense, self.rival = ruleset, approx.as_dense(dense), rival
         self.spread = SPREAD if spread is None else spread
         self.flat = approx.Dense(self.dense.sums, self.dense.gamma, 0)
@@ -121,7 +121,7 @@ class WinPolicy:
         return out.argmax(axis=1)
 
 
-def play_shared(ruleset: Ryzykant, policies, games: int, seed, start_upper=None,
+def play_shared(ruleset: RyzykantRules, policies, games: int, seed, start_upper=None,
                 start_lower=None, max_steps: int = 2000):
     """Final scores (G, N) of ``games`` games of N players on one stream of rolls:
     ``policies[j]`` is an ``approx.Policy`` or a ``WinPolicy`` (which also sees the rivals)."""

@@ -38,7 +38,7 @@ MAX_SPLITS = 15
 
 
 @dataclass(frozen=True)
-class Ryzykant:
+class RyzykantRules:
     """The ruleset and its options (RULES.md section 4)."""
 
     name: ClassVar[str] = "ryzykant"
@@ -64,9 +64,9 @@ class Ryzykant:
         return LOWER_FACES * (self.end_marks - 1) + 1
 
 
-def ruleset_from(pairs) -> Ryzykant:
+def ruleset_from(pairs) -> RyzykantRules:
     """The ruleset for a list of ``KEY=VALUE`` option strings."""
-    return Ryzykant(**parse_options(Ryzykant, pairs))
+    return RyzykantRules(**parse_options(RyzykantRules, pairs))
 
 
 # -- scoring ------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ def legal_splits(lower, rolls):
     return legal, pusc
 
 
-def apply_splits(ruleset: Ryzykant, upper, lower, rolls, choice, pusc):
+def apply_splits(ruleset: RyzykantRules, upper, lower, rolls, choice, pusc):
     """New upper and lower tables after split slot ``choice`` of each game, and its end flag.
 
     Arrays are not modified.  Returns ``(upper, lower, ended)``.
@@ -260,7 +260,7 @@ def _parse_marks(text: str | None, what: str, keys: range) -> dict[int, int]:
     return out
 
 
-def parse_position(ruleset: Ryzykant, sheet: str | None = None, fifth: str | None = None) -> Position:
+def parse_position(ruleset: RyzykantRules, sheet: str | None = None, fifth: str | None = None) -> Position:
     """Read the sheet notation and check that the position can occur before a roll.
 
     Raises DicewiseError for an entry that does not parse, a fourth fifth-die face, a face at
@@ -275,7 +275,7 @@ def parse_position(ruleset: Ryzykant, sheet: str | None = None, fifth: str | Non
     return check_position(ruleset, Position(upper, lower))
 
 
-def check_position(ruleset: Ryzykant, pos: Position) -> Position:
+def check_position(ruleset: RyzykantRules, pos: Position) -> Position:
     """``pos`` if it is a position between rolls of an unfinished game, else DicewiseError."""
     faces = [f for f in range(1, 7) if pos.lower[f - 1] > 0]
     if len(faces) > LOWER_FACES:
@@ -319,7 +319,7 @@ class Move:
     ends: bool
 
 
-def moves(ruleset: Ryzykant, pos: Position, roll: int) -> list[Move]:
+def moves(ruleset: RyzykantRules, pos: Position, roll: int) -> list[Move]:
     """The legal distinct splits of roll ``roll`` in position ``pos``."""
     lower = np.array([pos.lower])
     legal, pusc = legal_splits(lower, np.array([roll]))
@@ -333,7 +333,7 @@ def moves(ruleset: Ryzykant, pos: Position, roll: int) -> list[Move]:
     return out
 
 
-def play(ruleset: Ryzykant, pos: Position, roll: int, slot: int) -> tuple[Position, bool]:
+def play(ruleset: RyzykantRules, pos: Position, roll: int, slot: int) -> tuple[Position, bool]:
     """The position after playing split slot ``slot`` of roll ``roll``, and whether it ended."""
     legal, pusc = legal_splits(np.array([pos.lower]), np.array([roll]))
     if not legal[0, slot]:

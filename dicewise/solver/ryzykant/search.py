@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import approx
-from .rules import Position, Ryzykant, apply_splits, legal_splits, score
+from .rules import Position, RyzykantRules, apply_splits, legal_splits, score
 
 #: Depth of the search (rolls of exact expectation before the value model).
 DEPTH = 2
@@ -52,7 +52,7 @@ class Searched:
         return int(self.slots[int(np.nanargmax(self.searched))])
 
 
-def _worth(dense, ruleset: Ryzykant, upper, lower, roll: int, slots, depth: int) -> np.ndarray:
+def _worth(dense, ruleset: RyzykantRules, upper, lower, roll: int, slots, depth: int) -> np.ndarray:
     """The worth at ``depth`` of split ``slots`` of ``roll`` in one position: the exact final
     score if the split ends the game, else ``expected_after`` at ``depth`` of where it leads."""
     k = len(slots)
@@ -68,7 +68,7 @@ def _worth(dense, ruleset: Ryzykant, upper, lower, roll: int, slots, depth: int)
     return out
 
 
-def search(model, ruleset: Ryzykant, pos: Position, roll: int, seconds: float = 2.0,
+def search(model, ruleset: RyzykantRules, pos: Position, roll: int, seconds: float = 2.0,
            depth: int = DEPTH) -> Searched:
     """The legal splits of ``roll`` in ``pos`` valued at depth 1 and, best first by that
     value, at ``depth`` while ``seconds`` last (the first two are always searched)."""
@@ -86,7 +86,7 @@ def search(model, ruleset: Ryzykant, pos: Position, roll: int, seconds: float = 
     return Searched(slots, table, searched, depth, time.perf_counter() - start)
 
 
-def search_policy(model, ruleset: Ryzykant, top: int | None = None,
+def search_policy(model, ruleset: RyzykantRules, top: int | None = None,
                   depth: int = DEPTH) -> approx.Policy:
     """A lockstep policy: the table's depth-1 worth of every legal split, then the best
     ``top`` (default ``TOP``) of them valued at ``depth``; plays the best of those (first

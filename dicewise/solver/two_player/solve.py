@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...errors import DicewiseError
-from ..category import CategoryGame
+from ..category import CategoryRules
 from .layers import TERMINAL, evaluate_chunk, expected_score_policy, solve_chunk, terminal_values
 from .space import Layout, TwoPlayerRules, TwoPlayerValues, build_layout, two_player_rules
 
@@ -58,7 +58,7 @@ def solve_layout(rules: TwoPlayerRules, layout: Layout, dtype="float32",
                     map_fn)[0]
 
 
-def solve_subgame(game: CategoryGame, mover: int = 0, other: int = 0, dtype="float32",
+def solve_subgame(game: CategoryRules, mover: int = 0, other: int = 0, dtype="float32",
                   map_fn: Callable = map) -> TwoPlayerValues:
     """Solve the race from a pair of sheets (masks of filled boxes) to the end of the game.
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
-from ..category import CategoryGame, ROLL_NUMBERS
+from ..category import CategoryRules, ROLL_NUMBERS
 
 
 def _popcount(n: int) -> np.ndarray:
@@ -44,7 +44,7 @@ class TwoPlayerRules:
     c after roll number k with roll r.
     """
 
-    game: CategoryGame
+    game: CategoryRules
     points: np.ndarray  # (n, 3, 252) points of box c after roll k with roll r
     max_points: np.ndarray  # (n,) the most each box can hold
     vec_box: np.ndarray  # (n_vec,) the box of each write vector
@@ -63,14 +63,14 @@ class TwoPlayerRules:
 
 
 @lru_cache(maxsize=None)
-def two_player_rules(game: CategoryGame) -> TwoPlayerRules:
+def two_player_rules(game: CategoryRules) -> TwoPlayerRules:
     """The tables of ``game`` for two-player play; a DicewiseError for games with extra state.
 
     The race needs the points of a box to depend only on the dice and the roll number;
     General qualifies (``n_extra == 1``: no upper bonus, no counters), so its state is the
     two sheets and the difference, nothing more.
     """
-    if game.n_extra != 1 or type(game).write is not CategoryGame.write:
+    if game.n_extra != 1 or type(game).write is not CategoryRules.write:
         raise DicewiseError(f"{game.name} has extra state (bonuses or counters); the two-player "
                             "solver handles games whose boxes score from the dice alone (general)")
     points = np.asarray(game.base_points, dtype=np.int64)  # (n, 3, 252)
@@ -221,7 +221,7 @@ def build_layout(rules: TwoPlayerRules, root: tuple[int, int] = (0, 0)) -> Layou
 class TwoPlayerValues:
     """Solved values on a layout: P(win) + ½·P(draw) of the player to move, per state."""
 
-    game: CategoryGame
+    game: CategoryRules
     layout: Layout
     values: np.ndarray  # (layout.n_values,) float32 or float64
 
