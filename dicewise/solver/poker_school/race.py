@@ -24,8 +24,6 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import DicewiseError
-from .. import dice
-from ..turn import solve_turn
 from . import contest, turns
 from .rules import N_ROWS, N_SCHOOL, PokerSchoolRules
 from .turns import Batch, GreedyEvaluator
@@ -90,40 +88,13 @@ def race_bonus(game, batches, seat, owners, beta: float = BETA, near_row: int = 
 
 
 def _turn(game: PokerSchoolRules, batch: Batch, throws, ev, bonus=None) -> None:
-    """One turn of the solved policy (as ``turns._play_turn``), its completing writes worth
-    ``bonus`` more (``race_bonus``)."""
-    n = len(batch)
-    counts = turns._counts(throws[0])
+    """One turn of the solved policy (``turns.play_solved_turn``), its completing writes
+    worth ``bonus`` more (``race_bonus``)."""
     options = turns.turn_options(ev, batch)
     if bonus is not None:
         options = [[None if opt is None else _with_bonus(game, batch, r, k, opt, bonus)
                     for r, opt in enumerate(opts)] for k, opts in zip((1, 2), options)]
-    v = solve_turn(turns.turn_write_values(options))
-    e2, e3 = v.before_roll
-    done = np.zeros(n, bool)
-    final_row = np.zeros(n, np.int64)
-    final_scored = np.zeros(n, bool)
-    roll_no = np.full(n, 3)
-    final_counts = counts
-    for k in (1, 2, 3):
-        rolls = turns.roll_of_counts(counts)
-        w, row, scored = turns.best_writes(options, rolls, k)
-        if k < 3:
-            kv, keep = turns.best_keeps(e2 if k == 1 else e3, rolls)
-            stop = ~done & (w >= kv - 1e-9)
-        else:
-            stop = ~done
-        final_row[stop], final_scored[stop], roll_no[stop] = row[stop], scored[stop], k
-        if k < 3:
-            if k == 1:
-                final_counts = counts.copy()
-            final_counts[stop] = counts[stop]
-            done |= stop
-            counts = np.where(done[:, None], counts,
-                              turns.roll_after_keep(dice.KEEPS[keep], throws[k]))
-        else:
-            final_counts[stop] = counts[stop]
-    turns.apply_writes(game, batch, final_row, final_scored, final_counts, roll_no)
+    turns.play_solved_turn(game, batch, throws, options)
 
 
 def play_table(game: PokerSchoolRules, evaluators, seats: tuple[str, ...], deals: int, seed):

@@ -429,8 +429,17 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
         scored, points = apply_writes(game, batch, rows, np.ones(n, bool), counts, roll_no)
         return None, (rows, scored, points, counts, roll_no)
     options = turn_options(ev, batch)
+    value, writes = play_solved_turn(game, batch, throws, options)
+    return ev.base(batch) + value, writes
+
+
+def play_solved_turn(game, batch, throws, options):
+    """One turn of every sheet played best for the write values ``options``
+    (``turn_options``): each stops when writing is worth as much as keeping.  Returns (the
+    turn's value at its start, the writes: rows, scored, points, counts, roll numbers)."""
+    n = len(batch)
+    counts = _counts(throws[0])
     v = solve_turn(turn_write_values(options))
-    expected = ev.base(batch) + v.value
     e2, e3 = v.before_roll
     done = np.zeros(n, bool)
     final_row = np.zeros(n, np.int64)
@@ -455,4 +464,4 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
         else:
             final_counts[stop] = counts[stop]
     scored, points = apply_writes(game, batch, final_row, final_scored, final_counts, roll_no)
-    return expected, (final_row, scored, points, final_counts, roll_no)
+    return v.value, (final_row, scored, points, final_counts, roll_no)
