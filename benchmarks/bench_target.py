@@ -1,4 +1,4 @@
-"""Timing of play for a target (``solver/target.py``): W(state, need) for every target or one.
+"""Timing of play for a target (``solver/target/``): W(state, need) for every target or one.
 
 Run from the repository root::
 
@@ -35,24 +35,28 @@ JOBS = {
 
 
 def run_job(name: str) -> dict:
-    from dicewise.solver import target as T
     from dicewise.solver.category import solve_states
     from dicewise.solver.rulesets import category_game
+    from dicewise.solver.target.driver import solve_target
+    from dicewise.solver.target.evaluation import (
+        expected_policy_chances,
+        policy_target_values,
+    )
 
     job = JOBS[name]
     game = category_game(job["game"])
     wall, cpu = time.perf_counter(), time.process_time()
-    values = T.solve_target(game, target=job["target"], dtype=job["dtype"])
+    values = solve_target(game, target=job["target"], dtype=job["dtype"])
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     solved = solve_states(game)
     policy_wall = time.perf_counter()
     if not job.get("policy", True):
         policy_at = {}
     elif job["target"] is None:
-        policy = T.expected_policy_chances(game, solved, max(job["show"]))
+        policy = expected_policy_chances(game, solved, max(job["show"]))
         policy_at = {t: float(policy[t]) for t in job["show"]}
     else:
-        table = T.policy_target_values(game, solved, target=job["target"], dtype=job["dtype"])
+        table = policy_target_values(game, solved, target=job["target"], dtype=job["dtype"])
         policy_at = {t: float(table.at(game.initial_state, t)) for t in job["show"]}
     policy_wall = time.perf_counter() - policy_wall
     return {"job": name, "dtype": job["dtype"], "target": job["target"] or "every",

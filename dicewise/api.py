@@ -140,7 +140,7 @@ def check_policy(game: Game, rules, policy: str) -> None:
     if target is None:
         game.resolve_policy(policy)
         return
-    from .solver.target_table import table_for
+    from .solver.target.table import table_for
 
     table_for(game, rules, target)
 
@@ -469,7 +469,7 @@ def _target_of(policy: str) -> int | None:
 
 def _target_solutions(game, rules, target, table, progress):
     """(expected-score solution, target solution) of an exact game."""
-    from .solver.target_table import table_for
+    from .solver.target.table import table_for
 
     spec = table_for(game, rules, target)
     base = store.solution(game, rules, None, progress_factory=progress)
@@ -479,7 +479,7 @@ def _target_solutions(game, rules, target, table, progress):
 
 def _played_for_target(game, rules, target, games, seed, table, progress):
     from .solver.protocol import Played
-    from .solver.target import simulate_target
+    from .solver.target.chooser import simulate_target
 
     base, tsol = _target_solutions(game, rules, target, table, progress)
     import time
@@ -498,7 +498,8 @@ def chance(ruleset, *, target: int, sheet: str | None = None, options=None, tabl
            progress=None) -> Chance:
     """P(final ≥ target) from the start of the next turn with ``sheet``, playing for it, and
     under the expected-score policy, side by side."""
-    from .solver.target import chance as chance_of, policy_target_values
+    from .solver.target.advice import chance as chance_of
+    from .solver.target.evaluation import policy_target_values
 
     target = check_target(target)
     game, rules = for_command(ruleset, "chance", options)
@@ -530,8 +531,8 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
 
 def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
-    from .solver.target import expected_policy_chances
-    from .solver.target_table import TargetTable
+    from .solver.target.evaluation import expected_policy_chances
+    from .solver.target.table import TargetTable
 
     game, rules = for_command(ruleset, "chance", options)
     base = store.solution(game, rules, progress_factory=progress)

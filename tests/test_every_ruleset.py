@@ -26,7 +26,7 @@ import dicewise
 from dicewise.cli.main import cli
 from dicewise.solver.protocol import COMMANDS
 from dicewise.solver.registry import GAMES, get_game
-from dicewise.solver.target_table import ONE_TARGET_ABOVE
+from dicewise.solver.target.table import ONE_TARGET_ABOVE
 from dicewise.tables import store
 
 DICE = ["2", "2", "4", "6", "6"]

@@ -32,7 +32,8 @@ from dicewise.solver.multiplayer.seats import Seated, settlements, win_shares
 from dicewise.solver.multiplayer.table_advice import advise_table, table_position
 from dicewise.solver.multiplayer.win import WinChooser
 from dicewise.solver.sheet import parse_sheet
-from dicewise.solver.target import policy_target_values, solve_target
+from dicewise.solver.target.driver import solve_target
+from dicewise.solver.target.evaluation import policy_target_values
 from dicewise.solver.two_player.space import two_player_rules
 
 NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes", "straight", "full_house", "four",

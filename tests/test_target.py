@@ -1,4 +1,4 @@
-"""Play for a target (``solver/target.py``): W(state, need), the largest P(final ≥ T).
+"""Play for a target (``solver/target/``): W(state, need), the largest P(final ≥ T).
 
 Proves:
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -37,16 +38,17 @@ from hypothesis import strategies as st
 
 from dicewise.errors import DicewiseError
 from dicewise.solver import dice
-from dicewise.solver import target as T
 from dicewise.solver.advice import advise_position
-from dataclasses import dataclass
-
 from dicewise.solver.category import (Category, CategoryRules, Write, solve_states,
                                       upper_sum_reachable)
 from dicewise.solver.rulesets import category_game
 from dicewise.solver.rulesets.simulate import simulate_games
 from dicewise.solver.scoring import best_face_with, has_kind
 from dicewise.solver.sheet import parse_sheet
+from dicewise.solver.target.advice import advise_target, chance
+from dicewise.solver.target.chooser import simulate_target
+from dicewise.solver.target.driver import solve_target
+from dicewise.solver.target.evaluation import expected_policy_chances, policy_target_values
 
 FAST = ["general", "poker-programs"]
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -67,7 +69,7 @@ MAX_TARGET = {"general": None, "poker-programs": 250}
 @functools.lru_cache(maxsize=None)
 def _every_target(name: str):
     game = category_game(name)
-    return game, solve_states(game), T.solve_target(game, MAX_TARGET[name])
+    return game, solve_states(game), solve_target(game, MAX_TARGET[name])
 
 
 @pytest.fixture(scope="session")
@@ -227,7 +229,7 @@ def test_fast_solve_equals_brute_force(case):
     make, open_boxes, extra = CASES[case]
     game = make()
     state = _state(game, open_boxes, extra(game))
-    fast = T.solve_target(game, start=state)
+    fast = solve_target(game, start=state)
     brute = BruteForce(game)
     row = fast.rows(state)
     fewest, most = int(fast.fewest[row]), int(fast.most[row])
@@ -237,7 +239,7 @@ def test_fast_solve_equals_brute_force(case):
         assert fast.at(state, need) == pytest.approx(brute.W(state, need), abs=1e-12), need
     # The single-target solve from a sheet of 40 points holds the same values.
     for need in needs[2:5]:
-        one = T.solve_target(game, target=40 + need, start=state, start_points=40)
+        one = solve_target(game, target=40 + need, start=state, start_points=40)
         assert one.at(state, need) == pytest.approx(brute.W(state, need), abs=1e-12)
         assert one.n_values <= fast.n_values
 
@@ -259,7 +261,7 @@ def test_general_reaches_one_point_unless_the_first_throw_is_a_big_general(every
 def test_five_of_a_kind_in_one_turn(name, box, points, first_throw_ends):
     game = category_game(name)
     state = _state(game, (box,), 0)
-    values = T.solve_target(game, start=state)
+    values = solve_target(game, start=state)
     # 2,783,176 / 6^10: P(five of a kind within three rolls, keeping the most common face).
     expected = P_FIVE_OF_A_KIND_IN_THREE - (6 / 7776 if first_throw_ends else 0)
     assert values.at(state, points) == pytest.approx(expected, abs=1e-15)
@@ -282,7 +284,7 @@ def test_tables_are_probabilities_falling_with_the_need(every_target, name):
     assert (table[needs[None, :] <= fewest] == 1.0).all()
     assert (np.diff(held, axis=1) <= 1e-12).all()
     # Aiming at T does at least as well as playing for the expected score, for every T.
-    policy = T.expected_policy_chances(game, solved, values.max_need)
+    policy = expected_policy_chances(game, solved, values.max_need)
     assert (values.chances() >= policy - 1e-12).all()
     if MAX_TARGET[name] is None:
         assert values.chances()[values.most_points] > 0 and values.max_need == values.most_points
@@ -291,8 +293,8 @@ def test_tables_are_probabilities_falling_with_the_need(every_target, name):
 @pytest.mark.parametrize("name", ["general", pytest.param("poker-programs", marks=pytest.mark.slow)])
 def test_expected_score_pass_equals_the_exact_distribution(every_target, name):
     game, solved, values = every_target(name)
-    policy = T.policy_target_values(game, solved, values.max_need)
-    exact = T.expected_policy_chances(game, solved, values.max_need)  # the forward distribution
+    policy = policy_target_values(game, solved, values.max_need)
+    exact = expected_policy_chances(game, solved, values.max_need)  # the forward distribution
     assert policy.kind == "expected-score"
     assert np.abs(policy.chances() - exact).max() < 1e-12
     table = policy.table()  # needs 0..max_need
@@ -305,7 +307,7 @@ def test_expected_score_pass_equals_the_exact_distribution(every_target, name):
 @pytest.mark.slow
 def test_float32_tables_are_close():
     game = category_game("general")
-    wide, narrow = T.solve_target(game), T.solve_target(game, dtype=np.float32)
+    wide, narrow = solve_target(game), solve_target(game, dtype=np.float32)
     assert narrow.flat.dtype == np.float32
     assert np.nanmax(np.abs(wide.table() - narrow.table())) < 1e-5
 
@@ -319,7 +321,7 @@ ONE_TARGET = {"general": 150, "poker-programs": 200}
 
 @functools.lru_cache(maxsize=None)
 def _one_target(name):
-    return T.solve_target(category_game(name), target=ONE_TARGET[name])
+    return solve_target(category_game(name), target=ONE_TARGET[name])
 
 
 def build_sheet(data, game, solved, n_filled):
@@ -346,13 +348,13 @@ def test_chance_and_advice_on_random_sheets(every_target, name, data):
     game, solved, values = every_target(name)
     sheet = build_sheet(data, game, solved, data.draw(st.integers(0, game.n_categories - 1)))
     target = ONE_TARGET[name]
-    p = T.chance(game, values, sheet.mask, sheet.extra, sheet.points, target)
-    assert T.chance(game, _one_target(name), sheet.mask, sheet.extra, sheet.points, target) == \
+    p = chance(game, values, sheet.mask, sheet.extra, sheet.points, target)
+    assert chance(game, _one_target(name), sheet.mask, sheet.extra, sheet.points, target) == \
         pytest.approx(p, abs=1e-12)
-    others = [T.chance(game, values, sheet.mask, sheet.extra, sheet.points, t) for t in range(0, 250, 10)]
+    others = [chance(game, values, sheet.mask, sheet.extra, sheet.points, t) for t in range(0, 250, 10)]
     assert all(a >= b - 1e-12 for a, b in zip(others, others[1:]))
     faces, roll = data.draw(five_dice), data.draw(st.integers(1, 3))
-    advice = T.advise_target(game, values, sheet, faces, roll, target)
+    advice = advise_target(game, values, sheet, faces, roll, target)
     assert advice.turn_start_probability == pytest.approx(p, abs=1e-12)
     if advice.ended:
         return
@@ -371,10 +373,10 @@ def test_turn_start_chance_is_the_average_of_the_best_first_throw(every_target):
     game, solved, values = every_target("general")
     sheet = parse_sheet(game, "ones=3,twos=4")
     target = 150
-    start = T.chance(game, values, sheet.mask, sheet.extra, sheet.points, target)
+    start = chance(game, values, sheet.mask, sheet.extra, sheet.points, target)
     total = 0.0
     for r, roll in enumerate(dice.ROLLS):
-        advice = T.advise_target(game, values, sheet, dice.faces_of(roll), 1, target)
+        advice = advise_target(game, values, sheet, dice.faces_of(roll), 1, target)
         total += dice.ROLL_PROBABILITY[r] * (advice.best.probability if advice.best else 0.0)
     assert total == pytest.approx(start, abs=1e-12)
 
@@ -383,9 +385,53 @@ def test_a_single_target_table_refuses_other_targets():
     game = category_game("general")
     one = _one_target("general")
     with pytest.raises(DicewiseError, match="150"):
-        T.chance(game, one, 0, 0, 0, 151)
+        chance(game, one, 0, 0, 0, 151)
     with pytest.raises(DicewiseError):
-        T.solve_target(game, max_need=10, target=20)
+        solve_target(game, max_need=10, target=20)
+
+
+def _package_imports(name: str) -> set[str]:
+    """The dicewise modules that module ``name`` imports at its top, read from its source."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    package = name if spec.submodule_search_locations else name.rpartition(".")[0]
+    found = set()
+    for node in ast.parse(open(spec.origin, encoding="utf-8").read()).body:
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package
+                for _ in range(node.level - 1):
+                    parent = parent.rpartition(".")[0]
+                base = f"{parent}.{base}" if base else parent
+            is_package = bool(importlib.util.find_spec(base).submodule_search_locations)
+            for a in node.names:  # a submodule of a package, else a name in the module
+                sub = f"{base}.{a.name}"
+                found.add(sub if is_package and importlib.util.find_spec(sub) else base)
+    return {m for m in found if m.split(".")[0] == "dicewise"}
+
+
+def test_the_target_tables_digest_lists_every_module_its_values_depend_on():
+    """Every module the solve imports, directly or not, is in the target table's rules digest
+    (the engine's list or the table's own), so a change to any of them makes a new table."""
+    from dicewise.solver.digest import ENGINE
+    from dicewise.solver.target.table import TARGET_MODULES
+
+    # Error messages and the map over processes change no value.
+    no_values = {"dicewise.errors", "dicewise.solver.parallel"}
+    seen, todo = set(), ["dicewise.solver.target.driver", "dicewise.solver.target.table"]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_package_imports(name))
+    listed = {m.__name__ for m in TARGET_MODULES} | {f"dicewise.solver.{m}" for m in ENGINE}
+    assert "dicewise.solver.target.kernel" in seen  # the walk follows the imports
+    assert seen - no_values - {"dicewise.solver.digest"} <= listed
 
 
 # -- simulation --------------------------------------------------------------------------------
@@ -395,7 +441,7 @@ def test_a_single_target_table_refuses_other_targets():
 def test_simulated_target_play_reaches_the_target_as_often_as_w_says(every_target):
     game, solved, values = every_target("general")
     games, target = 3000, 150
-    records = T.simulate_target(game, values, target, games, seed=11, expected=solved.values)
+    records = simulate_target(game, values, target, games, seed=11, expected=solved.values)
     hit = (records.scores >= target).mean()
     w = values.at(game.initial_state, target)
     half = 1.959963984540054 * np.sqrt(w * (1 - w) / games)
@@ -406,7 +452,7 @@ def test_simulated_target_play_reaches_the_target_as_often_as_w_says(every_targe
 def test_a_settled_target_plays_the_expected_score_policy_on_the_same_dice(every_target):
     game, solved, values = every_target("general")
     # T = 0 is reached from the start (need 0 ≤ fewest 0): the expected-score policy plays.
-    records = T.simulate_target(game, values, 0, 500, seed=3, expected=solved.values)
+    records = simulate_target(game, values, 0, 500, seed=3, expected=solved.values)
     plain = simulate_games(game, solved.values, "optimal", 500, 3)
     assert np.array_equal(records.scores, plain.scores)
     assert np.array_equal(records.box_roll, plain.box_roll)
@@ -425,8 +471,8 @@ def test_yahtzee_single_target_beats_the_expected_score_policy():
     sheet = parse_sheet(game, "ones=2,twos=6,threes=9,fours=12,fives=15,sixes=18,chance=22")
     target = sheet.points + 130
     kw = dict(target=target, start=sheet.state(game), start_points=sheet.points, dtype=np.float32)
-    values = T.solve_target(game, **kw)
-    policy = T.policy_target_values(game, solved, **kw)
+    values = solve_target(game, **kw)
+    policy = policy_target_values(game, solved, **kw)
     w = values.at(sheet.state(game), target - sheet.points)
     p = policy.at(sheet.state(game), target - sheet.points)
     assert 0 < p <= w + 1e-6 < 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dice
-from ..target import TargetValues
+from ..target.values import TargetValues
 from ..turn import best_sub_keep_and_keep, solve_turn
 from ..two_player.layers import Decisions
 from ..two_player.space import TwoPlayerRules
@@ -164,7 +164,8 @@ def win_chooser(game, solitaire: np.ndarray) -> WinChooser:
     """The win chooser of a category race (``game`` a CategoryGame with no extra state),
     its two tables solved once per process (General: a few seconds)."""
     from ..category import StateValues
-    from ..target import policy_target_values, solve_target
+    from ..target.driver import solve_target
+    from ..target.evaluation import policy_target_values
     from ..two_player.space import two_player_rules
 
     key = (game.name, tuple(sorted(game.options.items())))

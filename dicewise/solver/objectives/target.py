@@ -15,7 +15,7 @@ def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, rol
     """Every choice by P(final ≥ target), its expected final score beside, and the choice of
     the expected-score policy named."""
     from ..advice import advise_position
-    from ..target import advise_target as rank
+    from ..target.advice import advise_target as rank
 
     rules = base.rules
     sheet_ = game.target_sheet(rules, sheet)
@@ -55,7 +55,7 @@ class TargetReferee:
 
     def play(self, solution: Solution, policy: str, games: int, seed: int, progress=None) -> Played:
         """The player for the target on the dice of ``seed`` (whatever ``policy`` names)."""
-        from ..target import simulate_target
+        from ..target.chooser import simulate_target
 
         records = simulate_target(self.base.rules, self.tsol.payload, self.target, games, seed,
                                   progress, expected=self.game.state_values(self.base).values)

@@ -4,7 +4,7 @@ The dice of game g come from one stream fixed by the seed: turn t, roll k holds 
 faces, and a roll that rerolls n dice takes the first n of them.  Every policy therefore
 sees the same dice wherever it keeps the same dice, so policies compare pair by pair.
 ``play_lockstep`` plays the games; a ``Chooser`` makes their decisions (here the
-expected-score policies; ``solver/target.py`` plays for a target with the same loop).
+expected-score policies; ``solver/target/chooser.py`` plays for a target with the same loop).
 """
 
 from __future__ import annotations

@@ -1,25 +1,34 @@
 """The table of play for a target, W(state, need), as the table store sees it.
 
 A ``TargetTable`` describes the file (its name, kind and rules digest) and moves a
-``target.TargetValues`` to and from arrays; the store builds, caches and validates it as it
+``TargetValues`` to and from arrays; the store builds, caches and validates it as it
 does every game's table.  One table holds every target (``target=None``) or, for the large
 games, the needs of one target only, which solves in a fraction of the time.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from ..errors import DicewiseError, TableError
-from . import target as target_module
-from .category import CategoryRules
-from .digest import digest
+from ...errors import DicewiseError, TableError
+from .. import best_write
+from ..category import CategoryRules
+from ..digest import digest, source_digest
+from . import driver, kernel
+from . import values as values_module
+from .driver import solve_target
+from .values import TargetValues
 
 #: Arrays of a TargetValues, in its field order.
 _ARRAYS = ("states", "fewest", "most", "lo", "hi", "offsets", "flat")
 #: Games with more reachable states than this solve one target at a time for `chance` and
 #: `advise` (every target at once is what `table --what target` asks for).
 ONE_TARGET_ABOVE = 100_000
+#: The modules a target table's values depend on, beside the game's (its rules digest): the
+#: table type, the turn kernel and its max over boxes, the driver, and this file's layout.
+TARGET_MODULES = (values_module, kernel, best_write, driver, sys.modules[__name__])
 
 
 class TargetTable:
@@ -40,16 +49,14 @@ class TargetTable:
         return "target-chances"
 
     def rules_digest(self, rules) -> str:
-        import inspect
-
-        return digest(self.game.rules_digest(rules), inspect.getsource(target_module))
+        """The game's rules digest and every module the values are solved with."""
+        return digest(self.game.rules_digest(rules), source_digest(*TARGET_MODULES))
 
     def build_units(self, rules: CategoryRules) -> float:
         return self.game.build_units(rules)
 
     def build(self, rules: CategoryRules, progress=None):
-        values = target_module.solve_target(rules, None, progress, target=self.target,
-                                            dtype=self.dtype)
+        values = solve_target(rules, None, progress, target=self.target, dtype=self.dtype)
         return values, {"expected_score": None, "max_need": values.max_need,
                         "target": values.target, "values": values.n_values,
                         "dtype": self.dtype.name}
@@ -65,7 +72,7 @@ class TargetTable:
             raise TableError("the table is damaged (its rows do not match)")
         if n and int(arrays["offsets"].max()) >= len(arrays["flat"]):
             raise TableError("the table is damaged (offsets past its values)")
-        return target_module.TargetValues(
+        return TargetValues(
             rules.name, rules.options, *(np.array(arrays[name]) for name in _ARRAYS),
             int(meta["max_need"]), meta.get("target"), rules.initial_state, 0, "optimal")
 

@@ -1,0 +1,199 @@
+"""The backward driver of play for a target: W(state, need) layer by layer.
+
+``W(state, need)`` is the largest probability of writing at least ``need`` more points
+from the start of a turn in ``state`` (bonuses counted as they are earned, the end-of-game
+bonus at the end; on a full sheet W = 1 if need ≤ that bonus, else 0).  A throw that ends
+the game at once (General's big general, RULES.md section 1) ends it with the points
+written so far.
+
+States are solved layer by layer (by number of filled boxes), as in ``category.py``, each
+chunk of a layer by the turn kernel (``kernel.py``), and three facts keep the need axis of
+each state short:
+
+* ``most(s)``, the most points s can still write, gives W = 0 above it, and ``fewest(s)``
+  gives W = 1 at and below it (0 in most games, below 0 where boxes lose points, as
+  poker-programs' obligatory figures do); every roll has a positive probability on every
+  roll number, so both are a max (min) over writes;
+* for one target T, a sheet in state s holds between ``least(s)`` and ``greatest(s)``
+  points (a forward pass), so only the needs T − greatest(s) .. T − least(s) occur there.
+
+The same layers give a fixed policy's probabilities (``evaluation.py``): only the value of
+a chunk's columns differs (``ChunkValues``).  Method, checks and measured times:
+docs/target.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ...errors import DicewiseError
+from ..category import CategoryRules
+from ..parallel import local_map
+from .kernel import (CHUNK_STATES, NO_LIMIT, Chunk, SolvedRows, best_turn_values, distinct_moves,
+                     gathers_of, turn_moves, write_extremes)
+from .values import RowLookup, TargetValues
+
+#: How a chunk's columns get their values: ``f(chunk, out)`` writes W of every column of
+#: ``chunk`` into ``out`` (``kernel.best_turn_values``, or a fixed policy's).
+ChunkValues = Callable[[Chunk, np.ndarray], None]
+
+
+def _layers(game: CategoryRules, start: int) -> list[np.ndarray]:
+    """The reachable states with at least the boxes of ``start`` filled, by number of filled
+    boxes, the full sheets first and ``start`` alone last."""
+    n = game.n_categories
+    start_mask, start_extra = divmod(start, game.n_extra)
+    if not (0 <= start < game.n_states and game.reachable_extras(np.array([start_mask]))[0, start_extra]):
+        raise DicewiseError("the start sheet is not a state any game reaches")
+    masks = np.arange(1 << n)
+    masks = masks[masks & start_mask == start_mask]
+    rows, extras = np.nonzero(game.reachable_extras(masks))
+    states = masks[rows] * game.n_extra + extras
+    filled = np.array([bin(int(m)).count("1") for m in masks])[rows]
+    first = bin(start_mask).count("1")
+    return [states[filled == f] for f in range(n, first, -1)] + [np.array([start], np.int64)]
+
+
+def _points_written(game: CategoryRules, layers, where: RowLookup, ends,
+                    start_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """(least, greatest) points on a sheet at the start of each state's turn (positions of
+    ``where``), over every way of reaching it from the start sheet (the last layer): a
+    forward pass over the layers."""
+    least = np.full(len(where.order), NO_LIMIT)
+    greatest = np.full(len(where.order), -NO_LIMIT)
+    least[where(layers[-1])] = greatest[where(layers[-1])] = start_points
+    for states in reversed(layers[1:]):
+        for lo in range(0, len(states), 4 * CHUNK_STATES):
+            chunk = states[lo:lo + 4 * CHUNK_STATES]
+            at = where(chunk)
+            for m, attainable in distinct_moves(turn_moves(game, *np.divmod(chunk, game.n_extra)), ends):
+                ok = m.legal if attainable is None else m.legal & attainable[:, None]
+                src = np.broadcast_to(at[m.rows][None, :], ok.shape)[ok]
+                nxt, pts = where(m.next_state[ok]), m.points[ok]
+                np.minimum.at(least, nxt, least[src] + pts)
+                np.maximum.at(greatest, nxt, greatest[src] + pts)
+    return least, greatest
+
+
+def _fewest_points(game: CategoryRules) -> int:
+    """A lower bound on the points of any sheet: every box at its lowest."""
+    return int(np.minimum(game.base_points.min(axis=(1, 2)), 0).sum())
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What every chunk of one solve needs to know."""
+
+    game: CategoryRules
+    lo_target: int
+    hi_target: int
+    where: RowLookup  # position of each state in ``least`` and ``greatest``
+    least: np.ndarray
+    greatest: np.ndarray
+    ends: np.ndarray | None
+    dtype: np.dtype
+    evaluate: ChunkValues
+
+
+def _solve_chunk(setting: _Setting, states: np.ndarray, rows: SolvedRows):
+    """The rows of one chunk of a layer: (fewest, most, lo, hi, the values of needs lo..hi)."""
+    game = setting.game
+    masks, extras = np.divmod(states, game.n_extra)
+    moves = turn_moves(game, masks, extras)
+    fewest, most = write_extremes(moves, rows, len(states), setting.ends)
+    at = setting.where(states)
+    lo = np.maximum(fewest + 1, setting.lo_target - setting.greatest[at])
+    hi = np.minimum(most, setting.hi_target - setting.least[at])
+    count = np.maximum(hi - lo + 1, 0)
+    chunk = Chunk(game, masks, extras, gathers_of(moves, rows, len(states)), rows, lo, count,
+                  setting.ends)
+    out = np.empty(int(count.sum()), setting.dtype)
+    setting.evaluate(chunk, out)
+    return fewest, most, lo, hi, out
+
+
+def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
+                 start: int | None, start_points: int, progress, dtype, workers,
+                 evaluate: ChunkValues, kind: str) -> TargetValues:
+    """The table of ``kind``: every layer from the full sheets back to ``start``, each chunk's
+    columns valued by ``evaluate`` (the best turn, or a fixed policy's)."""
+    if not game.exact:
+        raise DicewiseError(f"{game.name} with these options has no exact solver")
+    start = game.initial_state if start is None else int(start)
+    layers = _layers(game, start)
+    ends = game.first_roll_end()
+    if ends is not None and (_fewest_points(game) < 0 or np.nanmax(np.abs(ends)) != 0):
+        # A game ended by a throw is worth W = [need ≤ 0]: the turn solver's end value 0 is
+        # that only where no column has a need ≤ 0, i.e. where no write loses points.
+        raise DicewiseError(f"{game.name}: a throw that ends the game needs boxes that never lose points")
+    where = RowLookup.of(np.concatenate(layers))
+    if target is not None:
+        least, greatest = _points_written(game, layers, where, ends, start_points)
+        lo_target = hi_target = int(target)
+    else:
+        least = np.full(len(where.order), start_points + _fewest_points(game))
+        greatest = np.full(len(where.order), start_points, np.int64)
+        lo_target, hi_target = -NO_LIMIT, NO_LIMIT if max_need is None else int(max_need)
+    setting = _Setting(game, lo_target, hi_target, where, least, greatest, ends, np.dtype(dtype),
+                       evaluate)
+    parts_out: list[tuple] = []
+    total = 0
+    rows = None
+    map_fn = local_map(workers)
+    for depth, states in enumerate(layers):
+        if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
+            most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
+            chunks = [(most, most, most + 1, most, np.zeros(0, setting.dtype))]
+            if progress is not None:
+                progress(len(states))
+        else:
+            pieces = [states[i:i + CHUNK_STATES] for i in range(0, len(states), CHUNK_STATES)]
+            chunks = []
+            for piece, chunk in zip(pieces, map_fn(lambda p: _solve_chunk(setting, p, rows), pieces)):
+                chunks.append(chunk)
+                if progress is not None:
+                    progress(len(piece))
+        fewest, most, lo, hi = (np.concatenate([c[i] for c in chunks]) for i in range(4))
+        count = np.maximum(hi - lo + 1, 0)
+        length = count + 2  # a row is [1, W(lo..hi), 0]
+        offsets = np.cumsum(length) - length
+        flat = np.zeros(int(length.sum()), setting.dtype)
+        flat[offsets] = 1.0
+        flat[np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))] = \
+            np.concatenate([c[4] for c in chunks])
+        rows = SolvedRows(flat, offsets, lo, length - 1, fewest, most, RowLookup.of(states))
+        parts_out.append((states, fewest, most, lo, hi, offsets + total, flat))
+        total += len(flat)
+    if max_need is None and target is None:
+        max_need = int(parts_out[-1][2][0]) + start_points
+    states, fewest, most, lo, hi, offsets, flat = (np.concatenate([p[i] for p in parts_out])
+                                                   for i in range(7))
+    return TargetValues(game.name, game.options, states, fewest, most, lo, hi, offsets, flat,
+                        int(max_need if target is None else target), target, start, start_points, kind)
+
+
+def need_range(max_need, target) -> tuple[int | None, int | None]:
+    """(max_need, target) of a solve, checked: one of them, or neither (every target)."""
+    if target is not None:
+        if max_need is not None and max_need != target:
+            raise DicewiseError("give max_need or target, not both")
+        return None, int(target)
+    if max_need is not None and max_need < 0:
+        raise DicewiseError("max_need cannot be negative")
+    return (None if max_need is None else int(max_need)), None
+
+
+def solve_target(game: CategoryRules, max_need: int | None = None,
+                 progress: Callable[[int], None] | None = None, *, target: int | None = None,
+                 start: int | None = None, start_points: int = 0, dtype=np.float64,
+                 workers: int | None = None) -> TargetValues:
+    """W(state, need) for every state reachable from ``start`` (default: the empty sheet,
+    holding ``start_points``) and every target T ≤ ``max_need`` (default: every target).
+    With ``target`` instead, only the needs a sheet on its way to that one T can have.
+    ``progress(n)``: n more states solved; float32 ``dtype`` halves memory and time.
+    ``workers``: processes per layer (``parallel.local_map``; default the cores)."""
+    return solve_layers(game, *need_range(max_need, target), start, start_points, progress, dtype,
+                        workers, best_turn_values, "optimal")
