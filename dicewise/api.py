@@ -294,11 +294,9 @@ def describe(ruleset=None) -> dict | list:
             "command_notes": dict(game.command_notes),
             "options": [s.to_json() for s in game.option_specs()]}
     if "duel" in game.commands:
-        from .solver.multiplayer.tables import seating
-
-        rules, table_game = game.rules({}), seating(game)
-        info["table"] = {"players": list(table_game.table_players(rules)),
-                         "policies": list(table_game.table_policies(rules))}
+        rules = game.rules({})
+        info["table"] = {"players": list(game.table_players(rules)),
+                         "policies": list(game.table_policies(rules))}
     return {**info, **game.describe(game.rules({}))}
 
 
@@ -572,8 +570,8 @@ class TableDuel:
                 **self.result.to_json(), "approximate": self.approximate}
 
 
-def _seat_policy(game: Game, table_game, rules, policy: str) -> str:
-    return policy if policy in table_game.table_policies(rules) else game.resolve_policy(policy)
+def _seat_policy(game: Game, rules, policy: str) -> str:
+    return policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
 
 
 def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
@@ -583,28 +581,25 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     game: A's share of the win (ties split) with its Wilson interval, its margin over the
     rivals' mean, every seat's points (and the game's own counts, as premiums taken)."""
     from .solver.multiplayer.duel import play_table
-    from .solver.multiplayer.tables import seating
 
     game, rules = for_command(ruleset, "duel", options)
-    table_game = seating(game)
-    if players not in table_game.table_players(rules):
-        seats = ", ".join(map(str, table_game.table_players(rules)))
+    if players not in game.table_players(rules):
+        seats = ", ".join(map(str, game.table_players(rules)))
         raise DicewiseError(f"{game.name} is played by {seats} players, not {players}")
-    a, b = _seat_policy(game, table_game, rules, a), _seat_policy(game, table_game, rules, b)
+    a, b = _seat_policy(game, rules, a), _seat_policy(game, rules, b)
     if games < players:
         raise DicewiseError(f"{players} players need at least {players} games (one per seat)")
-    if any(p in table_game.table_policies(rules) or game.needs_solution(p) for p in (a, b)):
+    if any(p in game.table_policies(rules) or game.needs_solution(p) for p in (a, b)):
         solution = store.solution(game, rules, table, progress_factory=progress)
     else:
         solution = Solution(game, rules, None, {}, None, False, 0.0)
     deals = -(-games // players)
     with (progress or _quiet)(deals * players, f"playing {deals * players:,} games of "
                               f"{players} players") as update:
-        result = play_table(lambda seats, n, s, first: table_game.play_seated(solution, seats, n,
-                                                                              s, first),
+        result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),
                             a, b, players, games, seed, update)
     approximate = (not game.exact or (solution.payload is not None and solution.approximate)
-                   or any(p in table_game.table_policies(rules) for p in (a, b)))
+                   or any(p in game.table_policies(rules) for p in (a, b)))
     return TableDuel(game.name, game.rule_options(rules), result, approximate)
 
 

@@ -93,6 +93,35 @@ def test_the_duel_rotates_a_through_every_seat_on_the_same_deals():
         play_table(play_seated, "a", "b", 3, 2, 0)
 
 
+def _string_constants(path) -> set[str]:
+    import ast
+
+    return {node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_table_play_is_each_games_own_and_no_shared_module_names_a_game():
+    """Every game with a duel seats a table through its protocol object (poker-school's
+    from its race module), and the table's and the players' modules name no game."""
+    from pathlib import Path
+
+    import dicewise
+    from dicewise.solver.registry import GAMES, get_game
+
+    school = get_game("poker-school")
+    rules = school.rules({})
+    assert school.table_players(rules) == (2, 3, 4) and school.table_policies(rules) == ("win",)
+    for name in GAMES:
+        game = get_game(name)
+        if "duel" in game.commands:
+            assert all(players >= 2 for players in game.table_players(game.rules({})))
+    root = Path(dicewise.__file__).parent
+    for folder in ("solver/multiplayer", "play"):
+        for path in sorted((root / folder).glob("*.py")):
+            named = _string_constants(path) & set(GAMES)
+            assert not named, f"{path.relative_to(root)} names {sorted(named)}"
+
+
 # -- the race, against a plain one-game loop ----------------------------------------------
 
 def plain_race(rules, tables, stream_game, start):

@@ -157,6 +157,22 @@ class PokerSchoolGame(Game):
 
     # --- at the table: the contested premiums and column 60s (contest.py) -------------
 
+    def table_players(self, rules: PokerSchoolRules) -> tuple[int, ...]:
+        from .race import PLAYERS
+
+        return PLAYERS
+
+    def table_policies(self, rules: PokerSchoolRules) -> tuple[str, ...]:
+        from .race import POLICIES
+
+        return POLICIES
+
+    def play_seated(self, solution: Solution, seats, deals: int, seed: int, first_deal: int = 0):
+        # The players race for the same prizes on dice of their own: see race.py.
+        from .race import play_seated
+
+        return play_seated(solution, tuple(seats), deals, seed, first_deal)
+
     def player_sheet(self, rules: PokerSchoolRules):
         from .player import PokerSchoolSheet
 
