@@ -310,6 +310,13 @@ def _two_player_game(ruleset, options):
     return game, rules
 
 
+def exact_race(ruleset, players: int, options=None) -> bool:
+    """Whether a table of ``players`` is the exactly solved two-player race (else the game's
+    approximate table play answers, where it has one)."""
+    game, rules = make_rules(ruleset, options)
+    return players == 2 and 2 in game.players(rules)
+
+
 def check_two_players(ruleset, options=None) -> None:
     """Refuse, in one line, a ruleset whose two-player race is not solved."""
     _two_player_game(ruleset, options)
@@ -620,18 +627,38 @@ def _table_sheets(ruleset, players, sheet, opponent_sheets, options):
             [parse_sheet(rules, s or None) for s in (opponent_sheets or [])])
 
 
-def advise_players(ruleset, *, players: int, dice, roll: int, sheet: str | None = None,
-                   opponent_sheets=(), options=None, progress=None) -> Advice:
-    """Every choice at a table of ``players`` (3..6) ranked by the win policy's estimate of
-    the share of the win (approximate), the expected-score choice beside."""
-    from .solver.multiplayer.table_advice import advise_table
-
-    game, rules, me, rivals = _table_sheets(ruleset, players, sheet, opponent_sheets, options)
-    from .solver.multiplayer.table_advice import table_position
-
-    table_position(rules, me, rivals, players)  # refuse the sheets before any solve
-    solitaire = store.solution(game, rules, progress_factory=progress).payload
-    return advise_table(rules, solitaire, me, rivals, dice, roll)
+def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
+                   sheet: str | None = None, opponent_sheets=(), fifth: str | None = None,
+                   opponent_fifths=(), options=None, table=None, progress=None) -> Advice:
+    """Every choice at a table of ``players`` ranked by the game's ``win`` policy against
+    the rivals' sheets (``opponent_sheets``, one each; ``opponent_fifths`` for Ryzykant),
+    approximate, the expected score beside.  Two-player General is the exact race
+    (``advise_two_player``); this is every other table."""
+    game, rules = for_command(ruleset, "advise", options)
+    if "win" not in game.table_policies(rules):
+        raise DicewiseError(f"{game.name} has no play to win at a table: `dicewise advise "
+                            f"{game.name}` ranks choices by the expected score")
+    if players not in game.table_players(rules):
+        seats = ", ".join(map(str, game.table_players(rules)))
+        raise DicewiseError(f"a table of {game.name} seats {seats} players, not {players}")
+    if isinstance(opponent_sheets, str):
+        opponent_sheets = [opponent_sheets]
+    if isinstance(opponent_fifths, str):
+        opponent_fifths = [opponent_fifths]
+    opponent_sheets, opponent_fifths = list(opponent_sheets or ()), list(opponent_fifths or ())
+    if len(opponent_sheets) != players - 1:
+        raise DicewiseError(f"{players} players need {players - 1} rival sheet"
+                            f"{'s' * (players > 2)} (--opponent-sheet, once each), "
+                            f"not {len(opponent_sheets)}")
+    if len(opponent_fifths) > len(opponent_sheets):
+        raise DicewiseError("more --opponent-fifth than --opponent-sheet: give one fifth per rival "
+                            "sheet, in the same order")
+    opponent_fifths += [None] * (len(opponent_sheets) - len(opponent_fifths))
+    position = {"dice": list(dice), "roll": roll, "sheet": sheet or None, "fifth": fifth}
+    rivals = [{"sheet": s or None, "fifth": f} for s, f in zip(opponent_sheets, opponent_fifths)]
+    game.check_table_position(rules, position, rivals)  # refuse the sheets before any solve
+    solution = store.solution(game, rules, table, progress_factory=progress)
+    return game.advise_table(solution, position, rivals)
 
 
 def chance_players(ruleset, *, players: int, sheet: str | None = None, opponent_sheets=(),

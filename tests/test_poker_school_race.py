@@ -111,3 +111,82 @@ def test_duel_reports_the_premiums_of_each_seat():
     bad = CliRunner().invoke(cli, ["duel", "poker-school", "--players", "5", "--a", "greedy",
                                    "--b", "random", "--games", "30"])
     assert bad.exit_code == 2 and "2, 3, 4 players" in bad.stderr
+
+
+# -- advice at a table (``advise poker-school --players N``) --------------------------------
+
+GREEDY = GreedyEvaluator(RULES)
+
+
+def choice_of(advice, action):
+    return next(c for c in advice.choices if c.action == action)
+
+
+def test_table_advice_counts_a_prize_a_rival_is_near_once_more():
+    # my pair row needs one more cell; the rival's needs one too: writing it now takes the
+    # premium (12) from them, so the write's race value is its expected value plus 12
+    advice = race.advise_at_table(RULES, GREEDY, "pair=12/10", ["pair=12/12,ones=3"],
+                                  [6, 6, 3, 2, 1], 3)
+    write = choice_of(advice, {"write": "pair"})
+    assert advice.choices[0] is write
+    assert write.detail["race_value"] == pytest.approx(write.expected + 12)
+    assert "pair" in advice.position["contested"]
+    cross = choice_of(advice, {"cross": "twos"})
+    assert cross.detail["race_value"] == pytest.approx(cross.expected)  # completes nothing
+    assert cross.loss == pytest.approx(write.detail["race_value"] - cross.detail["race_value"])
+    assert advice.approximate is False or advice.error_estimate is None  # greedy: no table
+
+
+def test_without_a_rival_near_the_table_ranks_as_the_solitaire_advisor():
+    from dicewise.solver.poker_school.advice import advise
+
+    sheet = "pair=12,fives=15/15,chance=44"
+    alone = advise(RULES, GREEDY, RULES.parse_sheet(sheet), [5, 5, 5, 2, 6], 2)
+    table = race.advise_at_table(RULES, GREEDY, sheet, ["ones=x,twos=x,threes=x,fours=x"],
+                                  [5, 5, 5, 2, 6], 2)
+    assert table.position["contested"] == []
+    assert [c.action for c in table.choices] == [c.action for c in alone.choices]
+    assert [c.detail["race_value"] for c in table.choices] == \
+        pytest.approx([c.expected for c in alone.choices])
+
+
+def test_a_prize_a_rival_earned_is_lost_to_the_mover():
+    # the rival completed the pair row cleanly: its premium is theirs, and completing mine
+    # earns nothing beyond the cell
+    taken = race.advise_at_table(RULES, GREEDY, "pair=12/10", ["pair=12/12/12"],
+                                 [6, 6, 3, 2, 1], 3)
+    free = race.advise_at_table(RULES, GREEDY, "pair=12/10", ["ones=3/3/3"],
+                                [6, 6, 3, 2, 1], 3)
+    assert taken.position["prizes"]["premiums"] == {"pair": 1}
+    write_taken = choice_of(taken, {"write": "pair"})
+    write_free = choice_of(free, {"write": "pair"})
+    assert write_free.expected - write_taken.expected == pytest.approx(12)
+
+
+@pytest.mark.parametrize("sheet, rivals, message", [
+    ("pair=12/10/10", ["pair=12/12/12"], "a prize taken twice: pair"),
+    ("pair=12", ["ones=3/3,twos=6"], "different stages"),
+    ("", ["ones=3"], None),  # the rival moved before the mover: fine
+])
+def test_table_positions_a_table_cannot_reach_are_refused(sheet, rivals, message):
+    from dicewise.errors import DicewiseError
+
+    if message is None:
+        race.table_sheets(RULES, sheet, rivals)
+        return
+    with pytest.raises(DicewiseError, match=message):
+        race.table_sheets(RULES, sheet, rivals)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--players", "2"), "2 players need 1 rival sheet"),
+    (("--players", "3", "--opponent-sheet", "", "--opponent-sheet", "pair=12/12"),
+     "different stages"),
+    (("--players", "5", "--opponent-sheet", "", "--opponent-sheet", "", "--opponent-sheet", "",
+      "--opponent-sheet", ""), "seats 2, 3, 4 players"),
+])
+def test_bad_table_advice_is_one_line(args, message):
+    result = CliRunner().invoke(cli, ["advise", "poker-school", "--roll", "1", "--dice", "1",
+                                      "2", "3", "4", "5", *args], prog_name="dicewise")
+    assert result.exit_code == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -108,6 +108,49 @@ def test_advise_human_output():
     assert "approximate" in r.stdout and "1+1" in r.stdout
 
 
+def test_advise_at_a_table_ranks_splits_by_the_chance_to_finish_ahead():
+    table = ["--players", "3", "--sheet", "6=1,7=2,8=1", "--fifth", "2=1,5=1",
+             "--opponent-sheet", "6=2,9=2", "--opponent-fifth", "3=1,4=1",
+             "--opponent-sheet", "5=2,10=1,11=1", "--opponent-fifth", "4=1,6=1"]
+    d = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", *table, *SMALL,
+                  "--json"))
+    assert d["objective"] == "win" and d["approximate"] is True and d["players"] == 3
+    assert d["opponent_points"] == [score(_upper({6: 2, 9: 2})), score(_upper({5: 2, 10: 1,
+                                                                              11: 1}))]
+    chances = [c["probability"] for c in d["choices"]]
+    assert len(chances) == 9 and all(0 <= p <= 1 for p in chances)
+    assert chances == sorted(chances, reverse=True) and d["choices"][0]["loss"] == 0
+    alone = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet",
+                      "6=1,7=2,8=1", "--fifth", "2=1,5=1", *SMALL, "--json"))
+    assert {str(c["action"]) for c in alone["choices"]} == \
+        {str(c["action"]) for c in d["choices"]}
+    assert d["expected_score_choice"] in [c["action"] for c in d["choices"]]
+    human = run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", *table, *SMALL)
+    assert human.exit_code == 0 and "chance to finish ahead" in human.stdout
+
+
+def _upper(marks):
+    up = np.zeros(11, np.int64)
+    for s, n in marks.items():
+        up[s - 2] = n
+    return up
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--players", "2", "--sheet", "6=1,7=1", "--fifth", "2=1", "--opponent-sheet", "6=2,7=2",
+      "--opponent-fifth", "1=1,3=1"], "different stages"),
+    (["--players", "2", "--opponent-sheet", "6=2", "--opponent-fifth", "1=3"], "past the end"),
+    (["--players", "2", "--opponent-sheet", "", "--opponent-fifth", "", "--opponent-fifth", ""],
+     "more --opponent-fifth"),
+    (["--players", "3", "--opponent-sheet", ""], "3 players need 2 rival sheets"),
+    (["--opponent-fifth", "1=1"], "are for --players N"),
+])
+def test_bad_table_positions_are_one_line(args, words):
+    r = run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", *args, *SMALL)
+    assert r.exit_code == 2, r.output
+    assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("args, words", [
     (["--dice", "3", "4", "4", "5", "6", "--sheet", "6=4,7=7,8=3", "--fifth", "2=5,5=3"],
      "fifth-die marks"),

@@ -11,6 +11,7 @@ in the slow tier and in docs/players.md.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dicewise.solver import dice
 from dicewise.solver.multiplayer.seats import win_shares
@@ -75,3 +76,42 @@ def test_seats_rotate_on_shared_rolls():
     again = play_seated(rules_only, ("greedy", "random"), 50, 1, 0)
     assert (played.scores[:, 0] == again.scores[:, 1]).all()
     assert (played.scores[:, 1] == again.scores[:, 0]).all()
+
+
+class _Zero:
+    """A fitted table's stand-in: the zero value model (every split valued by its score)."""
+
+    dense = approx.ValueModel.zero()
+
+
+def test_table_advice_on_the_last_roll_is_the_brute_force_chance_to_finish_ahead():
+    # end_marks=1: every split ends the game, and the rivals have finished.  A split's chance
+    # is 1 when its final beats the best rival's, ½ on a tie, 0 below: brute force.
+    from dicewise.solver.ryzykant.game import split_action
+    from dicewise.solver.ryzykant.race import advise_at_table
+
+    rules = rz.RyzykantRules(end_marks=1)
+    solution = Solution(RYZYKANT, rules, _Zero(), {}, None, False, 0.0)
+    rng = np.random.default_rng(5)
+    checked = {0.0: 0, 0.5: 0, 1.0: 0}
+    for _ in range(60):
+        pos = rz.Position(tuple(int(x) for x in rng.integers(0, 4, rz.N_SUMS) * 2), (0,) * 6)
+        roll = int(rng.integers(0, dice.N_ROLLS))
+        finals = {}
+        for m in rz.moves(rules, pos, roll):
+            after, ended = rz.play(rules, pos, roll, m.slot)
+            assert ended
+            finals[str(split_action(*m.pairs, m.fifth))] = after.score
+        rivals = [(rz.Position(tuple(int(x) for x in rng.integers(0, 4, rz.N_SUMS) * 2),
+                               (1, 0, 0, 0, 0, 0)), True) for _ in range(2)]
+        best_rival = max(p.score for p, _ in rivals)
+        advice = advise_at_table(solution, pos, roll, rivals)
+        assert advice.objective == "win" and advice.approximate
+        chances = [c.probability for c in advice.choices]
+        assert chances == sorted(chances, reverse=True)
+        for c in advice.choices:
+            final = finals[str(c.action)]
+            want = 1.0 if final > best_rival else 0.5 if final == best_rival else 0.0
+            assert c.probability == pytest.approx(want, abs=1e-6)
+            checked[want] += 1
+    assert checked[0.0] > 20 and checked[1.0] > 20

@@ -171,26 +171,30 @@ def _report_lines(key, value, indent: str = ""):
 @target_flag
 @seats_flag
 @opponent_flag
+@click.option("--opponent-fifth", multiple=True,
+              help="A rival's fifth-die marks (ryzykant), once for each --opponent-sheet, in "
+                   "the same order.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show the best K choices only.")
 @json_flag
 def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, opponent_sheet,
-           top, as_json):
+           opponent_fifth, top, as_json):
     """Rank every choice for these dice: keeps (with rolls left), writes, splits.
 
     With --target T every choice is ranked by P(final ≥ T); with --players 2 by
-    P(win) + ½P(draw) against --opponent-sheet; with --players N (3..6) by the approximate
-    share of the win against N − 1 rivals (--opponent-sheet once each).  The expected-score
-    choice is shown beside."""
-    if players > 2:
-        if target is not None or fifth is not None or roll is None:
-            raise click.UsageError(f"--players {players} takes --roll and no --target or --fifth")
+    P(win) + ½P(draw) against --opponent-sheet where that race is solved; at any other
+    table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
+    each; approximate).  The expected-score choice is shown beside."""
+    if players > 1 and not api.exact_race(ruleset, players, options):
+        if target is not None:
+            raise click.UsageError(f"--players {players} takes no --target")
         result = api.advise_players(ruleset, players=players, dice=list(faces), roll=roll,
                                     sheet=sheet, opponent_sheets=list(opponent_sheet),
-                                    options=options, progress=progress)
+                                    fifth=fifth, opponent_fifths=list(opponent_fifth),
+                                    options=options, table=table, progress=progress)
     elif players == 2:
         api.check_two_players(ruleset, options)  # the real problem first: no race is solved
-        if target is not None or fifth is not None:
+        if target is not None or fifth is not None or opponent_fifth:
             raise click.UsageError("--players 2 takes no --target or --fifth")
         if roll is None:
             raise click.UsageError("give --roll 1, 2 or 3")
@@ -198,8 +202,8 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
                                        opponent_sheet=one_rival(opponent_sheet), options=options,
                                        table=table, progress=progress)
     else:
-        if opponent_sheet:
-            raise click.UsageError("--opponent-sheet is for --players 2")
+        if opponent_sheet or opponent_fifth:
+            raise click.UsageError("--opponent-sheet and --opponent-fifth are for --players N")
         result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None,
                             fifth=fifth, options=options, table=table, target=target,
                             progress=progress)
@@ -219,25 +223,32 @@ def print_advice(result, hidden: int = 0) -> None:
         click.echo(f"the game is over: {result.ended}")
         return
     chance = result.objective != "expected_score"
+    ranked_by = result.position.get("ranked_by")
     if chance:
         head = "P(win)+½P(draw)" if result.objective == "win" else "P(≥ target)"
         if result.position.get("players", 2) > 2:
             head = "share of win"
         click.echo(f"{'':>3} {head:>15} {'loss':>9} {'expected':>10}  choice")
+    elif ranked_by:
+        click.echo(f"{'':>3} {ranked_by.replace('_', ' '):>10} {'loss':>9} {'expected':>10}  choice")
     else:
         click.echo(f"{'':>3} {'expected':>10} {'loss':>9}  choice")
     for i, ch in enumerate(result.choices, 1):
-        mark = "  ← the expected-score choice" if chance and ch.action == \
+        mark = "  ← the expected-score choice" if (chance or ranked_by) and ch.action == \
             result.expected_score_choice and i > 1 else ""
         expected = "" if ch.expected is None else f"{ch.expected:.4f}"
-        if chance:
+        if ranked_by:  # ranked by another value in points than the expected score
+            click.echo(f"{i:>3} {ch.detail[ranked_by]:>10.4f} {ch.loss:>9.4f} {expected:>10}  "
+                       f"{ch.label}{mark}")
+        elif chance:
             click.echo(f"{i:>3} {ch.probability:>15.6f} {ch.loss:>9.6f} {expected:>10}  "
                        f"{ch.label}{mark}")
         else:
             error = "" if ch.loss_error is None else f" ±{ch.loss_error:.2f}"
             close = "  (close call)" if ch.close_call else ""
             click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}{error}  {ch.label}{close}")
-    if chance and result.best is not None and result.expected_score_choice == result.best.action:
+    if ((chance or ranked_by) and result.best is not None
+            and result.expected_score_choice == result.best.action):
         click.echo("the expected-score policy makes the same choice here")
     if hidden:
         click.echo(f"... and {hidden} more choice{'s' * (hidden > 1)} (--top K shows the best K)")

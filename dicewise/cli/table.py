@@ -153,13 +153,15 @@ def _show_advice(game: TableGame) -> None:
         click.echo(tr("the game is over: {why}").format(why=advice.ended))
         return
     chance = advice.objective != "expected_score"
+    ranked_by = advice.position.get("ranked_by")  # another value in points than the mean
     head = (tr("P(win)+½P(draw)") if advice.objective == "win" else tr("P(≥ target)")) \
-        if chance else tr("expected")
+        if chance else tr("race value") if ranked_by == "race_value" else tr("expected")
     width = max(10, len(head))
     click.echo(f"  {'':>2} {head:>{width}} {tr('loss'):>8}  {tr('choice')}   "
                f"({tr(quality(advice.approximate, advice.error_estimate, advice.upper_bound))})")
     for i, ch in enumerate(advice.choices, 1):
-        value = f"{ch.probability:.4f}" if chance else f"{ch.expected:.2f}"
+        value = (f"{ch.probability:.4f}" if chance else
+                 f"{ch.detail[ranked_by]:.2f}" if ranked_by else f"{ch.expected:.2f}")
         loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
         click.echo(f"  {i:>2} {value:>{width}} {loss:>8}  {_label(game, ch)}")
 

@@ -24,7 +24,8 @@ def top(advice: Advice, k: int | None) -> Advice:
 
 
 class TableAdvisor:
-    """Advice for one table's game: by expected score, for a target, or to win a race of two."""
+    """Advice for one table's game: by expected score, for a target, or to win (the exact
+    race of two where it is solved, else the game's approximate win policy)."""
 
     def __init__(self, game: Game, rules, target: int | None = None, race: bool = False,
                  progress=None):
@@ -49,8 +50,12 @@ class TableAdvisor:
         if self.target is not None:
             return api.advise(self.game, options=self.game.rule_options(self.rules),
                               target=self.target, progress=self.progress, **position)
-        if self.race and len(sheets) == 2:
+        if self.race and len(sheets) == 2 and 2 in self.game.players(self.rules):
             return self._advise_race(sheets, mover, dice, roll)
+        if self.race:  # the game's approximate win policy at this table
+            rivals = [s.position(tuple(dice), roll) for j, s in enumerate(sheets) if j != mover]
+            self.game.check_table_position(self.rules, position, rivals)
+            return self.game.advise_table(self.solution(), position, rivals)
         self.game.check_position(self.rules, position)
         return self.game.advise(self.solution(), position)
 

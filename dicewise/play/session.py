@@ -70,13 +70,15 @@ class TableGame:
         self.game.player_sheet(self.rules)  # a game without table play says so now
         if table.objective not in ("auto", "score", "win"):
             raise DicewiseError(f"the objective is auto, score or win, not {table.objective!r}")
-        race = (table.target is None and len(table.names) == 2
-                and 2 in self.game.players(self.rules) and table.objective != "score")
+        exact = len(table.names) == 2 and 2 in self.game.players(self.rules)
+        approximate = ("win" in self.game.table_policies(self.rules)
+                       and len(table.names) in self.game.table_players(self.rules))
+        # auto: the exactly solved race is played to win; approximate win play is asked for
+        race = table.target is None and (
+            (exact and table.objective != "score") or (approximate and table.objective == "win"))
         if table.objective == "win" and not race:
-            raise DicewiseError(f"playing to win is solved for two players of {self.game.name} "
-                                "only" if 2 in self.game.players(self.rules) else
-                                f"{self.game.name} is not solved for two players: use the "
-                                "objective score")
+            raise DicewiseError(f"{self.game.name} has no play to win at a table of "
+                                f"{len(table.names)}: use the objective score")
         self.advisor = TableAdvisor(self.game, self.rules, table.target, race, progress)
         self.tr = i18n.translator(table.lang)
         self._advice: tuple[tuple, Advice | None] | None = None  # (position, its advice)

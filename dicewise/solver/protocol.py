@@ -31,7 +31,7 @@ import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -421,6 +421,20 @@ class Game(ABC):
                 if seats[j] == policy:
                     scores[:, j] = played[:, j]
         return Seated(scores)
+
+    def check_table_position(self, rules, position: Mapping[str, Any],
+                             rivals: Sequence[Mapping[str, Any]]) -> Any:
+        """The mover's ``position`` (as ``advise`` reads it) and each rival's (their sheet, and
+        what else the game reads) at one table, read and checked: a DicewiseError for
+        sheets that turns in seat order cannot have led to.  No table is needed for this."""
+        raise DicewiseError(f"{self.name} has no play to win at a table: `dicewise advise "
+                            f"{self.name}` ranks choices by the expected score")
+
+    def advise_table(self, solution: Solution, position: Mapping[str, Any],
+                     rivals: Sequence[Mapping[str, Any]]) -> Advice:
+        """Every choice of the mover at a table with ``rivals``, ranked by the game's
+        ``win`` policy (approximate), the expected score beside."""
+        raise DicewiseError(f"{self.name} has no play to win at a table")
 
     def resolve_policy(self, policy: str) -> str:
         """The canonical policy name, or a DicewiseError listing the policies."""

@@ -24,7 +24,7 @@ def mean_ci95(values) -> tuple[float, float]:
     return mean - half, mean + half
 
 
-def rate_ci95(successes: float, n: int) -> tuple[float, float]:
+def rate_ci95(successes: float, n: float) -> tuple[float, float]:
     """The Wilson 95% interval of a rate (good near 0 and 1, where win rates often are)."""
     if n == 0:
         return math.nan, math.nan
@@ -33,6 +33,24 @@ def rate_ci95(successes: float, n: int) -> tuple[float, float]:
     centre = (p + Z95 ** 2 / (2 * n)) / denom
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / denom
     return max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))
+
+
+def share_ci95(shares) -> tuple[float, float]:
+    """The Wilson 95% interval of a mean share of the win, each game's share in [0, 1]
+    (ties split).  Wilson's interval counts every game as a coin that fell 0 or 1; a shared
+    win is a sure ½, so the interval uses the effective number of games n·p(1 − p)/s² (s²
+    the shares' variance): exactly ``rate_ci95`` when no game is tied, and narrower by as
+    much as ties remove spread (in Ryzykant on shared rolls most games tie)."""
+    shares = np.asarray(shares, dtype=np.float64)
+    n = len(shares)
+    if n == 0:
+        return math.nan, math.nan
+    p = float(shares.mean())
+    var = float(shares.var())
+    if var == 0.0:  # every game alike: nothing to measure the spread by, so Wilson's
+        return rate_ci95(p * n, n)
+    n_eff = n * p * (1 - p) / var  # >= n: a share in [0, 1] varies at most p(1 - p)
+    return rate_ci95(p * n_eff, n_eff)
 
 
 @dataclass(frozen=True)

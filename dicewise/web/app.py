@@ -61,7 +61,7 @@ def error(message: str, status: int = 400) -> DicewiseJSON:
 
 
 ADVISE_FIELDS = {"ruleset", "dice", "roll", "sheet", "fifth", "options", "target", "players",
-                 "opponent_sheet", "opponent_sheets", "top"}
+                 "opponent_sheet", "opponent_sheets", "opponent_fifths", "top"}
 
 
 def advise_request(data: dict, progress=None):
@@ -81,12 +81,18 @@ def advise_request(data: dict, progress=None):
     top = f.get("top", int)
     if top is not None and top < 1:
         raise BadRequest("top must be 1 or more")
-    if players >= 2 and (target is not None or fifth is not None or roll is None):
-        raise BadRequest(f"{players} players take a roll and no target or fifth")
-    if players > 2:
+    fifths = f.get("opponent_fifths", list, default=[])
+    if not all(isinstance(r, str) for r in fifths):
+        raise BadRequest("opponent_fifths must be a list of fifth-die marks (texts)")
+    if players >= 2 and target is not None:
+        raise BadRequest(f"{players} players take no target")
+    if players >= 2 and not api.exact_race(ruleset, players, options):
         result = api.advise_players(ruleset, players=players, dice=dice, roll=roll, sheet=sheet,
-                                    opponent_sheets=rivals, options=options, progress=progress)
+                                    opponent_sheets=rivals, fifth=fifth, opponent_fifths=fifths,
+                                    options=options, progress=progress)
     elif players == 2:
+        if fifth is not None or roll is None:
+            raise BadRequest("two players take a roll and no fifth")
         api.check_two_players(ruleset, options)
         if len(rivals) > 1:
             raise BadRequest("two players take one opponent sheet")
@@ -94,7 +100,7 @@ def advise_request(data: dict, progress=None):
                                        opponent_sheet=rivals[0] if rivals else "",
                                        options=options, progress=progress)
     elif players == 1:
-        if rivals:
+        if rivals or fifths:
             raise BadRequest("opponent sheets are for two players or more")
         if target is not None and target < 0:
             raise BadRequest("target must be 0 or more")

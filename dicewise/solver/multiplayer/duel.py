@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ...errors import DicewiseError
-from ..stats import mean_ci95, rate_ci95
+from ..stats import mean_ci95, share_ci95
 from .seats import Seated, rival_margin, settlements, win_shares
 
 #: Deals per call of the game: bounds the memory of a lockstep table.
@@ -54,7 +54,7 @@ class TableResult:
     games: int
     seed: int
     share: float  # A's mean share of the win (ties split); 1/N is a fair share
-    share_ci95: tuple[float, float]  # Wilson
+    share_ci95: tuple[float, float]  # Wilson, ties counted as the sure ½ they are (stats)
     wins: float  # rate of games A won alone
     ties: float  # rate of games A shared the top
     margin: float  # A's score minus the rivals' mean score, per game
@@ -123,13 +123,13 @@ def summarise(a: str, b: str, players: int, seed: int, by_seat: Mapping[int, Sea
         extra = {name: float(np.mean(v[:, k])) for name, v in table.extra.items()}
         for name, v in table.extra.items():
             rival_extra.setdefault(name, []).append(np.delete(np.asarray(v, float), k, axis=1).mean())
-        reports.append(SeatReport(k, g, float(mine.mean()), rate_ci95(float(mine.sum()), g),
+        reports.append(SeatReport(k, g, float(mine.mean()), share_ci95(mine),
                                   float(points[-1].mean()), float(rivals[-1].mean()),
                                   float(settle[-1].mean()), extra))
     share, margin, settle = (np.concatenate(x) for x in (share, margin, settle))
     n = len(share)
     return TableResult(players, a, b, n, seed, float(share.mean()),
-                       rate_ci95(float(share.sum()), n), float(np.concatenate(alone).mean()),
+                       share_ci95(share), float(np.concatenate(alone).mean()),
                        float(np.concatenate(tied).mean()), float(margin.mean()),
                        mean_ci95(margin), float(np.concatenate(points).mean()),
                        float(np.concatenate(rivals).mean()), float(settle.mean()),

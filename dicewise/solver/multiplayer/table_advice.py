@@ -19,7 +19,7 @@ from ..advice import advise_position, check_position, keep_label
 from ..category import CategoryRules, StateValues
 from ..protocol import Advice, Choice
 from ..sheet import Sheet
-from ..stats import rate_ci95
+from ..stats import share_ci95
 from ..turn import solve_turn
 from .category_race import Start, seated_race
 from .seats import win_shares
@@ -121,6 +121,5 @@ def table_chance(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
     played = seated_race(game, solitaire.values, seats, games, seed, 0, start)
     share = win_shares(played.scores, played.winner)[:, seat]
     return {"players": players, "seat": seat + 1, "estimate": min(1.0, estimate),
-            "simulated": float(share.mean()), "simulated_ci95": list(rate_ci95(float(share.sum()),
-                                                                               games)),
+            "simulated": float(share.mean()), "simulated_ci95": list(share_ci95(share)),
             "games": games, "seed": seed}

@@ -51,12 +51,17 @@ def write_choice(row: str, score: int | None, expected: float, loss: float,
 class TurnAdvice:
     """The solved turn of one sheet: the value of every choice after any roll of the turn."""
 
-    def __init__(self, game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState):
+    def __init__(self, game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState,
+                 race_bonus=None):
         if not sheet.open_rows(game.columns):
             raise DicewiseError("the sheet is full: the game is over")
         self.game, self.sheet = game, sheet
         batch = Batch.of_sheet(sheet)
         self.options = turn_options(evaluator, batch)
+        if race_bonus is not None:  # at a table: the prizes rivals are near (race.race_bonus)
+            from .race import with_race_bonus
+
+            self.options = with_race_bonus(game, batch, self.options, race_bonus)
         turn = solve_turn(turn_write_values(self.options))
         self.base = float(evaluator.base(batch)[0])
         #: Expected final score at the start of the turn.

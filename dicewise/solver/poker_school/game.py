@@ -188,6 +188,20 @@ class PokerSchoolGame(Game):
 
         return settle(rules, sheets, prizes, mover)
 
+    def check_table_position(self, rules: PokerSchoolRules, position, rivals):
+        from .race import table_sheets
+
+        self.check_position(rules, position)
+        return table_sheets(rules, position.get("sheet"), [r.get("sheet") for r in rivals])
+
+    def advise_table(self, solution: Solution, position, rivals) -> Advice:
+        from .race import advise_at_table
+
+        _, faces, roll = self.check_position(solution.rules, position)
+        return advise_at_table(solution.rules, solution.payload, position.get("sheet"),
+                               [r.get("sheet") or "" for r in rivals], faces, roll,
+                               solution.error_estimate, solution.meta.get("upper_bound"))
+
     # --- play ------------------------------------------------------------------------
 
     def play(self, solution: Solution, policy: str, games: int, seed: int,

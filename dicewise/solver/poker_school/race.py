@@ -24,8 +24,10 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import DicewiseError
+from .. import dice
+from ..protocol import Advice
 from . import contest, turns
-from .rules import N_ROWS, N_SCHOOL, PokerSchoolRules
+from .rules import N_ROWS, N_SCHOOL, ROW_NAMES, PokerSchoolRules
 from .turns import Batch, GreedyEvaluator
 
 #: Policies a seat plays.
@@ -87,13 +89,19 @@ def race_bonus(game, batches, seat, owners, beta: float = BETA, near_row: int = 
     return rows, cols
 
 
+def with_race_bonus(game: PokerSchoolRules, batch: Batch, options, bonus):
+    """A turn's options (``turns.turn_options``) with the completing writes worth ``bonus``
+    (``race_bonus``) more."""
+    return [[None if opt is None else _with_bonus(game, batch, r, k, opt, bonus)
+             for r, opt in enumerate(opts)] for k, opts in zip((1, 2), options)]
+
+
 def _turn(game: PokerSchoolRules, batch: Batch, throws, ev, bonus=None) -> None:
     """One turn of the solved policy (``turns.play_solved_turn``), its completing writes
     worth ``bonus`` more (``race_bonus``)."""
     options = turns.turn_options(ev, batch)
     if bonus is not None:
-        options = [[None if opt is None else _with_bonus(game, batch, r, k, opt, bonus)
-                    for r, opt in enumerate(opts)] for k, opts in zip((1, 2), options)]
+        options = with_race_bonus(game, batch, options, bonus)
     turns.play_solved_turn(game, batch, throws, options)
 
 
@@ -155,3 +163,78 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
     scores, premiums, columns = play_table(rules, evaluators, seats, deals,
                                            [seed, first_deal, len(seats), 0x5C001])
     return Seated(scores, None, {"premiums": premiums, "column_bonuses": columns})
+
+
+# -- advice at a table ---------------------------------------------------------------------
+
+def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
+    """(my sheet, the rivals' sheets, (row owners (15,), column owners (C,))) of one table:
+    each prize a sheet earned is that seat's (seat 0 is the mover), and is lost to the
+    others.  DicewiseError for sheets turns in seat order cannot lead to."""
+    mine = game.parse_sheet(sheet)
+    others = [game.parse_sheet(text) for text in rivals]
+    if not mine.open_rows(game.columns):
+        raise DicewiseError("the sheet is full: the game is over")
+    k = sum(mine.filled)
+    counts = [sum(o.filled) for o in others]
+    if any(c not in (k, k + 1) for c in counts):
+        raise DicewiseError(f"sheets from different stages of a game: the mover has {k} cells "
+                            f"written, the rivals {', '.join(map(str, counts))}; in seat order a "
+                            f"rival has {k} (it moves later this round) or {k + 1} (it moved)")
+    sheets = [mine, *others]
+    row_owner = np.full(N_ROWS, contest.NOBODY)
+    col_owner = np.full(game.columns, contest.NOBODY)
+    for seat, s in enumerate(sheets):
+        rows = contest.earned_premiums(s.filled, s.clean, game.columns)
+        cols = contest.completed_columns(s.filled, s.column_clean)
+        twice = [ROW_NAMES[r] for r in np.flatnonzero(rows & (row_owner != contest.NOBODY))]
+        twice += [f"column{j + 1}" for j in np.flatnonzero(cols & (col_owner != contest.NOBODY))]
+        if twice:
+            raise DicewiseError(f"a prize taken twice: {', '.join(twice)} is earned on two sheets "
+                                "(the first to earn it takes it; the others' sheets say taken=)")
+        row_owner = contest.claim(row_owner, rows, seat)
+        col_owner = contest.claim(col_owner, cols, seat)
+    owners = contest.Prizes(tuple(int(s) for s in row_owner), tuple(int(s) for s in col_owner))
+    sheets = [contest.forfeit(s, *owners.lost_to(seat)) for seat, s in enumerate(sheets)]
+    return sheets[0], sheets[1:], (row_owner, col_owner)
+
+
+def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals, faces,
+                    roll: int, error_estimate=None, upper_bound=None) -> Advice:
+    """Every choice ranked as the ``win`` policy plays it: the expected final score of the
+    sheet with the prizes rivals took lost, plus, for a write that completes a prize a rival
+    is near (``race_bonus``), that prize once more.  Approximate."""
+    from .advice import TurnAdvice, advise
+    from .search import search_evaluator
+
+    mine, others, (row_owner, col_owner) = table_sheets(game, sheet, rivals)
+    batches = [Batch.of_sheet(s) for s in (mine, *others)]
+    bonus = race_bonus(game, batches, 0, (row_owner[None], col_owner[None]))
+    solitaire = advise(game, evaluator, mine, faces, roll, error_estimate, upper_bound,
+                       sheet or "")
+    faces = list(solitaire.position["dice"])
+    if evaluator.approximate:  # searched one turn deeper, as the solitaire advice is
+        evaluator = search_evaluator(evaluator)
+    racing = TurnAdvice(game, evaluator, mine, race_bonus=bonus)
+    by_action = {str(c.action): c for c in solitaire.choices}
+    roll_index = dice.roll_index(dice.counts_of(faces))
+    ranked = racing.choices(roll_index, roll)
+    best = ranked[0].expected
+    choices = tuple(replace(by_action[str(c.action)], loss=best - c.expected,
+                            detail={**by_action[str(c.action)].detail, "race_value": c.expected})
+                    for c in ranked)
+    near = [ROW_NAMES[r] for r in np.flatnonzero(bonus[0][0] > 0)]
+    near += [f"column{j + 1}" for j in np.flatnonzero(bonus[1][0] > 0)]
+    players = len(others) + 1
+    headline = (f"{game.name}, {players} players: roll {roll} of 3, dice "
+                f"{' '.join(map(str, faces))}; {mine.points} points against "
+                f"{', '.join(str(o.points) for o in others)}; ranked by the race value "
+                f"(expected points, a prize a rival is near counted twice"
+                f"{': ' + ', '.join(near) if near else ': none near now'}; approximate)")
+    owners = contest.Prizes(tuple(int(s) for s in row_owner), tuple(int(s) for s in col_owner))
+    position = {**solitaire.position, "players": players,
+                "opponent_sheets": list(rivals), "opponent_points": [o.points for o in others],
+                "prizes": owners.to_json(), "contested": near, "ranked_by": "race_value",
+                "expected_score_choice": solitaire.best.action if solitaire.best else None}
+    return replace(solitaire, position=position, choices=choices, headline=headline,
+                   expected_score_choice=solitaire.best.action if solitaire.best else None)

@@ -186,6 +186,23 @@ class CategoryGame(Game):
         values = None if solution.payload is None else solution.payload.values
         return seated_race(solution.rules, values, tuple(seats), deals, seed, first_deal)
 
+    def check_table_position(self, rules: CategoryRules, position, rivals):
+        from ..multiplayer.table_advice import table_position
+
+        if "win" not in self.table_policies(rules):
+            return super().check_table_position(rules, position, rivals)
+        me = parse_sheet(rules, position.get("sheet") or None)
+        others = [parse_sheet(rules, r.get("sheet") or None) for r in rivals]
+        table_position(rules, me, others, len(others) + 1)
+        return me, others
+
+    def advise_table(self, solution: Solution, position, rivals) -> Advice:
+        from ..multiplayer.table_advice import advise_table
+
+        me, others = self.check_table_position(solution.rules, position, rivals)
+        return advise_table(solution.rules, solution.payload, me, others,
+                            position.get("dice", ()), position.get("roll"))
+
     def player_sheet(self, rules: CategoryRules):
         from .player import CategorySheet
 

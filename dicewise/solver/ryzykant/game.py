@@ -155,6 +155,32 @@ class RyzykantGame(Game):
 
         return play_seated(solution, tuple(seats), deals, seed, first_deal)
 
+    def check_table_position(self, rules: RyzykantRules, position, rivals):
+        """(my position, the roll, [(rival position, ended)]): on shared rolls every player
+        still in the game has split as many rolls as the mover (RULES.md section 4), a
+        finished one no more (with ``puscioch=reroll`` a player skips a roll they cannot
+        split, so counts may differ)."""
+        from .race import rival_position
+
+        pos, roll = self.check_position(rules, position)
+        others = [rival_position(rules, r.get("sheet"), r.get("fifth")) for r in rivals]
+        if rules.puscioch == "score":
+            for p, ended in others:
+                if p.rolls > pos.rolls or (p.rolls < pos.rolls and not ended):
+                    raise DicewiseError(
+                        f"sheets from different stages of a game: the mover has split "
+                        f"{pos.rolls} rolls, a rival {p.rolls}; on shared rolls a rival still "
+                        "playing has split as many, one whose game ended no more")
+        return pos, roll, others
+
+    def advise_table(self, solution: Solution, position, rivals) -> Advice:
+        from .race import advise_at_table
+
+        pos, roll, others = self.check_table_position(solution.rules, position, rivals)
+        if solution.payload is None:
+            raise DicewiseError("the win policy needs the fitted table")
+        return advise_at_table(solution, pos, roll, others)
+
     def test_settings(self) -> dict:
         """A fit of about a second for tests, as {(object, attribute): value}."""
         return {(sys.modules[__name__], "BUILD"): BuildSettings(rounds=2, games=2000,

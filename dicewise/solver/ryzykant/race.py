@@ -28,6 +28,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
+from ..protocol import Advice, Choice
 from . import approx
 from .rules import RyzykantRules, apply_splits, legal_splits, score
 
@@ -78,6 +79,12 @@ class WinPolicy:
     def choose(self, upper, lower, rolls, legal, pusc, rivals) -> np.ndarray:
         """Split slots for G games; ``rivals``: (upper (G, R, 11), lower (G, R, 6), ended
         (G, R) bool, their final or current score (G, R)), before this roll."""
+        chance, mean = self.split_values(upper, lower, rolls, legal, pusc, rivals)
+        return (chance + TIE_BREAK * np.nan_to_num(mean, neginf=0.0)).argmax(axis=1)
+
+    def split_values(self, upper, lower, rolls, legal, pusc, rivals):
+        """(G, 15) each legal split's estimated chance to finish ahead and its expected
+        score by the fitted value (-inf where a split is not legal); arguments as ``choose``."""
         r = self.ruleset
         G = len(rolls)
         # the best rival after this roll and the next, on every next roll: (G, 252)
@@ -116,9 +123,9 @@ class WinPolicy:
         chance = np.where(np.isnan(margin), 0.0, _phi(z))
         value = (chance * weight).sum(axis=1) / weight.sum(axis=1)
         mean = (np.nan_to_num(mine) * weight).sum(axis=1) / weight.sum(axis=1)
-        out = np.full(legal.shape, -np.inf)
-        out[gi, ji] = value + TIE_BREAK * mean
-        return out.argmax(axis=1)
+        chance, expected = np.full(legal.shape, -np.inf), np.full(legal.shape, -np.inf)
+        chance[gi, ji], expected[gi, ji] = value, mean
+        return chance, expected
 
 
 def play_shared(ruleset: RyzykantRules, policies, games: int, seed, start_upper=None,
@@ -184,3 +191,76 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
             made[name] = _policy(solution, name, seed)
     stream = [seed, first_deal, len(seats), 0x5AED]
     return Seated(play_shared(rules, [made[s] for s in seats], deals, stream))
+
+
+# -- advice at a table ---------------------------------------------------------------------
+
+def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None):
+    """A rival's position before this roll, and whether their game has ended (their last
+    split gave a fifth-die face its ``end_marks``-th mark); DicewiseError otherwise."""
+    from .rules import Position, _parse_marks, check_position
+
+    up = _parse_marks(sheet, "sheet", range(2, 13))
+    lo = _parse_marks(fifth, "fifth", range(1, 7))
+    pos = Position(tuple(up.get(s, 0) for s in range(2, 13)),
+                   tuple(lo.get(f, 0) for f in range(1, 7)))
+    full = [f for f in range(6) if pos.lower[f] >= ruleset.end_marks]
+    if not full:
+        return check_position(ruleset, pos), False
+    if len(full) > 1 or pos.lower[full[0]] > ruleset.end_marks:
+        raise DicewiseError(f"a rival's fifth {pos.fifth!r} goes past the end of a game "
+                            f"(end_marks={ruleset.end_marks})")
+    # the position just before the split that ended it must be one of a game in progress
+    before = list(pos.lower)
+    before[full[0]] -= 1
+    check_position(ruleset, Position(pos.upper[:], tuple(before)))
+    return pos, True
+
+
+def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
+    """Every split of ``roll`` ranked by the win policy's estimate of the chance to finish
+    ahead of ``rivals`` ((Position, ended) each, before this roll, which they split too),
+    the fitted expected score beside: approximate."""
+    from .game import _choice
+    from .rules import moves
+
+    rules = solution.rules
+    dense = solution.payload.dense
+    policy = WinPolicy(rules, dense, approx.model_policy(dense, rules))
+    upper, lower = np.array([pos.upper]), np.array([pos.lower])
+    rolls = np.array([roll])
+    legal, pusc = legal_splits(lower, rolls)
+    r_up = np.array([[p.upper for p, _ in rivals]])
+    r_lo = np.array([[p.lower for p, _ in rivals]])
+    r_end = np.array([[ended for _, ended in rivals]])
+    r_score = np.array([[float(p.score) for p, _ in rivals]])
+    chance, mean = policy.split_values(upper, lower, rolls, legal, pusc,
+                                       (r_up, r_lo, r_end, r_score))
+    chance, mean = chance[0], mean[0]
+    found = moves(rules, pos, roll)
+    found.sort(key=lambda m: (-round(float(chance[m.slot]), 12), -float(mean[m.slot])))
+    best = float(chance[found[0].slot])
+    by_mean = max(found, key=lambda m: float(mean[m.slot]))
+    choices = []
+    for m in found:
+        c = _choice(m, float(mean[m.slot]), float(mean[by_mean.slot]))
+        choices.append(Choice(c.action, c.label, c.expected, best - float(chance[m.slot]),
+                              c.detail, probability=float(chance[m.slot])))
+    players = len(rivals) + 1
+    faces = dice.faces_of(dice.ROLLS[roll])
+    rival_text = ", ".join(f"{p.score}{' (ended)' if ended else ''}" for p, ended in rivals)
+    headline = (f"ryzykant, {players} players on shared rolls: dice {' '.join(map(str, faces))}; "
+                f"{pos.score} points against {rival_text}; estimated chance to finish ahead "
+                f"{best:.4f} with the best split (approximate: one roll ahead exactly, the "
+                "fitted value and a spread beyond)")
+    position = {"players": players, "dice": faces, "sheet": pos.sheet, "fifth": pos.fifth,
+                "points": pos.score, "rolls": pos.rolls,
+                "opponent_sheets": [p.sheet for p, _ in rivals],
+                "opponent_fifths": [p.fifth for p, _ in rivals],
+                "opponent_points": [p.score for p, _ in rivals],
+                "opponents_ended": [bool(e) for _, e in rivals]}
+    start = float(approx.values_before(dense, upper, lower)[0])
+    return Advice(rules.name, rules.options, position, tuple(choices), headline, start,
+                  approximate=True, error_estimate=solution.error_estimate, objective="win",
+                  turn_start_probability=best,
+                  expected_score_choice=_choice(by_mean, 0.0, 0.0).action)
