@@ -27,8 +27,9 @@ import pytest
 
 from dicewise.solver import dice
 from dicewise.solver.advice import advise_position
-from dicewise.solver.category import (Category, CategoryRules, StateValues, Write, reachable_states,
-                                      solve_states, upper_sum_reachable, write_values)
+from dicewise.solver.category import (ROLL_NUMBERS, Category, CategoryRules, StateValues, Write,
+                                      WritePlans, best_of_tables, box_tables, reachable_states,
+                                      solve_states, upper_sum_reachable, write_columns, write_values)
 from dicewise.solver.sheet import Sheet
 from dicewise.solver.rulesets import CATEGORY_GAMES, category_game
 from dicewise.solver.options import option_fields
@@ -158,6 +159,14 @@ def test_engine_is_the_same_in_any_batch_size():
     a, b = solve_states(game, batch=512), solve_states(game, batch=3)
     assert np.array_equal(a.reachable, b.reachable)
     assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True)
+
+
+def test_engine_is_the_same_in_any_block_and_worker_count():
+    game = Mini()
+    a = solve_states(game)
+    for kw in ({"block": 1, "batch": 1}, {"block": 5, "batch": 2, "workers": 1}, {"workers": 3}):
+        b = solve_states(game, **kw)
+        assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True), kw
 
 
 def test_progress_counts_every_reachable_non_final_state():
@@ -430,3 +439,54 @@ def test_random_play_never_leaves_the_declared_reachable_states(name, opts):
             mask |= 1 << game.category_names.index(cat)
             extra = moves[cat][2]
             assert reachable[game.state_index(mask, extra)], f"{name} {opts}: reached {mask:b}/{extra}"
+
+
+# -- the best write by roll classes ---------------------------------------------------------
+def _ruleset_cases():
+    cases = [(n, o) for n, cls in CATEGORY_GAMES.items() for o in option_sets(cls)]
+    return cases + [("mini", {}), ("poker-school", {"school_cross_erases": False}),
+                    ("poker-school", {"school_cross_erases": True})]
+
+
+def _game(name, opts):
+    if name == "mini":
+        return Mini()
+    if name == "poker-school":  # the one-column game: points that vary by state
+        from dicewise.solver.poker_school.rules import PokerSchoolRules
+        return PokerSchoolRules(columns=1, **opts)
+    return category_game(name, **opts)
+
+
+class HashedValues:
+    """State values drawn from the state index, for tables too large to hold (30M states)."""
+
+    def __getitem__(self, index):
+        return (np.asarray(index) * 2654435761 % 1000003) / 1000003 * 200.0
+
+
+@pytest.mark.parametrize("name, opts", _ruleset_cases(),
+                         ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))
+def test_write_by_roll_classes_equals_the_direct_max_over_boxes(name, opts):
+    """The solve's best write (each open box's class table, merged by a plan) is exactly the
+    direct max over the open boxes, on batches that mix filled sets and extras, for every
+    roll number, whole and by slices."""
+    game = _game(name, opts)
+    rng = np.random.default_rng(5)
+    values = HashedValues()
+    every = np.arange(1 << game.n_categories)
+    masks = rng.choice(every[game.reachable_extras(every).any(axis=1)], 300)
+    reach = game.reachable_extras(masks)
+    extras = (reach * rng.random(reach.shape)).argmax(axis=1)  # a random reachable extra
+    states = masks * game.n_extra + extras
+    masks, extras = np.divmod(states, game.n_extra)
+    plans = WritePlans()
+    for k in ROLL_NUMBERS:
+        direct = write_values(game, values, masks, extras, k)
+        assert np.array_equal(write_columns(game, values, masks, extras, k, plans), direct)
+        tables = box_tables(game, values, masks, extras, k, plans)
+        for lo, hi in ((0, 1), (7, 90), (90, 300)):
+            out = np.empty((dice.N_ROLLS, hi - lo))
+            assert np.array_equal(best_of_tables(tables, masks, lo, hi, plans, out), direct[:, lo:hi])
+        one = masks == masks[0]  # a batch of one filled set
+        assert np.array_equal(write_columns(game, values, masks[one], extras[one], k, plans),
+                              write_values(game, values, masks[one], extras[one], k))

@@ -17,7 +17,7 @@ import pytest
 
 from dicewise.solver import dice
 from dicewise.solver.turn import (best_sub_keep, best_sub_keep_and_keep, first_best_sub_keep, keep_values,
-                                   solve_turn)
+                                   solve_turn, turn_value)
 
 FACES = range(1, 7)
 ROLL_OF = {tuple(f for f in FACES for _ in range(int(r[f - 1]))): i for i, r in enumerate(dice.ROLLS)}
@@ -132,6 +132,32 @@ def test_solve_turn_equals_brute_force_expectimax(seed, same_every_roll, with_en
     assert np.allclose(got.before_roll[1], as_keeps(e3), rtol=0, atol=1e-9)
     assert got.value.shape == (b,)
     assert np.allclose(got.value, start, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed, same_every_roll, with_end", [
+    (20, False, False), (21, True, False), (22, False, True)])
+def test_turn_value_equals_brute_force_expectimax(seed, same_every_roll, with_end):
+    """The whole-table kernel (dice thrown one at a time, in one reused buffer) against the
+    expectimax written out, and against ``solve_turn`` on wide batches."""
+    rng = np.random.default_rng(seed)
+    if same_every_roll:
+        w = rng.integers(0, 60, size=(252, 3)).astype(float)
+        write = (w, w, w)
+    else:
+        write = tuple(rng.normal(20, 10, size=(252, 3)) for _ in range(3))
+    ends = None
+    if with_end:
+        ends = np.full(252, np.nan)
+        ends[dice.ROLLS.max(axis=1) == 5] = 0.0
+        ends[rng.integers(0, 252, 5)] = 7.5
+    start = brute_turn(write, ends)[-1]
+    work = np.full(dice.N_KEEPS * 40, np.nan)  # a buffer wider than the batch, reused
+    assert np.allclose(turn_value(write, ends, work), start, rtol=0, atol=1e-9)
+    assert np.allclose(turn_value(write, ends), start, rtol=0, atol=1e-9)
+    wide = tuple(rng.normal(100, 40, size=(252, 40)) for _ in range(3))
+    assert np.allclose(turn_value(wide, ends, work), solve_turn(wide, ends, False).value,
+                       rtol=0, atol=1e-11)
+    assert np.allclose(turn_value(write, ends, work), start, rtol=0, atol=1e-9)
 
 
 def test_solve_turn_simple_reference_values():

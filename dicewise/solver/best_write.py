@@ -111,6 +111,8 @@ def best_write(plan: MaxPlan, parts: Sequence[Partition], values: Sequence[np.nd
 
     ``values[i]`` is box i's (Q_i, C) table of class values (−inf where it may not be written).
     """
+    # The indices are in range; mode="clip" lets take write into ``out`` without the
+    # bounds-checked copy that mode="raise" makes first.
     c = out.shape[1]
     joint = None
     for step, (i, rows, box_rows) in enumerate(plan.merges):
@@ -119,15 +121,15 @@ def best_write(plan: MaxPlan, parts: Sequence[Partition], values: Sequence[np.nd
             joint = v
             continue
         buf = scratch.view(step % 2, len(rows), c)
-        np.take(joint, rows, axis=0, out=buf)
+        np.take(joint, rows, axis=0, out=buf, mode="clip")
         other = scratch.view(2, len(rows), c)
-        np.take(v, box_rows, axis=0, out=other)
+        np.take(v, box_rows, axis=0, out=other, mode="clip")
         np.maximum(buf, other, out=buf)
         joint = buf
-    np.take(joint, plan.inv, axis=0, out=out)
+    np.take(joint, plan.inv, axis=0, out=out, mode="clip")
     if plan.direct:
         other = scratch.view(2, dice.N_ROLLS, c)
         for i in plan.direct:
-            np.take(values[i], parts[i].inv, axis=0, out=other)
+            np.take(values[i], parts[i].inv, axis=0, out=other, mode="clip")
             np.maximum(out, other, out=out)
     return out

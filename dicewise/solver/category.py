@@ -9,6 +9,7 @@ on states with one more, so each such layer is solved in batches by the turn sol
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -17,8 +18,9 @@ from typing import Callable, ClassVar, Sequence
 import numpy as np
 
 from . import dice
+from .best_write import MaxPlan, Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
-from .turn import solve_turn
+from .turn import solve_turn, turn_value
 
 ROLL_NUMBERS = (1, 2, 3)
 
@@ -210,6 +212,142 @@ def turn_write_values(game: CategoryRules, values, masks, extras):
     return tuple(write_values(game, values, masks, extras, k) for k in ROLL_NUMBERS)
 
 
+_EACH_ROLL = Partition(np.arange(dice.N_ROLLS), dice.N_ROLLS)
+
+
+class WritePlans:
+    """The roll classes of each box's writes and the plans that merge them, found once for
+    a solve: they depend on the boxes' points and legality by roll, not on the states."""
+
+    def __init__(self):
+        self.classes: dict = {}
+        self.plans: dict = {}
+
+    def classes_of(self, points: np.ndarray, roll_class: np.ndarray, legal, special_rolls):
+        """(first roll of each class, Partition): rolls of one class score the same points,
+        reach the same next-extra class and are as legal; rolls with special points are
+        classes of their own."""
+        keys = [points, roll_class]
+        if legal is not None:
+            keys.append(legal)
+        if special_rolls is not None:
+            alone = np.zeros(dice.N_ROLLS)
+            alone[special_rolls] = np.arange(1, len(special_rolls) + 1)
+            keys.append(alone)
+        key = b"|".join(np.ascontiguousarray(k).tobytes() for k in keys)
+        found = self.classes.get(key)
+        if found is None:
+            found = self.classes[key] = partition(*keys)
+        return found
+
+    def plan(self, parts) -> MaxPlan:
+        key = tuple(id(p) for p in parts)
+        found = self.plans.get(key)
+        if found is None:
+            found = self.plans[key] = max_plan(parts)
+        return found
+
+
+def _per_roll(a):
+    """A Write array broadcastable to (252, B) as a (252,) column when it does not vary by
+    state, else None."""
+    a = np.asarray(a)
+    return a[:, 0] if a.ndim == 2 and a.shape == (dice.N_ROLLS, 1) else None
+
+
+def _per_state(a, b: int):
+    """A Write array broadcastable to (252, B) as a (B,) row when it does not vary by roll,
+    else None."""
+    a = np.asarray(a)
+    if a.ndim <= 1 or a.shape[0] == 1:
+        return np.broadcast_to(a.reshape(-1), (b,))
+    return None
+
+
+def box_table(game: CategoryRules, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+              c: int, roll_number: int, plans: WritePlans):
+    """Box c's write values in a batch of states as (Partition of the rolls, (Q, B) value of
+    each class): points plus the value of the state reached, −inf where the box is filled
+    or the write is not allowed."""
+    b = len(masks)
+    w = game.write(c, roll_number, masks, extras)
+    nxt = (masks | (1 << c))[None, :] * game.n_extra + np.asarray(w.next_extra)
+    future = values[np.atleast_2d(nxt)]
+    future = np.broadcast_to(future, (future.shape[0], b)) if future.shape[1] != b else future
+    filled = (masks >> c) & 1 == 1
+    if filled.any():
+        future = np.array(future)
+        future[:, filled] = -np.inf
+    points = _per_roll(w.points)
+    legal_roll = legal_state = None
+    if w.legal is not None:
+        legal_state = _per_state(w.legal, b)
+        if legal_state is None:
+            legal_roll = _per_roll(w.legal)
+    special = w.special
+    if points is None or (w.legal is not None and legal_state is None and legal_roll is None):
+        # Points or legality that vary by roll and by state: every roll is its own class.
+        table = future[w.roll_class] + np.asarray(w.points)
+        if w.legal is not None:
+            table[~np.broadcast_to(w.legal, table.shape)] = -np.inf
+        if special is not None:
+            rolls, sp_points, _, sp_legal = special
+            patch = future[w.roll_class[rolls]] + sp_points
+            if sp_legal is not None:
+                patch[~sp_legal] = -np.inf
+            table[rolls] = patch
+        return _EACH_ROLL, table
+    first, part = plans.classes_of(points, w.roll_class, legal_roll,
+                                   None if special is None else special[0])
+    table = future[w.roll_class[first]] + points[first, None]
+    if legal_roll is not None:
+        table[~legal_roll[first]] = -np.inf
+    if legal_state is not None and not legal_state.all():
+        table[:, ~legal_state] = -np.inf
+    if special is not None:
+        rolls, sp_points, _, sp_legal = special
+        at = part.inv[rolls]
+        patch = future[w.roll_class[rolls]] + sp_points
+        if sp_legal is not None:
+            patch[~sp_legal] = -np.inf
+        table[at] = patch
+    return part, table
+
+
+def box_tables(game: CategoryRules, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+               roll_number: int, plans: WritePlans) -> list:
+    """(box, Partition, (Q, B) class values) of every box open in some state of the batch."""
+    open_any = int(np.bitwise_or.reduce(~masks)) if len(masks) else 0
+    return [(c, *box_table(game, values, masks, extras, c, roll_number, plans))
+            for c in range(game.n_categories) if (open_any >> c) & 1]
+
+
+def best_of_tables(tables: list, masks: np.ndarray, lo: int, hi: int, plans: WritePlans,
+                   out: np.ndarray) -> np.ndarray:
+    """The best write (252, hi − lo) of the states lo:hi of the batch that ``tables`` (from
+    ``box_tables``) describe, over the boxes open in one of them."""
+    open_any = int(np.bitwise_or.reduce(~masks[lo:hi]))
+    parts, values = [], []
+    for c, part, table in tables:
+        if (open_any >> c) & 1:
+            parts.append(part)
+            values.append(table[:, lo:hi])
+    if not parts:
+        out[...] = -np.inf
+        return out
+    return best_write(plans.plan(parts), parts, values, out, scratch_for(hi - lo))
+
+
+def write_columns(game: CategoryRules, values: np.ndarray, masks: np.ndarray, extras: np.ndarray,
+                  roll_number: int, plans: WritePlans, out: np.ndarray | None = None) -> np.ndarray:
+    """``write_values`` computed by roll classes (252, B): each open box's small table of
+    class values, merged over the boxes by a ``best_write`` plan.  Boxes filled in every
+    state of the batch are skipped; a box filled in some is −inf there."""
+    tables = box_tables(game, values, masks, extras, roll_number, plans)
+    out = np.empty((dice.N_ROLLS, len(masks))) if out is None else out
+    return best_of_tables(tables, masks, 0, len(masks), plans, out)
+
+
 @dataclass(frozen=True)
 class StateValues:
     """The solved value (expected future points) of every reachable turn-start state."""
@@ -235,13 +373,16 @@ def reachable_states(game: CategoryRules) -> np.ndarray:
 
 
 def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = None,
-                 batch: int = 512, workers: int | None = None) -> StateValues:
+                 batch: int = 256, workers: int | None = None, block: int = 4096) -> StateValues:
     """Backward induction over every reachable state of a category game.
 
-    The batches of one layer are independent and numpy releases the GIL in its loops, so
-    they are spread over ``workers`` threads (default: one per core).  ``progress(n)`` is
-    called as batches of n states are solved.
+    A layer is cut into blocks of up to ``block`` states (the ruleset is asked once per box
+    and block), each solved by batches of ``batch`` states.  The blocks of one layer are
+    independent and numpy releases the GIL in its loops, so they are spread over
+    ``workers`` threads (default: one per core).  ``progress(n)`` is called as blocks of n
+    states are solved.
     """
+    workers = workers or os.cpu_count() or 1
     n = game.n_categories
     reachable = reachable_states(game)
     values = np.full(game.n_states, np.nan)
@@ -252,20 +393,39 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
     first_end = game.first_roll_end()
     popcount = np.array([bin(m).count("1") for m in range(1 << n)])
 
-    def solve_block(block):
-        masks, ex = np.divmod(block, game.n_extra)
-        return solve_turn(turn_write_values(game, values, masks, ex), first_end, False).value
+    plans = {k: WritePlans() for k in ROLL_NUMBERS}
+    rolls = ROLL_NUMBERS if game.roll_number_matters else (1,)
+    local = threading.local()
 
-    with ThreadPoolExecutor(workers or os.cpu_count() or 1) as pool:
+    def solve_block(states):
+        # The ruleset is asked once per box for the whole block (small class tables); the
+        # best write and the turn go by batches of ``batch`` states, in buffers that stay
+        # in cache from batch to batch.
+        masks, ex = np.divmod(states, game.n_extra)
+        tables = {k: box_tables(game, values, masks, ex, k, plans[k]) for k in rolls}
+        b = min(len(states), batch)
+        if getattr(local, "columns", 0) < b:
+            local.columns, local.work = b, np.empty(dice.N_KEEPS * b)
+            local.out = [np.empty(dice.N_ROLLS * b) for _ in ROLL_NUMBERS]
+        result = np.empty(len(states))
+        for lo in range(0, len(states), batch):
+            hi = min(lo + batch, len(states))
+            outs = [o[:dice.N_ROLLS * (hi - lo)].reshape(dice.N_ROLLS, hi - lo) for o in local.out]
+            w = [best_of_tables(tables[k], masks, lo, hi, plans[k], outs[k - 1]) for k in rolls]
+            result[lo:hi] = turn_value(w * 3 if len(w) == 1 else w, first_end, local.work)
+        return result
+
+    with ThreadPoolExecutor(workers) as pool:
         for filled in range(n - 1, -1, -1):
             layer_masks = np.flatnonzero(popcount == filled)
             idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
             idx = idx[reachable[idx]]
-            blocks = [idx[lo:lo + batch] for lo in range(0, len(idx), batch)]
-            for block, value in zip(blocks, pool.map(solve_block, blocks)):
-                values[block] = value
+            size = max(1, min(block, -(-len(idx) // workers)))  # every worker gets a share
+            blocks = [idx[lo:lo + size] for lo in range(0, len(idx), size)]
+            for states, value in zip(blocks, pool.map(solve_block, blocks)):
+                values[states] = value
                 if progress is not None:
-                    progress(len(block))
+                    progress(len(states))
     if np.isnan(values[reachable]).any():
         raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
     return StateValues(values, reachable, game.initial_state)

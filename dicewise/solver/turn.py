@@ -7,6 +7,8 @@ solved by backward induction over roll 3 → keeps → roll 2 → keeps → roll
 Keep values are one sparse product with the exact keep→roll matrix (4,368 non-zeros
 of 116,424); the best keep a roll allows is a running maximum over the multiset lattice
 computed from the one-die-smaller keeps, so no (roll × keep) table is ever formed.
+``turn_value``, the whole-table solve's kernel, needs only the value at turn start: it
+throws the dice one at a time (1,260 products a column) and runs in one reused buffer.
 """
 
 from __future__ import annotations
@@ -131,6 +133,66 @@ def first_best_sub_keep(keep_value: np.ndarray):
             np.copyto(acc, other, where=take)
             np.copyto(acc_arg, other_arg, where=take)
     return best[_N_SMALL:], arg[_N_SMALL:]
+
+
+#: The best-sub-keep lattice by parent slot: keeps of one size with more than j distinct
+#: faces are a contiguous run (keeps are ordered by distinct faces within a size), and
+#: ``parents`` is each one's keep less one die of its j-th distinct face.
+_PARENT_SLOTS = [(int(lo), int(hi), dice.KEEP_PARENT[lo - 1:hi - 1, j].copy())
+                 for k in range(1, dice.N_DICE + 1)
+                 for j in range(min(k, dice.N_FACES))
+                 for lo, hi in [(int(np.flatnonzero((dice.KEEP_SIZE == k)
+                                                    & ((dice.KEEPS > 0).sum(axis=1) > j))[0]),
+                                 int(dice.KEEP_START[k + 1]))]]
+
+
+@lru_cache(maxsize=1)
+def _die_levels():
+    """Per keep size s = 4..0: (first, end, end of the next size, the (n_s, n_s+1) sparse
+    matrix of 1/6 from each keep to its six one-die-larger keeps)."""
+    from scipy import sparse
+
+    levels = []
+    for s in range(dice.N_DICE - 1, -1, -1):
+        lo, hi, nxt = (int(dice.KEEP_START[s + i]) for i in range(3))
+        rows = np.repeat(np.arange(hi - lo), dice.N_FACES)
+        m = sparse.csr_matrix((np.full(rows.size, 1 / dice.N_FACES),
+                               (rows, (dice.KEEP_CHILD[lo:hi] - hi).reshape(-1))),
+                              shape=(hi - lo, nxt - hi))
+        m.sort_indices()
+        levels.append((lo, hi, nxt, m))
+    return levels
+
+
+def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None) -> np.ndarray:
+    """The expected value at turn start (B,) of ``solve_turn``, float64, in one (462, B)
+    buffer.
+
+    The backward pass runs in place: the rolls' rows hold the write values, the smaller
+    keeps' rows are filled from them one die at a time (a sparse product per keep size,
+    1,260 products a column), the lattice turns keep values into the best sub-keep of
+    every roll, and the next roll's values overwrite the rolls' rows.  ``work`` (462, B)
+    float64 is that buffer, or a flat one of at least 462 × B (allocated when None); pass
+    the same one batch after batch to keep it in cache.
+    """
+    w1, w2, w3 = (np.asarray(w, dtype=np.float64) for w in write_value)
+    b = w3.shape[1]
+    size = dice.N_KEEPS * b
+    work = np.empty(size) if work is None else work.reshape(-1)[:size]
+    work = work.reshape(dice.N_KEEPS, b)
+    rolls = work[_N_SMALL:]
+    levels = _die_levels()
+    rolls[...] = w3
+    for w in (w2, w1):
+        for lo, hi, nxt, m in levels:
+            work[lo:hi] = m @ work[hi:nxt]
+        for lo, hi, parents in _PARENT_SLOTS:
+            np.maximum(work[lo:hi], work[parents], out=work[lo:hi])
+        np.maximum(rolls, w, out=rolls)
+    if first_roll_end is not None:
+        ends = np.flatnonzero(~np.isnan(first_roll_end))
+        rolls[ends] = first_roll_end[ends, None]
+    return dice.ROLL_PROBABILITY @ rolls
 
 
 @dataclass(frozen=True)
