@@ -137,8 +137,8 @@ def _upper(marks):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--players", "2", "--sheet", "6=1,7=1", "--fifth", "2=1", "--opponent-sheet", "6=2,7=2",
-      "--opponent-fifth", "1=1,3=1"], "different stages"),
+    (["--players", "2", "--sheet", "6=1,7=1", "--fifth", "2=1", "--opponent-sheet",
+      "6=2,7=2,8=2", "--opponent-fifth", "1=1,3=1,4=1"], "different stages"),
     (["--players", "2", "--opponent-sheet", "6=2", "--opponent-fifth", "1=3"], "past the end"),
     (["--players", "2", "--opponent-sheet", "", "--opponent-fifth", "", "--opponent-fifth", ""],
      "more --opponent-fifth"),

@@ -115,3 +115,32 @@ def test_table_advice_on_the_last_roll_is_the_brute_force_chance_to_finish_ahead
             assert c.probability == pytest.approx(want, abs=1e-6)
             checked[want] += 1
     assert checked[0.0] > 20 and checked[1.0] > 20
+
+
+def test_a_rival_who_split_this_roll_already_is_not_split_again():
+    # At a table the thrower splits first: a rival's sheet after this roll (split flag) is
+    # worth exactly what the same rival before it is worth when its policy makes that split.
+    rules = rz.RyzykantRules()
+    rng = np.random.default_rng(8)
+    g = 50
+    rolls = rng.integers(0, dice.N_ROLLS, g)
+    upper = rng.integers(0, 3, (g, rz.N_SUMS)) * 2
+    lower = np.tile(np.array([2, 2, 0, 0, 0, 0]), (g, 1))
+    r_up = rng.integers(0, 3, (g, rz.N_SUMS)) * 2
+    r_lo = np.tile(np.array([1, 0, 3, 0, 0, 0]), (g, 1))
+    legal, pusc = rz.legal_splits(lower, rolls)
+    r_legal, r_pusc = rz.legal_splits(r_lo, rolls)
+    r_choice = first_split(r_up, r_lo, rolls, r_legal, r_pusc)
+    up2, lo2, ended = rz.apply_splits(rules, r_up, r_lo, rolls, r_choice, r_pusc)
+    keep = ~ended
+    policy = WinPolicy(rules, approx.ValueModel.zero(), first_split)
+    before = policy.split_values(upper[keep], lower[keep], rolls[keep], legal[keep], pusc[keep],
+                                 (r_up[keep, None], r_lo[keep, None], np.zeros((keep.sum(), 1), bool),
+                                  rz.score(r_up[keep])[:, None].astype(float)))
+    after = policy.split_values(upper[keep], lower[keep], rolls[keep], legal[keep], pusc[keep],
+                                (up2[keep, None], lo2[keep, None], np.zeros((keep.sum(), 1), bool),
+                                 rz.score(up2[keep])[:, None].astype(float),
+                                 np.ones((keep.sum(), 1), bool)))
+    assert keep.sum() > 30
+    np.testing.assert_allclose(after[0], before[0])
+    np.testing.assert_allclose(after[1], before[1])

@@ -328,6 +328,33 @@ def test_advice_follows_the_position_after_an_undo():
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset, players", [("general", 3), ("ryzykant", 2),
+                                              ("poker-school", 2)])
+def test_playing_to_win_at_a_table_is_the_advice_of_advise_players(ruleset, players,
+                                                                   small_fits):
+    import random
+
+    rnd = random.Random(2)
+    game = TableGame.new(ruleset, players=players, seed=2, top=4, objective="win")
+    for _ in range(8):
+        game.apply(random_line(game, rnd))
+    if game.awaiting == "dice":
+        game.apply("roll")
+    answer = game.apply("advise")
+    mover = game.to_move
+    position = game.sheets[mover].position(tuple(game.dice), game.roll)
+    rivals = [s.position((), None) for j, s in enumerate(game.sheets) if j != mover]
+    expected = dicewise.api.advise_players(
+        ruleset, players=players, dice=position["dice"], roll=position.get("roll"),
+        sheet=position["sheet"], fifth=position.get("fifth"),
+        opponent_sheets=[r["sheet"] for r in rivals],
+        opponent_fifths=[r["fifth"] for r in rivals if "fifth" in r])
+    expected = {**expected.to_json(), "choices": expected.to_json()["choices"][:4]}
+    assert answer["advice"] == json.loads(json.dumps(expected))
+    assert answer["advice"]["approximate"] is True
+
+
 def test_poker_school_values_prizes_rivals_took_as_lost(small_fits):
     """A premium a rival took is worth nothing to the writer (RULES.md section 3); advice
     reads it from the sheet's taken= entry, as the table writes it."""

@@ -194,6 +194,7 @@ class CategoryGame(Game):
         me = parse_sheet(rules, position.get("sheet") or None)
         others = [parse_sheet(rules, r.get("sheet") or None) for r in rivals]
         table_position(rules, me, others, len(others) + 1)
+        check_position(rules, me, position.get("dice", ()), position.get("roll"))
         return me, others
 
     def advise_table(self, solution: Solution, position, rivals) -> Advice:

@@ -157,20 +157,21 @@ class RyzykantGame(Game):
 
     def check_table_position(self, rules: RyzykantRules, position, rivals):
         """(my position, the roll, [(rival position, ended)]): on shared rolls every player
-        still in the game has split as many rolls as the mover (RULES.md section 4), a
-        finished one no more (with ``puscioch=reroll`` a player skips a roll they cannot
-        split, so counts may differ)."""
+        still in the game has split as many rolls as the mover, or this one too (the thrower
+        splits first; RULES.md section 4), a finished one no more (with
+        ``puscioch=reroll`` a player skips a roll they cannot split, so counts may differ)."""
         from .race import rival_position
 
         pos, roll = self.check_position(rules, position)
         others = [rival_position(rules, r.get("sheet"), r.get("fifth")) for r in rivals]
         if rules.puscioch == "score":
             for p, ended in others:
-                if p.rolls > pos.rolls or (p.rolls < pos.rolls and not ended):
+                if p.rolls > pos.rolls + 1 or (p.rolls < pos.rolls and not ended):
                     raise DicewiseError(
                         f"sheets from different stages of a game: the mover has split "
                         f"{pos.rolls} rolls, a rival {p.rolls}; on shared rolls a rival still "
-                        "playing has split as many, one whose game ended no more")
+                        f"playing has split {pos.rolls} (or {pos.rolls + 1}: this roll too), "
+                        "one whose game ended no more")
         return pos, roll, others
 
     def advise_table(self, solution: Solution, position, rivals) -> Advice:

@@ -84,11 +84,14 @@ class WinPolicy:
 
     def split_values(self, upper, lower, rolls, legal, pusc, rivals):
         """(G, 15) each legal split's estimated chance to finish ahead and its expected
-        score by the fitted value (-inf where a split is not legal); arguments as ``choose``."""
+        score by the fitted value (-inf where a split is not legal); arguments as ``choose``,
+        and ``rivals`` may carry a fifth array (G, R) bool: the rivals who split this roll
+        already (at a table the thrower splits first), their sheets after it."""
         r = self.ruleset
         G = len(rolls)
         # the best rival after this roll and the next, on every next roll: (G, 252)
-        r_up, r_lo, r_end, r_score = rivals
+        r_up, r_lo, r_end, r_score = rivals[:4]
+        split = rivals[4] if len(rivals) > 4 else np.zeros(r_end.shape, bool)
         best_rival = np.full((G, dice.N_ROLLS), -np.inf)
         rival_left = np.zeros(G)
         for k in range(r_up.shape[1]):
@@ -99,6 +102,8 @@ class WinPolicy:
                 lg, pu = legal_splits(lo, rolls[live])
                 choice = self.rival(up, lo, rolls[live], lg, pu)
                 up2, lo2, ended = apply_splits(r, up, lo, rolls[live], choice, pu)
+                done = split[live, k]
+                up2[done], lo2[done], ended[done] = up[done], lo[done], False
                 v = np.broadcast_to(score(up2).astype(float)[:, None], (len(live), dice.N_ROLLS)).copy()
                 going = np.flatnonzero(~ended)
                 if len(going):
@@ -219,8 +224,9 @@ def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None)
 
 def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     """Every split of ``roll`` ranked by the win policy's estimate of the chance to finish
-    ahead of ``rivals`` ((Position, ended) each, before this roll, which they split too),
-    the fitted expected score beside: approximate."""
+    ahead of ``rivals`` ((Position, ended) each: before this roll, which they split too, or
+    after it where their sheet has one roll more), the fitted expected score beside:
+    approximate."""
     from .game import _choice
     from .rules import moves
 
@@ -234,8 +240,9 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     r_lo = np.array([[p.lower for p, _ in rivals]])
     r_end = np.array([[ended for _, ended in rivals]])
     r_score = np.array([[float(p.score) for p, _ in rivals]])
+    r_split = np.array([[p.rolls > pos.rolls and not ended for p, ended in rivals]])
     chance, mean = policy.split_values(upper, lower, rolls, legal, pusc,
-                                       (r_up, r_lo, r_end, r_score))
+                                       (r_up, r_lo, r_end, r_score, r_split))
     chance, mean = chance[0], mean[0]
     found = moves(rules, pos, roll)
     found.sort(key=lambda m: (-round(float(chance[m.slot]), 12), -float(mean[m.slot])))
