@@ -32,6 +32,7 @@ from dicewise.solver.multiplayer.seats import Seated, settlements, win_shares
 from dicewise.solver.multiplayer.table_advice import advise_table, table_position
 from dicewise.solver.multiplayer.win import WinChooser
 from dicewise.solver.sheet import parse_sheet
+from dicewise.solver.stats import share_ci95
 from dicewise.solver.target.driver import solve_target
 from dicewise.solver.target.evaluation import policy_target_values
 from dicewise.solver.two_player.space import two_player_rules
@@ -89,8 +90,29 @@ def test_the_duel_rotates_a_through_every_seat_on_the_same_deals():
     assert result.margin == pytest.approx(np.mean(margins))
     lo, hi = result.share_ci95
     assert lo < result.share < hi
+    # the interval is over deals: each deal's mean share over A's three seats
+    by_deal = np.array(shares).reshape(3, 11).mean(axis=0)
+    assert result.share_ci95 == pytest.approx(share_ci95(by_deal))
     with pytest.raises(DicewiseError):
         play_table(play_seated, "a", "b", 3, 2, 0)
+
+
+def test_a_deal_played_alike_from_every_seat_counts_once():
+    # On shared rolls (Ryzykant) A's game is the same from every seat: twice the seats is
+    # not twice the evidence, and the interval is that of the deals alone.
+    rng = np.random.default_rng(4)
+    outcome = rng.choice([0.0, 0.5, 1.0], size=500, p=[0.1, 0.75, 0.15])
+
+    def play_seated(seats, deals, seed, first):
+        a = seats.index("a")
+        scores = np.zeros((deals, len(seats)))
+        scores[:, a] = outcome[first:first + deals] * 2  # 0 lost, 1 tied, 2 won
+        scores[:, 1 - a] = 1
+        return Seated(scores)
+
+    result = play_table(play_seated, "a", "b", 2, 1000, 0)
+    assert result.share == pytest.approx(outcome.mean())
+    assert result.share_ci95 == pytest.approx(share_ci95(outcome))
 
 
 def _string_constants(path) -> set[str]:

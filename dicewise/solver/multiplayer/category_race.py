@@ -21,8 +21,8 @@ import numpy as np
 
 from ...errors import DicewiseError
 from .. import dice
-from ..rulesets.simulate import roll_from
 from ..two_player.layers import Decisions, ExpectedScorePolicy, expected_score_policy
+from ..two_player.race_turn import play_turn
 from ..two_player.space import TwoPlayerRules
 from .seats import Seated
 
@@ -110,26 +110,11 @@ def _turn(rules, chooser, seat, t, masks, points, winner, stream) -> None:
     if len(live) == 0:
         return
     dec = chooser.decisions(seat, masks[live], points[live])
-    kept = np.zeros((len(live), dice.N_FACES), np.int64)
-    todo = np.arange(len(live))
-    for k in (1, 2, 3):
-        rolls = roll_from(kept[todo], stream[live[todo], seat, t, k - 1].astype(np.int64))
-        if k == 1:
-            won = rules.ends[rolls]
-            winner[live[todo[won]]] = seat
-            todo, rolls = todo[~won], rolls[~won]
-        keep = (dec.keep[k - 1][rolls, todo].astype(np.int64) if k < 3
-                else np.full(len(todo), -1))
-        writes = keep < 0
-        w, wr = todo[writes], rolls[writes]
-        box = dec.box[k - 1][wr, w].astype(np.int64)
-        gi = live[w]
-        if (masks[gi, seat] >> box & 1).any():
-            raise RuntimeError("a policy wrote a filled box")
-        masks[gi, seat] |= 1 << box
-        points[gi, seat] += rules.points[box, k - 1, wr]
-        kept[todo[~writes]] = dice.KEEPS[keep[~writes]]
-        todo = todo[~writes]
+    won, box, scored = play_turn(rules, dec, stream[live, seat, t], masks[live, seat])
+    winner[live[won]] = seat
+    wrote = live[~won]
+    masks[wrote, seat] |= 1 << box[~won]
+    points[wrote, seat] += scored[~won]
 
 
 #: Policies a seat of a category race plays.

@@ -54,7 +54,7 @@ class TableResult:
     games: int
     seed: int
     share: float  # A's mean share of the win (ties split); 1/N is a fair share
-    share_ci95: tuple[float, float]  # Wilson, ties counted as the sure ½ they are (stats)
+    share_ci95: tuple[float, float]  # Wilson over deals, ties the sure ½ they are (stats)
     wins: float  # rate of games A won alone
     ties: float  # rate of games A shared the top
     margin: float  # A's score minus the rivals' mean score, per game
@@ -126,12 +126,23 @@ def summarise(a: str, b: str, players: int, seed: int, by_seat: Mapping[int, Sea
         reports.append(SeatReport(k, g, float(mine.mean()), share_ci95(mine),
                                   float(points[-1].mean()), float(rivals[-1].mean()),
                                   float(settle[-1].mean()), extra))
+    # The plays of one deal from A's every seat share its dice (in Ryzykant they are the
+    # same game): the deal is the independent unit, so the intervals are over deals' means.
+    share_ci = _over_deals(share, share=True)
+    margin_ci, settle_ci = _over_deals(margin), _over_deals(settle)
     share, margin, settle = (np.concatenate(x) for x in (share, margin, settle))
     n = len(share)
     return TableResult(players, a, b, n, seed, float(share.mean()),
-                       share_ci95(share), float(np.concatenate(alone).mean()),
+                       share_ci, float(np.concatenate(alone).mean()),
                        float(np.concatenate(tied).mean()), float(margin.mean()),
-                       mean_ci95(margin), float(np.concatenate(points).mean()),
+                       margin_ci, float(np.concatenate(points).mean()),
                        float(np.concatenate(rivals).mean()), float(settle.mean()),
-                       mean_ci95(settle), float(np.concatenate(instant).mean()), tuple(reports),
+                       settle_ci, float(np.concatenate(instant).mean()), tuple(reports),
                        {k: float(np.mean(v)) for k, v in rival_extra.items()})
+
+
+def _over_deals(by_seat: list[np.ndarray], share: bool = False) -> tuple[float, float]:
+    """The 95% interval of A's mean from each deal's mean over A's seats: ``share_ci95``
+    for a share of the win, the normal interval otherwise."""
+    deals = np.stack(by_seat, axis=1).mean(axis=1)
+    return share_ci95(deals) if share else mean_ci95(deals)

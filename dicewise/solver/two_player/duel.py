@@ -21,7 +21,7 @@ from ...errors import DicewiseError
 from .. import dice
 from .layers import (BATCH_COLUMNS, Decisions, ExpectedScorePolicy, expected_score_policy,
                      make_columns, win_decisions)
-from ..rulesets.simulate import roll_from
+from .race_turn import play_turn
 from .space import TwoPlayerValues, check_pair, two_player_rules
 
 
@@ -155,25 +155,11 @@ def simulate_duel(values: TwoPlayerValues, policy_a, policy_b, games: int = 1000
             me, them = sheets[live, side], sheets[live, 1 - side]
             sign = 1 if side == 0 else -1
             dec = policy.decisions(me, them, sign * lead[live])
-            kept = np.zeros((len(live), dice.N_FACES), np.int64)
-            todo = np.arange(len(live))
-            for k in (1, 2, 3):
-                rolls = roll_from(kept[todo], stream[live[todo], j, k - 1].astype(np.int64))
-                if k == 1:
-                    won = rules.ends[rolls]
-                    winner[live[todo[won]]] = side
-                    todo, rolls = todo[~won], rolls[~won]
-                keep = dec.keep[k - 1][rolls, todo].astype(np.int64) if k < 3 else np.full(len(todo), -1)
-                writes = keep < 0
-                w, wr = todo[writes], rolls[writes]
-                box = dec.box[k - 1][wr, w].astype(np.int64)
-                gi = live[w]
-                if (sheets[gi, side] >> box & 1).any():
-                    raise RuntimeError("a policy wrote a filled box")
-                sheets[gi, side] |= 1 << box
-                lead[gi] += sign * rules.points[box, k - 1, wr]
-                kept[todo[~writes]] = dice.KEEPS[keep[~writes]]
-                todo = todo[~writes]
+            won, box, scored = play_turn(rules, dec, stream[live, j], sheets[live, side])
+            winner[live[won]] = side
+            wrote = live[~won]
+            sheets[wrote, side] |= 1 << box[~won]
+            lead[wrote] += sign * scored[~won]
         big += int((winner >= 0).sum())
         a_side = seat  # A plays side ``seat``: 0 is the root mover
         a_lead = lead if a_side == 0 else -lead
