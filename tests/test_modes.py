@@ -25,8 +25,8 @@ DICE = ["2", "2", "4", "6", "6"]
 MODES = {
     "advise": (["advise", "{r}", "--dice", *DICE], [
         ["--roll", "1"], ["--target", "150"], ["--players", "2"], ["--players", "3"],
-        ["--opponent-sheet", "ones=3"], ["--fifth", "1"], ["--sheet", "ones=3"],
-        ["--table", "{tmp}/missing.dwt"], ["--option", "nosuch=1"]]),
+        ["--opponent-sheet", "ones=3"], ["--opponent-fifth", "1=1"], ["--fifth", "1"],
+        ["--sheet", "ones=3"], ["--table", "{tmp}/missing.dwt"], ["--option", "nosuch=1"]]),
     "chance": (["chance", "{r}"], [
         ["--target", "150"], ["--players", "2"], ["--players", "3"], ["--sheet", "ones=3"],
         ["--opponent-sheet", "ones=3"], ["--table", "{tmp}/missing.dwt"]]),
