@@ -244,7 +244,7 @@ class WritePlans:
         key = tuple(id(p) for p in parts)
         found = self.plans.get(key)
         if found is None:
-            found = self.plans[key] = max_plan(parts)
+            found = self.plans[key] = max_plan(parts, greedy=False)
         return found
 
 

@@ -164,6 +164,28 @@ def _die_levels():
     return levels
 
 
+@lru_cache(maxsize=1)
+def _sparse_accumulate():
+    """``f(m, x, y)``: y += m @ x in place for a CSR m and C-ordered float64 x, y, by scipy's
+    compiled kernel when this scipy has it (one call, no temporaries), else by ``@``."""
+    def public(m, x, y):
+        y += m @ x
+
+    try:
+        from scipy.sparse import _sparsetools
+
+        def direct(m, x, y):
+            _sparsetools.csr_matvecs(m.shape[0], m.shape[1], x.shape[1], m.indptr, m.indices,
+                                     m.data, x.reshape(-1), y.reshape(-1))
+
+        m = _die_levels()[-1][3]
+        x, y = np.arange(2.0 * m.shape[1]).reshape(-1, 2), np.zeros((m.shape[0], 2))
+        direct(m, x, y)
+        return direct if np.allclose(y, m @ x, rtol=0, atol=1e-12) else public
+    except Exception:  # a scipy without that internal entry point
+        return public
+
+
 def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None) -> np.ndarray:
     """The expected value at turn start (B,) of ``solve_turn``, float64, in one (462, B)
     buffer.
@@ -181,11 +203,12 @@ def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None)
     work = np.empty(size) if work is None else work.reshape(-1)[:size]
     work = work.reshape(dice.N_KEEPS, b)
     rolls = work[_N_SMALL:]
-    levels = _die_levels()
+    levels, accumulate = _die_levels(), _sparse_accumulate()
     rolls[...] = w3
     for w in (w2, w1):
+        work[:_N_SMALL] = 0.0
         for lo, hi, nxt, m in levels:
-            work[lo:hi] = m @ work[hi:nxt]
+            accumulate(m, work[hi:nxt], work[lo:hi])
         for lo, hi, parents in _PARENT_SLOTS:
             np.maximum(work[lo:hi], work[parents], out=work[lo:hi])
         np.maximum(rolls, w, out=rolls)
