@@ -160,6 +160,24 @@ def test_turn_value_equals_brute_force_expectimax(seed, same_every_roll, with_en
     assert np.allclose(turn_value(write, ends, work), start, rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("b, with_end", [(1, False), (5, True), (300, True)])
+def test_float32_values_only_turn_is_bit_for_bit_the_full_solve(b, with_end):
+    """The in-place float32 kernel that a values-only ``solve_turn`` takes adds each keep's
+    six children in the order ``keep_values_by_die`` does: every value is the same float."""
+    rng = np.random.default_rng(b)
+    write = tuple(rng.random((252, b)).astype(np.float32) for _ in range(3))
+    ends = None
+    if with_end:
+        ends = np.full(252, np.nan)
+        ends[rng.integers(0, 252, 5)] = 0.25
+    for w in (write, (write[0],) * 3):
+        full, fast = solve_turn(w, ends, True), solve_turn(w, ends, False)
+        assert fast.before_roll is None and fast.after_roll[0].dtype == np.float32
+        assert np.array_equal(fast.value, full.value)
+        for x, y in zip(fast.after_roll, full.after_roll):
+            assert np.array_equal(x, y)
+
+
 def test_solve_turn_simple_reference_values():
     """Hand-checkable cases: a constant write value, and the chance of a Yahtzee in a turn."""
     const = np.full((252, 1), 4.0)

@@ -13,8 +13,8 @@ throws the dice one at a time (1,260 products a column) and runs in one reused b
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-
 from functools import lru_cache
 
 import numpy as np
@@ -146,28 +146,32 @@ _PARENT_SLOTS = [(int(lo), int(hi), dice.KEEP_PARENT[lo - 1:hi - 1, j].copy())
                                  int(dice.KEEP_START[k + 1]))]]
 
 
-@lru_cache(maxsize=1)
-def _die_levels():
+@lru_cache(maxsize=2)
+def _die_levels(single: bool = False):
     """Per keep size s = 4..0: (first, end, end of the next size, the (n_s, n_s+1) sparse
-    matrix of 1/6 from each keep to its six one-die-larger keeps)."""
+    matrix from each keep to its six one-die-larger keeps, and the factor after it).
+
+    float64: entries 1/6, no factor.  float32: entries 1 in face order and the factor 1/6
+    after, so that each sum is ``keep_values_by_die``'s, rounding for rounding.
+    """
     from scipy import sparse
 
+    dtype = np.float32 if single else np.float64
     levels = []
     for s in range(dice.N_DICE - 1, -1, -1):
         lo, hi, nxt = (int(dice.KEEP_START[s + i]) for i in range(3))
-        rows = np.repeat(np.arange(hi - lo), dice.N_FACES)
-        m = sparse.csr_matrix((np.full(rows.size, 1 / dice.N_FACES),
-                               (rows, (dice.KEEP_CHILD[lo:hi] - hi).reshape(-1))),
-                              shape=(hi - lo, nxt - hi))
-        m.sort_indices()
-        levels.append((lo, hi, nxt, m))
+        data = np.full((hi - lo) * dice.N_FACES, 1 if single else 1 / dice.N_FACES, dtype)
+        m = sparse.csr_matrix((data, (dice.KEEP_CHILD[lo:hi] - hi).reshape(-1),
+                               np.arange(0, data.size + 1, dice.N_FACES)), shape=(hi - lo, nxt - hi))
+        levels.append((lo, hi, nxt, m, dtype(1 / dice.N_FACES) if single else None))
     return levels
 
 
 @lru_cache(maxsize=1)
 def _sparse_accumulate():
-    """``f(m, x, y)``: y += m @ x in place for a CSR m and C-ordered float64 x, y, by scipy's
-    compiled kernel when this scipy has it (one call, no temporaries), else by ``@``."""
+    """``f(m, x, y)``: y += m @ x in place for a CSR m and C-ordered x, y of its dtype, by
+    scipy's compiled kernel when this scipy has it (one call, no temporaries), else by ``@``.
+    Either adds each row's products in the order the row stores them."""
     def public(m, x, y):
         y += m @ x
 
@@ -186,35 +190,43 @@ def _sparse_accumulate():
         return public
 
 
-def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None) -> np.ndarray:
-    """The expected value at turn start (B,) of ``solve_turn``, float64, in one (462, B)
-    buffer.
+def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
+               after_roll: list | None = None) -> np.ndarray:
+    """The expected value at turn start (B,) of ``solve_turn``, in one (462, B) buffer.
 
     The backward pass runs in place: the rolls' rows hold the write values, the smaller
     keeps' rows are filled from them one die at a time (a sparse product per keep size,
     1,260 products a column), the lattice turns keep values into the best sub-keep of
-    every roll, and the next roll's values overwrite the rolls' rows.  ``work`` (462, B)
-    float64 is that buffer, or a flat one of at least 462 × B (allocated when None); pass
-    the same one batch after batch to keep it in cache.
+    every roll, and the next roll's values overwrite the rolls' rows.  float32 write values
+    give float32 keep values equal bit for bit to ``keep_values_by_die``'s (``solve_turn``'s
+    float32 path); anything else is computed in float64.  ``work`` is that buffer, (462, B)
+    or flat, of the same dtype (allocated when None); pass the same one batch after batch
+    to keep it in cache.  ``after_roll``, if given, receives copies of V2 and V1.
     """
-    w1, w2, w3 = (np.asarray(w, dtype=np.float64) for w in write_value)
+    single = all(np.asarray(w).dtype == np.float32 for w in write_value)
+    dtype = np.float32 if single else np.float64
+    w1, w2, w3 = (np.asarray(w, dtype=dtype) for w in write_value)
     b = w3.shape[1]
     size = dice.N_KEEPS * b
-    work = np.empty(size) if work is None else work.reshape(-1)[:size]
+    work = np.empty(size, dtype) if work is None else work.reshape(-1)[:size]
     work = work.reshape(dice.N_KEEPS, b)
     rolls = work[_N_SMALL:]
-    levels, accumulate = _die_levels(), _sparse_accumulate()
+    levels, accumulate = _die_levels(single), _sparse_accumulate()
     rolls[...] = w3
-    for w in (w2, w1):
-        work[:_N_SMALL] = 0.0
-        for lo, hi, nxt, m in levels:
+    for roll, w in ((2, w2), (1, w1)):
+        work[:_N_SMALL] = 0
+        for lo, hi, nxt, m, factor in levels:
             accumulate(m, work[hi:nxt], work[lo:hi])
+            if factor is not None:
+                work[lo:hi] *= factor
         for lo, hi, parents in _PARENT_SLOTS:
             np.maximum(work[lo:hi], work[parents], out=work[lo:hi])
         np.maximum(rolls, w, out=rolls)
-    if first_roll_end is not None:
-        ends = np.flatnonzero(~np.isnan(first_roll_end))
-        rolls[ends] = first_roll_end[ends, None]
+        if roll == 1 and first_roll_end is not None:
+            ends = np.flatnonzero(~np.isnan(first_roll_end))
+            rolls[ends] = first_roll_end[ends, None]
+        if after_roll is not None:
+            after_roll.append(rolls.copy())
     return dice.ROLL_PROBABILITY @ rolls
 
 
@@ -227,6 +239,19 @@ class TurnValues:
     value: np.ndarray  # (B,) expected value at turn start
 
 
+_LOCAL = threading.local()
+
+
+def _work_buffer(dtype, columns: int) -> np.ndarray:
+    """This thread's flat buffer for ``turn_value`` of ``columns`` (grown when wider)."""
+    key = np.dtype(dtype).name
+    buf = getattr(_LOCAL, key, None)
+    if buf is None or buf.size < dice.N_KEEPS * columns:
+        buf = np.empty(dice.N_KEEPS * columns, dtype)
+        setattr(_LOCAL, key, buf)
+    return buf
+
+
 def solve_turn(write_value, first_roll_end=None, keep_values_wanted: bool = True) -> TurnValues:
     """Solve one turn for a batch of states.
 
@@ -236,6 +261,13 @@ def solve_turn(write_value, first_roll_end=None, keep_values_wanted: bool = True
             throw ends the game at once (General's big general).
         keep_values_wanted: False when only ``value`` is needed (saves two copies).
     """
+    if not keep_values_wanted and all(np.ndim(w) == 2 and np.asarray(w).dtype == np.float32
+                                      for w in write_value):
+        # float32 values only: the in-place kernel, equal bit for bit and faster.
+        after = []
+        value = turn_value(write_value, first_roll_end, _work_buffer(np.float32, write_value[2].shape[1]),
+                           after)
+        return TurnValues((after[1], after[0], write_value[2]), None, value)
     v3 = write_value[2]
     e3 = keep_values(v3)
     v2 = np.maximum(write_value[1], best_sub_keep(e3, overwrite=not keep_values_wanted))
