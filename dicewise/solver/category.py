@@ -20,6 +20,7 @@ import numpy as np
 from . import dice
 from .best_write import MaxPlan, Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
+from .parallel import can_fork, forked_pool, shared_array
 from .turn import solve_turn, turn_value
 
 ROLL_NUMBERS = (1, 2, 3)
@@ -378,14 +379,17 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
 
     A layer is cut into blocks of up to ``block`` states (the ruleset is asked once per box
     and block), each solved by batches of ``batch`` states.  The blocks of one layer are
-    independent and numpy releases the GIL in its loops, so they are spread over
-    ``workers`` threads (default: one per core).  ``progress(n)`` is called as blocks of n
-    states are solved.
+    independent: they go to ``workers`` processes (default: one per core) forked once for
+    the solve, which write into the values in shared memory (threads where the system does
+    not fork; the Python between numpy's loops keeps threads from scaling).
+    ``progress(n)`` is called as blocks of n states are solved.
     """
     workers = workers or os.cpu_count() or 1
+    forked = workers > 1 and can_fork()
     n = game.n_categories
     reachable = reachable_states(game)
-    values = np.full(game.n_states, np.nan)
+    values = shared_array(game.n_states) if forked else np.empty(game.n_states)
+    values[:] = np.nan
     full = (1 << n) - 1
     extras = np.arange(game.n_extra)
     last = slice(full * game.n_extra, (full + 1) * game.n_extra)
@@ -413,19 +417,28 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
             outs = [o[:dice.N_ROLLS * (hi - lo)].reshape(dice.N_ROLLS, hi - lo) for o in local.out]
             w = [best_of_tables(tables[k], masks, lo, hi, plans[k], outs[k - 1]) for k in rolls]
             result[lo:hi] = turn_value(w * 3 if len(w) == 1 else w, first_end, local.work)
-        return result
+        values[states] = result
+        return len(states)
 
-    with ThreadPoolExecutor(workers) as pool:
+    def solve_layers(run):
         for filled in range(n - 1, -1, -1):
             layer_masks = np.flatnonzero(popcount == filled)
             idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
             idx = idx[reachable[idx]]
             size = max(1, min(block, -(-len(idx) // workers)))  # every worker gets a share
-            blocks = [idx[lo:lo + size] for lo in range(0, len(idx), size)]
-            for states, value in zip(blocks, pool.map(solve_block, blocks)):
-                values[states] = value
+            for done in run([idx[lo:lo + size] for lo in range(0, len(idx), size)]):
                 if progress is not None:
-                    progress(len(states))
+                    progress(done)
+
+    if forked:
+        with forked_pool(solve_block, workers) as run:
+            solve_layers(run)
+        values = np.array(values)  # out of the shared memory
+    elif workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            solve_layers(lambda blocks: pool.map(solve_block, blocks))
+    else:
+        solve_layers(lambda blocks: map(solve_block, blocks))
     if np.isnan(values[reachable]).any():
         raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
     return StateValues(values, reachable, game.initial_state)

@@ -9,9 +9,13 @@ pickled.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+
+import numpy as np
 
 
 def forked_map(workers: int):
@@ -32,6 +36,31 @@ def forked_map(workers: int):
             _FORKED.clear()
 
     return map_fn
+
+
+@contextmanager
+def forked_pool(fn, workers: int):
+    """A ``map(items)`` of ``fn`` over ``workers`` processes forked once for the whole
+    ``with`` block (results in order), for many short maps where a pool per map would cost
+    more than the work.
+
+    ``fn`` is read by the children as it was at the fork: what it must see change between
+    maps belongs in memory shared before the fork (``shared_array``).
+    """
+    context = multiprocessing.get_context("fork")
+    _FORKED["fn"] = fn
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            yield lambda items: pool.map(_call_forked, items)
+    finally:
+        _FORKED.clear()
+
+
+def shared_array(n: int, dtype=np.float64) -> np.ndarray:
+    """A zeroed array in anonymous shared memory: processes forked after it is made read
+    and write the same memory."""
+    dtype = np.dtype(dtype)
+    return np.frombuffer(mmap.mmap(-1, max(1, n * dtype.itemsize)), dtype=dtype, count=n)
 
 
 def local_map(workers: int | None = None):
