@@ -178,6 +178,19 @@ def test_float32_values_only_turn_is_bit_for_bit_the_full_solve(b, with_end):
             assert np.array_equal(x, y)
 
 
+def test_turn_value_is_the_same_through_scipy_s_public_product(monkeypatch):
+    """The kernel's fallback where scipy lacks the compiled entry point it calls."""
+    from dicewise.solver import turn
+
+    rng = np.random.default_rng(9)
+    write = tuple(rng.normal(50, 20, size=(252, 30)) for _ in range(3))
+    single = tuple(w.astype(np.float32) for w in write)
+    fast, fast32 = turn_value(write), turn_value(single)
+    monkeypatch.setattr(turn, "_sparse_accumulate", lambda: turn._accumulate_by_product)
+    assert np.array_equal(turn_value(write), fast)
+    assert np.array_equal(turn_value(single), fast32)
+
+
 def test_solve_turn_simple_reference_values():
     """Hand-checkable cases: a constant write value, and the chance of a Yahtzee in a turn."""
     const = np.full((252, 1), 4.0)

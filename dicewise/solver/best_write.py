@@ -121,15 +121,15 @@ def best_write(plan: MaxPlan, parts: Sequence[Partition], values: Sequence[np.nd
             joint = v
             continue
         buf = scratch.view(step % 2, len(rows), c)
-        np.take(joint, rows, axis=0, out=buf, mode="clip")
+        joint.take(rows, axis=0, out=buf, mode="clip")
         other = scratch.view(2, len(rows), c)
-        np.take(v, box_rows, axis=0, out=other, mode="clip")
+        v.take(box_rows, axis=0, out=other, mode="clip")
         np.maximum(buf, other, out=buf)
         joint = buf
-    np.take(joint, plan.inv, axis=0, out=out, mode="clip")
+    joint.take(plan.inv, axis=0, out=out, mode="clip")
     if plan.direct:
         other = scratch.view(2, dice.N_ROLLS, c)
         for i in plan.direct:
-            np.take(values[i], parts[i].inv, axis=0, out=other, mode="clip")
+            values[i].take(parts[i].inv, axis=0, out=other, mode="clip")
             np.maximum(out, other, out=out)
     return out

@@ -149,7 +149,8 @@ _PARENT_SLOTS = [(int(lo), int(hi), dice.KEEP_PARENT[lo - 1:hi - 1, j].copy())
 @lru_cache(maxsize=2)
 def _die_levels(single: bool = False):
     """Per keep size s = 4..0: (first, end, end of the next size, the (n_s, n_s+1) sparse
-    matrix from each keep to its six one-die-larger keeps, and the factor after it).
+    matrix from each keep to its six one-die-larger keeps with its shape and arrays, and
+    the factor after it).
 
     float64: entries 1/6, no factor.  float32: entries 1 in face order and the factor 1/6
     after, so that each sum is ``keep_values_by_die``'s, rounding for rounding.
@@ -163,31 +164,38 @@ def _die_levels(single: bool = False):
         data = np.full((hi - lo) * dice.N_FACES, 1 if single else 1 / dice.N_FACES, dtype)
         m = sparse.csr_matrix((data, (dice.KEEP_CHILD[lo:hi] - hi).reshape(-1),
                                np.arange(0, data.size + 1, dice.N_FACES)), shape=(hi - lo, nxt - hi))
-        levels.append((lo, hi, nxt, m, dtype(1 / dice.N_FACES) if single else None))
-    return levels
+        op = (m, hi - lo, nxt - hi, m.indptr, m.indices, m.data)
+        levels.append((lo, hi, nxt, op, dtype(1 / dice.N_FACES) if single else None))
+    return tuple(levels)
+
+
+def _accumulate_by_product(op, x, y, b):
+    """y += m @ x by scipy's public product (``_sparse_accumulate``'s fallback)."""
+    y.reshape(-1, b)[...] += op[0] @ x.reshape(-1, b)
 
 
 @lru_cache(maxsize=1)
 def _sparse_accumulate():
-    """``f(m, x, y)``: y += m @ x in place for a CSR m and C-ordered x, y of its dtype, by
-    scipy's compiled kernel when this scipy has it (one call, no temporaries), else by ``@``.
-    Either adds each row's products in the order the row stores them."""
-    def public(m, x, y):
-        y += m @ x
-
+    """``f(op, x, y, b)``: y += m @ x in place for a level's ``op`` (m, rows, columns, CSR
+    arrays) and flat C-ordered x, y of its dtype holding b columns, by scipy's compiled kernel when this scipy has it (one call, no
+    temporaries), else by ``@``.  Either adds each row's products in the order the row
+    stores them."""
     try:
         from scipy.sparse import _sparsetools
 
-        def direct(m, x, y):
-            _sparsetools.csr_matvecs(m.shape[0], m.shape[1], x.shape[1], m.indptr, m.indices,
-                                     m.data, x.reshape(-1), y.reshape(-1))
+        matvecs = _sparsetools.csr_matvecs
 
-        m = _die_levels()[-1][3]
-        x, y = np.arange(2.0 * m.shape[1]).reshape(-1, 2), np.zeros((m.shape[0], 2))
-        direct(m, x, y)
-        return direct if np.allclose(y, m @ x, rtol=0, atol=1e-12) else public
+        def direct(op, x, y, b):
+            matvecs(op[1], op[2], b, op[3], op[4], op[5], x, y)
+
+        op = _die_levels()[-1][3]
+        m = op[0]
+        x, y = np.arange(2.0 * m.shape[1]), np.zeros(2 * m.shape[0])
+        direct(op, x, y, 2)
+        same = np.allclose(y.reshape(-1, 2), m @ x.reshape(-1, 2), rtol=0, atol=1e-12)
+        return direct if same else _accumulate_by_product
     except Exception:  # a scipy without that internal entry point
-        return public
+        return _accumulate_by_product
 
 
 def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
@@ -208,17 +216,17 @@ def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
     w1, w2, w3 = (np.asarray(w, dtype=dtype) for w in write_value)
     b = w3.shape[1]
     size = dice.N_KEEPS * b
-    work = np.empty(size, dtype) if work is None else work.reshape(-1)[:size]
-    work = work.reshape(dice.N_KEEPS, b)
+    flat = np.empty(size, dtype) if work is None else work.reshape(-1)[:size]
+    work = flat.reshape(dice.N_KEEPS, b)
     rolls = work[_N_SMALL:]
     levels, accumulate = _die_levels(single), _sparse_accumulate()
     rolls[...] = w3
     for roll, w in ((2, w2), (1, w1)):
-        work[:_N_SMALL] = 0
-        for lo, hi, nxt, m, factor in levels:
-            accumulate(m, work[hi:nxt], work[lo:hi])
+        flat[:_N_SMALL * b] = 0
+        for lo, hi, nxt, op, factor in levels:
+            accumulate(op, flat[hi * b:nxt * b], flat[lo * b:hi * b], b)
             if factor is not None:
-                work[lo:hi] *= factor
+                flat[lo * b:hi * b] *= factor
         for lo, hi, parents in _PARENT_SLOTS:
             np.maximum(work[lo:hi], work[parents], out=work[lo:hi])
         np.maximum(rolls, w, out=rolls)
