@@ -75,7 +75,9 @@ def test_keeping_all_five_reads_stop_and_write():
     (["advise", "poker-programs", "--roll", "1", *DICE, "--sheet", "ones=3"],
      "no dice score 3 in ones (possible: -3, -2, -1, 0, 1, 2)"),
     (["advise", "ryzykant", "--players", "2", *DICE, "--fifth", "2=1"],
-     "ryzykant is not solved for two players"),
+     "2 players need 1 rival sheet (--opponent-sheet, once each), not 0"),
+    (["advise", "yahtzee", "--players", "2", "--roll", "1", *DICE],
+     "yahtzee has no play to win at a table"),
 ])
 def test_errors_name_the_real_problem(args, message):
     err = fails(*args)
