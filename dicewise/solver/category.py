@@ -373,21 +373,28 @@ def reachable_states(game: CategoryRules) -> np.ndarray:
     return game.reachable_extras(masks).reshape(-1)
 
 
+#: Reachable states from which ``solve_states`` uses every core by default (General's 1,024
+#: and Poker-programs' states are solved in a fraction of the time a pool takes to start).
+POOL_MIN_STATES = 50_000
+
+
 def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = None,
                  batch: int = 256, workers: int | None = None, block: int = 4096) -> StateValues:
     """Backward induction over every reachable state of a category game.
 
     A layer is cut into blocks of up to ``block`` states (the ruleset is asked once per box
     and block), each solved by batches of ``batch`` states.  The blocks of one layer are
-    independent: they go to ``workers`` processes (default: one per core) forked once for
-    the solve, which write into the values in shared memory (threads where the system does
-    not fork; the Python between numpy's loops keeps threads from scaling).
+    independent: they go to ``workers`` processes (default: one per core, or this one alone
+    under ``POOL_MIN_STATES`` states) forked once for the solve, which write into the values
+    in shared memory (threads where the system does not fork; the Python between numpy's
+    loops keeps threads from scaling).
     ``progress(n)`` is called as blocks of n states are solved.
     """
-    workers = workers or os.cpu_count() or 1
-    forked = workers > 1 and can_fork()
     n = game.n_categories
     reachable = reachable_states(game)
+    if workers is None:  # a small game is solved before a pool would have started
+        workers = (os.cpu_count() or 1) if reachable.sum() >= POOL_MIN_STATES else 1
+    forked = workers > 1 and can_fork()
     values = shared_array(game.n_states) if forked else np.empty(game.n_states)
     values[:] = np.nan
     full = (1 << n) - 1
