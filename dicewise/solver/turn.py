@@ -100,10 +100,8 @@ def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray
     less one die, for each distinct face of K.
     """
     best = keep_value if overwrite else keep_value.copy()
-    for lo, hi, parents in _PARENT_GROUPS:
-        acc = best[lo:hi]
-        for p in parents:
-            np.maximum(acc, best[p], out=acc)
+    for lo, hi, parents in _PARENT_SLOTS:
+        np.maximum(best[lo:hi], best[parents], out=best[lo:hi])
     return best[_N_SMALL:]
 
 
