@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, ClassVar, Sequence
@@ -20,7 +19,6 @@ import numpy as np
 from . import dice
 from .best_write import MaxPlan, Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
-from .parallel import can_fork, forked_pool, shared_array
 from .turn import solve_turn, turn_value
 
 ROLL_NUMBERS = (1, 2, 3)
@@ -392,10 +390,12 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
     """
     n = game.n_categories
     reachable = reachable_states(game)
+    from . import parallel  # here: multiprocessing costs every command's start-up 20 ms
+
     if workers is None:  # a small game is solved before a pool would have started
         workers = (os.cpu_count() or 1) if reachable.sum() >= POOL_MIN_STATES else 1
-    forked = workers > 1 and can_fork()
-    values = shared_array(game.n_states) if forked else np.empty(game.n_states)
+    forked = workers > 1 and parallel.can_fork()
+    values = parallel.shared_array(game.n_states) if forked else np.empty(game.n_states)
     values[:] = np.nan
     full = (1 << n) - 1
     extras = np.arange(game.n_extra)
@@ -438,10 +438,12 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
                     progress(done)
 
     if forked:
-        with forked_pool(solve_block, workers) as run:
+        with parallel.forked_pool(solve_block, workers) as run:
             solve_layers(run)
         values = np.array(values)  # out of the shared memory
     elif workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(workers) as pool:
             solve_layers(lambda blocks: pool.map(solve_block, blocks))
     else:
