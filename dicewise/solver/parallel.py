@@ -9,11 +9,13 @@ pickled.
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
@@ -48,12 +50,13 @@ def forked_pool(fn, workers: int):
     maps belongs in memory shared before the fork (``shared_array``).
     """
     context = multiprocessing.get_context("fork")
-    _FORKED["fn"] = fn
+    key = next(_POOL_KEYS)  # pools open at once in threads of one process keep apart
+    _FORKED[key] = fn
     try:
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            yield lambda items: pool.map(_call_forked, items)
+            yield lambda items: pool.map(partial(_call_pool, key), items)
     finally:
-        _FORKED.clear()
+        _FORKED.pop(key, None)
 
 
 def shared_array(n: int, dtype=np.float64) -> np.ndarray:
@@ -83,4 +86,11 @@ _FORKED: dict = {}
 
 def _call_forked(item):
     return _FORKED["fn"](item)
+
+
+_POOL_KEYS = itertools.count()
+
+
+def _call_pool(key, item):
+    return _FORKED[key](item)
 
