@@ -110,7 +110,7 @@ def loss_error_one_column(positions, seed, erases=False):
     the exact table of the erasure variant comes from the cache: its solve takes 20+ min)."""
     one = PokerSchoolRules(columns=1, school_cross_erases=erases)
     exact = (store.solution(POKER_SCHOOL, one).payload if erases
-             else ExactEvaluator(one, solve_states(one).values))
+             else ExactEvaluator(one, solve_states(one.one_column).values))
     s = table.SETTINGS
     t = time.perf_counter()
     with single_blas_thread():

@@ -491,8 +491,8 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
 
     start = time.perf_counter()
     with (progress or _quiet)(games, f"playing {games:,} games for {target}") as update:
-        records = simulate_target(rules, tsol.payload, target, games, seed, update,
-                                  expected=game.state_values(base).values)
+        records = simulate_target(game.category_rules(rules), tsol.payload, target, games, seed,
+                                  update, expected=game.state_values(base).values)
     hits = float((records.scores >= target).mean())
     played = Played(records.scores, time.perf_counter() - start, {"target": target,
                                                                    "reached_rate": hits})
@@ -510,10 +510,11 @@ def chance(ruleset, *, target: int, sheet: str | None = None, options=None, tabl
     game, rules = for_command(ruleset, "chance", options)
     written = game.target_sheet(rules, sheet)
     base, tsol = _target_solutions(game, rules, target, table, progress)
-    p = q = chance_of(rules, tsol.payload, written.mask, written.extra, written.points, target)
+    engine = game.category_rules(rules)
+    p = q = chance_of(engine, tsol.payload, written.mask, written.extra, written.points, target)
     if p < 1.0:  # else the target is reached for good, whatever the play
-        state = written.state(rules)
-        expected = policy_target_values(rules, game.state_values(base), target=target,
+        state = written.state(engine)
+        expected = policy_target_values(engine, game.state_values(base), target=target,
                                         start=state, start_points=written.points)
         q = float(expected.at(state, target - written.points))
     return Chance(game.name, rules.options, p, {
@@ -543,7 +544,8 @@ def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     base = store.solution(game, rules, progress_factory=progress)
     tsol = store.solution(TargetTable(game, None), rules, progress_factory=progress)
     chances = tsol.payload.chances()
-    expected = expected_policy_chances(rules, game.state_values(base), len(chances) - 1)
+    expected = expected_policy_chances(game.category_rules(rules), game.state_values(base),
+                                       len(chances) - 1)
     rows = [[t, round(float(chances[t]), 9), round(float(expected[t]), 9)]
             for t in range(len(chances))]
     return StrategyTable(game.name, "target",

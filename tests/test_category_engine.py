@@ -453,7 +453,7 @@ def _game(name, opts):
         return Mini()
     if name == "poker-school":  # the one-column game: points that vary by state
         from dicewise.solver.poker_school.rules import PokerSchoolRules
-        return PokerSchoolRules(columns=1, **opts)
+        return PokerSchoolRules(columns=1, **opts).one_column
     return category_game(name, **opts)
 
 

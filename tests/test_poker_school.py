@@ -240,10 +240,25 @@ def test_figures_meet_minimums_and_double(roll, row, k):
 
 
 # -- (3) the exact one-column game ----------------------------------------------------------
+def test_the_rules_hold_data_and_the_engine_solves_their_one_column_game():
+    """PokerSchoolRules is the rules only; the engine solves ``one_column``, a category ruleset
+    of its own that scores as the rules do, and exists for one column only."""
+    from dicewise.solver.category import CategoryRules
+
+    g = PokerSchoolRules(columns=1, minimums="none")
+    one = g.one_column
+    assert not isinstance(g, CategoryRules) and isinstance(one, CategoryRules)
+    assert (one.name, one.options, one.category_names) == (g.name, g.options, ROW_NAMES)
+    declared = np.array([[c.points(dice.ROLLS, k) for k in (1, 2, 3)] for c in one.categories])
+    np.testing.assert_array_equal(declared, g.base_points)
+    with pytest.raises(DicewiseError, match="columns=3"):
+        PokerSchoolRules().one_column
+
+
 @functools.lru_cache(maxsize=None)
 def one_column():
     g = PokerSchoolRules(columns=1, school_cross_erases=False)
-    return g, solve_states(g)
+    return g, solve_states(g.one_column)
 
 
 @functools.lru_cache(maxsize=None)
@@ -297,7 +312,7 @@ def test_exact_matches_brute_force(open_rows):
     mask = ((1 << N_ROWS) - 1) & ~sum(1 << r for r in open_rows)
     for clean in (0, 1):
         want = brute_value(g, open_rows, clean, 0)
-        assert sv.values[mask * g.n_extra + clean] == pytest.approx(want, abs=1e-9)
+        assert sv.values[mask * g.one_column.n_extra + clean] == pytest.approx(want, abs=1e-9)
 
 
 def test_one_column_optimum_and_write_semantics():
@@ -306,6 +321,7 @@ def test_one_column_optimum_and_write_semantics():
     # The engine's write equals the sheet rules, erasure variant included.
     for erases in (False, True):
         ge = PokerSchoolRules(columns=1, school_cross_erases=erases)
+        one = ge.one_column
         rng = np.random.default_rng(3)
         for _ in range(30):
             filled = rng.random(N_ROWS) < 0.5
@@ -315,15 +331,15 @@ def test_one_column_optimum_and_write_semantics():
                 sheet = ge.apply(sheet, int(x), None) if rng.random() < 0.2 else ge.apply(
                     sheet, int(x), 3 * (x + 1) if x < 6 else max(ge.cell_scores(int(x))),
                     shown=3 if x < 6 else None)
-            state = ge.state_of_sheet(sheet)
-            masks, extras = np.array([state // ge.n_extra]), np.array([state % ge.n_extra])
+            state = one.state_of_sheet(sheet)
+            masks, extras = np.array([state // one.n_extra]), np.array([state % one.n_extra])
             for k in (1, 2):
-                w = ge.write(r, k, masks, extras)
+                w = one.write(r, k, masks, extras)
                 roll = int(rng.integers(252))
                 pts = int(ge.base_points[r, k - 1, roll])
                 after = ge.apply(sheet, r, pts if pts else None, shown=3 if r < 6 and pts else None)
                 nxt = w.next_extra[w.roll_class[roll], 0]
-                assert nxt == ge.state_of_sheet(after) % ge.n_extra
+                assert nxt == one.state_of_sheet(after) % one.n_extra
                 points = np.broadcast_to(w.points, (252, 1))[roll, 0]
                 assert points == after.banked - sheet.banked
 
@@ -336,7 +352,7 @@ def test_random_play_stays_in_declared_states(erases):
     for _ in range(g.turns):
         masks = (b.filled > 0) @ (1 << np.arange(N_ROWS))
         extras = b.column_clean[:, 0] + 2 * b.standing
-        assert g.reachable_extras(masks)[np.arange(len(masks)), extras].all()
+        assert g.one_column.reachable_extras(masks)[np.arange(len(masks)), extras].all()
         _play_turn(g, b, rng.integers(0, 6, (3, 256, 5)), rng.random(256), "random", None)
 
 

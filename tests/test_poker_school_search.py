@@ -28,7 +28,7 @@ from dicewise.solver.poker_school.turns import Batch, ExactEvaluator, play, turn
 @functools.lru_cache(maxsize=1)
 def one_column_exact():
     game = PokerSchoolRules(columns=1, school_cross_erases=False)
-    return game, ExactEvaluator(game, solve_states(game).values)
+    return game, ExactEvaluator(game, solve_states(game.one_column).values)
 
 
 def sheets(game, evaluator, games=16, every=4):
@@ -101,7 +101,7 @@ def test_loss_error_on_approximate_advice_only():
     js = a.to_json()["choices"][1]
     assert list(js)[:6] == ["action", "label", "expected", "loss", "loss_error", "close_call"]
     one = PokerSchoolRules(columns=1, school_cross_erases=False)
-    exact = advise(one, ExactEvaluator(one, np.zeros(one.n_states)), one.empty(),
+    exact = advise(one, ExactEvaluator(one, np.zeros(one.one_column.n_states)), one.empty(),
                    [5, 5, 5, 2, 6], 1)  # any exact table: the values do not matter here
     assert all(c.loss_error is None and not c.close_call for c in exact.choices)
     assert "loss_error" not in exact.to_json()["best"]

@@ -59,7 +59,7 @@ P_FIVE_OF_A_KIND_IN_THREE = 2_783_176 / 6**10
 def poker_school(**options):
     from dicewise.solver.poker_school.rules import PokerSchoolRules
 
-    return PokerSchoolRules(columns=1, **options)
+    return PokerSchoolRules(columns=1, **options).one_column
 
 
 #: Targets up to these (General: every target; poker-programs: well past its 95th percentile).

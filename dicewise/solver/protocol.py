@@ -382,13 +382,19 @@ class Game(ABC):
         the games whose table is one: what play for a target compares with."""
         raise unsupported(self, "chance")
 
+    def category_rules(self, rules):
+        """The category ruleset that the generic engine solves for ``rules`` (``state_values``
+        index its states; play for a target solves it): the rules themselves for a category
+        game, a reduced variant's for a game solved exactly only in that variant."""
+        return rules
+
     def target_sheet(self, rules, text: str | None):
         """A sheet for play towards a target, as the category engine reads it (``sheet.Sheet``):
         here only the empty sheet; games whose sheets are category sheets read them all."""
         if text:
             raise DicewiseError(f"play for a target reads {self.name} sheets from the start of a "
                                 "game only: give no --sheet")
-        return Sheet((), (), 0, rules.initial_extra, 0)
+        return Sheet((), (), 0, self.category_rules(rules).initial_extra, 0)
 
     def players(self, rules) -> tuple[int, ...]:
         """The numbers of players the game is solved for (two: the race, solved exactly)."""

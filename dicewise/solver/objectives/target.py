@@ -17,8 +17,8 @@ def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, rol
     from ..advice import advise_position
     from ..target.advice import advise_target as rank
 
-    rules = base.rules
-    sheet_ = game.target_sheet(rules, sheet)
+    rules = game.category_rules(base.rules)
+    sheet_ = game.target_sheet(base.rules, sheet)
     ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
     by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
     expected = {str(c.action): c.expected for c in by_mean.choices}
@@ -57,6 +57,7 @@ class TargetReferee:
         """The player for the target on the dice of ``seed`` (whatever ``policy`` names)."""
         from ..target.chooser import simulate_target
 
-        records = simulate_target(self.base.rules, self.tsol.payload, self.target, games, seed,
-                                  progress, expected=self.game.state_values(self.base).values)
+        records = simulate_target(self.game.category_rules(self.base.rules), self.tsol.payload,
+                                  self.target, games, seed, progress,
+                                  expected=self.game.state_values(self.base).values)
         return Played(np.asarray(records.scores, np.float64))

@@ -242,6 +242,13 @@ class PokerSchoolGame(Game):
             raise BadAction(f"{kind} takes a row name, not {arg!r}")
         return {kind: arg.strip().lower().replace("-", "_")}
 
+    def category_rules(self, rules: PokerSchoolRules):
+        """The one-column game (``one_column.OneColumnRules``), the variant solved exactly."""
+        if not rules.exact:
+            raise DicewiseError(f"{self.name} with these options has no exact solver, so no play "
+                                "for a target")
+        return rules.one_column
+
     def state_values(self, solution: Solution):
         from ..category import StateValues
 
@@ -250,7 +257,7 @@ class PokerSchoolGame(Game):
                                 "(--option columns=1 --option school_cross_erases=false): play for "
                                 "a target needs the exact solution")
         values = solution.payload.values
-        return StateValues(values, ~np.isnan(values), solution.rules.initial_state)
+        return StateValues(values, ~np.isnan(values), solution.rules.one_column.initial_state)
 
     def action_space(self, rules: PokerSchoolRules) -> tuple[dict, ...]:
         """Every keep of ``dice.KEEPS`` (0 to 5 dice), then a write of every row, then a cross

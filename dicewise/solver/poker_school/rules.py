@@ -6,17 +6,11 @@ rules and nothing else that is heavy:
 
 * the scoring of every row over face counts (``row_points``), minimums and roll-1 doubling;
 * the School's reserves, the premium and the School-cross erasure, applied to one sheet
-  (``SheetState``, ``parse_sheet``: the ``row=cells`` notation, validated);
-* the exact reduced variant ``columns=1`` through the generic engine
-  (``PokerSchoolRules.write`` and friends, solved by ``category.solve_states``).
+  (``SheetState``, ``parse_sheet``: the ``row=cells`` notation, validated).
 
-With one column there are no reserves (a row has no later cell), the premium of a row is
-its single cell's score, and the state is the set of filled rows plus whether the column
-is still free of crosses (plus, with ``school_cross_erases``, the premiums standing to be
-erased).  Writing a score where the dice qualify dominates crossing there (same or more
-points now, same or better state), so each row needs one write: the score if the dice
-qualify, else the cross.  The full game (``columns`` 2 or 3) is solved approximately by
-``dicewise.solver.poker_school.approx``.
+The exact variant ``columns=1`` is a category ruleset of its own (``one_column.py``,
+``PokerSchoolRules.one_column``) that the generic engine solves; the full game
+(``columns`` 2 or 3) is solved approximately by ``dicewise.solver.poker_school.approx``.
 
 Readings where RULES.md is silent (also in docs/poker-school.md):
 
@@ -38,8 +32,9 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import DicewiseError
-from ..category import Category, CategoryRules, Write
-from ..options import option
+from .. import dice
+from ..category import ROLL_NUMBERS
+from ..options import option, options_of, validate_options
 from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, total
 
 ROW_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes", "pair", "two_pairs",
@@ -131,12 +126,11 @@ def empty_sheet(columns: int) -> SheetState:
 
 
 @dataclass(frozen=True)
-class PokerSchoolRules(CategoryRules):
+class PokerSchoolRules:
     """The rules of ``poker-school`` with its options; exact for ``columns=1`` only."""
 
     name = "poker-school"
     title = "Покер with a school and three columns, from the Russian seed"
-    roll_number_matters = True
 
     columns: int = option(3, None, "cells per row (1..3); the premium is the last cell's score",
                           minimum=1, maximum=3)
@@ -145,16 +139,34 @@ class PokerSchoolRules(CategoryRules):
     minimums: str = option("seed", ("seed", "none"), "figure minimums: seed (Pair 10, Two Pairs "
                            "18, Triplet 12, Full House 22, Four 12, Chance 22) | none")
 
+    def __post_init__(self):
+        validate_options(self)
+
     # -- declarations ---------------------------------------------------------------
     @property
-    def categories(self):
-        return tuple(Category(n, lambda c, k, r=r: row_points(c, r, k, self.minimums))
-                     for r, n in enumerate(ROW_NAMES))
+    def options(self) -> dict:
+        return options_of(self)
+
+    @cached_property
+    def base_points(self) -> np.ndarray:
+        """Points of a cell of every row for every roll, by roll number: (15, 3, 252) ints."""
+        table = np.array([[row_points(dice.ROLLS, r, k, self.minimums) for k in ROLL_NUMBERS]
+                          for r in range(N_ROWS)])
+        table.setflags(write=False)
+        return table
 
     @property
     def exact(self) -> bool:
-        """Whether ``solve_states`` applies: only the one-column game is small enough."""
+        """Whether the game is solved exactly: only the one-column game is small enough."""
         return self.columns == 1
+
+    @cached_property
+    def one_column(self):
+        """The one-column game as the category ruleset the engine solves (``OneColumnRules``);
+        a DicewiseError for more columns."""
+        from .one_column import OneColumnRules
+
+        return OneColumnRules(self)
 
     @property
     def turns(self) -> int:
@@ -164,82 +176,6 @@ class PokerSchoolRules(CategoryRules):
     def max_premium(self) -> np.ndarray:
         """(15,) the largest premium each row can earn (its largest last-cell score)."""
         return np.array([int(self.base_points[r].max()) for r in range(N_ROWS)])
-
-    # -- the exact one-column game --------------------------------------------------
-    @cached_property
-    def standing_levels(self) -> int:
-        """Distinct standing-premium sums the one-column state may carry (1 without erasure).
-
-        Standing premiums matter only while a School row is open, so at most five School
-        premiums and the nine free ones can stand.
-        """
-        if not self.school_cross_erases:
-            return 1
-        school = sorted(self.max_premium[:N_SCHOOL])[1:]
-        return int(sum(school) + self.max_premium[N_SCHOOL:].sum()) + 1
-
-    @property
-    def n_extra(self) -> int:  # extra = column clean + 2 × standing premiums
-        return 2 * self.standing_levels
-
-    @property
-    def initial_extra(self) -> int:
-        return 1
-
-    def _require_exact(self):
-        if self.columns != 1:
-            raise DicewiseError(f"poker-school with columns={self.columns} has no exact solver; "
-                                "its policy is approximate")
-
-    def write(self, c, roll_number, masks, extras):
-        """Write row c in the one-column game: its score and premium if the dice qualify, else a cross."""
-        self._require_exact()
-        points = self.base_points[c, roll_number - 1]  # (252,)
-        qualifies = points > 0
-        clean, standing = extras % 2, extras // 2
-        if not self.school_cross_erases:
-            # Cell and premium: the score counts twice; a cross breaks the column.
-            nxt = np.stack([np.zeros_like(extras), extras])
-            return Write((2 * points)[:, None], nxt, qualifies.astype(np.int64))
-        school_done = ((masks | (1 << c)) & SCHOOL_MASK) == SCHOOL_MASK  # (B,)
-        values, cls = np.unique(points, return_inverse=True)  # class 0 is the cross (0 points)
-        cls = cls.reshape(-1)
-        if c < N_SCHOOL:
-            new_standing = np.where(values[:, None] > 0, standing[None, :] + values[:, None], 0)
-        else:
-            new_standing = standing[None, :] + values[:, None]
-        new_clean = np.where(values[:, None] > 0, clean[None, :], 0)
-        # Once every School row is filled no premium can be erased: bank what stands.
-        banked = np.where(school_done[None, :], new_standing, 0)
-        new_standing = np.where(school_done[None, :], 0, new_standing)
-        nxt = new_clean + 2 * new_standing
-        return Write(points[:, None] + banked[cls], nxt, cls)
-
-    def final_bonus(self, extras):
-        return COLUMN_BONUS * (extras % 2)
-
-    def reachable_extras(self, masks):
-        self._require_exact()
-        masks = np.asarray(masks)
-        out = np.zeros((len(masks), self.n_extra), dtype=bool)
-        out[:, 1] = True
-        out[masks != 0, 0] = True
-        if self.school_cross_erases:
-            bits = (masks[:, None] >> np.arange(N_ROWS)) & 1
-            cap = bits @ self.max_premium
-            school_done = (masks & SCHOOL_MASK) == SCHOOL_MASK
-            cap = np.where(school_done, 0, np.minimum(cap, self.standing_levels - 1))
-            levels = np.arange(self.standing_levels)
-            ok = levels[None, :] <= cap[:, None]
-            out[:, 0::2] = ok & (masks != 0)[:, None]
-            out[:, 1::2] = ok
-        return out
-
-    def state_of_sheet(self, sheet: SheetState) -> int:
-        """The engine's state index of a one-column sheet."""
-        self._require_exact()
-        mask = sum(1 << r for r in range(N_ROWS) if sheet.filled[r])
-        return mask * self.n_extra + int(sheet.column_clean[0]) + 2 * sheet.standing
 
     # -- one sheet ------------------------------------------------------------------
     def empty(self) -> SheetState:

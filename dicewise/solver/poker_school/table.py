@@ -1,7 +1,7 @@
 """poker-school's tables: what is solved or fitted for a variant, and how it is measured.
 
-The one-column variants are solved exactly by the core engine (``category.solve_states``):
-their table is the value of every reachable state.  The others get the approximate policy
+The one-column variants are solved exactly by the core engine (``category.solve_states``
+of ``one_column.OneColumnRules``): their table is the value of every reachable state.  The others get the approximate policy
 (``approx.fit_policy``): their table is its feature weights, and the build measures it —
 the mean score of fresh games with its 95% interval, the method's shortfall on the exactly
 solved one-column game (the error estimate) and the proven upper bound (``bound``).
@@ -23,7 +23,7 @@ from .. import category
 from ..category import solve_states
 from ..digest import rules_digest as digest_of
 from ..stats import mean_ci95
-from . import approx, bound, rules as rules_module, turns
+from . import approx, bound, one_column, rules as rules_module, turns
 from .approx import Features, LinearEvaluator, fit_policy
 from .rules import PokerSchoolRules
 from .turns import Batch, ExactEvaluator
@@ -74,17 +74,18 @@ def kind(game: PokerSchoolRules) -> str:
 
 
 def rules_digest(game: PokerSchoolRules) -> str:
-    """Exact tables depend on the rules and the core engine; policy tables on the method too."""
+    """Exact tables depend on the rules and the core engine; policy tables on the method too
+    (its error estimate on the exact one-column game among it)."""
     if game.exact:
-        return digest_of(rules_module)
-    return digest_of(rules_module, turns, approx, bound, blas_threads, sys.modules[__name__],
-                     settings=repr(SETTINGS))
+        return digest_of(rules_module, one_column)
+    return digest_of(rules_module, one_column, turns, approx, bound, blas_threads,
+                     sys.modules[__name__], settings=repr(SETTINGS))
 
 
 def build_units(game: PokerSchoolRules) -> float:
     """The progress bar's length of ``build``: states (exact) or games played (policy)."""
     if game.exact:
-        return int(category.reachable_states(game).sum())
+        return int(category.reachable_states(game.one_column).sum())
     s = SETTINGS
     fit = (s.iterations + 1) * s.games + s.eval_games
     one_column = fit + s.eval_games if game.columns > 1 and s.measure_gap else 0
@@ -101,9 +102,9 @@ def build(game: PokerSchoolRules, progress=None):
 
 
 def build_exact(game: PokerSchoolRules, progress=None):
-    solved = solve_states(game, progress)
+    solved = solve_states(game.one_column, progress)
     meta = {"expected_score": solved.expected_score, "states": solved.n_reachable,
-            "n_states": game.n_states, "exact": True, "approximate": False}
+            "n_states": game.one_column.n_states, "exact": True, "approximate": False}
     return ExactEvaluator(game, solved.values), meta
 
 
@@ -117,7 +118,7 @@ def one_column_gap(game: PokerSchoolRules, progress=None) -> dict:
     s = SETTINGS
     third = None if progress is None else (lambda x: progress(x / 3))
     one = PokerSchoolRules(columns=1, school_cross_erases=False, minimums=game.minimums)
-    exact = solve_states(one)
+    exact = solve_states(one.one_column)
     fit = fit_policy(one, iterations=s.iterations, games=s.games, average=s.average,
                      seed=s.seed, progress=third)
     a = turns.play(one, s.eval_games, s.eval_seed, "solved", LinearEvaluator(one, fit.weights),
@@ -169,14 +170,15 @@ def to_arrays(payload) -> dict:
 def from_arrays(game: PokerSchoolRules, arrays, meta):
     """The evaluator back from a table's arrays (TableError if they do not fit the rules)."""
     if game.exact:
-        if meta.get("n_states") != game.n_states or not {"reachable", "values"} <= set(arrays):
-            raise TableError(f"the table does not describe the {game.n_states} states of this "
+        n_states = game.one_column.n_states
+        if meta.get("n_states") != n_states or not {"reachable", "values"} <= set(arrays):
+            raise TableError(f"the table does not describe the {n_states} states of this "
                              "variant; rebuild it")
-        reachable = np.unpackbits(arrays["reachable"], count=game.n_states).astype(bool)
+        reachable = np.unpackbits(arrays["reachable"], count=n_states).astype(bool)
         if reachable.sum() != len(arrays["values"]):
             raise TableError("the table is damaged (values do not match its reachable states); "
                              "rebuild it")
-        values = np.full(game.n_states, np.nan)
+        values = np.full(n_states, np.nan)
         values[reachable] = arrays["values"]
         return ExactEvaluator(game, values)
     weights = arrays.get("weights")

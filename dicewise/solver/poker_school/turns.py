@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import dice
 from .rules import (COLUMN_BONUS, N_ROWS, N_SCHOOL, SCHOOL_MASK, PokerSchoolRules,
-                                    SheetState)
+                                    SheetState, row_points)
 from ..turn import solve_turn
 
 NEG = -np.inf
@@ -200,7 +200,7 @@ def apply_writes(game: PokerSchoolRules, batch: Batch, rows: np.ndarray, scored:
             for k in (1, 2, 3):
                 s2 = sel & (roll_number == k)
                 if s2.any():
-                    points[s2] = game.categories[r].points(counts[s2], k)
+                    points[s2] = row_points(counts[s2], r, k, game.minimums)
     points[school] = np.where(school_ok[school], 3 * face[school], 0)
     scored = scored & (points > 0)
     new_res = np.where(school & scored, shown + res - 3, res)
@@ -247,8 +247,8 @@ class ExactEvaluator(Evaluator):
     approximate = False
 
     def __init__(self, game: PokerSchoolRules, values: np.ndarray):
-        game._require_exact()
         self.game = game
+        self.one_column = game.one_column  # the states of ``values`` (DicewiseError unless exact)
         self.values = values
 
     def base(self, batch):
@@ -261,14 +261,14 @@ class ExactEvaluator(Evaluator):
 
     def state_values(self, batch) -> np.ndarray:
         masks, extras = self._masks_extras(batch)
-        return self.values[masks * self.game.n_extra + extras]
+        return self.values[masks * self.one_column.n_extra + extras]
 
     def row_options(self, batch, row, roll_number):
-        g = self.game
+        g, one = self.game, self.one_column
         masks, extras = self._masks_extras(batch)
         is_open = (masks >> row) & 1 == 0
-        w = g.write(row, roll_number, masks, extras)
-        nxt = (masks | (1 << row))[None, :] * g.n_extra + w.next_extra
+        w = one.write(row, roll_number, masks, extras)
+        nxt = (masks | (1 << row))[None, :] * one.n_extra + w.next_extra
         future = np.where(is_open[None, :], self.values[np.minimum(nxt, len(self.values) - 1)], NEG)
         points_all = np.broadcast_to(w.points, (dice.N_ROLLS, len(batch)))
         classes, roll_class = free_row_classes(g, row, roll_number)
@@ -287,7 +287,7 @@ class ExactEvaluator(Evaluator):
         school_done = ((masks | (1 << row)) & SCHOOL_MASK) == SCHOOL_MASK
         cross_points = np.where(school_done, standing, 0) if g.school_cross_erases else 0
         standing = np.where(school_done, 0, standing)
-        nxt_x = (masks | (1 << row)) * g.n_extra + 2 * standing
+        nxt_x = (masks | (1 << row)) * one.n_extra + 2 * standing
         cross = np.where(is_open, self.values[np.minimum(nxt_x, len(self.values) - 1)] + cross_points,
                          NEG)
         return RowOption(roll_class, score, cross)

@@ -14,7 +14,6 @@ import numpy as np
 
 from ...errors import DicewiseError, TableError
 from .. import best_write
-from ..category import CategoryRules
 from ..digest import digest, source_digest
 from . import driver, kernel
 from . import values as values_module
@@ -32,7 +31,8 @@ TARGET_MODULES = (values_module, kernel, best_write, driver, sys.modules[__name_
 
 
 class TargetTable:
-    """The W table of one exact game's rules, for every target or for one."""
+    """The W table of one exact game's rules, for every target or for one (solved over the
+    game's ``category_rules``)."""
 
     def __init__(self, game, target: int | None = None, dtype=np.float64):
         self.game, self.target, self.dtype = game, target, np.dtype(dtype)
@@ -52,11 +52,12 @@ class TargetTable:
         """The game's rules digest and every module the values are solved with."""
         return digest(self.game.rules_digest(rules), source_digest(*TARGET_MODULES))
 
-    def build_units(self, rules: CategoryRules) -> float:
+    def build_units(self, rules) -> float:
         return self.game.build_units(rules)
 
-    def build(self, rules: CategoryRules, progress=None):
-        values = solve_target(rules, None, progress, target=self.target, dtype=self.dtype)
+    def build(self, rules, progress=None):
+        values = solve_target(self.game.category_rules(rules), None, progress, target=self.target,
+                              dtype=self.dtype)
         return values, {"expected_score": None, "max_need": values.max_need,
                         "target": values.target, "values": values.n_values,
                         "dtype": self.dtype.name}
@@ -64,7 +65,7 @@ class TargetTable:
     def to_arrays(self, payload) -> dict:
         return {name: getattr(payload, name) for name in _ARRAYS}
 
-    def from_arrays(self, rules: CategoryRules, arrays, meta):
+    def from_arrays(self, rules, arrays, meta):
         if any(name not in arrays for name in _ARRAYS):
             raise TableError("the table lacks the arrays of a target table")
         n = len(arrays["states"])
@@ -72,9 +73,10 @@ class TargetTable:
             raise TableError("the table is damaged (its rows do not match)")
         if n and int(arrays["offsets"].max()) >= len(arrays["flat"]):
             raise TableError("the table is damaged (offsets past its values)")
+        engine = self.game.category_rules(rules)
         return TargetValues(
-            rules.name, rules.options, *(np.array(arrays[name]) for name in _ARRAYS),
-            int(meta["max_need"]), meta.get("target"), rules.initial_state, 0, "optimal")
+            engine.name, engine.options, *(np.array(arrays[name]) for name in _ARRAYS),
+            int(meta["max_need"]), meta.get("target"), engine.initial_state, 0, "optimal")
 
 
 def table_for(game, rules, target: int | None):
