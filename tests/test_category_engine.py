@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from dicewise.solver import dice
+from dicewise.solver import dice, parallel
 from dicewise.solver.advice import advise_position
 from dicewise.solver.category import (ROLL_NUMBERS, Category, CategoryRules, StateValues, Write,
                                       WritePlans, best_of_tables, box_tables, reachable_states,
@@ -161,12 +161,17 @@ def test_engine_is_the_same_in_any_batch_size():
     assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True)
 
 
-def test_engine_is_the_same_in_any_block_and_worker_count():
+def test_engine_is_the_same_in_any_block_and_worker_count(monkeypatch):
+    """In one process, in forked processes sharing the values, and in threads."""
     game = Mini()
-    a = solve_states(game)
-    for kw in ({"block": 1, "batch": 1}, {"block": 5, "batch": 2, "workers": 1}, {"workers": 3}):
+    a = solve_states(game, workers=1)
+    for kw in ({"block": 1, "batch": 1, "workers": 1}, {"block": 5, "batch": 2, "workers": 1},
+               {"workers": 3}, {"workers": 2, "block": 7}):
         b = solve_states(game, **kw)
         assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True), kw
+    monkeypatch.setattr(parallel, "can_fork", lambda: False)
+    b = solve_states(game, workers=2, block=7)
+    assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True)
 
 
 def test_progress_counts_every_reachable_non_final_state():
