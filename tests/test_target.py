@@ -415,23 +415,35 @@ def _package_imports(name: str) -> set[str]:
     return {m for m in found if m.split(".")[0] == "dicewise"}
 
 
-def test_the_target_tables_digest_lists_every_module_its_values_depend_on():
-    """Every module the solve imports, directly or not, is in the target table's rules digest
-    (the engine's list or the table's own), so a change to any of them makes a new table."""
-    from dicewise.solver.digest import ENGINE
-    from dicewise.solver.target.table import TARGET_MODULES
-
-    # Error messages and the map over processes change no value.
-    no_values = {"dicewise.errors", "dicewise.solver.parallel"}
-    seen, todo = set(), ["dicewise.solver.target.driver", "dicewise.solver.target.table"]
+def _imported(*names: str) -> set[str]:
+    """The dicewise modules ``names`` import, directly or through one another."""
+    seen, todo = set(), list(names)
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
             todo.extend(_package_imports(name))
-    listed = {m.__name__ for m in TARGET_MODULES} | {f"dicewise.solver.{m}" for m in ENGINE}
-    assert "dicewise.solver.target.kernel" in seen  # the walk follows the imports
-    assert seen - no_values - {"dicewise.solver.digest"} <= listed
+    return seen
+
+
+#: Modules that change no value: error messages, the map over processes, the digest itself.
+NO_VALUES = {"dicewise.errors", "dicewise.solver.parallel", "dicewise.solver.digest"}
+
+
+def test_rules_digests_list_every_module_the_values_depend_on():
+    """Every module the category solve imports, directly or not, is in the engine's list
+    (``digest.ENGINE``), and every module the target solve imports is there or in the target
+    table's own list: a change to any of them makes a new table."""
+    from dicewise.solver.digest import ENGINE
+    from dicewise.solver.target.table import TARGET_MODULES
+
+    engine = {f"dicewise.solver.{m}" for m in ENGINE}
+    category = _imported("dicewise.solver.category")
+    assert {"dicewise.solver.turn", "dicewise.solver.dice"} <= category  # the walk follows imports
+    assert category - NO_VALUES <= engine
+    target = _imported("dicewise.solver.target.driver", "dicewise.solver.target.table")
+    assert "dicewise.solver.target.kernel" in target
+    assert target - NO_VALUES <= engine | {m.__name__ for m in TARGET_MODULES}
 
 
 # -- simulation --------------------------------------------------------------------------------

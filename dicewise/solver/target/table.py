@@ -13,7 +13,6 @@ import sys
 import numpy as np
 
 from ...errors import DicewiseError, TableError
-from .. import best_write
 from ..digest import digest, source_digest
 from . import driver, kernel
 from . import values as values_module
@@ -25,9 +24,10 @@ _ARRAYS = ("states", "fewest", "most", "lo", "hi", "offsets", "flat")
 #: Games with more reachable states than this solve one target at a time for `chance` and
 #: `advise` (every target at once is what `table --what target` asks for).
 ONE_TARGET_ABOVE = 100_000
-#: The modules a target table's values depend on, beside the game's (its rules digest): the
-#: table type, the turn kernel and its max over boxes, the driver, and this file's layout.
-TARGET_MODULES = (values_module, kernel, best_write, driver, sys.modules[__name__])
+#: The modules a target table's values depend on, beside the game's rules digest (which
+#: holds the engine's, ``digest.ENGINE``): the table type, the turn kernel for (state, need)
+#: columns, the driver, and this file's layout.
+TARGET_MODULES = (values_module, kernel, driver, sys.modules[__name__])
 
 
 class TargetTable:
