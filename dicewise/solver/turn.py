@@ -146,54 +146,88 @@ _PARENT_SLOTS = [(int(lo), int(hi), dice.KEEP_PARENT[lo - 1:hi - 1, j].copy())
 
 @lru_cache(maxsize=2)
 def _die_levels(single: bool = False):
-    """Per keep size s = 4..0: (first, end, end of the next size, the (n_s, n_s+1) sparse
-    matrix from each keep to its six one-die-larger keeps with its shape and arrays, and
-    the factor after it).
+    """Per keep size s = 4..0: (first, end, end of the next size, ``op``, the factor after
+    it), ``op`` being (rows, columns, CSR arrays indptr, indices, data) of the (n_s, n_s+1)
+    matrix from each keep to its six one-die-larger keeps, in face order.
 
-    float64: entries 1/6, no factor.  float32: entries 1 in face order and the factor 1/6
-    after, so that each sum is ``keep_values_by_die``'s, rounding for rounding.
+    float64: entries 1/6, no factor.  float32: entries 1 and the factor 1/6 after, so that
+    each sum is ``keep_values_by_die``'s, rounding for rounding.
     """
-    from scipy import sparse
-
     dtype = np.float32 if single else np.float64
     levels = []
     for s in range(dice.N_DICE - 1, -1, -1):
         lo, hi, nxt = (int(dice.KEEP_START[s + i]) for i in range(3))
-        data = np.full((hi - lo) * dice.N_FACES, 1 if single else 1 / dice.N_FACES, dtype)
-        m = sparse.csr_matrix((data, (dice.KEEP_CHILD[lo:hi] - hi).reshape(-1),
-                               np.arange(0, data.size + 1, dice.N_FACES)), shape=(hi - lo, nxt - hi))
-        op = (m, hi - lo, nxt - hi, m.indptr, m.indices, m.data)
+        n = (hi - lo) * dice.N_FACES
+        op = (hi - lo, nxt - hi, np.arange(0, n + 1, dice.N_FACES, dtype=np.int32),
+              (dice.KEEP_CHILD[lo:hi] - hi).reshape(-1).astype(np.int32),
+              np.full(n, 1 if single else 1 / dice.N_FACES, dtype))
         levels.append((lo, hi, nxt, op, dtype(1 / dice.N_FACES) if single else None))
     return tuple(levels)
 
 
-def _accumulate_by_product(op, x, y, b):
-    """y += m @ x by scipy's public product (``_sparse_accumulate``'s fallback)."""
-    y.reshape(-1, b)[...] += op[0] @ x.reshape(-1, b)
+def _accumulate_by_numpy(op, x, y, b):
+    """y += m @ x for a level's ``op``, child by child in face order (the fallback of
+    ``_sparse_accumulate``)."""
+    rows, cols, _, indices, data = op
+    x, y = x.reshape(cols, b), y.reshape(rows, b)
+    children, weights = indices.reshape(rows, -1), data.reshape(rows, -1)
+    for j in range(children.shape[1]):
+        y += weights[:, j, None] * x[children[:, j]]
+
+
+def _csr_kernel():
+    """scipy's compiled CSR × dense kernel (``csr_matvecs``), or None.
+
+    The extension is loaded by itself where it can be: importing ``scipy.sparse`` would
+    cost every solve 0.1 s (it imports numpy's testing, f2py and masked arrays).
+    """
+    try:
+        import importlib.machinery
+        import importlib.util
+        import os
+
+        import scipy
+
+        folder = os.path.join(os.path.dirname(scipy.__file__), "sparse")
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_sparsetools" + suffix)
+            if os.path.exists(path):
+                spec = importlib.util.spec_from_file_location("scipy.sparse._sparsetools", path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return module.csr_matvecs
+    except Exception:  # an unusual installation: the ordinary import below
+        pass
+    try:
+        from scipy.sparse import _sparsetools
+
+        return _sparsetools.csr_matvecs
+    except Exception:  # a scipy without that internal entry point
+        return None
 
 
 @lru_cache(maxsize=1)
 def _sparse_accumulate():
-    """``f(op, x, y, b)``: y += m @ x in place for a level's ``op`` (m, rows, columns, CSR
-    arrays) and flat C-ordered x, y of its dtype holding b columns, by scipy's compiled kernel when this scipy has it (one call, no
-    temporaries), else by ``@``.  Either adds each row's products in the order the row
-    stores them."""
+    """``f(op, x, y, b)``: y += m @ x in place for a level's ``op`` and flat C-ordered x, y
+    of its dtype holding b columns, by scipy's compiled kernel (one call, no temporaries)
+    when it is there and agrees with ``_accumulate_by_numpy`` on a test, else by that.
+    Either adds each row's products in the order the row stores them."""
+    matvecs = _csr_kernel()
+    if matvecs is None:
+        return _accumulate_by_numpy
+
+    def direct(op, x, y, b):
+        matvecs(op[0], op[1], b, op[2], op[3], op[4], x, y)
+
     try:
-        from scipy.sparse import _sparsetools
-
-        matvecs = _sparsetools.csr_matvecs
-
-        def direct(op, x, y, b):
-            matvecs(op[1], op[2], b, op[3], op[4], op[5], x, y)
-
-        op = _die_levels()[-1][3]
-        m = op[0]
-        x, y = np.arange(2.0 * m.shape[1]), np.zeros(2 * m.shape[0])
+        op = _die_levels()[0][3]
+        x = np.arange(2.0 * op[1])
+        y, expect = np.zeros(2 * op[0]), np.zeros(2 * op[0])
         direct(op, x, y, 2)
-        same = np.allclose(y.reshape(-1, 2), m @ x.reshape(-1, 2), rtol=0, atol=1e-12)
-        return direct if same else _accumulate_by_product
-    except Exception:  # a scipy without that internal entry point
-        return _accumulate_by_product
+        _accumulate_by_numpy(op, x, expect, 2)
+        return direct if np.allclose(y, expect, rtol=0, atol=1e-9) else _accumulate_by_numpy
+    except Exception:
+        return _accumulate_by_numpy
 
 
 def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
