@@ -151,6 +151,14 @@ def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optim
     game, rules = for_command(ruleset, "simulate", options)
     solution, policy, played = _played(game, rules, policy, games, seed, table, progress)
     extra = dict(played.extra)
+    if policy == "search" and "optimal" in game.policies:
+        # What looking deeper gains: the table's policy on the same rolls, game by game.
+        with (progress or _quiet)(games, f"playing {games:,} games (optimal)") as update:
+            table_played = game.play(solution, "optimal", games, seed, update)
+        paired = PairedComparison.of(played.scores, table_played.scores)
+        extra["against_optimal"] = {"policy": "optimal", "mean": paired.mean_b,
+                                    "gain": paired.margin, "gain_ci95": list(paired.margin_ci95),
+                                    "games": games}
     if played.examples:
         extra["example_games"] = list(played.examples)
     distribution = game.score_distribution(solution, policy) if solution.payload is not None else None

@@ -226,3 +226,18 @@ def test_a_table_for_other_options_is_refused(tmp_path):
     r = run("advise", "ryzykant", "--dice", "1", "2", "3", "4", "5", "-o", "end_marks=3",
             "--table", str(out))
     assert r.exit_code == 2 and "rebuild" in r.stderr
+
+
+@pytest.mark.slow
+def test_simulate_search_reports_its_paired_gain_over_the_table_policy():
+    d = _json(run("simulate", "ryzykant", "--policy", "search", "--games", "24", "--seed", "2",
+                  *SMALL, "--json"))
+    table = _json(run("simulate", "ryzykant", "--games", "24", "--seed", "2", *SMALL, "--json"))
+    paired = d["against_optimal"]
+    assert paired["policy"] == "optimal" and paired["games"] == 24
+    assert paired["mean"] == pytest.approx(table["mean"])
+    assert paired["gain"] == pytest.approx(d["mean"] - table["mean"])
+    lo, hi = paired["gain_ci95"]
+    assert lo <= paired["gain"] <= hi
+    human = run("simulate", "ryzykant", "--policy", "search", "--games", "24", *SMALL)
+    assert "against optimal on the same rolls (paired)" in human.stdout

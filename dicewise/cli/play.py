@@ -58,6 +58,10 @@ def simulate(ruleset, games, seed, policy, options, as_json):
             click.echo(f"the optimal policy's exact score distribution (computed, not "
                        f"simulated): mean {value['mean']:.4f}, std {value['std']:.3f}, median "
                        f"{value['percentiles']['50']:g}")
+        elif key == "against_optimal":
+            lo, hi = value["gain_ci95"]
+            click.echo(f"against optimal on the same rolls (paired): {value['gain']:+.3f} a game "
+                       f"(95% CI {lo:+.3f} .. {hi:+.3f}); optimal's mean {value['mean']:.3f}")
         elif key == "example_games":
             for i, ex in enumerate(value, 1):
                 click.echo(f"game {i}: " + ", ".join(f"{k} {v}" for k, v in ex.items()))
