@@ -432,7 +432,8 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
             layer_masks = np.flatnonzero(popcount == filled)
             idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
             idx = idx[reachable[idx]]
-            size = max(1, min(block, -(-len(idx) // workers)))  # every worker gets a share
+            # Four blocks a worker where the layer allows, so that none waits long at its end.
+            size = max(1, min(block, max(batch, -(-len(idx) // (4 * workers))), -(-len(idx) // workers)))
             for done in run([idx[lo:lo + size] for lo in range(0, len(idx), size)]):
                 if progress is not None:
                     progress(done)
