@@ -388,49 +388,24 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
     loops keeps threads from scaling).
     ``progress(n)`` is called as blocks of n states are solved.
     """
-    n = game.n_categories
-    reachable = reachable_states(game)
     from . import parallel  # here: multiprocessing costs every command's start-up 20 ms
 
+    n = game.n_categories
+    reachable = reachable_states(game)
     if workers is None:  # a small game is solved before a pool would have started
         workers = (os.cpu_count() or 1) if reachable.sum() >= POOL_MIN_STATES else 1
     forked = workers > 1 and parallel.can_fork()
     values = parallel.shared_array(game.n_states) if forked else np.empty(game.n_states)
     values[:] = np.nan
-    full = (1 << n) - 1
-    extras = np.arange(game.n_extra)
+    full, extras = (1 << n) - 1, np.arange(game.n_extra)
     last = slice(full * game.n_extra, (full + 1) * game.n_extra)
     values[last] = np.where(reachable[last], game.final_bonus(extras), np.nan)
-    first_end = game.first_roll_end()
     popcount = np.array([bin(m).count("1") for m in range(1 << n)])
-
-    plans = {k: WritePlans() for k in ROLL_NUMBERS}
-    rolls = ROLL_NUMBERS if game.roll_number_matters else (1,)
-    local = threading.local()
-
-    def solve_block(states):
-        # The ruleset is asked once per box for the whole block (small class tables); the
-        # best write and the turn go by batches of ``batch`` states, in buffers that stay
-        # in cache from batch to batch.
-        masks, ex = np.divmod(states, game.n_extra)
-        tables = {k: box_tables(game, values, masks, ex, k, plans[k]) for k in rolls}
-        b = min(len(states), batch)
-        if getattr(local, "columns", 0) < b:
-            local.columns, local.work = b, np.empty(dice.N_KEEPS * b)
-            local.out = [np.empty(dice.N_ROLLS * b) for _ in ROLL_NUMBERS]
-        result = np.empty(len(states))
-        for lo in range(0, len(states), batch):
-            hi = min(lo + batch, len(states))
-            outs = [o[:dice.N_ROLLS * (hi - lo)].reshape(dice.N_ROLLS, hi - lo) for o in local.out]
-            w = [best_of_tables(tables[k], masks, lo, hi, plans[k], outs[k - 1]) for k in rolls]
-            result[lo:hi] = turn_value(w * 3 if len(w) == 1 else w, first_end, local.work)
-        values[states] = result
-        return len(states)
+    solve_block = _block_solver(game, values, batch)
 
     def solve_layers(run):
         for filled in range(n - 1, -1, -1):
-            layer_masks = np.flatnonzero(popcount == filled)
-            idx = (layer_masks[:, None] * game.n_extra + extras[None, :]).reshape(-1)
+            idx = (np.flatnonzero(popcount == filled)[:, None] * game.n_extra + extras).reshape(-1)
             idx = idx[reachable[idx]]
             # Four blocks a worker where the layer allows, so that none waits long at its end.
             size = max(1, min(block, max(batch, -(-len(idx) // (4 * workers))), -(-len(idx) // workers)))
@@ -452,6 +427,38 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
     if np.isnan(values[reachable]).any():
         raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
     return StateValues(values, reachable, game.initial_state)
+
+
+def _block_solver(game: CategoryRules, values: np.ndarray, batch: int):
+    """``solve_block(states)``: solve a block of one layer's states into ``values`` (whose
+    next layer is solved), returning how many.
+
+    The ruleset is asked once per box for the whole block (small class tables); the best
+    write and the turn go by batches of ``batch`` states, in buffers of this thread that
+    stay in cache from batch to batch.
+    """
+    first_end = game.first_roll_end()
+    plans = {k: WritePlans() for k in ROLL_NUMBERS}
+    rolls = ROLL_NUMBERS if game.roll_number_matters else (1,)
+    local = threading.local()
+
+    def solve_block(states):
+        masks, ex = np.divmod(states, game.n_extra)
+        tables = {k: box_tables(game, values, masks, ex, k, plans[k]) for k in rolls}
+        b = min(len(states), batch)
+        if getattr(local, "columns", 0) < b:
+            local.columns, local.work = b, np.empty(dice.N_KEEPS * b)
+            local.out = [np.empty(dice.N_ROLLS * b) for _ in ROLL_NUMBERS]
+        result = np.empty(len(states))
+        for lo in range(0, len(states), batch):
+            hi = min(lo + batch, len(states))
+            outs = [o[:dice.N_ROLLS * (hi - lo)].reshape(dice.N_ROLLS, hi - lo) for o in local.out]
+            w = [best_of_tables(tables[k], masks, lo, hi, plans[k], outs[k - 1]) for k in rolls]
+            result[lo:hi] = turn_value(w * 3 if len(w) == 1 else w, first_end, local.work)
+        values[states] = result
+        return len(states)
+
+    return solve_block
 
 
 def upper_sum_reachable(contributions: Sequence[Sequence[int]], offset: int, size: int,
