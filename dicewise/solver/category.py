@@ -19,7 +19,7 @@ import numpy as np
 from . import dice
 from .best_write import MaxPlan, Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
-from .turn import solve_turn, turn_value
+from .turn import turn_value
 
 ROLL_NUMBERS = (1, 2, 3)
 
