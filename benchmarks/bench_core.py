@@ -8,6 +8,8 @@ Each figure is the median of ``--repeat`` runs, each in a fresh process so that 
 cached in memory.  When the PyPI package ``yatzy-solver`` (a Rust solver; not a dependency
 of dicewise) is importable, it solves the same Yahtzee and Yatzy games in the same run,
 each of its runs right after one of ours, and the table gives our time / its time.
+``--cpu`` adds the CPU seconds of those solves (every process and thread of each side),
+which the load changes far less than the wall time.
 """
 
 from __future__ import annotations
@@ -50,10 +52,31 @@ def peer_seconds(variant) -> float | None:
     return float(out.stdout)
 
 
+def cpu_seconds(name) -> float:
+    """CPU seconds of our solve of ``name`` in a fresh process, its forked workers included."""
+    code = ("import os; from dicewise.solver.category import solve_states; "
+            "from dicewise.solver.rulesets import category_game; "
+            f"g = category_game({name!r}); a = os.times(); solve_states(g); b = os.times(); "
+            "print(sum(b[:4]) - sum(a[:4]))")
+    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True).stdout)
+
+
+def peer_cpu_seconds(variant) -> float | None:
+    code = ("import time, yatzy_solver as y; t = time.process_time(); "
+            f"y.Solver.build(y.Variant({variant!r})); print(time.process_time() - t)")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError:
+        return None
+    return float(out.stdout)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--cpu", action="store_true", help="also the CPU seconds of the solves")
     args = parser.parse_args()
     env = dict(os.environ, DICEWISE_CACHE=tempfile.mkdtemp(prefix="dicewise-bench-"))
     load = getattr(os, "getloadavg", lambda: (float("nan"),))  # not on every system
@@ -85,6 +108,23 @@ def main():
         ratio = f"{ours / peer:.2f}" if peer else ""
         peer_s = f"{peer:.2f}" if peer else "—"
         print(f"{task:<42} {ours:>11.2f} {peer_s:>15} {ratio:>7}")
+    if args.cpu:
+        print_cpu(args.repeat)
+
+
+def print_cpu(repeat: int):
+    """Our CPU seconds and the peer's for the solves both make, alternating, medians."""
+    print(f"\n{'solve, CPU seconds':<42} {'dicewise s':>11} {'yatzy-solver s':>15} {'ratio':>7}")
+    for name, variant in PEER.items():
+        ours, peer = [], []
+        for _ in range(repeat):
+            ours.append(cpu_seconds(name))
+            peer.append(peer_cpu_seconds(variant))
+        if None in peer:
+            print(f"{name:<42} {statistics.median(ours):>11.2f} {'—':>15}")
+            continue
+        o, p = statistics.median(ours), statistics.median(peer)
+        print(f"{name:<42} {o:>11.2f} {p:>15.2f} {o / p:>7.2f}")
 
 
 if __name__ == "__main__":
