@@ -532,3 +532,11 @@ def test_yahtzee_env_with_forced_jokers():
             assert obs in env.observation_space
         scores.append(info["score"])
     assert regret < 1e-6 and 150 < np.mean(scores) < 350
+
+
+def test_negative_points_lie_in_the_observation_space():
+    # poker-programs' obligatory boxes score below zero, so points can be negative: the
+    # checker's random play met it now and then ("obs not within the observation space")
+    env = gym.make(dicewise.envs.env_id("poker-programs"))
+    points = env.observation_space["points"]
+    assert points.contains(np.array([-30.0], points.dtype))

@@ -124,7 +124,8 @@ def _string_constants(path) -> set[str]:
 
 def test_table_play_is_each_games_own_and_no_shared_module_names_a_game():
     """Every game with a duel seats a table through its protocol object (poker-school's
-    from its race module), and the table's and the players' modules name no game."""
+    from its race module), and no shared module — the table's, the players', the page's,
+    the environments' observations — names a game."""
     from pathlib import Path
 
     import dicewise
@@ -138,10 +139,11 @@ def test_table_play_is_each_games_own_and_no_shared_module_names_a_game():
         if "duel" in game.commands:
             assert all(players >= 2 for players in game.table_players(game.rules({})))
     root = Path(dicewise.__file__).parent
-    for folder in ("solver/multiplayer", "play"):
-        for path in sorted((root / folder).glob("*.py")):
-            named = _string_constants(path) & set(GAMES)
-            assert not named, f"{path.relative_to(root)} names {sorted(named)}"
+    shared = [path for folder in ("solver/multiplayer", "play", "web")
+              for path in sorted((root / folder).glob("*.py"))]
+    for path in shared + [root / "envs" / "observe.py", root / "envs" / "single.py"]:
+        named = _string_constants(path) & set(GAMES)
+        assert not named, f"{path.relative_to(root)} names {sorted(named)}"
 
 
 # -- the race, against a plain one-game loop ----------------------------------------------

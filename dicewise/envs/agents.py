@@ -52,8 +52,10 @@ class GreedyAgent:
     """
 
     def __init__(self, env):
+        from ..solver.category import CategoryRules
+
         rules = env.unwrapped.rules
-        if not hasattr(rules, "sheet_extra"):
+        if not isinstance(rules, CategoryRules):
             raise DicewiseError(f"the greedy agent plays the category games, not {rules.name}")
         self.rules = rules
         self.oracle = CategoryOracle(rules, np.zeros(rules.n_states))

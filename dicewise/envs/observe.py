@@ -5,7 +5,8 @@ from four generic pieces: the dice as face counts, a number, a vector over a fix
 keys (a sheet, counters, marks), and the action mask.  The keys of a category game's sheet
 are the boxes its ``write`` actions name, so one encoder serves every category game; the
 games whose observations say more (Ryzykant's fifth-die marks, poker-school's cell
-notation) add their fields here, each read from the JSON the game's episode writes.
+notation) build their encoders from these pieces in their own folders
+(``Game.observation_encoder``), each field read from the JSON the game's episode writes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import DicewiseError
 from ..solver import dice
 from ..solver.protocol import Game
 
@@ -102,16 +102,9 @@ class Encoder:
 
 
 def encoder_for(game: Game, rules, actions: tuple[dict, ...]) -> Encoder:
-    """The encoder of ``game``: the category one, or the game's own fields."""
-    from ..solver.rulesets.game import CategoryGame
-
-    if isinstance(game, CategoryGame):
-        return category_encoder(rules, actions)
-    if game.name == "ryzykant":
-        return ryzykant_encoder(rules, actions)
-    if game.name == "poker-school":
-        return poker_school_encoder(rules, actions)
-    raise DicewiseError(f"{game.name} has no observation encoder for environments")
+    """The encoder of ``game``, which builds it from the fields here
+    (``Game.observation_encoder``)."""
+    return game.observation_encoder(rules, actions)
 
 
 def box_names(actions: tuple[dict, ...]) -> list[str]:
@@ -144,35 +137,8 @@ def category_encoder(rules, actions) -> Encoder:
         def derive(obs):
             scores = {index[k]: int(v) for k, v in (obs.get("sheet") or {}).items()}
             return {"extra": rules.sheet_extra(scores, dict(obs.get("counters") or {}))}
-    fields.append(number_field("points", 0, BIG))
+    # points may be negative (poker-programs' obligatory boxes score below zero)
+    fields.append(number_field("points", -BIG, BIG))
     return Encoder(fields, len(actions), derive)
 
 
-def ryzykant_encoder(rules, actions) -> Encoder:
-    """Dice, rolls so far, marks per pair sum and per fifth-die face, points, puścioch."""
-    sums = range(2, 13)
-    fields = [counts_field(), number_field("turn", 0, BIG),
-              keyed_field("sheet", sums, 0, 0, BIG), keyed_field("fifth", range(1, 7), 0, 0, BIG),
-              number_field("points", -BIG, BIG), number_field("puscioch", 0, 1, np.int8)]
-    return Encoder(fields, len(actions))
-
-
-def poker_school_encoder(rules, actions) -> Encoder:
-    """Dice, roll, turn, and the sheet as the game reduces it (``rules.parse_sheet``): cells
-    filled per row, rows without a cross, the School reserve, columns without a cross, the
-    premiums a School cross would still erase; points."""
-    rows = len(box_names(actions))
-
-    def derive(obs):
-        sheet = rules.parse_sheet(",".join(f"{k}={v}" for k, v in (obs.get("sheet") or {}).items()))
-        return {"filled": sheet.filled, "clean": sheet.clean, "reserve": sheet.reserve,
-                "column_clean": sheet.column_clean, "standing": sheet.standing}
-    fields = [counts_field(), number_field("roll", 0, 3, np.int8),
-              number_field("turn", 0, rules.turns + 1, np.int16),
-              vector_field("filled", rows, 0, rules.columns),
-              vector_field("clean", rows, 0, 1),
-              vector_field("reserve", 6, 0, 3 * dice.N_DICE),
-              vector_field("column_clean", rules.columns, 0, 1),
-              number_field("standing", 0, BIG, derive=True),
-              number_field("points", 0, BIG)]
-    return Encoder(fields, len(actions), derive)

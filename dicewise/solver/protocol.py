@@ -371,6 +371,11 @@ class Game(ABC):
         """
         raise unsupported(self, "envs")
 
+    def observation_encoder(self, rules, actions: tuple[dict, ...]):
+        """The environments' observation of this game (an ``envs.observe.Encoder``, built
+        from its generic fields; needs the ``rl`` extra)."""
+        raise unsupported(self, "envs")
+
     def canonical_action(self, action) -> dict:
         """An agent's answer in the form the advice's choices use (BadAction if malformed)."""
         if not isinstance(action, dict):

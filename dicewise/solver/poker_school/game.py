@@ -229,6 +229,11 @@ class PokerSchoolGame(Game):
 
     # --- agents ----------------------------------------------------------------------
 
+    def observation_encoder(self, rules, actions):
+        from .observation import encoder
+
+        return encoder(rules, actions)
+
     def canonical_action(self, action) -> dict:
         if not isinstance(action, dict) or len(action) != 1:
             raise BadAction('an action is {"keep": [...]}, {"write": row} or {"cross": row}, '

@@ -153,6 +153,11 @@ class CategoryGame(Game):
             return strategy.category_table(game, values, games, seed, progress)
         raise DicewiseError(f"unknown table {what!r} for {self.name} (tables: {', '.join(self.tables)})")
 
+    def observation_encoder(self, rules: CategoryRules, actions):
+        from ...envs.observe import category_encoder
+
+        return category_encoder(rules, actions)
+
     def canonical_action(self, action) -> dict:
         if not isinstance(action, dict) or len(action) != 1:
             raise BadAction(f"an action is {{\"keep\": [...]}} or {{\"write\": box}}, not {action!r}")

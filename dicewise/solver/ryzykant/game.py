@@ -259,6 +259,11 @@ class RyzykantGame(Game):
 
     # --- agents ----------------------------------------------------------------------
 
+    def observation_encoder(self, rules, actions):
+        from .observation import encoder
+
+        return encoder(rules, actions)
+
     def canonical_action(self, action) -> dict:
         try:
             (a, b), (c, d) = action["pairs"]
