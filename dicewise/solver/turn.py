@@ -282,7 +282,7 @@ class TurnValues:
 _LOCAL = threading.local()
 
 
-def _work_buffer(dtype, columns: int) -> np.ndarray:
+def work_buffer(dtype, columns: int) -> np.ndarray:
     """This thread's flat buffer for ``turn_value`` of ``columns`` (grown when wider)."""
     key = np.dtype(dtype).name
     buf = getattr(_LOCAL, key, None)
@@ -305,7 +305,7 @@ def solve_turn(write_value, first_roll_end=None, keep_values_wanted: bool = True
                                       for w in write_value):
         # float32 values only: the in-place kernel, equal bit for bit and faster.
         after = []
-        value = turn_value(write_value, first_roll_end, _work_buffer(np.float32, write_value[2].shape[1]),
+        value = turn_value(write_value, first_roll_end, work_buffer(np.float32, write_value[2].shape[1]),
                            after)
         return TurnValues((after[1], after[0], write_value[2]), None, value)
     v3 = write_value[2]

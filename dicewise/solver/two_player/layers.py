@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import dice
 from ..best_write import Partition, best_write, max_plan, scratch_for
-from ..turn import best_sub_keep, best_sub_keep_and_keep
+from ..turn import best_sub_keep, best_sub_keep_and_keep, turn_value, work_buffer
 from ..turn import keep_values_by_die as keep_values
 from .space import Layout, TwoPlayerRules
 
@@ -211,6 +211,10 @@ class TurnResult:
 
 def solve_turn_batch(writes, ends: np.ndarray, end_value: float, keep_wanted: bool = False):
     """The three-roll turn, maximising, for a batch: the value (and keep values if wanted)."""
+    if not keep_wanted:  # the value alone: the in-place kernel, in one reused buffer
+        first_roll_end = np.where(ends, end_value, np.nan)
+        work = work_buffer(np.float64, writes[2].shape[1])  # this thread's, reused
+        return turn_value(writes, first_roll_end, work), None
     w1, w2, w3 = writes
     e3 = keep_values(w3)
     v2 = np.maximum(w2, best_sub_keep(e3, overwrite=not keep_wanted))
