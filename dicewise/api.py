@@ -81,12 +81,7 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
         return advise_target(ruleset, dice=dice, roll=roll, sheet=sheet, target=target,
                              options=options, table=table, progress=progress)
     game, rules = for_command(ruleset, "advise", options)
-    position = {"dice": list(dice), "sheet": sheet or None}
-    for key, value in (("roll", roll), ("fifth", fifth)):
-        if value is not None:
-            if key not in game.advise_inputs:
-                raise DicewiseError(f"{game.name} takes no --{key}")
-            position[key] = value
+    position = _position(game, dice, sheet, roll=roll, fifth=fifth)
     game.check_position(rules, position)
     solution = store.solution(game, rules, table, must_exist=table is not None,
                               progress_factory=progress)
@@ -115,6 +110,18 @@ class Simulation:
                 "games_per_second": self.games_per_second, "approximate": self.approximate,
                 "expected_score": self.expected_score, "error_estimate": self.error_estimate,
                 **dict(self.extra)}
+
+
+def _position(game: Game, dice, sheet, **inputs) -> dict:
+    """An advise position: the dice, the sheet, and the inputs given that the game reads
+    (``game.advise_inputs``: the roll number, Ryzykant's fifth-die marks), else refused."""
+    position = {"dice": list(dice), "sheet": sheet or None}
+    for key, value in inputs.items():
+        if value is not None:
+            if key not in game.advise_inputs:
+                raise DicewiseError(f"{game.name} takes no --{key}")
+            position[key] = value
+    return position
 
 
 def _played(game: Game, rules, policy: str, games: int, seed: int, table, progress):
@@ -663,8 +670,10 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     if len(opponent_fifths) > len(opponent_sheets):
         raise DicewiseError("more --opponent-fifth than --opponent-sheet: give one fifth per rival "
                             "sheet, in the same order")
+    if opponent_fifths and "fifth" not in game.advise_inputs:
+        raise DicewiseError(f"{game.name} takes no --opponent-fifth")
     opponent_fifths += [None] * (len(opponent_sheets) - len(opponent_fifths))
-    position = {"dice": list(dice), "roll": roll, "sheet": sheet or None, "fifth": fifth}
+    position = _position(game, dice, sheet, roll=roll, fifth=fifth)
     rivals = [{"sheet": s or None, "fifth": f} for s, f in zip(opponent_sheets, opponent_fifths)]
     game.check_table_position(rules, position, rivals)  # refuse the sheets before any solve
     solution = store.solution(game, rules, table, progress_factory=progress)

@@ -78,6 +78,10 @@ def test_keeping_all_five_reads_stop_and_write():
      "2 players need 1 rival sheet (--opponent-sheet, once each), not 0"),
     (["advise", "yahtzee", "--players", "2", "--roll", "1", *DICE],
      "yahtzee has no play to win at a table"),
+    (["advise", "general", "--players", "3", "--roll", "1", *DICE, "--fifth", "1",
+      "--opponent-sheet", "", "--opponent-sheet", ""], "general takes no --fifth"),
+    (["advise", "general", "--players", "3", "--roll", "1", *DICE, "--opponent-fifth", "1=1",
+      "--opponent-sheet", "", "--opponent-sheet", ""], "general takes no --opponent-fifth"),
 ])
 def test_errors_name_the_real_problem(args, message):
     err = fails(*args)
