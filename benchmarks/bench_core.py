@@ -42,9 +42,11 @@ def solve_seconds(name, options, env) -> float:
     return json.loads(out)["seconds"]
 
 
-def peer_seconds(variant) -> float | None:
-    code = ("import time, yatzy_solver as y; t = time.perf_counter(); "
-            f"y.Solver.build(y.Variant({variant!r})); print(time.perf_counter() - t)")
+def peer_seconds(variant, clock: str = "perf_counter") -> float | None:
+    """The peer's solve of ``variant`` in a fresh process, on ``time.<clock>`` (None if
+    the peer is not installed)."""
+    code = (f"import time, yatzy_solver as y; t = time.{clock}(); "
+            f"y.Solver.build(y.Variant({variant!r})); print(time.{clock}() - t)")
     try:
         out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     except subprocess.CalledProcessError:
@@ -60,16 +62,6 @@ def cpu_seconds(name) -> float:
             "print(sum(b[:4]) - sum(a[:4]))")
     return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                                 text=True).stdout)
-
-
-def peer_cpu_seconds(variant) -> float | None:
-    code = ("import time, yatzy_solver as y; t = time.process_time(); "
-            f"y.Solver.build(y.Variant({variant!r})); print(time.process_time() - t)")
-    try:
-        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    except subprocess.CalledProcessError:
-        return None
-    return float(out.stdout)
 
 
 def main():
@@ -119,7 +111,7 @@ def print_cpu(repeat: int):
         ours, peer = [], []
         for _ in range(repeat):
             ours.append(cpu_seconds(name))
-            peer.append(peer_cpu_seconds(variant))
+            peer.append(peer_seconds(variant, "process_time"))
         if None in peer:
             print(f"{name:<42} {statistics.median(ours):>11.2f} {'—':>15}")
             continue
