@@ -168,7 +168,7 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
 # -- advice at a table ---------------------------------------------------------------------
 
 def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
-    """(my sheet, the rivals' sheets, (row owners (15,), column owners (C,))) of one table:
+    """(my sheet, the rivals' sheets, the prizes' owners: ``contest.Prizes``) of one table:
     each prize a sheet earned is that seat's (seat 0 is the mover), and is lost to the
     others.  DicewiseError for sheets turns in seat order cannot lead to."""
     mine = game.parse_sheet(sheet)
@@ -196,7 +196,7 @@ def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
         col_owner = contest.claim(col_owner, cols, seat)
     owners = contest.Prizes(tuple(int(s) for s in row_owner), tuple(int(s) for s in col_owner))
     sheets = [contest.forfeit(s, *owners.lost_to(seat)) for seat, s in enumerate(sheets)]
-    return sheets[0], sheets[1:], (row_owner, col_owner)
+    return sheets[0], sheets[1:], owners
 
 
 def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals, faces,
@@ -207,9 +207,10 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
     from .advice import TurnAdvice, advise
     from .search import search_evaluator
 
-    mine, others, (row_owner, col_owner) = table_sheets(game, sheet, rivals)
+    mine, others, owners = table_sheets(game, sheet, rivals)
     batches = [Batch.of_sheet(s) for s in (mine, *others)]
-    bonus = race_bonus(game, batches, 0, (row_owner[None], col_owner[None]))
+    bonus = race_bonus(game, batches, 0, (np.array([owners.premium_owner]),
+                                          np.array([owners.column_owner])))
     solitaire = advise(game, evaluator, mine, faces, roll, error_estimate, upper_bound,
                        sheet or "")
     faces = list(solitaire.position["dice"])
@@ -231,7 +232,6 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
                 f"{', '.join(str(o.points) for o in others)}; ranked by the race value "
                 f"(expected points, a prize a rival is near counted twice"
                 f"{': ' + ', '.join(near) if near else ': none near now'}; approximate)")
-    owners = contest.Prizes(tuple(int(s) for s in row_owner), tuple(int(s) for s in col_owner))
     position = {**solitaire.position, "players": players,
                 "opponent_sheets": list(rivals), "opponent_points": [o.points for o in others],
                 "prizes": owners.to_json(), "contested": near, "ranked_by": "race_value",

@@ -203,12 +203,9 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
 def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None):
     """A rival's position before this roll, and whether their game has ended (their last
     split gave a fifth-die face its ``end_marks``-th mark); DicewiseError otherwise."""
-    from .rules import Position, _parse_marks, check_position
+    from .rules import Position, check_position, read_position
 
-    up = _parse_marks(sheet, "sheet", range(2, 13))
-    lo = _parse_marks(fifth, "fifth", range(1, 7))
-    pos = Position(tuple(up.get(s, 0) for s in range(2, 13)),
-                   tuple(lo.get(f, 0) for f in range(1, 7)))
+    pos = read_position(sheet, fifth)
     full = [f for f in range(6) if pos.lower[f] >= ruleset.end_marks]
     if not full:
         return check_position(ruleset, pos), False
@@ -218,7 +215,7 @@ def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None)
     # the position just before the split that ended it must be one of a game in progress
     before = list(pos.lower)
     before[full[0]] -= 1
-    check_position(ruleset, Position(pos.upper[:], tuple(before)))
+    check_position(ruleset, Position(pos.upper, tuple(before)))
     return pos, True
 
 
@@ -227,7 +224,7 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     ahead of ``rivals`` ((Position, ended) each: before this roll, which they split too, or
     after it where their sheet has one roll more), the fitted expected score beside:
     approximate."""
-    from .game import _choice
+    from .game import _choice, split_action
     from .rules import moves
 
     rules = solution.rules
@@ -270,4 +267,4 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     return Advice(rules.name, rules.options, position, tuple(choices), headline, start,
                   approximate=True, error_estimate=solution.error_estimate, objective="win",
                   turn_start_probability=best,
-                  expected_score_choice=_choice(by_mean, 0.0, 0.0).action)
+                  expected_score_choice=split_action(*by_mean.pairs, by_mean.fifth))

@@ -268,11 +268,15 @@ def parse_position(ruleset: RyzykantRules, sheet: str | None = None, fifth: str 
     marks than rolls, or rolls without a fifth-die mark while fewer than three faces are
     chosen (a puścioch needs three).
     """
+    return check_position(ruleset, read_position(sheet, fifth))
+
+
+def read_position(sheet: str | None = None, fifth: str | None = None) -> Position:
+    """The marks of the sheet notation, read but not checked against the rules."""
     up = _parse_marks(sheet, "sheet", range(2, 13))
     lo = _parse_marks(fifth, "fifth", range(1, 7))
-    upper = tuple(up.get(s, 0) for s in range(2, 13))
-    lower = tuple(lo.get(f, 0) for f in range(1, 7))
-    return check_position(ruleset, Position(upper, lower))
+    return Position(tuple(up.get(s, 0) for s in range(2, 13)),
+                    tuple(lo.get(f, 0) for f in range(1, 7)))
 
 
 def check_position(ruleset: RyzykantRules, pos: Position) -> Position:
