@@ -491,8 +491,8 @@ def _target_solutions(game, rules, target, table, progress):
     """(expected-score solution, target solution) of an exact game."""
     from .solver.target.table import table_for
 
-    spec = table_for(game, rules, target)
     base = store.solution(game, rules, None, progress_factory=progress)
+    spec = table_for(game, rules, target, game.state_values(base))
     return base, store.solution(spec, rules, table, must_exist=table is not None,
                                 progress_factory=progress)
 
@@ -517,21 +517,16 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
 def chance(ruleset, *, target: int, sheet: str | None = None, options=None, table=None,
            progress=None) -> Chance:
     """P(final ≥ target) from the start of the next turn with ``sheet``, playing for it, and
-    under the expected-score policy, side by side."""
+    under the expected-score policy, side by side (both from the one target table)."""
     from .solver.target.advice import chance as chance_of
-    from .solver.target.evaluation import policy_target_values
 
     target = check_target(target)
     game, rules = for_command(ruleset, "chance", options)
     written = game.target_sheet(rules, sheet)
     base, tsol = _target_solutions(game, rules, target, table, progress)
     engine = game.category_rules(rules)
-    p = q = chance_of(engine, tsol.payload, written.mask, written.extra, written.points, target)
-    if p < 1.0:  # else the target is reached for good, whatever the play
-        state = written.state(engine)
-        expected = policy_target_values(engine, game.state_values(base), target=target,
-                                        start=state, start_points=written.points)
-        q = float(expected.at(state, target - written.points))
+    p, q = (chance_of(engine, values, written.mask, written.extra, written.points, target)
+            for values in (tsol.payload, tsol.payload.expected_score_policy()))
     return Chance(game.name, rules.options, p, {
         "target": target, "sheet": dict(written.scores + written.counters),
         "points": written.points, "probability_expected_score_policy": q})
@@ -552,15 +547,14 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
 
 def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
-    from .solver.target.evaluation import expected_policy_chances
     from .solver.target.table import TargetTable
 
     game, rules = for_command(ruleset, "chance", options)
     base = store.solution(game, rules, progress_factory=progress)
-    tsol = store.solution(TargetTable(game, None), rules, progress_factory=progress)
+    tsol = store.solution(TargetTable(game, None, expected=game.state_values(base)), rules,
+                          progress_factory=progress)
     chances = tsol.payload.chances()
-    expected = expected_policy_chances(game.category_rules(rules), game.state_values(base),
-                                       len(chances) - 1)
+    expected = tsol.payload.expected_score_policy().chances()
     rows = [[t, round(float(chances[t]), 9), round(float(expected[t]), 9)]
             for t in range(len(chances))]
     return StrategyTable(game.name, "target",

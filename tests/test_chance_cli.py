@@ -65,6 +65,30 @@ def test_chance_json_and_the_two_policies():
     assert ok("chance", "general", "--target", "0", "--json")["probability"] == 1.0
 
 
+def test_the_cached_table_answers_both_policies_from_any_sheet(monkeypatch):
+    """The expected-score policy's chance is solved with the target table and read from it:
+    a later sheet needs no pass, and reads what a pass from that sheet gives."""
+    from dicewise.solver.category import solve_states
+    from dicewise.solver.rulesets import category_game
+    from dicewise.solver.sheet import parse_sheet
+    from dicewise.solver.target import driver, evaluation
+
+    ok("chance", "general", "--target", "150", "--json")
+    game = category_game("general")
+    written = parse_sheet(game, SHEET)
+    alone = evaluation.policy_target_values(game, solve_states(game), target=150,
+                                            start=written.state(game), start_points=written.points)
+
+    def solved_again(*args, **kwargs):
+        raise AssertionError("a cached target table was solved again")
+
+    monkeypatch.setattr(driver, "solve_layers", solved_again)
+    monkeypatch.setattr(evaluation, "solve_layers", solved_again)
+    doc = ok("chance", "general", "--target", "150", "--sheet", SHEET, "--json")
+    assert doc["probability_expected_score_policy"] == pytest.approx(
+        float(alone.at(written.state(game), 150 - written.points)), abs=1e-12)
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["chance", "general", "--target", "-5"], "-5"),
     (["chance", "general", "--target", "abc"], "abc"),

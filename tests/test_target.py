@@ -17,7 +17,9 @@ Proves:
   policy's P(final ≥ T) for every T;
 * the expected-score policy's pass equals the exact forward distribution
   (``rulesets/strategy.exact_distribution``), and in every state its probabilities sum to
-  that policy's expected remaining score (E[X] = Σ P(X ≥ n));
+  that policy's expected remaining score (E[X] = Σ P(X ≥ n)); solved in one pass with W
+  (``solve_with_policy``, what a target table holds), both are the separate passes' to the
+  bit;
 * on random reachable sheets (hypothesis) ``chance`` is the same from the every-target and
   the single-target tables, never rises with T, and the target advisor is consistent;
 * simulated target play on the common dice stream reaches T as often as W says (95% CI),
@@ -48,7 +50,8 @@ from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.target.advice import advise_target, chance
 from dicewise.solver.target.chooser import simulate_target
 from dicewise.solver.target.driver import solve_target
-from dicewise.solver.target.evaluation import expected_policy_chances, policy_target_values
+from dicewise.solver.target.evaluation import (expected_policy_chances, policy_target_values,
+                                               solve_with_policy)
 
 FAST = ["general", "poker-programs"]
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -302,6 +305,67 @@ def test_expected_score_pass_equals_the_exact_distribution(every_target, name):
     if MAX_TARGET[name] is None:
         # In every state, E[remaining] = Σ_{n≥1} P(X ≥ n) (General never loses points).
         assert np.allclose(np.nansum(table[:, 1:], axis=1), solved.values[policy.states], atol=1e-9)
+
+
+@pytest.mark.parametrize("name, sheet, dtype", [
+    ("general", "ones=3,twos=6,fours=12,fives=15,sixes=24,straight=25", np.float64),
+    pytest.param("poker-programs", "ones=-3,twos=0,threes=3,fours=4,fives=5,sixes=6,pair=12,"
+                 "three=15,two_pairs=14", np.float64, marks=pytest.mark.slow),
+    ("general", "ones=3,twos=6,fours=12,fives=15,sixes=24,straight=25", np.float32),
+])
+def test_one_pass_gives_both_kinds_as_the_two_passes(name, sheet, dtype):
+    """The policy's sums read where W's turn reads: the fused pass is the two passes, bit for
+    bit, every target and one target, from a sheet part filled (a whole game takes seconds)."""
+    game = category_game(name)
+    solved = solve_states(game)
+    written = parse_sheet(game, sheet)
+    for kw in ({}, {"target": written.points + 60}):
+        kw.update(start=written.state(game), start_points=written.points, dtype=dtype)
+        best, policy = solve_with_policy(game, solved, **kw)
+        assert (best.kind, policy.kind) == ("optimal", "expected-score")
+        assert np.array_equal(best.flat, solve_target(game, **kw).flat)
+        assert np.array_equal(policy.flat, policy_target_values(game, solved, **kw).flat)
+        assert best.flat.dtype == policy.flat.dtype == dtype
+        assert (best.flat >= policy.flat - 1e-6).all()
+
+
+def test_a_table_holds_the_policy_beside_and_checks_it():
+    """A target table file carries both kinds; one whose policy values do not match its own
+    is refused as damaged, and a table solved without them says so when asked."""
+    from dataclasses import replace
+
+    from dicewise.errors import TableError
+    from dicewise.solver.target.table import TargetTable
+
+    game = category_game("general")
+    written = parse_sheet(game, "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=24,straight=25")
+    kw = dict(start=written.state(game), start_points=written.points)
+    best, policy = solve_with_policy(game, solve_states(game), **kw)
+    with pytest.raises(DicewiseError, match="without the expected-score policy"):
+        best.expected_score_policy()
+    spec = TargetTable(_GameOf(game))
+    arrays = spec.to_arrays(replace(best, policy_flat=policy.flat))
+    back = spec.from_arrays(None, arrays, {"max_need": best.max_need})
+    assert np.array_equal(back.expected_score_policy().flat, policy.flat)
+    assert back.expected_score_policy().kind == "expected-score"
+    for broken in ({**arrays, "policy_flat": policy.flat[:-1]},
+                   {k: v for k, v in arrays.items() if k != "policy_flat"}):
+        with pytest.raises(TableError):
+            spec.from_arrays(None, broken, {"max_need": best.max_need})
+
+
+@dataclass(frozen=True)
+class _GameOf:
+    """The least a TargetTable asks of its game: the category rules it solves."""
+
+    rules: CategoryRules
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+    def category_rules(self, rules) -> CategoryRules:
+        return self.rules
 
 
 @pytest.mark.slow

@@ -164,13 +164,12 @@ def win_chooser(game, solitaire: np.ndarray) -> WinChooser:
     """The win chooser of a category race (``game`` a CategoryGame with no extra state),
     its two tables solved once per process (General: a few seconds)."""
     from ..category import StateValues
-    from ..target.driver import solve_target
-    from ..target.evaluation import policy_target_values
+    from ..target.evaluation import solve_with_policy
     from ..two_player.space import two_player_rules
 
     key = (game.name, tuple(sorted(game.options.items())))
     if key not in _TABLES:
         solved = StateValues(np.asarray(solitaire), ~np.isnan(solitaire), game.initial_state)
-        _TABLES[key] = (solve_target(game), policy_target_values(game, solved))
+        _TABLES[key] = solve_with_policy(game, solved)
     target, rivals = _TABLES[key]
     return WinChooser(two_player_rules(game), target, rivals, solitaire)

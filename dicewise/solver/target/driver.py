@@ -37,7 +37,8 @@ from .kernel import (CHUNK_STATES, NO_LIMIT, Chunk, SolvedRows, best_turn_values
 from .values import RowLookup, TargetValues
 
 #: How a chunk's columns get their values: ``f(chunk, out)`` writes W of every column of
-#: ``chunk`` into ``out`` (``kernel.best_turn_values``, or a fixed policy's).
+#: ``chunk`` into ``out``, a row per kind solved (``kernel.best_turn_values``, a fixed
+#: policy's, or both on the same reads).
 ChunkValues = Callable[[Chunk, np.ndarray], None]
 
 
@@ -96,6 +97,7 @@ class _Setting:
     ends: np.ndarray | None
     dtype: np.dtype
     evaluate: ChunkValues
+    kinds: int
 
 
 def _solve_chunk(setting: _Setting, states: np.ndarray, rows: SolvedRows):
@@ -110,16 +112,17 @@ def _solve_chunk(setting: _Setting, states: np.ndarray, rows: SolvedRows):
     count = np.maximum(hi - lo + 1, 0)
     chunk = Chunk(game, masks, extras, gathers_of(moves, rows, len(states)), rows, lo, count,
                   setting.ends)
-    out = np.empty(int(count.sum()), setting.dtype)
+    out = np.empty((setting.kinds, int(count.sum())), setting.dtype)
     setting.evaluate(chunk, out)
     return fewest, most, lo, hi, out
 
 
 def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
                  start: int | None, start_points: int, progress, dtype, workers,
-                 evaluate: ChunkValues, kind: str) -> TargetValues:
-    """The table of ``kind``: every layer from the full sheets back to ``start``, each chunk's
-    columns valued by ``evaluate`` (the best turn, or a fixed policy's)."""
+                 evaluate: ChunkValues, kinds: tuple[str, ...]) -> tuple[TargetValues, ...]:
+    """The tables of ``kinds``, in one layout: every layer from the full sheets back to
+    ``start``, each chunk's columns valued by ``evaluate`` (the best turn, a fixed
+    policy's, or both)."""
     if not game.exact:
         raise DicewiseError(f"{game.name} with these options has no exact solver")
     start = game.initial_state if start is None else int(start)
@@ -138,7 +141,7 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
         greatest = np.full(len(where.order), start_points, np.int64)
         lo_target, hi_target = -NO_LIMIT, NO_LIMIT if max_need is None else int(max_need)
     setting = _Setting(game, lo_target, hi_target, where, least, greatest, ends, np.dtype(dtype),
-                       evaluate)
+                       evaluate, len(kinds))
     parts_out: list[tuple] = []
     total = 0
     rows = None
@@ -146,7 +149,7 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
     for depth, states in enumerate(layers):
         if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
             most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
-            chunks = [(most, most, most + 1, most, np.zeros(0, setting.dtype))]
+            chunks = [(most, most, most + 1, most, np.zeros((len(kinds), 0), setting.dtype))]
             if progress is not None:
                 progress(len(states))
         else:
@@ -160,19 +163,21 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
         count = np.maximum(hi - lo + 1, 0)
         length = count + 2  # a row is [1, W(lo..hi), 0]
         offsets = np.cumsum(length) - length
-        flat = np.zeros(int(length.sum()), setting.dtype)
-        flat[offsets] = 1.0
-        flat[np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))] = \
-            np.concatenate([c[4] for c in chunks])
-        rows = SolvedRows(flat, offsets, lo, length - 1, fewest, most, RowLookup.of(states))
-        parts_out.append((states, fewest, most, lo, hi, offsets + total, flat))
-        total += len(flat)
+        flats = np.zeros((len(kinds), int(length.sum())), setting.dtype)
+        flats[:, offsets] = 1.0
+        at = np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+        flats[:, at] = np.concatenate([c[4] for c in chunks], axis=1)
+        rows = SolvedRows(tuple(flats), offsets, lo, length - 1, fewest, most, RowLookup.of(states))
+        parts_out.append((states, fewest, most, lo, hi, offsets + total, flats))
+        total += flats.shape[1]
     if max_need is None and target is None:
         max_need = int(parts_out[-1][2][0]) + start_points
-    states, fewest, most, lo, hi, offsets, flat = (np.concatenate([p[i] for p in parts_out])
-                                                   for i in range(7))
-    return TargetValues(game.name, game.options, states, fewest, most, lo, hi, offsets, flat,
-                        int(max_need if target is None else target), target, start, start_points, kind)
+    states, fewest, most, lo, hi, offsets = (np.concatenate([p[i] for p in parts_out])
+                                             for i in range(6))
+    flats = np.concatenate([p[6] for p in parts_out], axis=1)
+    return tuple(TargetValues(game.name, game.options, states, fewest, most, lo, hi, offsets, flat,
+                              int(max_need if target is None else target), target, start,
+                              start_points, kind) for kind, flat in zip(kinds, flats))
 
 
 def need_range(max_need, target) -> tuple[int | None, int | None]:
@@ -196,4 +201,4 @@ def solve_target(game: CategoryRules, max_need: int | None = None,
     ``progress(n)``: n more states solved; float32 ``dtype`` halves memory and time.
     ``workers``: processes per layer (``parallel.local_map``; default the cores)."""
     return solve_layers(game, *need_range(max_need, target), start, start_points, progress, dtype,
-                        workers, best_turn_values, "optimal")
+                        workers, best_turn_values, ("optimal",))[0]

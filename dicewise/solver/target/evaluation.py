@@ -1,122 +1,170 @@
 """A fixed policy's chance of a target: the expected-score policy's P(final ≥ T).
 
 The policy's choices do not depend on the need: each state's turn is a fixed distribution
-over the writes that end it, found once per state (``_policy``), and each (state, need) is
-a weighted sum of a few reads instead of a whole turn (``_policy_values``).  The layers are
-the driver's (``driver.solve_layers``); only a chunk's values differ.
+over the roll classes of the writes that end it, found once per chunk of states
+(``policy_endings``), and each (state, need) is a weighted sum of a few reads of the next
+layers instead of a whole turn.  Those reads are where the best play's turn reads too
+(``kernel.Gather.index``), so the two kinds are solved together on the same reads
+(``solve_with_policy``) or the policy's alone (``policy_target_values``); the layers are
+the driver's (``driver.solve_layers``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from .. import dice
-from ..category import CategoryRules, StateValues, turn_write_values
+from ..category import CategoryRules, StateValues
 from ..turn import first_best_sub_keep, solve_turn, sparse_keep_to_roll
 from .driver import need_range, solve_layers
-from .kernel import Chunk, need_columns
+from .kernel import (Chunk, Columns, Gather, best_turn_values, chunk_batches, state_batches,
+                     workspace_for)
 from .values import TargetValues
 
 
-@dataclass(frozen=True)
-class _Endings:
-    """The expected-score policy's turn in a chunk of states, as the writes it ends with.
+class PolicyEndings:
+    """The expected-score policy's turn in a chunk of states, as the writes it ends with:
+    ``written[first[id(g)] + q, j]`` is the probability that state j's turn ends writing
+    class q of gather g (each distinct gather of the chunk once)."""
 
-    Its choices do not depend on the need, so a state's turn is a fixed distribution over
-    the writes that end it: outcome i of state j (``start[j] <= i < start[j + 1]``) is read
-    at ``flat[base + clip(need − shift, 0, cap)]`` and ends the turn with probability
-    ``mass[i]``.  P(writing ≥ need) is then a weighted sum of a few reads per column
-    instead of a whole turn.
-    """
+    def __init__(self, gathers: dict, first: dict, written: np.ndarray, masks: np.ndarray):
+        self.gathers, self.first, self.written, self.masks = gathers, first, written, masks
+        self._runs: dict[int, tuple] = {}
 
-    start: np.ndarray  # (b + 1,)
-    base: np.ndarray  # (n,) int64
-    shift: np.ndarray
-    cap: np.ndarray
-    mass: np.ndarray  # (n,) float64
+    def run(self, a: int) -> tuple:
+        """For the states with state a's boxes filled (a run of the chunk): (its first
+        state, the classes each gather ends in there as {id: (those classes, their first
+        row below)}, the masses of those classes over the run's states, a row each)."""
+        found = self._runs.get(a)
+        if found is None:
+            lo = int(np.searchsorted(self.masks, self.masks[a]))
+            hi = int(np.searchsorted(self.masks, self.masks[a], side="right"))
+            live, rows, at = {}, [], 0
+            for key, g in self.gathers.items():
+                q = np.flatnonzero(self.written[self.first[key]:self.first[key] + g.moves.n_classes,
+                                                lo:hi].any(axis=1))
+                if len(q):
+                    live[key] = (q, at)
+                    rows.append(q + self.first[key])
+                    at += len(q)
+            rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+            found = self._runs[a] = (lo, live, self.written[rows, lo:hi])
+            for i in range(lo, hi):
+                self._runs[i] = found
+        return found
 
 
-def _policy(game: CategoryRules, values: np.ndarray, masks, extras, gathers) -> _Endings:
-    """The endings of the expected-score policy's turn, its choices tie for tie as the
-    simulator makes them: the first box of best value, the first best keep, a keep only
-    when strictly better than writing."""
-    b = len(masks)
-    ends = game.first_roll_end()
-    write = turn_write_values(game, values, masks, extras)
-    kept = solve_turn(write, ends).before_roll
-    distinct = {}
-    for gk in gathers:
+class BatchReads:
+    """P(writing ≥ need) under the policy for the columns ``cols`` of a batch whose first
+    state is a, read from ``flat`` (the policy's solved rows): told where each gather reads
+    (``__call__(g, idx)``; a gather met again is skipped), it keeps the rows of the classes
+    the policy ends in, and ``values()`` reads and weighs them all at once."""
+
+    def __init__(self, endings: PolicyEndings, a: int, cols: Columns, flat: np.ndarray):
+        self.lo, self.live, self.mass = endings.run(a)
+        self.cols, self.flat = cols, flat
+        self.idx = np.empty((len(self.mass), len(cols.need)), np.int64)
+        self.seen: set[int] = set()
+
+    def __call__(self, g: Gather, idx: np.ndarray) -> None:
+        live = self.live.get(id(g))
+        if live is None or id(g) in self.seen:
+            return
+        self.seen.add(id(g))
+        q, r = live
+        np.take(idx, q, axis=0, out=self.idx[r:r + len(q)])
+
+    def values(self) -> np.ndarray:
+        if len(self.seen) != len(self.live):
+            raise AssertionError("a gather the policy ends in was not read")
+        weight = np.take(self.mass, self.cols.j - self.lo, axis=1)
+        return np.einsum("rc,rc->c", np.take(self.flat, self.idx, mode="clip"), weight)
+
+
+def policy_endings(values: np.ndarray, chunk: Chunk) -> PolicyEndings:
+    """The endings of the expected-score policy's turn in every state of ``chunk``, its
+    choices tie for tie as the simulator makes them: the first box of best value, the
+    first best keep, a keep only when strictly better than writing."""
+    b = len(chunk.masks)
+    order: dict[int, Gather] = {}
+    for gk in chunk.gathers:
         for g in gk:
-            distinct.setdefault(id(g), g)
-    order = list(distinct.values())
-    first_class = dict(zip(distinct, np.cumsum([0] + [g.moves.n_classes for g in order]).tolist()))
-    n_classes = sum(g.moves.n_classes for g in order)
+            order.setdefault(id(g), g)
+    starts = np.cumsum([0] + [g.moves.n_classes for g in order.values()]).tolist()
+    first, n_classes = dict(zip(order, starts)), starts[-1]
+    writes, picks = [], []
+    for k, gk in enumerate(chunk.gathers):
+        if k and gk is chunk.gathers[k - 1]:
+            writes.append(writes[-1])
+            picks.append(picks[-1])
+            continue
+        best, pick = _best_writes(values, gk, first, b)
+        writes.append(best)
+        picks.append(pick)
+    ends = chunk.ends
+    kept = solve_turn(writes, ends).before_roll
     mass = np.repeat(dice.ROLL_PROBABILITY[:, None], b, axis=1)
     if ends is not None:
         mass[~np.isnan(ends)] = 0.0  # the game ends below the need: no write reads on
-    written = np.zeros(b * n_classes)
     column = np.arange(b)[None, :]
-    for k, gk in enumerate(gathers):
-        best = np.full((dice.N_ROLLS, b), -np.inf)
-        pick = np.zeros((dice.N_ROLLS, b), np.int64)
-        for g in gk:
-            m = g.moves
-            value = np.where(m.legal, m.points + values[m.next_state], -np.inf)[m.inv]
-            better = value > best[:, m.rows]
-            r, c = np.nonzero(better)
-            best[r, m.rows[c]] = value[r, c]
-            pick[r, m.rows[c]] = first_class[id(g)] + m.inv[r]
+    written = np.zeros(n_classes * b)
+    for k in range(3):
+        stop = mass
         if k < 2:
             best_keep, keep = first_best_sub_keep(kept[k])
-            go_on = best_keep > write[k]
+            go_on = best_keep > writes[k]
             stop = np.where(go_on, 0.0, mass)
-            written += np.bincount((column * n_classes + pick).ravel(), stop.ravel(), b * n_classes)
             kept_mass = np.bincount((keep * b + column)[go_on], mass[go_on], dice.N_KEEPS * b)
             mass = np.asarray(sparse_keep_to_roll().T @ kept_mass.reshape(dice.N_KEEPS, b))
+        written += np.bincount((picks[k] * b + column).ravel(), stop.ravel(), n_classes * b)
+    return PolicyEndings(order, first, written.reshape(n_classes, b), chunk.masks)
+
+
+def _best_writes(values: np.ndarray, gk: list[Gather], first: dict, b: int):
+    """(best write value, its class) after one roll number, both (252, b): the first box of
+    best value, boxes in order."""
+    best = np.full((b, dice.N_ROLLS), -np.inf)
+    pick = np.zeros((b, dice.N_ROLLS), np.int64)
+    for g in gk:
+        m = g.moves
+        value = np.where(m.legal, m.points + values[m.next_state], -np.inf).T[:, m.inv]
+        cls = first[id(g)] + m.inv
+        if len(m.rows) == b:
+            better = value > best
+            np.copyto(best, value, where=better)
+            np.copyto(pick, cls[None, :], where=better)
         else:
-            written += np.bincount((column * n_classes + pick).ravel(), mass.ravel(), b * n_classes)
-    state, cls = np.nonzero(written.reshape(b, n_classes))
-    tables = [np.concatenate([getattr(g, name) for g in order]) for name in ("base", "shift", "cap")]
-    start = np.searchsorted(state, np.arange(b + 1))
-    return _Endings(start, *(t[cls, state] for t in tables),
-                    written.reshape(b, n_classes)[state, cls])
-
-
-#: Reads per call of the policy's weighted sum (a few MB of scratch).
-POLICY_READS = 1 << 18
-
-
-def _policy_values(endings: _Endings, flat: np.ndarray, j: np.ndarray, need: np.ndarray) -> np.ndarray:
-    """P(writing ≥ need) under the expected-score policy for columns (state j, need)."""
-    out = np.empty(len(j))
-    degree = endings.start[j + 1] - endings.start[j]
-    reads = np.cumsum(degree)
-    lo = 0
-    while lo < len(j):
-        base = int(reads[lo - 1]) if lo else 0
-        hi = max(lo + 1, int(np.searchsorted(reads, base + POLICY_READS, side="right")))
-        deg = degree[lo:hi]
-        first = np.cumsum(deg) - deg
-        col = np.repeat(np.arange(hi - lo), deg)
-        at = endings.start[j[lo:hi]][col] + np.arange(int(deg.sum())) - first[col]
-        idx = need[lo:hi][col] - endings.shift[at]
-        np.maximum(idx, 0, out=idx)
-        np.minimum(idx, endings.cap[at], out=idx)
-        idx += endings.base[at]
-        out[lo:hi] = np.add.reduceat(flat[idx] * endings.mass[at], first)
-        lo = hi
-    return out
+            better = value > best[m.rows]
+            best[m.rows] = np.where(better, value, best[m.rows])
+            pick[m.rows] = np.where(better, cls[None, :], pick[m.rows])
+    return np.ascontiguousarray(best.T), np.ascontiguousarray(pick.T)
 
 
 def _policy_turn_values(values: np.ndarray, chunk: Chunk, out: np.ndarray) -> None:
-    """W of every column of ``chunk`` under the expected-score policy of ``values``."""
-    j, need = need_columns(chunk.lo, chunk.count)
-    out[:] = _policy_values(_policy(chunk.game, values, chunk.masks, chunk.extras, chunk.gathers),
-                            chunk.rows.flat, j, need)
+    """The expected-score policy's P(writing ≥ need) of every column of ``chunk`` (its
+    values alone), into ``out[0]``."""
+    endings = policy_endings(values, chunk)
+    ws = workspace_for(chunk.gathers, chunk.count, list(state_batches(chunk.count, chunk.masks)),
+                       chunk.rows.flat.dtype)
+    done = 0
+    for a, b, cols in chunk_batches(chunk):
+        reads = BatchReads(endings, a, cols, chunk.rows.flat)
+        for key in reads.live:
+            g = endings.gathers[key]
+            reads(g, g.index(cols, ws))
+        out[0, done:done + len(cols.need)] = reads.values()
+        done += len(cols.need)
+
+
+def _both_turn_values(values: np.ndarray, chunk: Chunk, out: np.ndarray) -> None:
+    """W (``out[0]``) and the expected-score policy's probability (``out[1]``) of every
+    column of ``chunk``, the policy reading its own values where the best play reads."""
+    endings = policy_endings(values, chunk)
+    policy_flat = chunk.rows.flats[1]
+    best_turn_values(chunk, out, lambda a, b, cols: BatchReads(endings, a, cols, policy_flat))
 
 
 def policy_target_values(game: CategoryRules, solved: StateValues, max_need: int | None = None,
@@ -126,7 +174,18 @@ def policy_target_values(game: CategoryRules, solved: StateValues, max_need: int
     """The expected-score policy's P(writing ≥ need) (kind ``"expected-score"``): the same
     backward pass and arguments as ``solve_target``, with that policy's choices fixed."""
     return solve_layers(game, *need_range(max_need, target), start, start_points, progress, dtype,
-                        workers, partial(_policy_turn_values, solved.values), "expected-score")
+                        workers, partial(_policy_turn_values, solved.values), ("expected-score",))[0]
+
+
+def solve_with_policy(game: CategoryRules, solved: StateValues, max_need: int | None = None,
+                      progress: Callable[[int], None] | None = None, *, target: int | None = None,
+                      start: int | None = None, start_points: int = 0, dtype=np.float64,
+                      workers: int | None = None) -> tuple[TargetValues, TargetValues]:
+    """``solve_target``'s W and ``policy_target_values``' probabilities in one pass: the
+    policy's sums read where the best turn reads, so the two cost little more than one."""
+    return solve_layers(game, *need_range(max_need, target), start, start_points, progress, dtype,
+                        workers, partial(_both_turn_values, solved.values),
+                        ("optimal", "expected-score"))
 
 
 def expected_policy_chances(game: CategoryRules, solved: StateValues,

@@ -15,6 +15,7 @@ them over the 252 rolls.  Scratch arrays are reused batch after batch (``Workspa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -171,7 +172,7 @@ def distinct_moves(moves: tuple[list[Moves], ...], ends):
 class SolvedRows:
     """Solved rows: the layer after the one being solved, or a whole table."""
 
-    flat: np.ndarray
+    flats: tuple  # the values of each kind solved together, in one layout
     offsets: np.ndarray
     lo: np.ndarray
     last: np.ndarray  # index of the trailing 0 within each row
@@ -179,9 +180,14 @@ class SolvedRows:
     most: np.ndarray
     row_of: RowLookup  # row of state indices
 
+    @property
+    def flat(self) -> np.ndarray:
+        """The first kind's values (the best play's, where it is solved)."""
+        return self.flats[0]
+
     @staticmethod
     def of(values: TargetValues) -> SolvedRows:
-        return SolvedRows(values.flat, values.offsets, values.lo,
+        return SolvedRows((values.flat,), values.offsets, values.lo,
                           np.maximum(values.hi - values.lo + 2, 1), values.fewest, values.most,
                           values.row_lookup)
 
@@ -239,17 +245,22 @@ class Gather:
     cap: np.ndarray
     illegal: np.ndarray | None  # None: allowed wherever the box is open
 
-    def values(self, flat: np.ndarray, cols: Columns, ws: Workspace, value: np.ndarray) -> np.ndarray:
-        """(Q, C): the value of each class for the batch's columns, into ``value``."""
+    def index(self, cols: Columns, ws: Workspace) -> np.ndarray:
+        """(Q, C): where each class reads for the batch's columns (in ``ws.idx``)."""
         q, c = self.moves.n_classes, len(cols.need)
         idx, tmp = ws.view(ws.idx, q, c), ws.view(ws.tmp, q, c)
         np.subtract(cols.need, cols.spread(self.shift, tmp), out=idx)
         np.maximum(idx, 0, out=idx)
         np.minimum(idx, cols.spread(self.cap, tmp), out=idx)
         idx += cols.spread(self.base, tmp)
+        return idx
+
+    def values(self, flat: np.ndarray, idx: np.ndarray, cols: Columns, ws: Workspace,
+               value: np.ndarray) -> np.ndarray:
+        """(Q, C): the value of each class at ``idx`` (its ``index``), into ``value``."""
         np.take(flat, idx, out=value, mode="clip")
         if self.illegal is not None:
-            value[cols.spread(self.illegal, ws.view(ws.mask, q, c))] = -np.inf
+            value[cols.spread(self.illegal, ws.view(ws.mask, *idx.shape))] = -np.inf
         return value
 
 
@@ -323,9 +334,11 @@ def box_plans(lists: list[list[Gather]]) -> tuple:
     return tuple(out)
 
 
-def best_write_values(plans: tuple, flat: np.ndarray, cols: Columns, ws: Workspace):
+def best_write_values(plans: tuple, flat: np.ndarray, cols: Columns, ws: Workspace,
+                      also: Callable[[Gather, np.ndarray], None] | None = None):
     """The best write value after roll 1, 2, 3 for the columns of states with the same open
-    boxes: three (252, C) arrays of the max over boxes of W(next, need − points)."""
+    boxes: three (252, C) arrays of the max over boxes of W(next, need − points).
+    ``also(gather, idx)`` is told where each gather reads, to read another table there."""
     c = len(cols.need)
     out: list[np.ndarray] = []
     for k, step in enumerate(plans):
@@ -336,7 +349,10 @@ def best_write_values(plans: tuple, flat: np.ndarray, cols: Columns, ws: Workspa
         tables, at = [], 0
         for g in gk:
             q = g.moves.n_classes
-            tables.append(g.values(flat, cols, ws, ws.tables[at * c:(at + q) * c].reshape(q, c)))
+            idx = g.index(cols, ws)
+            tables.append(g.values(flat, idx, cols, ws, ws.tables[at * c:(at + q) * c].reshape(q, c)))
+            if also is not None:
+                also(g, idx)
             at += q
         out.append(best_write(plan, parts, tables, ws.view(ws.out[k], dice.N_ROLLS, c), ws.scratch))
     return tuple(out)
@@ -397,18 +413,28 @@ class Chunk:
     ends: np.ndarray | None  # the game's ``first_roll_end()``
 
 
-def best_turn_values(chunk: Chunk, out: np.ndarray) -> None:
-    """W of every column of ``chunk`` (each turn played for the largest chance), into ``out``."""
-    masks, gathers, count, lo, rows = chunk.masks, chunk.gathers, chunk.count, chunk.lo, chunk.rows
+def chunk_batches(chunk: Chunk):
+    """(first state, end state, columns) of each batch of ``chunk``, in column order."""
+    for a, b in state_batches(chunk.count, chunk.masks):
+        j, need = need_columns(chunk.lo[a:b], chunk.count[a:b])
+        yield a, b, Columns.of(j + a, need)
+
+
+def best_turn_values(chunk: Chunk, out: np.ndarray, companion=None) -> None:
+    """W of every column of ``chunk`` (each turn played for the largest chance), into
+    ``out[0]``.  ``companion(a, b, cols)``, if given, makes for each batch (states a..b) a
+    reader that ``best_write_values`` tells where each gather reads, and whose ``values``
+    then go into ``out[1]``: a second kind solved on the same reads."""
+    masks, gathers, rows = chunk.masks, chunk.gathers, chunk.rows
     done, plan, plan_mask = 0, None, -1
-    batches = list(state_batches(count, masks))
-    ws = workspace_for(gathers, count, batches, rows.flat.dtype)
-    for a, b in batches:
-        j, need = need_columns(lo[a:b], count[a:b])
-        cols = Columns.of(j + a, need)
+    ws = workspace_for(gathers, chunk.count, list(state_batches(chunk.count, masks)), rows.flat.dtype)
+    for a, b, cols in chunk_batches(chunk):
         if masks[a] != plan_mask:
             plan, plan_mask = box_plans(open_gathers(gathers, a)), masks[a]
-        w = best_write_values(plan, rows.flat, cols, ws)
+        reader = None if companion is None else companion(a, b, cols)
+        w = best_write_values(plan, rows.flat, cols, ws, reader)
         value = solve_turn(w, chunk.ends, keep_values_wanted=False).value
-        out[done:done + len(value)] = value
+        out[0, done:done + len(value)] = value
+        if reader is not None:
+            out[1, done:done + len(value)] = reader.values()
         done += len(value)

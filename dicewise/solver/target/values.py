@@ -8,7 +8,7 @@ store moves it to and from a file (``table.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -25,7 +25,9 @@ class TargetValues:
     fewest points the state can still write) and before a 0 (needs above ``most[i]``, the
     most).  Without ``target`` every need T − points of a sheet with T ≤ ``max_need`` is
     held; with ``target`` only those of that one target.  ``kind`` says whose probability
-    it is: ``"optimal"`` (W, the largest) or ``"expected-score"`` (that policy's).
+    it is: ``"optimal"`` (W, the largest) or ``"expected-score"`` (that policy's); a table
+    solved with that policy beside (``expected_score_policy``) holds its values in
+    ``policy_flat``, in the same layout.
     """
 
     game_name: str
@@ -42,6 +44,13 @@ class TargetValues:
     initial_state: int = 0  # the start sheet's state (the empty sheet unless asked otherwise)
     start_points: int = 0  # the points the start sheet holds
     kind: str = "optimal"
+    policy_flat: np.ndarray | None = None
+
+    def expected_score_policy(self) -> TargetValues:
+        """The expected-score policy's probabilities solved with this table."""
+        if self.policy_flat is None:
+            raise DicewiseError("this table was solved without the expected-score policy's chances")
+        return replace(self, flat=self.policy_flat, policy_flat=None, kind="expected-score")
 
     @cached_property
     def row_lookup(self) -> RowLookup:
