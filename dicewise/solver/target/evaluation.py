@@ -4,7 +4,7 @@ The policy's choices do not depend on the need: each state's turn is a fixed dis
 over the roll classes of the writes that end it, found once per chunk of states
 (``policy_endings``), and each (state, need) is a weighted sum of a few reads of the next
 layers instead of a whole turn.  Those reads are where the best play's turn reads too
-(``kernel.Gather.index``), so the two kinds are solved together on the same reads
+(``kernel.RunReads.index``), so the two kinds are solved together on the same reads
 (``solve_with_policy``) or the policy's alone (``policy_target_values``); the layers are
 the driver's (``driver.solve_layers``).
 """
@@ -18,10 +18,10 @@ import numpy as np
 
 from .. import dice
 from ..category import CategoryRules, StateValues
-from ..turn import first_best_sub_keep, solve_turn, sparse_keep_to_roll
+from ..turn import first_best_sub_keep, keep_values, sparse_keep_to_roll
 from .driver import need_range, solve_layers
-from .kernel import (Chunk, Columns, Gather, best_turn_values, chunk_batches, state_batches,
-                     workspace_for)
+from .kernel import (Chunk, Columns, Gather, RunReads, best_turn_values, box_plans,
+                     chunk_batches, open_gathers, state_batches, workspace_for)
 from .values import TargetValues
 
 
@@ -30,58 +30,48 @@ class PolicyEndings:
     ``written[first[id(g)] + q, j]`` is the probability that state j's turn ends writing
     class q of gather g (each distinct gather of the chunk once)."""
 
-    def __init__(self, gathers: dict, first: dict, written: np.ndarray, masks: np.ndarray):
-        self.gathers, self.first, self.written, self.masks = gathers, first, written, masks
+    def __init__(self, first: dict, written: np.ndarray, masks: np.ndarray):
+        self.first, self.written, self.masks = first, written, masks
         self._runs: dict[int, tuple] = {}
 
-    def run(self, a: int) -> tuple:
-        """For the states with state a's boxes filled (a run of the chunk): (its first
-        state, the classes each gather ends in there as {id: (those classes, their first
-        row below)}, the masses of those classes over the run's states, a row each)."""
-        found = self._runs.get(a)
+    def run(self, a: int, reads: RunReads) -> tuple:
+        """For the run of states with state a's boxes filled, whose classes ``reads``
+        stacks: (its first state, the stacked rows of the classes the policy ends in
+        there, their masses over the run's states, a row each)."""
+        lo = int(np.searchsorted(self.masks, self.masks[a]))
+        found = self._runs.get(lo)
         if found is None:
-            lo = int(np.searchsorted(self.masks, self.masks[a]))
             hi = int(np.searchsorted(self.masks, self.masks[a], side="right"))
-            live, rows, at = {}, [], 0
-            for key, g in self.gathers.items():
-                q = np.flatnonzero(self.written[self.first[key]:self.first[key] + g.moves.n_classes,
-                                                lo:hi].any(axis=1))
-                if len(q):
-                    live[key] = (q, at)
-                    rows.append(q + self.first[key])
-                    at += len(q)
-            rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-            found = self._runs[a] = (lo, live, self.written[rows, lo:hi])
-            for i in range(lo, hi):
-                self._runs[i] = found
+            stacked, own = [], []
+            for g in reads.gathers:
+                f = self.first[id(g)]
+                q = np.flatnonzero(self.written[f:f + g.moves.n_classes, lo:hi].any(axis=1))
+                stacked.append(reads.rows[id(g)][0] + q)
+                own.append(f + q)
+            own = np.concatenate(own) if own else np.zeros(0, np.int64)
+            found = self._runs[lo] = (lo, np.concatenate(stacked) if stacked else own,
+                                      self.written[own, lo:hi])
         return found
 
 
 class BatchReads:
     """P(writing ≥ need) under the policy for the columns ``cols`` of a batch whose first
-    state is a, read from ``flat`` (the policy's solved rows): told where each gather reads
-    (``__call__(g, idx)``; a gather met again is skipped), it keeps the rows of the classes
-    the policy ends in, and ``values()`` reads and weighs them all at once."""
+    state is a, read from ``flat`` (the policy's solved rows) where the classes the policy
+    ends in read (``__call__(reads, idx)``, told by ``kernel.best_write_values``)."""
 
     def __init__(self, endings: PolicyEndings, a: int, cols: Columns, flat: np.ndarray):
-        self.lo, self.live, self.mass = endings.run(a)
-        self.cols, self.flat = cols, flat
-        self.idx = np.empty((len(self.mass), len(cols.need)), np.int64)
-        self.seen: set[int] = set()
+        self.endings, self.a, self.cols, self.flat = endings, a, cols, flat
+        self.total: np.ndarray | None = None
 
-    def __call__(self, g: Gather, idx: np.ndarray) -> None:
-        live = self.live.get(id(g))
-        if live is None or id(g) in self.seen:
-            return
-        self.seen.add(id(g))
-        q, r = live
-        np.take(idx, q, axis=0, out=self.idx[r:r + len(q)])
+    def __call__(self, reads: RunReads, idx: np.ndarray) -> None:
+        lo, rows, mass = self.endings.run(self.a, reads)
+        read = np.take(self.flat, np.take(idx, rows, axis=0), mode="clip")
+        self.total = np.einsum("rc,rc->c", read, np.take(mass, self.cols.j - lo, axis=1))
 
     def values(self) -> np.ndarray:
-        if len(self.seen) != len(self.live):
-            raise AssertionError("a gather the policy ends in was not read")
-        weight = np.take(self.mass, self.cols.j - self.lo, axis=1)
-        return np.einsum("rc,rc->c", np.take(self.flat, self.idx, mode="clip"), weight)
+        if self.total is None:
+            raise AssertionError("the batch was not read")
+        return self.total
 
 
 def policy_endings(values: np.ndarray, chunk: Chunk) -> PolicyEndings:
@@ -104,23 +94,23 @@ def policy_endings(values: np.ndarray, chunk: Chunk) -> PolicyEndings:
         best, pick = _best_writes(values, gk, first, b)
         writes.append(best)
         picks.append(pick)
-    ends = chunk.ends
-    kept = solve_turn(writes, ends).before_roll
+    # The turn backwards as ``solve_turn`` plays it, each best sub-keep found with its keep.
+    best2, keep2 = first_best_sub_keep(keep_values(writes[2]))
+    best1, keep1 = first_best_sub_keep(keep_values(np.maximum(writes[1], best2)))
     mass = np.repeat(dice.ROLL_PROBABILITY[:, None], b, axis=1)
-    if ends is not None:
-        mass[~np.isnan(ends)] = 0.0  # the game ends below the need: no write reads on
+    if chunk.ends is not None:
+        mass[~np.isnan(chunk.ends)] = 0.0  # the game ends below the need: no write reads on
     column = np.arange(b)[None, :]
     written = np.zeros(n_classes * b)
-    for k in range(3):
+    for k, (best_keep, keep) in enumerate(((best1, keep1), (best2, keep2), (None, None))):
         stop = mass
         if k < 2:
-            best_keep, keep = first_best_sub_keep(kept[k])
             go_on = best_keep > writes[k]
             stop = np.where(go_on, 0.0, mass)
             kept_mass = np.bincount((keep * b + column)[go_on], mass[go_on], dice.N_KEEPS * b)
             mass = np.asarray(sparse_keep_to_roll().T @ kept_mass.reshape(dice.N_KEEPS, b))
         written += np.bincount((picks[k] * b + column).ravel(), stop.ravel(), n_classes * b)
-    return PolicyEndings(order, first, written.reshape(n_classes, b), chunk.masks)
+    return PolicyEndings(first, written.reshape(n_classes, b), chunk.masks)
 
 
 def _best_writes(values: np.ndarray, gk: list[Gather], first: dict, b: int):
@@ -149,12 +139,12 @@ def _policy_turn_values(values: np.ndarray, chunk: Chunk, out: np.ndarray) -> No
     endings = policy_endings(values, chunk)
     ws = workspace_for(chunk.gathers, chunk.count, list(state_batches(chunk.count, chunk.masks)),
                        chunk.rows.flat.dtype)
-    done = 0
+    done, plan, plan_mask = 0, None, -1
     for a, b, cols in chunk_batches(chunk):
+        if chunk.masks[a] != plan_mask:
+            plan, plan_mask = box_plans(open_gathers(chunk.gathers, a)), chunk.masks[a]
         reads = BatchReads(endings, a, cols, chunk.rows.flat)
-        for key in reads.live:
-            g = endings.gathers[key]
-            reads(g, g.index(cols, ws))
+        reads(plan.reads, plan.reads.index(cols, ws))
         out[0, done:done + len(cols.need)] = reads.values()
         done += len(cols.need)
 

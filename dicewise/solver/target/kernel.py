@@ -7,9 +7,11 @@ as it maximises an expectation (keep values are linear in the write values).
 
 Each box's writes are grouped into roll classes (rolls that write the same points, to the
 same state, as legally, in every state of a batch: ``Moves``), so the ruleset is asked
-once per class (``Write.at``); a ``Gather`` reads each class's value once per need from the
-solved rows, and the max over boxes merges class tables (``best_write``) before spreading
-them over the 252 rolls.  Scratch arrays are reused batch after batch (``Workspace``).
+once per class (``Write.at``); a ``Gather`` says where each class reads its value per need
+in the solved rows, the open boxes' gathers are stacked (``RunReads``) so that a batch reads
+them all in a few calls, and the max over boxes merges class tables (``best_write``) before
+spreading them over the 252 rolls.  Scratch arrays are reused batch after batch
+(``Workspace``).
 """
 
 from __future__ import annotations
@@ -206,6 +208,16 @@ class Columns:
         starts, ends = np.r_[0, cut], np.r_[cut, len(j)]
         return Columns(j, need, tuple(zip(j[starts].tolist(), starts.tolist(), ends.tolist())))
 
+    @staticmethod
+    def of_needs(a: int, lo: np.ndarray, count: np.ndarray) -> Columns:
+        """The columns of states a, a + 1, ...: needs ``lo .. lo + count − 1`` of each."""
+        start = np.cumsum(count) - count
+        need = np.repeat(lo - start, count)
+        need += np.arange(len(need))
+        spans = tuple((a + i, s, s + c) for i, (s, c) in enumerate(zip(start.tolist(), count.tolist()))
+                      if c)
+        return Columns(np.repeat(np.arange(a, a + len(count)), count), need, spans)
+
     def spread(self, table: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``out[:, col] = table[:, j[col]]``: a broadcast copy per run where runs are few."""
         if len(self.spans) <= 8:
@@ -220,11 +232,11 @@ class Workspace:
     """Scratch arrays for the batches of one chunk: fresh arrays of this size cost page
     faults that dwarf the arithmetic, so every batch writes into these."""
 
-    def __init__(self, dtype, columns: int, classes: int, tables: int):
+    def __init__(self, dtype, columns: int, classes: int):
         self.idx = np.empty(classes * columns, np.int64)
         self.tmp = np.empty(classes * columns, np.int64)
         self.mask = np.empty(classes * columns, bool)
-        self.tables = np.empty(tables * columns, dtype)  # every open box's class values
+        self.tables = np.empty(classes * columns, dtype)  # every open box's class values
         self.out = [np.empty(dice.N_ROLLS * columns, dtype) for _ in range(3)]
         self.scratch = Scratch(columns, dtype)
 
@@ -245,9 +257,28 @@ class Gather:
     cap: np.ndarray
     illegal: np.ndarray | None  # None: allowed wherever the box is open
 
+
+
+class RunReads:
+    """The gathers of a run of states with the same open boxes, stacked (gather g's classes
+    in rows ``rows[id(g)]``), so that a batch reads every class of every box in a few calls
+    instead of a few per box."""
+
+    def __init__(self, gathers: list[Gather]):
+        self.gathers = gathers
+        ends = np.cumsum([g.moves.n_classes for g in gathers]).tolist()
+        self.rows = {id(g): (e - g.moves.n_classes, e) for g, e in zip(gathers, ends)}
+        self.n_classes = ends[-1] if ends else 0
+        self.shift, self.cap, self.base = (np.concatenate([getattr(g, name) for g in gathers])
+                                           for name in ("shift", "cap", "base"))
+        self.illegal = None
+        if any(g.illegal is not None for g in gathers):
+            self.illegal = np.concatenate([np.zeros(g.shift.shape, bool) if g.illegal is None
+                                           else g.illegal for g in gathers])
+
     def index(self, cols: Columns, ws: Workspace) -> np.ndarray:
-        """(Q, C): where each class reads for the batch's columns (in ``ws.idx``)."""
-        q, c = self.moves.n_classes, len(cols.need)
+        """(classes, C): where each class reads for the batch's columns (in ``ws.idx``)."""
+        q, c = self.n_classes, len(cols.need)
         idx, tmp = ws.view(ws.idx, q, c), ws.view(ws.tmp, q, c)
         np.subtract(cols.need, cols.spread(self.shift, tmp), out=idx)
         np.maximum(idx, 0, out=idx)
@@ -255,9 +286,10 @@ class Gather:
         idx += cols.spread(self.base, tmp)
         return idx
 
-    def values(self, flat: np.ndarray, idx: np.ndarray, cols: Columns, ws: Workspace,
-               value: np.ndarray) -> np.ndarray:
-        """(Q, C): the value of each class at ``idx`` (its ``index``), into ``value``."""
+    def values(self, flat: np.ndarray, idx: np.ndarray, cols: Columns, ws: Workspace) -> np.ndarray:
+        """(classes, C): the value of each class at ``idx`` (its ``index``), -inf where the
+        write is not allowed (in ``ws.tables``)."""
+        value = ws.view(ws.tables, *idx.shape)
         np.take(flat, idx, out=value, mode="clip")
         if self.illegal is not None:
             value[cols.spread(self.illegal, ws.view(ws.mask, *idx.shape))] = -np.inf
@@ -265,11 +297,10 @@ class Gather:
 
 
 def workspace_for(gathers, count: np.ndarray, batches, dtype) -> Workspace:
-    """Scratch space for the largest batch."""
+    """Scratch space for the largest batch (every class of the chunk's gathers at most)."""
     columns = max((int(count[a:b].sum()) for a, b in batches), default=1)
-    classes = max((g.moves.n_classes for gk in gathers for g in gk), default=1)
-    tables = max((sum(g.moves.n_classes for g in gk) for gk in gathers), default=1)
-    return Workspace(dtype, columns, classes, tables)
+    classes = max(sum(g.moves.n_classes for g in {id(g): g for gk in gathers for g in gk}.values()), 1)
+    return Workspace(dtype, columns, classes)
 
 
 def gathers_of(moves: tuple[list[Moves], ...], rows: SolvedRows, b: int) -> tuple[list[Gather], ...]:
@@ -315,13 +346,23 @@ def write_extremes(moves, rows: SolvedRows, b: int, ends) -> tuple[np.ndarray, n
 _PLANS: dict = {}
 
 
-def box_plans(lists: list[list[Gather]]) -> tuple:
-    """Per roll number, the open boxes' gathers with their ``best_write`` plan (None: as
-    the roll number before)."""
-    out = []
+@dataclass(frozen=True)
+class RunPlan:
+    """How a run of states with the same open boxes finds its best writes: its stacked
+    reads, and per roll number the rows of each open box's classes with their
+    ``best_write`` plan (None: as the roll number before)."""
+
+    reads: RunReads
+    steps: tuple
+
+
+def box_plans(lists: list[list[Gather]]) -> RunPlan:
+    """The ``RunPlan`` of the open boxes' gathers by roll number (``open_gathers``)."""
+    reads = RunReads(list({id(g): g for gk in lists for g in gk}.values()))
+    steps = []
     for k, gk in enumerate(lists):
         if k and len(gk) == len(lists[k - 1]) and all(x is y for x, y in zip(gk, lists[k - 1])):
-            out.append(None)
+            steps.append(None)
             continue
         parts = [Partition(g.moves.inv, g.moves.n_classes) for g in gk]
         key = tuple(p.inv.tobytes() for p in parts)
@@ -330,31 +371,28 @@ def box_plans(lists: list[list[Gather]]) -> tuple:
             if len(_PLANS) > 4096:
                 _PLANS.clear()
             plan = _PLANS[key] = max_plan(parts, greedy=False)
-        out.append((gk, parts, plan))
-    return tuple(out)
+        steps.append(([reads.rows[id(g)] for g in gk], parts, plan))
+    return RunPlan(reads, tuple(steps))
 
 
-def best_write_values(plans: tuple, flat: np.ndarray, cols: Columns, ws: Workspace,
-                      also: Callable[[Gather, np.ndarray], None] | None = None):
+def best_write_values(plan: RunPlan, flat: np.ndarray, cols: Columns, ws: Workspace,
+                      also: Callable[[RunReads, np.ndarray], None] | None = None):
     """The best write value after roll 1, 2, 3 for the columns of states with the same open
     boxes: three (252, C) arrays of the max over boxes of W(next, need − points).
-    ``also(gather, idx)`` is told where each gather reads, to read another table there."""
+    ``also(reads, idx)`` is told where every class reads, to read another table there."""
     c = len(cols.need)
+    idx = plan.reads.index(cols, ws)
+    value = plan.reads.values(flat, idx, cols, ws)
+    if also is not None:
+        also(plan.reads, idx)
     out: list[np.ndarray] = []
-    for k, step in enumerate(plans):
+    for k, step in enumerate(plan.steps):
         if step is None:
             out.append(out[-1])
             continue
-        gk, parts, plan = step
-        tables, at = [], 0
-        for g in gk:
-            q = g.moves.n_classes
-            idx = g.index(cols, ws)
-            tables.append(g.values(flat, idx, cols, ws, ws.tables[at * c:(at + q) * c].reshape(q, c)))
-            if also is not None:
-                also(g, idx)
-            at += q
-        out.append(best_write(plan, parts, tables, ws.view(ws.out[k], dice.N_ROLLS, c), ws.scratch))
+        rows, parts, plan_k = step
+        out.append(best_write(plan_k, parts, [value[a:b] for a, b in rows],
+                              ws.view(ws.out[k], dice.N_ROLLS, c), ws.scratch))
     return tuple(out)
 
 
@@ -373,13 +411,6 @@ def _holds(rows: np.ndarray, i: int) -> bool:
 
 
 # -- the columns of a chunk, and their best turn --------------------------------------------
-
-
-def need_columns(lo: np.ndarray, count: np.ndarray):
-    """(state of each column, need of each column): needs lo..lo+count-1 of each state."""
-    state = np.repeat(np.arange(len(lo)), count)
-    start = np.cumsum(count) - count
-    return state, lo[state] + np.arange(len(state)) - start[state]
 
 
 def state_batches(count: np.ndarray, masks: np.ndarray):
@@ -416,8 +447,7 @@ class Chunk:
 def chunk_batches(chunk: Chunk):
     """(first state, end state, columns) of each batch of ``chunk``, in column order."""
     for a, b in state_batches(chunk.count, chunk.masks):
-        j, need = need_columns(chunk.lo[a:b], chunk.count[a:b])
-        yield a, b, Columns.of(j + a, need)
+        yield a, b, Columns.of_needs(a, chunk.lo[a:b], chunk.count[a:b])
 
 
 def best_turn_values(chunk: Chunk, out: np.ndarray, companion=None) -> None:
