@@ -48,7 +48,7 @@ MODES = {
         ["--out", "{tmp}"], ["--rebuild"]]),
     "table": (["table", "{r}"], [
         ["--what", "target"], ["--what", "nosuch"], ["--plot", "{tmp}/p.png"],
-        ["--format", "json"], ["--games", "2"]]),
+        ["--format", "json"], ["--json"], ["--games", "2"]]),
 }
 
 

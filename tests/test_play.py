@@ -242,6 +242,9 @@ def test_strategy_tables(solved, tmp_path):
     assert lines[0].startswith("roll_number,dice,best,best_expected_points") and len(lines) == 505
     states = run("table", "general", "--what", "states", "--format", "json")
     assert len(json.loads(states.stdout)) == values.n_reachable
+    assert run("table", "general", "--what", "states", "--json").stdout == states.stdout
+    clash = run("table", "general", "--json", "--format", "csv")
+    assert clash.exit_code == 2 and "--json is --format json" in clash.stderr
 
 
 def test_a_hung_agent_stops_the_run_after_a_few_failures(tmp_path):

@@ -174,8 +174,14 @@ def _print_table(duel, as_json) -> None:
 @click.option("--plot", "plot_out", type=click.Path(),
               help="Also draw the table's curves here (the target table; needs matplotlib).")
 @option_flag
-def table(ruleset, what, fmt, out, games, seed, plot_out, options):
-    """Write a strategy table for people: best choices, state values, policy statistics."""
+@json_flag
+def table(ruleset, what, fmt, out, games, seed, plot_out, options, as_json):
+    """Write a strategy table for people: best choices, state values, policy statistics
+    (``--json`` is ``--format json``)."""
+    if as_json:
+        if fmt not in (None, "json"):
+            raise click.UsageError(f"--json is --format json, not --format {fmt}")
+        fmt = "json"
     if out:
         checked_output(out)  # before any solve
     plt = None
