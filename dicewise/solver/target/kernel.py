@@ -258,7 +258,6 @@ class Gather:
     illegal: np.ndarray | None  # None: allowed wherever the box is open
 
 
-
 class RunReads:
     """The gathers of a run of states with the same open boxes, stacked (gather g's classes
     in rows ``rows[id(g)]``), so that a batch reads every class of every box in a few calls
