@@ -100,8 +100,21 @@ class _Setting:
     kinds: int
 
 
+def _rows_of(values: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Values of consecutive states (``count`` each, a row per kind) laid out as the table's
+    rows, [1, W(lo..hi), 0] per state."""
+    length = count + 2
+    offsets = np.cumsum(length) - length
+    rows = np.zeros((len(values), int(length.sum())), values.dtype)
+    rows[:, offsets] = 1.0
+    at = np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(values.shape[1])
+    rows[:, at] = values
+    return rows
+
+
 def _solve_chunk(setting: _Setting, states: np.ndarray, rows: SolvedRows):
-    """The rows of one chunk of a layer: (fewest, most, lo, hi, the values of needs lo..hi)."""
+    """The rows of one chunk of a layer: (fewest, most, lo, hi, the table's rows of its
+    states, laid out here so that the layer is their concatenation)."""
     game = setting.game
     masks, extras = np.divmod(states, game.n_extra)
     moves = turn_moves(game, masks, extras)
@@ -114,7 +127,7 @@ def _solve_chunk(setting: _Setting, states: np.ndarray, rows: SolvedRows):
                   setting.ends)
     out = np.empty((setting.kinds, int(count.sum())), setting.dtype)
     setting.evaluate(chunk, out)
-    return fewest, most, lo, hi, out
+    return fewest, most, lo, hi, _rows_of(out, count)
 
 
 def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
@@ -149,7 +162,8 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
     for depth, states in enumerate(layers):
         if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
             most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
-            chunks = [(most, most, most + 1, most, np.zeros((len(kinds), 0), setting.dtype))]
+            chunks = [(most, most, most + 1, most,
+                       _rows_of(np.zeros((len(kinds), 0), setting.dtype), np.zeros_like(most)))]
             if progress is not None:
                 progress(len(states))
         else:
@@ -163,10 +177,7 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
         count = np.maximum(hi - lo + 1, 0)
         length = count + 2  # a row is [1, W(lo..hi), 0]
         offsets = np.cumsum(length) - length
-        flats = np.zeros((len(kinds), int(length.sum())), setting.dtype)
-        flats[:, offsets] = 1.0
-        at = np.repeat(offsets + 1 - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
-        flats[:, at] = np.concatenate([c[4] for c in chunks], axis=1)
+        flats = np.concatenate([c[4] for c in chunks], axis=1)
         rows = SolvedRows(tuple(flats), offsets, lo, length - 1, fewest, most, RowLookup.of(states))
         parts_out.append((states, fewest, most, lo, hi, offsets + total, flats))
         total += flats.shape[1]
