@@ -297,6 +297,17 @@ def work_buffer(dtype, columns: int) -> np.ndarray:
     return buf
 
 
+def turn_start_value(write_value, first_roll_end=None) -> np.ndarray:
+    """``solve_turn(...).value`` alone, (B,): float32 write values go through the in-place
+    kernel without copying the values after each roll (two fresh (252, B) arrays a call,
+    which cost more than the kernel's own passes in page faults), anything else through
+    ``solve_turn``."""
+    if all(np.ndim(w) == 2 and np.asarray(w).dtype == np.float32 for w in write_value):
+        return turn_value(write_value, first_roll_end,
+                          work_buffer(np.float32, write_value[2].shape[1]))
+    return solve_turn(write_value, first_roll_end, keep_values_wanted=False).value
+
+
 def solve_turn(write_value, first_roll_end=None, keep_values_wanted: bool = True) -> TurnValues:
     """Solve one turn for a batch of states.
 

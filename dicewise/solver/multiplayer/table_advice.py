@@ -20,7 +20,7 @@ from ..category import CategoryRules, StateValues
 from ..protocol import Advice, Choice
 from ..sheet import Sheet
 from ..stats import share_ci95
-from ..turn import solve_turn
+from ..turn import solve_turn, turn_start_value
 from .category_race import Start, seated_race
 from .seats import win_shares
 from .win import win_chooser
@@ -115,8 +115,7 @@ def table_chance(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
     others = [j for j in range(players) if j != seat]
     lo, pmf = chooser.best_rival(masks[:, others], points[:, others])
     vec = chooser.vector_values(masks[:, seat], points[:, seat], lo, pmf)
-    estimate = float(solve_turn(chooser.turn_writes(vec)[0], chooser.first_roll_end,
-                                keep_values_wanted=False).value[0])
+    estimate = float(turn_start_value(chooser.turn_writes(vec)[0], chooser.first_roll_end)[0])
     seats = tuple("win" if j == seat else "optimal" for j in range(players))
     played = seated_race(game, solitaire.values, seats, games, seed, 0, start)
     share = win_shares(played.scores, played.winner)[:, seat]

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..turn import solve_turn
+from ..turn import turn_start_value
 from .rules import N_ROWS, N_SCHOOL, COLUMN_BONUS
 from .turns import NEG, Batch, Evaluator, RowOption, turn_options, turn_write_values, write_effects
 
@@ -129,9 +129,8 @@ class SearchEvaluator(Evaluator):
             idx = live[lo:lo + SOLVE_BATCH]
             sub = Batch(u["filled"][idx], u["clean"][idx], u["reserve"][idx],
                         u["column_clean"][idx], u["standing"][idx], np.zeros(len(idx), np.int64))
-            turn = solve_turn(turn_write_values(turn_options(self.inner, sub)),
-                              keep_values_wanted=False)
-            value[idx] = self.inner.base(sub) + turn.value
+            turn = turn_start_value(turn_write_values(turn_options(self.inner, sub)))
+            value[idx] = self.inner.base(sub) + turn
         return banked + value[inverse.reshape(-1)]
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from .. import dice
 from ..best_write import Partition, Scratch, best_write, max_plan
 from ..category import ROLL_NUMBERS, CategoryRules
-from ..turn import solve_turn
+from ..turn import turn_start_value
 from .values import RowLookup, TargetValues
 
 #: Turn-start states whose writes are classed together (one call of the ruleset per box).
@@ -462,7 +462,7 @@ def best_turn_values(chunk: Chunk, out: np.ndarray, companion=None) -> None:
             plan, plan_mask = box_plans(open_gathers(gathers, a)), masks[a]
         reader = None if companion is None else companion(a, b, cols)
         w = best_write_values(plan, rows.flat, cols, ws, reader)
-        value = solve_turn(w, chunk.ends, keep_values_wanted=False).value
+        value = turn_start_value(w, chunk.ends)
         out[0, done:done + len(value)] = value
         if reader is not None:
             out[1, done:done + len(value)] = reader.values()
