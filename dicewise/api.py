@@ -547,11 +547,11 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
 
 def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
-    from .solver.target.table import TargetTable
+    from .solver.target.table import table_for
 
     game, rules = for_command(ruleset, "chance", options)
     base = store.solution(game, rules, progress_factory=progress)
-    tsol = store.solution(TargetTable(game, None, expected=game.state_values(base)), rules,
+    tsol = store.solution(table_for(game, rules, None, game.state_values(base), every=True), rules,
                           progress_factory=progress)
     chances = tsol.payload.chances()
     expected = tsol.payload.expected_score_policy().chances()

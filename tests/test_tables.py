@@ -90,6 +90,22 @@ def test_generic_round_trip_keeps_dtypes_and_shapes(tmp_path):
     assert t.header["meta"] == {"m": 2}
 
 
+@pytest.mark.parametrize("n", [0, 40, 9_000, 70_000])  # payloads in bin 8, 16 and 32
+def test_a_file_written_in_pieces_is_the_document_packed_whole(tmp_path, n):
+    """The writer streams the payload after its header instead of packing the whole document
+    (one copy of a large table fewer in memory): the bytes are msgpack's own."""
+    import msgpack
+
+    arrays = {"a": np.linspace(0, 1, n, dtype=np.float32), "b": np.arange(3)}
+    path = write_table(tmp_path / "t.dwt", kind="test", ruleset="x", options={},
+                       rules_digest="abc", arrays=arrays)
+    raw = path.read_bytes()
+    doc = msgpack.unpackb(raw, raw=False)
+    assert list(doc) == ["header", "payload"]
+    assert msgpack.packb(doc, use_bin_type=True) == raw
+    assert np.array_equal(read_table(path).arrays["a"], arrays["a"])
+
+
 def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, table, monkeypatch):
     path, game, values = table
     assert sorted(p.name for p in tmp_path.iterdir()) == ["general.dwt"]

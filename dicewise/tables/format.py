@@ -56,9 +56,10 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
     for name, arr in arrays.items():
         arr = np.ascontiguousarray(arr)
         arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-        blobs[name] = arr.tobytes()
+        blobs[name] = memoryview(arr.reshape(-1)).cast("B")  # packed as bin, no copy before
         described[name] = {"dtype": arr.dtype.str, "shape": list(arr.shape)}
     payload = msgpack.packb(blobs, use_bin_type=True)
+    del blobs
     header = {
         "format": MAGIC,
         "format_version": FORMAT_VERSION,
@@ -71,7 +72,10 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
         "meta": dict(meta or {}),
     }
     header["checksum"] = checksum(header, payload)
-    doc = msgpack.packb({"header": header, "payload": payload}, use_bin_type=True)
+    # The document {"header": ..., "payload": <bin>} written piece by piece, byte for byte
+    # what packing it whole gives, without a second copy of the payload in memory.
+    head = (b"\x82" + msgpack.packb("header") + msgpack.packb(header, use_bin_type=True)
+            + msgpack.packb("payload") + _bin_header(len(payload)))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
@@ -79,7 +83,8 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary name only
         with os.fdopen(fd, "wb") as f:
-            f.write(doc)
+            f.write(head)
+            f.write(payload)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -87,6 +92,15 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _bin_header(n: int) -> bytes:
+    """The msgpack header of a bin of n bytes (bin 8, 16 or 32, the smallest that holds n)."""
+    if n < 1 << 8:
+        return b"\xc4" + n.to_bytes(1, "big")
+    if n < 1 << 16:
+        return b"\xc5" + n.to_bytes(2, "big")
+    return b"\xc6" + n.to_bytes(4, "big")
 
 
 def checksum(header: Mapping[str, Any], payload: bytes) -> str:

@@ -91,13 +91,17 @@ class TargetTable:
                             0, "optimal", policy)
 
 
-def table_for(game, rules, target: int | None, expected: StateValues | None = None):
+def table_for(game, rules, target: int | None, expected: StateValues | None = None,
+              every: bool = False):
     """The target table ``chance`` and ``advise`` use: every target for the small games,
-    the one target asked for the large ones (float32 there: its error is below 1e-6).
-    ``expected``: the game's expected-score values, which a build needs."""
+    the one target asked for the large ones (float32 there: its error is below 1e-6);
+    with ``every``, every target in any game (float32 for the large ones: the curve of
+    ``table --what target``).  ``expected``: the game's expected-score values, which a
+    build needs."""
     if not getattr(rules, "exact", True):
         raise DicewiseError(f"{game.name} with these options has no exact solver, so no play "
                             "for a target")
-    if target is not None and game.build_units(rules) > ONE_TARGET_ABOVE:
-        return TargetTable(game, target, np.float32, expected)
+    large = game.build_units(rules) > ONE_TARGET_ABOVE
+    if large and (every or target is not None):
+        return TargetTable(game, None if every else target, np.float32, expected)
     return TargetTable(game, None, expected=expected)
