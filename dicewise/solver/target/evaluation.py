@@ -20,8 +20,8 @@ from .. import dice
 from ..category import CategoryRules, StateValues
 from ..turn import first_best_sub_keep, keep_values, sparse_keep_to_roll
 from .driver import need_range, solve_layers
-from .kernel import (Chunk, Columns, Gather, RunReads, best_turn_values, box_plans,
-                     chunk_batches, open_gathers, state_batches, workspace_for)
+from .kernel import (Chunk, Columns, Gather, RunReads, best_turn_values, chunk_batches,
+                     chunk_workspace)
 from .values import TargetValues
 
 
@@ -137,12 +137,8 @@ def _policy_turn_values(values: np.ndarray, chunk: Chunk, out: np.ndarray) -> No
     """The expected-score policy's P(writing ≥ need) of every column of ``chunk`` (its
     values alone), into ``out[0]``."""
     endings = policy_endings(values, chunk)
-    ws = workspace_for(chunk.gathers, chunk.count, list(state_batches(chunk.count, chunk.masks)),
-                       chunk.rows.flat.dtype)
-    done, plan, plan_mask = 0, None, -1
-    for a, b, cols in chunk_batches(chunk):
-        if chunk.masks[a] != plan_mask:
-            plan, plan_mask = box_plans(open_gathers(chunk.gathers, a)), chunk.masks[a]
+    done, ws = 0, chunk_workspace(chunk)
+    for a, b, cols, plan in chunk_batches(chunk):
         reads = BatchReads(endings, a, cols, chunk.rows.flat)
         reads(plan.reads, plan.reads.index(cols, ws))
         out[0, done:done + len(cols.need)] = reads.values()

@@ -444,9 +444,19 @@ class Chunk:
 
 
 def chunk_batches(chunk: Chunk):
-    """(first state, end state, columns) of each batch of ``chunk``, in column order."""
+    """(first state, end state, columns, ``RunPlan``) of each batch of ``chunk``, in column
+    order; the plan is made again where the filled boxes change."""
+    plan, plan_mask = None, -1
     for a, b in state_batches(chunk.count, chunk.masks):
-        yield a, b, Columns.of_needs(a, chunk.lo[a:b], chunk.count[a:b])
+        if chunk.masks[a] != plan_mask:
+            plan, plan_mask = box_plans(open_gathers(chunk.gathers, a)), chunk.masks[a]
+        yield a, b, Columns.of_needs(a, chunk.lo[a:b], chunk.count[a:b]), plan
+
+
+def chunk_workspace(chunk: Chunk) -> Workspace:
+    """Scratch space for every batch of ``chunk``."""
+    return workspace_for(chunk.gathers, chunk.count, list(state_batches(chunk.count, chunk.masks)),
+                         chunk.rows.flat.dtype)
 
 
 def best_turn_values(chunk: Chunk, out: np.ndarray, companion=None) -> None:
@@ -454,14 +464,10 @@ def best_turn_values(chunk: Chunk, out: np.ndarray, companion=None) -> None:
     ``out[0]``.  ``companion(a, b, cols)``, if given, makes for each batch (states a..b) a
     reader that ``best_write_values`` tells where each gather reads, and whose ``values``
     then go into ``out[1]``: a second kind solved on the same reads."""
-    masks, gathers, rows = chunk.masks, chunk.gathers, chunk.rows
-    done, plan, plan_mask = 0, None, -1
-    ws = workspace_for(gathers, chunk.count, list(state_batches(chunk.count, masks)), rows.flat.dtype)
-    for a, b, cols in chunk_batches(chunk):
-        if masks[a] != plan_mask:
-            plan, plan_mask = box_plans(open_gathers(gathers, a)), masks[a]
+    done, ws = 0, chunk_workspace(chunk)
+    for a, b, cols, plan in chunk_batches(chunk):
         reader = None if companion is None else companion(a, b, cols)
-        w = best_write_values(plan, rows.flat, cols, ws, reader)
+        w = best_write_values(plan, chunk.rows.flat, cols, ws, reader)
         value = turn_start_value(w, chunk.ends)
         out[0, done:done + len(value)] = value
         if reader is not None:
