@@ -27,7 +27,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -38,7 +37,7 @@ from dicewise.solver.rulesets import category_game  # noqa: E402
 from dicewise.solver.two_player import build_layout, solve_subgame, two_player_rules  # noqa: E402
 from dicewise.solver.two_player.layers import solve_chunk  # noqa: E402
 from dicewise.solver.two_player.solve import duel_edge, layer_chunks  # noqa: E402
-from dicewise.solver.parallel import forked_map, local_map  # noqa: E402
+from dicewise.solver import runtime  # noqa: E402
 
 
 def emit(**fields):
@@ -62,13 +61,9 @@ def bench_layer(args, game):
     states = sum(int(layout.width[c].sum()) for c in chunks)
     base = None
     for workers in args.workers:
-        if args.processes:  # forked workers share the layer copy-on-write; no GIL between them
-            _, wall, cpu = timed(lambda: list(forked_map(workers)(
-                lambda c: solve_chunk(rules, layout, t, nxt, c), chunks)))
-        else:
-            with ThreadPoolExecutor(workers) as pool:
-                _, wall, cpu = timed(lambda: list(pool.map(
-                    lambda c: solve_chunk(rules, layout, t, nxt, c), chunks)))
+        # forked workers share the layer copy-on-write; no GIL between them
+        with (runtime.Forked if args.processes else runtime.Threads)(workers) as where:
+            _, wall, cpu = timed(lambda: list(where.map(solve_chunk, chunks, rules, layout, t, nxt)))
         per_state = wall / states
         base = base or wall
         emit(what="layer", layer=t, states=states, workers=workers,
@@ -107,8 +102,8 @@ def bench_full(args, game):
          first_player_value=values.root_value, layer_seconds=solution.layer_seconds)
     if args.edge:
         solitaire = solve_states(game)
-        edge, wall, cpu = timed(lambda: duel_edge(values, solitaire.values, 0,
-                                                  local_map(args.workers[0])))
+        with runtime.local(args.workers[0]) as where:
+            edge, wall, cpu = timed(lambda: duel_edge(values, solitaire.values, 0, where))
         emit(what="edge", wall_s=round(wall, 1), cpu_s=round(cpu, 1), **edge)
 
 

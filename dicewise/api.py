@@ -455,7 +455,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     same states (three solves' time) for comparison with the simulation.
     """
     from .solver.two_player import duel_edge, make_policy, simulate_duel
-    from .solver.parallel import local_map
+    from .solver import runtime
 
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
@@ -468,7 +468,8 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     if exact:
         if {a, b} != {"win", "optimal"} and {a, b} != {"win", "expected"}:
             raise DicewiseError("--exact compares win against optimal (expected-score) play")
-        edge = duel_edge(race, solitaire, map_fn=local_map())
+        with runtime.local() as where:
+            edge = duel_edge(race, solitaire, runtime=where)
         if a != "win":  # the edge is the win-optimal player's; report A's side
             edge = {**edge, "alternating": 1 - edge["alternating"]}
     return RaceDuel(game.name, rules.options, result, edge)

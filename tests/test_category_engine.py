@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from dicewise.solver import dice, parallel
+from dicewise.solver import dice, runtime
 from dicewise.solver.advice import advise_position
 from dicewise.solver.category import (ROLL_NUMBERS, Category, CategoryRules, StateValues, Write,
                                       WritePlans, best_of_tables, box_tables, reachable_states,
@@ -169,7 +169,7 @@ def test_engine_is_the_same_in_any_block_and_worker_count(monkeypatch):
                {"workers": 3}, {"workers": 2, "block": 7}):
         b = solve_states(game, **kw)
         assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True), kw
-    monkeypatch.setattr(parallel, "can_fork", lambda: False)
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
     b = solve_states(game, workers=2, block=7)
     assert np.allclose(a.values, b.values, rtol=0, atol=1e-11, equal_nan=True)
 

@@ -490,8 +490,8 @@ def _imported(*names: str) -> set[str]:
     return seen
 
 
-#: Modules that change no value: error messages, the map over processes, the digest itself.
-NO_VALUES = {"dicewise.errors", "dicewise.solver.parallel", "dicewise.solver.digest"}
+#: Modules that change no value: error messages, where the layers run, the digest itself.
+NO_VALUES = {"dicewise.errors", "dicewise.solver.runtime", "dicewise.solver.digest"}
 
 
 def test_rules_digests_list_every_module_the_values_depend_on():

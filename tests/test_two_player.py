@@ -32,7 +32,7 @@ from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.two_player import (WinPolicy, advise_two_player, build_layout, make_policy,
                                         chance, duel_edge, evaluate_policies, simulate_duel,
                                         solve_subgame, two_player_rules)
-from dicewise.solver import parallel
+from dicewise.solver import runtime
 from dicewise.tables import two_player as driver
 from dicewise.tables.format import TableError, checksum
 
@@ -390,27 +390,19 @@ def test_an_unreachable_scheduler_is_one_clear_error(general, tmp_path):
 
 @pytest.mark.slow
 def test_forked_processes_give_the_thread_runners_values(general, tmp_path):
-    """The default runner with several workers forks processes per layer; one worker, or a
-    system that cannot fork, runs on threads."""
+    """The default runner with several workers forks processes per layer; one worker runs
+    in this process."""
     want = subgame(*DRIVER_ROOT).values
     got = driver.solve_two_player(general, tmp_path / "p.dwt", root=DRIVER_ROOT, workers=2,
                                   chunk_columns=3000)
     assert got.runner == "processes" and np.array_equal(got.values.values, want)
-    assert driver.make_runner(None, 1).name != "processes"
-
-
-def test_local_map_runs_any_closure_in_forked_processes():
-    """What the exact duel evaluation maps: closures over big arrays, which the children
-    read copy-on-write; one worker is the builtin map."""
-    table = np.arange(10)
-    assert list(parallel.local_map(2)(lambda i: int(table[i] * 3), range(10))) == list(range(0, 30, 3))
-    assert parallel.local_map(1) is map
+    assert runtime.open_runtime(None, 1).name == "serial"
 
 
 def test_without_dask_the_default_runner_is_plain_threads(general, tmp_path, monkeypatch):
     """Dask is optional: with it hidden (and no fork), the default runner is the thread pool."""
     monkeypatch.setitem(sys.modules, "dask", None)  # ``import dask`` now raises ImportError
-    monkeypatch.setattr(driver, "can_fork", lambda: False)
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
     got = driver.solve_two_player(general, tmp_path / "e.dwt", root=DRIVER_ROOT, workers=2)
     assert got.runner == "threads" and np.array_equal(got.values.values, subgame(*DRIVER_ROOT).values)
     with pytest.raises(DicewiseError, match="needs a system that can fork"):

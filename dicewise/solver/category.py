@@ -16,7 +16,7 @@ from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
-from . import dice
+from . import dice, runtime
 from .best_write import MaxPlan, Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
 from .turn import turn_value
@@ -382,28 +382,22 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
 
     A layer is cut into blocks of up to ``block`` states (the ruleset is asked once per box
     and block), each solved by batches of ``batch`` states.  The blocks of one layer are
-    independent: they go to ``workers`` processes (default: one per core, or this one alone
-    under ``POOL_MIN_STATES`` states) forked once for the solve, which write into the values
-    in shared memory (threads where the system does not fork; the Python between numpy's
-    loops keeps threads from scaling).
+    independent: they go to the workers of ``runtime.local(workers)`` (default: one per core,
+    or this process alone under ``POOL_MIN_STATES`` states), forked once for the solve,
+    which write into the values in shared memory.
     ``progress(n)`` is called as blocks of n states are solved.
     """
-    from . import parallel  # here: multiprocessing costs every command's start-up 20 ms
-
     n = game.n_categories
     reachable = reachable_states(game)
     if workers is None:  # a small game is solved before a pool would have started
         workers = (os.cpu_count() or 1) if reachable.sum() >= POOL_MIN_STATES else 1
-    forked = workers > 1 and parallel.can_fork()
-    values = parallel.shared_array(game.n_states) if forked else np.empty(game.n_states)
+    values = runtime.shared_array(game.n_states)  # the workers write their blocks here
     values[:] = np.nan
     full, extras = (1 << n) - 1, np.arange(game.n_extra)
     last = slice(full * game.n_extra, (full + 1) * game.n_extra)
     values[last] = np.where(reachable[last], game.final_bonus(extras), np.nan)
     popcount = np.array([bin(m).count("1") for m in range(1 << n)])
-    solve_block = _block_solver(game, values, batch)
-
-    def solve_layers(run):
+    with runtime.local(workers) as where, where.pool(_block_solver(game, values, batch)) as run:
         for filled in range(n - 1, -1, -1):
             idx = (np.flatnonzero(popcount == filled)[:, None] * game.n_extra + extras).reshape(-1)
             idx = idx[reachable[idx]]
@@ -412,18 +406,7 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
             for done in run([idx[lo:lo + size] for lo in range(0, len(idx), size)]):
                 if progress is not None:
                     progress(done)
-
-    if forked:
-        with parallel.forked_pool(solve_block, workers) as run:
-            solve_layers(run)
-        values = np.array(values)  # out of the shared memory
-    elif workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(workers) as pool:
-            solve_layers(lambda blocks: pool.map(solve_block, blocks))
-    else:
-        solve_layers(lambda blocks: map(solve_block, blocks))
+    values = np.array(values)  # out of the shared memory
     if np.isnan(values[reachable]).any():
         raise RuntimeError(f"{game.name}: a reachable state led to one declared unreachable")
     return StateValues(values, reachable, game.initial_state)

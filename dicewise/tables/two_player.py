@@ -1,21 +1,12 @@
-"""The two-player solve as a job: layers cut into chunks, run on threads or a Dask cluster,
-every finished layer checkpointed, the result one table file.
+"""The two-player solve as a job: layers cut into chunks, run where ``scheduler`` says
+(``solver.runtime.open_runtime``: forked processes by default, threads, Dask's threaded
+scheduler or a ``dask.distributed`` cluster), every finished layer checkpointed, the result
+one table file.
 
-Runners (``scheduler``):
-
-* ``None`` — ``"processes"`` where the system can fork and more than one worker is asked
-  for, else local threads (Dask's threaded scheduler when ``dask`` is installed);
-* ``"processes"`` — ``workers`` forked processes per layer, which read the layer's inputs
-  copy-on-write: the runner that scales on one machine (one layer-10 slice of 5.2 million
-  states: 28–30 s on one process, 15 s on two; threads took 32 s on one and 36 s on two,
-  the Python between numpy calls holding the GIL);
-* ``"threads"`` — the plain thread pool even when Dask is installed;
-* ``"local"`` — a ``dask.distributed`` LocalCluster of ``workers`` single-threaded processes;
-* ``"tcp://host:port"`` — an existing ``dask.distributed`` scheduler.
-
-Every runner runs the same pure function, ``solver.two_player.layers.solve_chunk``, on the
-same chunks; only where they run differs.  Dask is optional: nothing here imports it
-unless a Dask runner is asked for or found.
+Every runtime runs the same pure function, ``solver.two_player.layers.solve_chunk``, on the
+same chunks; only where they run differs.  Forked processes are the runtime that scales on
+one machine (one layer-10 slice of 5.2 million states: 28–30 s on one process, 15 s on two;
+threads took 32 s on one and 36 s on two, the Python between numpy calls holding the GIL).
 
 The table is one more table spec of the table store (``RaceTable``): the store names the
 file, locks it while it is built, writes it atomically, validates it on load, rebuilds a
@@ -26,19 +17,17 @@ killed solve resumes (a damaged or foreign checkpoint is refused, never silently
 
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import DicewiseError, TableError
+from ..errors import TableError
 from ..solver.category import CategoryRules
 from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
-from ..solver.parallel import can_fork, forked_map
+from ..solver.runtime import open_runtime
 from ..solver.two_player.layers import solve_chunk, terminal_values
 from ..solver.two_player.space import Layout, TwoPlayerValues, build_layout, two_player_rules
 from . import store
@@ -46,115 +35,6 @@ from .store import checkpoint_dir  # noqa: F401 - where a solve's layers are che
 
 KIND = "two-player"
 DTYPE = "float32"
-
-
-# -- runners ---------------------------------------------------------------------------
-
-class _LocalMap:
-    """The layer's chunks mapped on this machine: over processes forked per layer (the
-    children read the layer copy-on-write) or over a thread pool."""
-
-    def __init__(self, name: str, workers: int):
-        self.name, self.workers = name, workers
-        self.pool = ThreadPoolExecutor(workers) if name == "threads" else None
-        self.map = self.pool.map if self.pool else forked_map(workers)
-
-    def run_layer(self, rules, layout, t, nxt, chunks):
-        return list(self.map(lambda pairs: solve_chunk(rules, layout, t, nxt, pairs), chunks))
-
-    def close(self):
-        if self.pool:
-            self.pool.shutdown()
-
-
-class _DaskThreads:
-    name = "dask-threads"
-
-    def __init__(self, workers: int):
-        import dask
-
-        self.dask, self.workers = dask, workers
-
-    def run_layer(self, rules, layout, t, nxt, chunks):
-        tasks = [self.dask.delayed(solve_chunk, pure=True)(rules, layout, t, nxt, c) for c in chunks]
-        return list(self.dask.compute(*tasks, scheduler="threads", num_workers=self.workers))
-
-    def close(self):
-        pass
-
-
-class _Distributed:
-    name = "dask-distributed"
-
-    def __init__(self, scheduler: str, workers: int, timeout: float):
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise DicewiseError(f"scheduler {scheduler!r} needs dask.distributed: "
-                                "pip install dask distributed") from None
-        self.cluster = None
-        try:
-            if scheduler == "local":
-                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                            processes=True, dashboard_address=None)
-                self.client = Client(self.cluster)
-            else:
-                self.client = Client(scheduler, timeout=f"{timeout}s")
-        except Exception as e:  # noqa: BLE001 - OSError, TimeoutError, ValueError for a bad address
-            if self.cluster is not None:
-                self.cluster.close()
-            reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise DicewiseError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
-        self.workers = len(self.client.scheduler_info().get("workers", {})) or workers
-        self.shared = None
-
-    def run_layer(self, rules, layout, t, nxt, chunks):
-        if self.shared is None:
-            self.shared = self.client.scatter([rules, layout], broadcast=True)
-        rules_f, layout_f = self.shared
-        nxt_f = self.client.scatter(nxt, broadcast=True)
-        futures = [self.client.submit(solve_chunk, rules_f, layout_f, t, nxt_f, c, pure=False)
-                   for c in chunks]
-        out = self.client.gather(futures)
-        self.client.cancel([nxt_f])
-        return out
-
-    def close(self):
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
-
-
-def _dask_installed() -> bool:
-    try:
-        import dask  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def make_runner(scheduler: str | None, workers: int | None, timeout: float = 10.0):
-    """The runner a ``scheduler`` names (see the module doc); ``timeout``: seconds to reach
-    a distributed scheduler."""
-    workers = workers or os.cpu_count() or 1
-    if scheduler is None:
-        if workers > 1 and can_fork():
-            return _LocalMap("processes", workers)
-        return _DaskThreads(workers) if _dask_installed() else _LocalMap("threads", workers)
-    if scheduler == "processes":
-        if not can_fork():
-            raise DicewiseError("scheduler 'processes' needs a system that can fork; use threads")
-        return _LocalMap("processes", workers)
-    if scheduler == "threads":
-        return _LocalMap("threads", workers)
-    if scheduler == "dask-threads":
-        if not _dask_installed():
-            raise DicewiseError("scheduler 'dask-threads' needs dask: pip install dask")
-        return _DaskThreads(workers)
-    if scheduler == "local" or "://" in scheduler:
-        return _Distributed(scheduler, workers, timeout)
-    raise DicewiseError(f"unknown scheduler {scheduler!r} (processes, threads, dask-threads, local, or a "
-                        "dask.distributed address such as tcp://host:8786)")
 
 
 # -- the table -------------------------------------------------------------------------
@@ -202,8 +82,8 @@ class RaceTable:
         race_rules, layout = two_player_rules(rules), self.layout(rules)
         values = np.empty(layout.n_values, dtype=DTYPE)
         timings, resumed = {}, 0
-        runner = make_runner(self.scheduler, self.workers, self.connect_timeout)
-        try:
+        runner = open_runtime(self.scheduler, self.workers, self.connect_timeout)
+        with runner:
             for t in layout.layers():
                 s = layout.layer_values(t)
                 part = checkpoints.get(f"layer-{t:02d}")
@@ -217,14 +97,13 @@ class RaceTable:
                     else:
                         chunks = solve_module.layer_chunks(layout, t, self.chunk_columns)
                         nxt = values[layout.layer_values(t + 1)]
-                        values[s] = np.concatenate(runner.run_layer(race_rules, layout, t, nxt, chunks))
+                        values[s] = np.concatenate(list(runner.map(solve_chunk, chunks, race_rules,
+                                                                   layout, t, nxt)))
                     timings[t] = round(time.perf_counter() - began, 3)
                     checkpoints.put(f"layer-{t:02d}", {"values": values[s]},
                                     {"layer": t, "root": list(layout.root), "seconds": timings[t]})
                 if progress is not None:
                     progress(s.stop - s.start)
-        finally:
-            runner.close()
         solved = TwoPlayerValues(rules, layout, values)
         return solved, {"expected_score": None, "root": list(layout.root), "pairs": layout.n_pairs,
                         "n_values": layout.n_values, "root_value": solved.root_value,

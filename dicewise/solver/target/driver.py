@@ -31,7 +31,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from ..category import CategoryRules
-from ..parallel import local_map
+from .. import runtime
 from .kernel import (CHUNK_STATES, NO_LIMIT, Chunk, SolvedRows, best_turn_values, distinct_moves,
                      gathers_of, turn_moves, write_extremes)
 from .values import RowLookup, TargetValues
@@ -112,7 +112,7 @@ def _rows_of(values: np.ndarray, count: np.ndarray) -> np.ndarray:
     return rows
 
 
-def _solve_chunk(setting: _Setting, states: np.ndarray, rows: SolvedRows):
+def _solve_chunk(setting: _Setting, rows: SolvedRows, states: np.ndarray):
     """The rows of one chunk of a layer: (fewest, most, lo, hi, the table's rows of its
     states, laid out here so that the layer is their concatenation)."""
     game = setting.game
@@ -158,29 +158,29 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
     parts_out: list[tuple] = []
     total = 0
     rows = None
-    map_fn = local_map(workers)
-    for depth, states in enumerate(layers):
-        if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
-            most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
-            chunks = [(most, most, most + 1, most,
-                       _rows_of(np.zeros((len(kinds), 0), setting.dtype), np.zeros_like(most)))]
-            if progress is not None:
-                progress(len(states))
-        else:
-            pieces = [states[i:i + CHUNK_STATES] for i in range(0, len(states), CHUNK_STATES)]
-            chunks = []
-            for piece, chunk in zip(pieces, map_fn(lambda p: _solve_chunk(setting, p, rows), pieces)):
-                chunks.append(chunk)
+    with runtime.local(workers) as where:
+        for depth, states in enumerate(layers):
+            if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
+                most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
+                chunks = [(most, most, most + 1, most,
+                           _rows_of(np.zeros((len(kinds), 0), setting.dtype), np.zeros_like(most)))]
                 if progress is not None:
-                    progress(len(piece))
-        fewest, most, lo, hi = (np.concatenate([c[i] for c in chunks]) for i in range(4))
-        count = np.maximum(hi - lo + 1, 0)
-        length = count + 2  # a row is [1, W(lo..hi), 0]
-        offsets = np.cumsum(length) - length
-        flats = np.concatenate([c[4] for c in chunks], axis=1)
-        rows = SolvedRows(tuple(flats), offsets, lo, length - 1, fewest, most, RowLookup.of(states))
-        parts_out.append((states, fewest, most, lo, hi, offsets + total, flats))
-        total += flats.shape[1]
+                    progress(len(states))
+            else:
+                pieces = [states[i:i + CHUNK_STATES] for i in range(0, len(states), CHUNK_STATES)]
+                chunks = []
+                for piece, chunk in zip(pieces, where.map(_solve_chunk, pieces, setting, rows)):
+                    chunks.append(chunk)
+                    if progress is not None:
+                        progress(len(piece))
+            fewest, most, lo, hi = (np.concatenate([c[i] for c in chunks]) for i in range(4))
+            count = np.maximum(hi - lo + 1, 0)
+            length = count + 2  # a row is [1, W(lo..hi), 0]
+            offsets = np.cumsum(length) - length
+            flats = np.concatenate([c[4] for c in chunks], axis=1)
+            rows = SolvedRows(tuple(flats), offsets, lo, length - 1, fewest, most, RowLookup.of(states))
+            parts_out.append((states, fewest, most, lo, hi, offsets + total, flats))
+            total += flats.shape[1]
     if max_need is None and target is None:
         max_need = int(parts_out[-1][2][0]) + start_points
     states, fewest, most, lo, hi, offsets = (np.concatenate([p[i] for p in parts_out])
@@ -210,6 +210,6 @@ def solve_target(game: CategoryRules, max_need: int | None = None,
     holding ``start_points``) and every target T ≤ ``max_need`` (default: every target).
     With ``target`` instead, only the needs a sheet on its way to that one T can have.
     ``progress(n)``: n more states solved; float32 ``dtype`` halves memory and time.
-    ``workers``: processes per layer (``parallel.local_map``; default the cores)."""
+    ``workers``: processes per layer (``runtime.local``; default the cores)."""
     return solve_layers(game, *need_range(max_need, target), start, start_points, progress, dtype,
                         workers, best_turn_values, ("optimal",))[0]

@@ -14,11 +14,13 @@ import numpy as np
 
 from ...errors import DicewiseError
 from ..category import CategoryRules
+from ..runtime import Runtime, Serial
 from .layers import TERMINAL, evaluate_chunk, expected_score_policy, solve_chunk, terminal_values
 from .space import Layout, TwoPlayerRules, TwoPlayerValues, build_layout, two_player_rules
 
 CHUNK_COLUMNS = 1 << 19  # columns per unit of work of a layer (a few seconds of one core)
 POLICIES = ("win", "expected")
+SERIAL = Serial()
 
 
 def layer_chunks(layout: Layout, t: int, max_columns: int = CHUNK_COLUMNS) -> list[np.ndarray]:
@@ -32,34 +34,33 @@ def layer_chunks(layout: Layout, t: int, max_columns: int = CHUNK_COLUMNS) -> li
     return [c for c in np.split(pairs, np.unique(cuts)) if len(c)]
 
 
-def backward(layout: Layout, last: np.ndarray, chunk: Callable, map_fn: Callable = map,
+def backward(layout: Layout, last: np.ndarray, chunk: Callable, runtime: Runtime = SERIAL,
              chunk_columns: int = CHUNK_COLUMNS) -> np.ndarray:
     """Fill every layer from the full sheets back to the root.
 
     ``last`` holds the last layer's values, (k, 3) for k arrays solved side by side;
     ``chunk(t, next_layer_values, pairs)`` returns (k, columns) values of some pairs of
-    layer t; ``map_fn`` runs the chunks of one layer (the builtin ``map``, or a pool's).
+    layer t; ``runtime`` runs the chunks of one layer (``solver.runtime``; here by default).
     """
     values = np.empty((last.shape[0], layout.n_values), dtype=last.dtype)
     values[:, layout.layer_values(2 * layout.n)] = last
     for t in list(layout.layers())[1:]:
         nxt = values[:, layout.layer_values(t + 1)]
-        parts = list(map_fn(lambda pairs, t=t, nxt=nxt: chunk(t, nxt, pairs),
-                            layer_chunks(layout, t, chunk_columns)))
+        parts = list(runtime.map(chunk, layer_chunks(layout, t, chunk_columns), t, nxt))
         values[:, layout.layer_values(t)] = np.concatenate(parts, axis=1)
     return values
 
 
 def solve_layout(rules: TwoPlayerRules, layout: Layout, dtype="float32",
-                 map_fn: Callable = map) -> np.ndarray:
+                 runtime: Runtime = SERIAL) -> np.ndarray:
     """The value of every state of a layout (flat, in layout order)."""
     return backward(layout, terminal_values(layout, "value", dtype)[None],
                     lambda t, nxt, pairs: solve_chunk(rules, layout, t, nxt[0], pairs)[None],
-                    map_fn)[0]
+                    runtime)[0]
 
 
 def solve_subgame(game: CategoryRules, mover: int = 0, other: int = 0, dtype="float32",
-                  map_fn: Callable = map) -> TwoPlayerValues:
+                  runtime: Runtime = SERIAL) -> TwoPlayerValues:
     """Solve the race from a pair of sheets (masks of filled boxes) to the end of the game.
 
     ``mover`` is the sheet of the player to move.  Every state reachable from the pair is
@@ -69,7 +70,7 @@ def solve_subgame(game: CategoryRules, mover: int = 0, other: int = 0, dtype="fl
     """
     rules = two_player_rules(game)
     layout = build_layout(rules, (mover, other))
-    return TwoPlayerValues(game, layout, solve_layout(rules, layout, dtype, map_fn))
+    return TwoPlayerValues(game, layout, solve_layout(rules, layout, dtype, runtime))
 
 
 def check_policies(policies: Iterable[str]) -> tuple[str, str]:
@@ -80,7 +81,7 @@ def check_policies(policies: Iterable[str]) -> tuple[str, str]:
 
 
 def evaluate_policies(solved: TwoPlayerValues, policies=("win", "expected"), kind: str = "value",
-                      solitaire_values: np.ndarray | None = None, map_fn: Callable = map
+                      solitaire_values: np.ndarray | None = None, runtime: Runtime = SERIAL
                       ) -> TwoPlayerValues:
     """Exact evaluation of a fixed pair of policies over the states of ``solved``.
 
@@ -91,11 +92,11 @@ def evaluate_policies(solved: TwoPlayerValues, policies=("win", "expected"), kin
     state, the mover's P(win) + ½P(draw) (``kind="value"``) or P(draw) (``kind="draw"``)
     when both follow their policy from there on.
     """
-    return evaluate_many(solved, [(policies, kind)], solitaire_values, map_fn)[0]
+    return evaluate_many(solved, [(policies, kind)], solitaire_values, runtime)[0]
 
 
 def evaluate_many(solved: TwoPlayerValues, specs, solitaire_values: np.ndarray | None = None,
-                  map_fn: Callable = map) -> list[TwoPlayerValues]:
+                  runtime: Runtime = SERIAL) -> list[TwoPlayerValues]:
     """Several policy evaluations in one pass: ``specs`` lists (policies, kind) pairs as
     ``evaluate_policies`` takes them; the win-optimal choices are found once per state."""
     specs = [(check_policies(p), k) for p, k in specs]
@@ -117,12 +118,12 @@ def evaluate_many(solved: TwoPlayerValues, specs, solitaire_values: np.ndarray |
         return evaluate_chunk(rules, layout, t, movers, kinds, nxt, nxt_win, expected, pairs)
 
     last = np.stack([terminal_values(layout, k, dtype) for k in kinds])
-    values = backward(layout, last, chunk, map_fn)
+    values = backward(layout, last, chunk, runtime)
     return [TwoPlayerValues(solved.game, layout, v) for v in values]
 
 
 def duel_edge(solved: TwoPlayerValues, solitaire_values: np.ndarray, diff: int = 0,
-              map_fn: Callable = map) -> dict:
+              runtime: Runtime = SERIAL) -> dict:
     """Exact outcomes of win-optimal play, against itself and against expected-score play.
 
     From the root pair of ``solved`` at difference ``diff`` (its mover is "first"):
@@ -138,7 +139,7 @@ def duel_edge(solved: TwoPlayerValues, solitaire_values: np.ndarray, diff: int =
         (("win", "win"), "draw"),
         (("win", "expected"), "value"), (("win", "expected"), "draw"),
         (("expected", "win"), "value"), (("expected", "win"), "draw")],
-        solitaire_values, map_fn)
+        solitaire_values, runtime)
     value, draw = solved.value(m, o, diff), draw_ww.value(m, o, diff)
     first, second = wf.value(m, o, diff), 1.0 - ws.value(m, o, diff)
     return {"value": value, "draw": draw, "first_wins": value - draw / 2,

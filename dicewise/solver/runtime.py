@@ -1,0 +1,241 @@
+"""Where the layers of a solve run: one ``Runtime`` for every solver (the category solve,
+play for a target, the two-player race and its policy evaluations).
+
+A layer is cut into items (chunks of states) that are independent once the next layer is
+solved.  ``runtime.map(fn, items, *shared)`` yields ``fn(*shared, item)`` for each item, in
+order, wherever the runtime runs them:
+
+* ``Serial`` — here, one after another;
+* ``Threads`` — a thread pool of this process;
+* ``Forked`` — processes forked for the map, which read ``shared`` (a layer, a table)
+  copy-on-write, so only the items and the results are pickled;
+* ``DaskThreads`` — Dask's threaded scheduler;
+* ``Distributed`` — a ``dask.distributed`` cluster (a local one, or one at an address), to
+  which each shared object is scattered once and kept while it is passed again.
+
+numpy releases the GIL inside its loops, but a solver's chunk makes many small numpy calls,
+and the Python between them keeps threads from scaling (measured: two threads no faster
+than one on a two-player layer, two forked processes 2.0× faster), so ``local`` forks where
+the system does.  ``runtime.pool(fn)`` serves many short maps of one function whose changing
+inputs live in ``shared_array`` memory: ``Forked`` forks once for all of them.
+
+Dask is optional: nothing here imports it unless a Dask runtime is asked for; nor are
+``multiprocessing`` and the executors imported before they are used (20 ms of every
+command's start-up).
+"""
+
+from __future__ import annotations
+
+import itertools
+import mmap
+import os
+from contextlib import contextmanager
+from functools import partial
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from ..errors import DicewiseError
+
+
+class Runtime:
+    """Runs the items of a layer; ``name`` and ``workers`` say where and on how many."""
+
+    name = "serial"
+    workers = 1
+
+    def map(self, fn: Callable, items: Iterable, *shared) -> Iterator:
+        """``fn(*shared, item)`` for each item, in order, each as soon as it is done."""
+        return (fn(*shared, item) for item in items)
+
+    @contextmanager
+    def pool(self, fn: Callable):
+        """``run(items)``: many maps of ``fn``, whose inputs that change between maps live
+        in ``shared_array`` memory."""
+        yield lambda items: self.map(fn, items)
+
+    def close(self) -> None:
+        """Let the workers go."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Serial(Runtime):
+    """Every item in this process, one after another."""
+
+
+class Threads(Runtime):
+    """A pool of ``workers`` threads of this process."""
+
+    name = "threads"
+
+    def __init__(self, workers: int):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.workers = workers
+        self._executor = ThreadPoolExecutor(workers)
+
+    def map(self, fn, items, *shared):
+        return self._executor.map(partial(fn, *shared), items)
+
+    def close(self):
+        self._executor.shutdown()
+
+
+class Forked(Runtime):
+    """``workers`` processes forked for each map (or once for a ``pool``): ``fn`` and
+    ``shared`` may be anything, closures included, since the children read them as they
+    were at the fork; only items and results are pickled."""
+
+    name = "processes"
+
+    def __init__(self, workers: int):
+        if not can_fork():
+            raise DicewiseError("scheduler 'processes' needs a system that can fork; use threads")
+        self.workers = workers
+
+    def map(self, fn, items, *shared):
+        with self.pool(partial(fn, *shared)) as run:
+            yield from run(items)
+
+    @contextmanager
+    def pool(self, fn):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("fork")
+        key = next(_POOL_KEYS)  # pools open at once in threads of one process keep apart
+        _FORKED[key] = fn
+        try:
+            with ProcessPoolExecutor(self.workers, mp_context=context) as executor:
+                yield lambda items: executor.map(partial(_call_forked, key), items)
+        finally:
+            _FORKED.pop(key, None)
+
+
+class DaskThreads(Runtime):
+    """Dask's threaded scheduler with ``workers`` threads."""
+
+    name = "dask-threads"
+
+    def __init__(self, workers: int):
+        try:
+            import dask
+        except ImportError:
+            raise DicewiseError("scheduler 'dask-threads' needs dask: pip install dask") from None
+        self._dask, self.workers = dask, workers
+
+    def map(self, fn, items, *shared):
+        delayed = self._dask.delayed
+        shared = [delayed(s) for s in shared]  # each tokenised once, not once per item
+        tasks = [delayed(fn, pure=True)(*shared, item) for item in items]
+        yield from self._dask.compute(*tasks, scheduler="threads", num_workers=self.workers)
+
+
+class Distributed(Runtime):
+    """A ``dask.distributed`` cluster: ``"local"`` (a LocalCluster of ``workers``
+    single-threaded processes) or the address of a running scheduler."""
+
+    name = "dask-distributed"
+
+    def __init__(self, address: str, workers: int, timeout: float = 10.0):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise DicewiseError(f"scheduler {address!r} needs dask.distributed: "
+                                "pip install dask distributed") from None
+        self._cluster = None
+        try:
+            if address == "local":
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                             processes=True, dashboard_address=None)
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(address, timeout=f"{timeout}s")
+        except Exception as e:  # noqa: BLE001 - OSError, TimeoutError, ValueError for a bad address
+            if self._cluster is not None:
+                self._cluster.close()
+            reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise DicewiseError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+        self.workers = len(self._client.scheduler_info().get("workers", {})) or workers
+        self._scattered: dict[int, tuple] = {}  # id -> (object, its future)
+
+    def map(self, fn, items, *shared):
+        kept = {}
+        for s in shared:  # an object passed again (the rules, a layout) is not sent again
+            found = self._scattered.get(id(s))
+            kept[id(s)] = found if found is not None and found[0] is s else (
+                s, self._client.scatter(s, broadcast=True))
+        self._client.cancel([f for k, (_, f) in self._scattered.items() if k not in kept])
+        self._scattered = kept
+        futures = [self._client.submit(fn, *(kept[id(s)][1] for s in shared), item, pure=False)
+                   for item in items]
+        yield from self._client.gather(futures)
+
+    @contextmanager
+    def pool(self, fn):
+        raise DicewiseError("a dask.distributed cluster shares no memory with this process")
+        yield  # pragma: no cover
+
+    def close(self):
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+SCHEDULERS = "processes, threads, dask-threads, local, or a dask.distributed address such as tcp://host:8786"
+
+
+def local(workers: int | None = None) -> Runtime:
+    """The fastest runtime on this machine: ``workers`` forked processes where the system
+    forks (default: one per core), threads where it does not, this process for one."""
+    workers = workers or os.cpu_count() or 1
+    if workers == 1:
+        return Serial()
+    return Forked(workers) if can_fork() else Threads(workers)
+
+
+def open_runtime(scheduler: str | None, workers: int | None = None, timeout: float = 10.0) -> Runtime:
+    """The runtime ``scheduler`` names (``None``: ``local``); ``timeout``: seconds to reach
+    a distributed scheduler."""
+    if scheduler is None:
+        return local(workers)
+    workers = workers or os.cpu_count() or 1
+    if scheduler == "processes":
+        return Forked(workers)
+    if scheduler == "threads":
+        return Threads(workers)
+    if scheduler == "dask-threads":
+        return DaskThreads(workers)
+    if scheduler == "local" or "://" in scheduler:
+        return Distributed(scheduler, workers, timeout)
+    raise DicewiseError(f"unknown scheduler {scheduler!r} ({SCHEDULERS})")
+
+
+def shared_array(n: int, dtype=np.float64) -> np.ndarray:
+    """A zeroed array in anonymous shared memory: processes forked after it is made read
+    and write the same memory."""
+    dtype = np.dtype(dtype)
+    return np.frombuffer(mmap.mmap(-1, max(1, n * dtype.itemsize)), dtype=dtype, count=n)
+
+
+def can_fork() -> bool:
+    """Whether this process may fork workers: the system forks, and this is not a daemonic
+    process (a worker of a ``multiprocessing`` pool, which may have no children)."""
+    import multiprocessing  # here: it costs every command's start-up 20 ms
+
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
+
+
+#: What the children of a forked pool run, by pool (set in the parent before it forks).
+_FORKED: dict = {}
+_POOL_KEYS = itertools.count()
+
+
+def _call_forked(key, item):
+    return _FORKED[key](item)

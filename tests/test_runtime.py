@@ -1,0 +1,102 @@
+"""Where a solve's layers run: ``solver/runtime.py``.
+
+Proves: every runtime maps ``fn(*shared, item)`` in order and gives the same results (here,
+threads, forked processes, Dask's threads); forked children read closures and shared
+arguments as they were at the fork and pickle only items and results; a ``pool`` forks once,
+and its children's writes into a ``shared_array`` reach the parent and the next map; two
+pools open at once keep their own function; a scheduler is named or refused in one line.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from dicewise.errors import DicewiseError
+from dicewise.solver import runtime
+
+forks = pytest.mark.skipif(not runtime.can_fork(), reason="the system does not fork")
+
+
+def _scaled(table, factor, i):
+    return int(table[i]) * factor
+
+
+def _pid(_):
+    return os.getpid()
+
+
+@pytest.mark.parametrize("make", [runtime.Serial, lambda: runtime.Threads(2),
+                                  pytest.param(lambda: runtime.Forked(2), marks=forks)])
+def test_every_runtime_maps_in_order_with_shared_arguments(make):
+    table = np.arange(50)
+    with make() as where:
+        assert list(where.map(_scaled, range(50), table, 3)) == list(range(0, 150, 3))
+        assert list(where.map(_scaled, [], table, 3)) == []
+
+
+def test_dask_threads_map_as_the_others():
+    pytest.importorskip("dask")
+    table = np.arange(20)
+    with runtime.open_runtime("dask-threads", 2) as where:
+        assert where.name == "dask-threads"
+        assert list(where.map(_scaled, range(20), table, 2)) == list(range(0, 40, 2))
+
+
+@forks
+def test_forked_maps_run_closures_in_children():
+    table = np.arange(10)
+    with runtime.Forked(2) as where:
+        assert list(where.map(lambda i: int(table[i] * 3), range(10))) == list(range(0, 30, 3))
+        pids = set(where.map(_pid, range(8)))
+    assert os.getpid() not in pids and len(pids) <= 2
+    assert not runtime._FORKED
+
+
+@forks
+def test_forked_pool_shares_memory_across_maps():
+    shared = runtime.shared_array(8)
+    parent = os.getpid()
+
+    def step(i):
+        shared[i] = shared[i - 1] + 1 if i else 1  # reads what an earlier map wrote
+        return os.getpid()
+
+    with runtime.Forked(2).pool(step) as run:
+        pids = []
+        for i in range(8):  # one item a map: each map sees the one before
+            pids += list(run([i]))
+    assert list(shared) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert parent not in pids and len(set(pids)) <= 2
+
+
+@forks
+def test_pools_open_at_once_keep_their_own_function():
+    out = {}
+
+    def job(name, factor):
+        with runtime.Forked(2).pool(lambda i: i * factor) as run:
+            out[name] = list(run(range(6)))
+
+    threads = [threading.Thread(target=job, args=(n, f)) for n, f in (("a", 2), ("b", 3))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == {"a": [0, 2, 4, 6, 8, 10], "b": [0, 3, 6, 9, 12, 15]}
+    assert not runtime._FORKED
+
+
+def test_schedulers_are_named_or_refused_in_one_line(monkeypatch):
+    assert runtime.open_runtime(None, 1).name == "serial"
+    assert runtime.open_runtime("threads", 2).name == "threads"
+    with pytest.raises(DicewiseError, match="unknown scheduler 'gpu'") as e:
+        runtime.open_runtime("gpu", 2)
+    assert "\n" not in str(e.value)
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    assert runtime.local(2).name == "threads"
+    with pytest.raises(DicewiseError, match="needs a system that can fork"):
+        runtime.open_runtime("processes", 2)
