@@ -17,18 +17,14 @@ killed solve resumes (a damaged or foreign checkpoint is refused, never silently
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from ..errors import TableError
 from ..solver.category import CategoryRules
 from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
 from ..solver.runtime import open_runtime
-from ..solver.two_player.layers import solve_chunk, terminal_values
 from ..solver.two_player.space import Layout, TwoPlayerValues, build_layout, two_player_rules
 from . import store
 from .store import checkpoint_dir  # noqa: F401 - where a solve's layers are checkpointed
@@ -79,37 +75,17 @@ class RaceTable:
 
     def build(self, rules: CategoryRules, progress=None, *, checkpoints: store.Checkpoints):
         """Solve the layers from the last back to the root's, each checkpointed."""
-        race_rules, layout = two_player_rules(rules), self.layout(rules)
-        values = np.empty(layout.n_values, dtype=DTYPE)
-        timings, resumed = {}, 0
-        runner = open_runtime(self.scheduler, self.workers, self.connect_timeout)
-        with runner:
-            for t in layout.layers():
-                s = layout.layer_values(t)
-                part = checkpoints.get(f"layer-{t:02d}")
-                if part is not None:
-                    values[s] = _checked_layer(part, checkpoints, layout, t)
-                    resumed += 1
-                else:
-                    began = time.perf_counter()
-                    if t == 2 * layout.n:
-                        values[s] = terminal_values(layout, "value", DTYPE)
-                    else:
-                        chunks = solve_module.layer_chunks(layout, t, self.chunk_columns)
-                        nxt = values[layout.layer_values(t + 1)]
-                        values[s] = np.concatenate(list(runner.map(solve_chunk, chunks, race_rules,
-                                                                   layout, t, nxt)))
-                    timings[t] = round(time.perf_counter() - began, 3)
-                    checkpoints.put(f"layer-{t:02d}", {"values": values[s]},
-                                    {"layer": t, "root": list(layout.root), "seconds": timings[t]})
-                if progress is not None:
-                    progress(s.stop - s.start)
+        layout = self.layout(rules)
+        record = _Checkpointed(checkpoints, layout, progress)
+        with open_runtime(self.scheduler, self.workers, self.connect_timeout) as runtime:
+            values = solve_module.solve_layout(two_player_rules(rules), layout, DTYPE, runtime,
+                                               self.chunk_columns, record)
         solved = TwoPlayerValues(rules, layout, values)
         return solved, {"expected_score": None, "root": list(layout.root), "pairs": layout.n_pairs,
                         "n_values": layout.n_values, "root_value": solved.root_value,
-                        "runner": runner.name, "workers": runner.workers,
-                        "layer_seconds": {str(k): v for k, v in timings.items()},
-                        "resumed_layers": resumed, "dtype": DTYPE}
+                        "runner": runtime.name, "workers": runtime.workers,
+                        "layer_seconds": {str(k): v for k, v in record.timings.items()},
+                        "resumed_layers": record.resumed, "dtype": DTYPE}
 
     def to_arrays(self, payload: TwoPlayerValues) -> dict:
         return {"values": payload.values}
@@ -124,14 +100,35 @@ class RaceTable:
         return TwoPlayerValues(rules, layout, values)
 
 
-def _checked_layer(part, checkpoints, layout: Layout, t: int) -> np.ndarray:
-    arrays, meta = part
-    s = layout.layer_values(t)
-    values = arrays.get("values")
-    if (meta.get("layer") != t or list(meta.get("root", [])) != list(layout.root)
-            or values is None or len(values) != s.stop - s.start):
-        raise checkpoints.refuse(f"layer-{t:02d}", f"does not hold layer {t} of this solve")
-    return values
+class _Checkpointed(solve_module.LayerRecord):
+    """A race table's layers as the solve finishes them: each kept as a checkpoint (or read
+    back from one), timed, and counted to the store's progress."""
+
+    def __init__(self, checkpoints: store.Checkpoints, layout: Layout, progress):
+        self.checkpoints, self.layout, self.progress = checkpoints, layout, progress
+        self.timings: dict[int, float] = {}
+        self.resumed = 0
+
+    def saved(self, t):
+        part = self.checkpoints.get(f"layer-{t:02d}")
+        if part is None:
+            return None
+        arrays, meta = part
+        s = self.layout.layer_values(t)
+        values = arrays.get("values")
+        if (meta.get("layer") != t or list(meta.get("root", [])) != list(self.layout.root)
+                or values is None or len(values) != s.stop - s.start):
+            raise self.checkpoints.refuse(f"layer-{t:02d}", f"does not hold layer {t} of this solve")
+        self.resumed += 1
+        return values
+
+    def solved(self, t, values, seconds):
+        if seconds is not None:
+            self.timings[t] = round(seconds, 3)
+            self.checkpoints.put(f"layer-{t:02d}", {"values": values[0]},
+                                 {"layer": t, "root": list(self.layout.root), "seconds": self.timings[t]})
+        if self.progress is not None:
+            self.progress(values.shape[1])
 
 
 @dataclass(frozen=True)

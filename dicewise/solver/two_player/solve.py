@@ -8,6 +8,7 @@ position needs (seconds).
 
 from __future__ import annotations
 
+import time
 from typing import Callable, Iterable
 
 import numpy as np
@@ -34,29 +35,55 @@ def layer_chunks(layout: Layout, t: int, max_columns: int = CHUNK_COLUMNS) -> li
     return [c for c in np.split(pairs, np.unique(cuts)) if len(c)]
 
 
+class LayerRecord:
+    """What a whole solve does beside solving each layer: ``saved(t)`` gives layer t as a
+    solve before this one left it (a checkpoint), or None; ``solved(t, values, seconds)`` is
+    told of each layer as it is finished or resumed (``seconds`` None), last layer first."""
+
+    def saved(self, t: int) -> np.ndarray | None:
+        return None
+
+    def solved(self, t: int, values: np.ndarray, seconds: float | None) -> None:
+        pass
+
+
 def backward(layout: Layout, last: np.ndarray, chunk: Callable, runtime: Runtime = SERIAL,
-             chunk_columns: int = CHUNK_COLUMNS) -> np.ndarray:
+             chunk_columns: int = CHUNK_COLUMNS, shared: tuple = (),
+             record: LayerRecord = LayerRecord()) -> np.ndarray:
     """Fill every layer from the full sheets back to the root.
 
     ``last`` holds the last layer's values, (k, 3) for k arrays solved side by side;
-    ``chunk(t, next_layer_values, pairs)`` returns (k, columns) values of some pairs of
-    layer t; ``runtime`` runs the chunks of one layer (``solver.runtime``; here by default).
+    ``chunk(*shared, t, next_layer_values, pairs)`` returns (k, columns) values of some
+    pairs of layer t; ``runtime`` runs the chunks of one layer (``solver.runtime``; here by
+    default), sending ``shared`` (the rules, the layout) to its workers once.
     """
     values = np.empty((last.shape[0], layout.n_values), dtype=last.dtype)
-    values[:, layout.layer_values(2 * layout.n)] = last
-    for t in list(layout.layers())[1:]:
-        nxt = values[:, layout.layer_values(t + 1)]
-        parts = list(runtime.map(chunk, layer_chunks(layout, t, chunk_columns), t, nxt))
-        values[:, layout.layer_values(t)] = np.concatenate(parts, axis=1)
+    for t in layout.layers():
+        s = layout.layer_values(t)
+        began, saved = time.perf_counter(), record.saved(t)
+        if saved is not None:
+            values[:, s] = saved
+        elif t == 2 * layout.n:
+            values[:, s] = last
+        else:
+            nxt = values[:, layout.layer_values(t + 1)]
+            values[:, s] = np.concatenate(list(runtime.map(
+                chunk, layer_chunks(layout, t, chunk_columns), *shared, t, nxt)), axis=1)
+        record.solved(t, values[:, s], None if saved is not None else time.perf_counter() - began)
     return values
 
 
+def _solve_rows(rules: TwoPlayerRules, layout: Layout, t: int, nxt: np.ndarray,
+                pairs: np.ndarray) -> np.ndarray:
+    return solve_chunk(rules, layout, t, nxt[0], pairs)[None]
+
+
 def solve_layout(rules: TwoPlayerRules, layout: Layout, dtype="float32",
-                 runtime: Runtime = SERIAL) -> np.ndarray:
+                 runtime: Runtime = SERIAL, chunk_columns: int = CHUNK_COLUMNS,
+                 record: LayerRecord = LayerRecord()) -> np.ndarray:
     """The value of every state of a layout (flat, in layout order)."""
-    return backward(layout, terminal_values(layout, "value", dtype)[None],
-                    lambda t, nxt, pairs: solve_chunk(rules, layout, t, nxt[0], pairs)[None],
-                    runtime)[0]
+    return backward(layout, terminal_values(layout, "value", dtype)[None], _solve_rows, runtime,
+                    chunk_columns, (rules, layout), record)[0]
 
 
 def solve_subgame(game: CategoryRules, mover: int = 0, other: int = 0, dtype="float32",
