@@ -16,6 +16,7 @@ from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
+from ..errors import DicewiseError
 from . import dice, runtime
 from .best_write import MaxPlan, Partition, best_write, max_plan, partition, scratch_for
 from .options import options_of, validate_options
@@ -365,6 +366,27 @@ class StateValues:
         return int(self.reachable.sum())
 
 
+def state_layers(game: CategoryRules, start: int | None = None) -> list[np.ndarray]:
+    """The reachable states by number of filled boxes, the full sheets first: every one, or
+    those with at least the boxes of ``start`` filled, ``start`` alone last (the layers of a
+    solve from that sheet)."""
+    n = game.n_categories
+    masks = np.arange(1 << n)
+    if start is not None:
+        start_mask, start_extra = divmod(start, game.n_extra)
+        if not (0 <= start < game.n_states
+                and game.reachable_extras(np.array([start_mask]))[0, start_extra]):
+            raise DicewiseError("the start sheet is not a state any game reaches")
+        masks = masks[masks & start_mask == start_mask]
+    rows, extras = np.nonzero(game.reachable_extras(masks))
+    states = masks[rows] * game.n_extra + extras
+    filled = np.array([bin(int(m)).count("1") for m in masks])[rows]
+    if start is None:
+        return [states[filled == f] for f in range(n, -1, -1)]
+    first = bin(start_mask).count("1")
+    return [states[filled == f] for f in range(n, first, -1)] + [np.array([start], np.int64)]
+
+
 def reachable_states(game: CategoryRules) -> np.ndarray:
     """(n_states,) bool: the states the ruleset declares reachable."""
     masks = np.arange(1 << game.n_categories)
@@ -387,20 +409,15 @@ def solve_states(game: CategoryRules, progress: Callable[[int], None] | None = N
     which write into the values in shared memory.
     ``progress(n)`` is called as blocks of n states are solved.
     """
-    n = game.n_categories
     reachable = reachable_states(game)
     if workers is None:  # a small game is solved before a pool would have started
         workers = (os.cpu_count() or 1) if reachable.sum() >= POOL_MIN_STATES else 1
     values = runtime.shared_array(game.n_states)  # the workers write their blocks here
     values[:] = np.nan
-    full, extras = (1 << n) - 1, np.arange(game.n_extra)
-    last = slice(full * game.n_extra, (full + 1) * game.n_extra)
-    values[last] = np.where(reachable[last], game.final_bonus(extras), np.nan)
-    popcount = np.array([bin(m).count("1") for m in range(1 << n)])
+    full, *layers = state_layers(game)
+    values[full] = game.final_bonus(full % game.n_extra)
     with runtime.local(workers) as where, where.pool(_block_solver(game, values, batch)) as run:
-        for filled in range(n - 1, -1, -1):
-            idx = (np.flatnonzero(popcount == filled)[:, None] * game.n_extra + extras).reshape(-1)
-            idx = idx[reachable[idx]]
+        for idx in layers:
             # Four blocks a worker where the layer allows, so that none waits long at its end.
             size = max(1, min(block, max(batch, -(-len(idx) // (4 * workers))), -(-len(idx) // workers)))
             for done in run([idx[lo:lo + size] for lo in range(0, len(idx), size)]):

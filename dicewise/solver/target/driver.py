@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from ...errors import DicewiseError
-from ..category import CategoryRules
+from ..category import CategoryRules, state_layers
 from .. import runtime
 from .kernel import (CHUNK_STATES, NO_LIMIT, Chunk, SolvedRows, best_turn_values, distinct_moves,
                      gathers_of, turn_moves, write_extremes)
@@ -40,22 +40,6 @@ from .values import RowLookup, TargetValues
 #: ``chunk`` into ``out``, a row per kind solved (``kernel.best_turn_values``, a fixed
 #: policy's, or both on the same reads).
 ChunkValues = Callable[[Chunk, np.ndarray], None]
-
-
-def _layers(game: CategoryRules, start: int) -> list[np.ndarray]:
-    """The reachable states with at least the boxes of ``start`` filled, by number of filled
-    boxes, the full sheets first and ``start`` alone last."""
-    n = game.n_categories
-    start_mask, start_extra = divmod(start, game.n_extra)
-    if not (0 <= start < game.n_states and game.reachable_extras(np.array([start_mask]))[0, start_extra]):
-        raise DicewiseError("the start sheet is not a state any game reaches")
-    masks = np.arange(1 << n)
-    masks = masks[masks & start_mask == start_mask]
-    rows, extras = np.nonzero(game.reachable_extras(masks))
-    states = masks[rows] * game.n_extra + extras
-    filled = np.array([bin(int(m)).count("1") for m in masks])[rows]
-    first = bin(start_mask).count("1")
-    return [states[filled == f] for f in range(n, first, -1)] + [np.array([start], np.int64)]
 
 
 def _points_written(game: CategoryRules, layers, where: RowLookup, ends,
@@ -139,7 +123,7 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
     if not game.exact:
         raise DicewiseError(f"{game.name} with these options has no exact solver")
     start = game.initial_state if start is None else int(start)
-    layers = _layers(game, start)
+    layers = state_layers(game, start)
     ends = game.first_roll_end()
     if ends is not None and (_fewest_points(game) < 0 or np.nanmax(np.abs(ends)) != 0):
         # A game ended by a throw is worth W = [need ≤ 0]: the turn solver's end value 0 is
