@@ -37,6 +37,20 @@ def _private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
 
 
+@pytest.fixture(scope="module")
+def _module_cache_dir(tmp_path_factory, request):
+    return tmp_path_factory.mktemp(f"{request.module.__name__.rpartition('.')[2]}-cache")
+
+
+@pytest.fixture
+def module_cache(_module_cache_dir, _private_cache, monkeypatch):
+    """One table cache for all the tests of a module that asks for it
+    (``pytestmark = pytest.mark.usefixtures("module_cache")``): tables built by one test
+    serve the next; a test that needs an empty cache sets its own."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(_module_cache_dir))
+    return _module_cache_dir
+
+
 @functools.lru_cache(maxsize=None)
 def _solved(name: str, options: tuple):
     game = category_game(name, **dict(options))

@@ -25,15 +25,7 @@ ME = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=25"
 THEM = "ones=2,twos=8,threes=12,fours=16,fives=20,sixes=24,full_house=30"
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("chance-cache")
-
-
-@pytest.fixture(autouse=True)
-def one_cache_for_the_module(shared_cache, monkeypatch):
-    """General's tables (the game and its every-target table) built once for the module."""
-    monkeypatch.setenv("DICEWISE_CACHE", str(shared_cache))
+pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
 
 
 def run(*args):

@@ -49,15 +49,7 @@ def one_error_line(result, fragment=""):
         result.stderr
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("every-ruleset-cache")
-
-
-@pytest.fixture(autouse=True)
-def one_cache_for_the_module(shared_cache, monkeypatch):
-    """Tables built by one test here serve the next (yatzy takes seconds to solve)."""
-    monkeypatch.setenv("DICEWISE_CACHE", str(shared_cache))
+pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
 
 
 @pytest.fixture(autouse=True)

@@ -30,16 +30,7 @@ def _small_build(monkeypatch):
     monkeypatch.setattr(policy_table, "RESIDUAL_POSITIONS", 100)
 
 
-@pytest.fixture(scope="module")
-def _shared_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("ryzykant-cache")
-
-
-@pytest.fixture(autouse=True)
-def _one_cache_for_the_module(_shared_cache, monkeypatch):
-    """The small table is fitted once for the module (a test that needs an empty cache sets
-    its own)."""
-    monkeypatch.setenv("DICEWISE_CACHE", str(_shared_cache))
+pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
 
 
 SMALL = ["-o", "end_marks=2"]

@@ -19,15 +19,7 @@ from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.rulesets import category_game
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("table-game-cache")
-
-
-@pytest.fixture(autouse=True)
-def one_cache_for_the_module(shared_cache, monkeypatch):
-    """Tables built by one test here serve the next (each game is solved once)."""
-    monkeypatch.setenv("DICEWISE_CACHE", str(shared_cache))
+pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
 
 
 def play_out(game: TableGame, limit: int = 2000) -> list[dict]:
