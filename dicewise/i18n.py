@@ -49,6 +49,21 @@ def translator(lang: str = "en"):
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True).gettext
 
 
+class Message(str):
+    """An English message that keeps its template and fields, so that the edge that shows
+    it to players can say it in their language (``in_language``): what the library says
+    while a player waits (a table being built)."""
+
+    def __new__(cls, template: str, **fields):
+        message = super().__new__(cls, template.format(**fields))
+        message.template, message.fields = template, fields
+        return message
+
+    def in_language(self, tr) -> str:
+        """The message through ``tr`` (a ``translator``)."""
+        return tr(self.template).format(**self.fields)
+
+
 # -- box names ---------------------------------------------------------------------------
 
 _UPPER_RU = ("единицы", "двойки", "тройки", "четверки", "пятерки", "шестерки")

@@ -16,7 +16,7 @@ from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
-           ("play/session.py", "cli/table.py", "i18n.py")]
+           ("play/session.py", "cli/table.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
 
 
 def messages_in_code() -> set[str]:
@@ -26,6 +26,7 @@ def messages_in_code() -> set[str]:
         text = path.read_text(encoding="utf-8")
         found |= {m[1] for m in re.findall(r'tr\((["\'])(.+?)\1\)', text)}
         found |= {m[1] for m in re.findall(r'translator\(\w+\)\((["\'])(.+?)\1\)', text)}
+        found |= {m[1] for m in re.findall(r'(?:BUILD_LABEL|build_label) = (["\'])(.+?)\1', text)}
     return found | {h for _, h in commands.HELP.values()}
 
 
@@ -122,6 +123,21 @@ def test_a_game_in_russian_and_polish(lang, player, label):
     assert not game.apply("keep 1")["ok"]
     assert game.apply("write " + ("шестерки" if lang == "ru" else "szóstki"))["ok"]
     assert answer["ok"]
+
+
+@pytest.mark.parametrize("lang,label", [("ru", "вычисляю general ..."),
+                                        ("pl", "obliczam general ..."), ("en", "solving general ...")])
+def test_a_table_built_at_the_table_says_so_in_the_players_language(lang, label):
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["play", "general", "--players", "2", "--objective", "score",
+                                      "--lang", lang, "--seed", "1"], input="roll\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert label in result.stderr.splitlines()
+    assert "two players" in i18n.Message("solving {game} for two players", game="general")
+    assert i18n.Message("solving {game}", game="yatzy").in_language(i18n.translator("ru")) == "вычисляю yatzy"
 
 
 def test_sheets_take_the_seeds_names_and_abbreviations():

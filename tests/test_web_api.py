@@ -357,6 +357,12 @@ def test_builds_in_progress_are_reported():
         (entry,) = builds.snapshot()
         assert entry["label"] == "solving yahtzee" and entry["fraction"] == pytest.approx(0.4)
     assert builds.snapshot() == []
+    from dicewise.i18n import Message
+
+    with builds.factory(10, Message("solving {game} for two players", game="general")):
+        (entry,) = builds.snapshot()  # the page names the game in its own language
+        assert entry["game"] == "general" and entry["label"] == "solving general for two players"
+        assert json.loads(json.dumps(builds.snapshot())) == [entry]
 
 
 # --- the game in progress ------------------------------------------------------------------

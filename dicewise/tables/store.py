@@ -18,13 +18,17 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import DicewiseError
+from ..i18n import Message
 from ..solver.protocol import Game, Solution
 from .format import TableError, read_table, write_table
 
 SUFFIX = ".dwt"
 
-#: ``progress_factory(units, label)`` -> a context manager yielding ``update(done)``.
+#: ``progress_factory(units, label)`` -> a context manager yielding ``update(done)``; the
+#: label is an ``i18n.Message``, which an edge may say in the players' language.
 ProgressFactory = Callable[[float, str], contextlib.AbstractContextManager]
+#: What a build says while it runs, unless the table's spec has a ``build_label`` of its own.
+BUILD_LABEL = "solving {game}"
 
 
 def cache_dir() -> Path:
@@ -62,7 +66,7 @@ def load(game: Game, rules, path) -> Solution:
 def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
     """Build a table and write it atomically to ``path``; a cache path drops older rules."""
     factory = progress_factory or _quiet
-    label = getattr(game, "build_label", None) or f"solving {game.name}"
+    label = Message(getattr(game, "build_label", None) or BUILD_LABEL, game=game.name)
     checkpoints = Checkpoints(game, rules, path) if getattr(game, "checkpointed", False) else None
     start = time.perf_counter()
     with factory(game.build_units(rules), label) as update:

@@ -51,7 +51,7 @@ class RaceTable:
         self.name = self.game.name
         self.scheduler, self.workers, self.chunk_columns = scheduler, workers, chunk_columns
         self.keep_checkpoints, self.connect_timeout = keep_checkpoints, connect_timeout
-        self.build_label = f"solving {self.name} for two players"
+        self.build_label = "solving {game} for two players"
 
     def rule_options(self, rules) -> dict:
         return self.game.rule_options(rules)

@@ -39,10 +39,12 @@ class Builds:
                 del self._running[key]
 
     def snapshot(self) -> list[dict]:
-        """The builds in progress: ``{"label", "fraction", "seconds"}`` each, oldest first."""
+        """The builds in progress: ``{"label", "game", "fraction", "seconds"}`` each, oldest
+        first (``game``: the ruleset the table is for, which the page names in its language)."""
         now = time.time()
         with self._lock:
             entries = list(self._running.values())
-        return [{"label": e["label"],
+        return [{"label": str(e["label"]),
+                 "game": getattr(e["label"], "fields", {}).get("game", str(e["label"])),
                  "fraction": min(1.0, e["done"] / e["units"]) if e["units"] > 0 else None,
                  "seconds": round(now - e["since"], 1)} for e in entries]

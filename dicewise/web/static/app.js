@@ -64,7 +64,7 @@ async function watchLoop() {
     const builds = (status && status.building) || [];
     if (builds.length) {
       const b = builds[0];
-      const game = b.label.replace(/^solving /, "");
+      const game = b.game || b.label;
       const pct = b.fraction === null ? "" : ` ${Math.round(100 * b.fraction)}%`;
       showNotice(`${t("Building the table of {game} for the first time", {game})}…${pct} (${b.seconds} s)`, "building");
     } else showNotice(t("Thinking…"));
