@@ -1,10 +1,11 @@
 """Where a solve's layers run: ``solver/runtime.py``.
 
 Proves: every runtime maps ``fn(*shared, item)`` in order and gives the same results (here,
-threads, forked processes, Dask's threads); forked children read closures and shared
-arguments as they were at the fork and pickle only items and results; a ``pool`` forks once,
-and its children's writes into a ``shared_array`` reach the parent and the next map; two
-pools open at once keep their own function; a scheduler is named or refused in one line.
+threads, forked processes, Dask's threads), and passes a worker's error on as it was;
+forked children read closures and shared arguments as they were at the fork and pickle only
+items and results; a ``pool`` forks once, and its children's writes into a
+``shared_array`` reach the parent and the next map; two pools open at once keep their own
+function; a scheduler is named or refused in one line.
 """
 
 from __future__ import annotations
@@ -36,6 +37,19 @@ def test_every_runtime_maps_in_order_with_shared_arguments(make):
     with make() as where:
         assert list(where.map(_scaled, range(50), table, 3)) == list(range(0, 150, 3))
         assert list(where.map(_scaled, [], table, 3)) == []
+
+
+def _refuse_three(i):
+    if i == 3:
+        raise DicewiseError("chunk 3 is refused")
+    return i
+
+
+@pytest.mark.parametrize("make", [runtime.Serial, lambda: runtime.Threads(2),
+                                  pytest.param(lambda: runtime.Forked(2), marks=forks)])
+def test_an_error_in_a_worker_reaches_the_caller_as_it_was(make):
+    with make() as where, pytest.raises(DicewiseError, match="chunk 3 is refused"):
+        list(where.map(_refuse_three, range(6)))
 
 
 def test_dask_threads_map_as_the_others():
