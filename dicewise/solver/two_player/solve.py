@@ -55,7 +55,8 @@ def backward(layout: Layout, last: np.ndarray, chunk: Callable, runtime: Runtime
     ``last`` holds the last layer's values, (k, 3) for k arrays solved side by side;
     ``chunk(*shared, t, next_layer_values, pairs)`` returns (k, columns) values of some
     pairs of layer t; ``runtime`` runs the chunks of one layer (``solver.runtime``; here by
-    default), sending ``shared`` (the rules, the layout) to its workers once.
+    default), sending ``shared`` (the rules, the layout) to its workers once; ``record``
+    gives back layers a killed solve left and is told of each one finished (``LayerRecord``).
     """
     values = np.empty((last.shape[0], layout.n_values), dtype=last.dtype)
     for t in layout.layers():
