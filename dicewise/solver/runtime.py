@@ -167,13 +167,15 @@ class Distributed(Runtime):
     def map(self, fn, items, *shared):
         kept = {}
         for s in shared:  # an object passed again (the rules, a layout) is not sent again
+            if isinstance(s, _INLINE):
+                continue
             found = self._scattered.get(id(s))
             kept[id(s)] = found if found is not None and found[0] is s else (
                 s, self._client.scatter(s, broadcast=True))
         self._client.cancel([f for k, (_, f) in self._scattered.items() if k not in kept])
         self._scattered = kept
-        futures = [self._client.submit(fn, *(kept[id(s)][1] for s in shared), item, pure=False)
-                   for item in items]
+        args = [s if isinstance(s, _INLINE) else kept[id(s)][1] for s in shared]
+        futures = [self._client.submit(fn, *args, item, pure=False) for item in items]
         yield from self._client.gather(futures)
 
     @contextmanager
@@ -186,6 +188,9 @@ class Distributed(Runtime):
         if self._cluster is not None:
             self._cluster.close()
 
+
+#: Shared arguments small enough to travel with each task (a layer's number) unscattered.
+_INLINE = (int, float, str, bytes, type(None))
 
 SCHEDULERS = "processes, threads, dask-threads, local, or a dask.distributed address such as tcp://host:8786"
 
