@@ -401,6 +401,32 @@ def test_exact_policy_simulates_to_the_optimum_and_dice_are_common():
     assert rand.mean() < greedy.mean()
 
 
+def test_each_turns_expectation_is_the_value_of_the_sheet_it_starts_from():
+    """The fit's λ-return mixes in each turn's expectation from ``play``: with the exact
+    values it must be the exact value of the sheet before the turn (Bellman), not after its
+    write (a refactor once read the sheet after the write, and fits fell by 30 points)."""
+    g, sv = one_column()
+    ev = ExactEvaluator(g, sv.values)
+
+    class Record:
+        def __init__(self):
+            self.before, self.expected = {}, {}
+
+        def __call__(self, t, batch):
+            if t < g.turns:  # the expected final score: points held plus the exact rest
+                self.before[t] = ev.base(batch) + ev.state_values(batch)
+
+        def backup(self, t, expected):
+            self.expected[t] = expected
+
+    record = Record()
+    play(g, 64, 5, "solved", ev, record=record)
+    assert sorted(record.expected) == list(range(g.turns))
+    for t in range(g.turns):
+        np.testing.assert_allclose(record.expected[t], record.before[t], atol=1e-9)
+    np.testing.assert_allclose(record.expected[0], sv.expected_score, atol=1e-9)
+
+
 @given(st.floats(0, 2000))
 def test_standing_hats_interpolate_the_standing_premiums(standing):
     k_lo, k_hi, v_lo, v_hi = standing_hats(np.array([standing]))

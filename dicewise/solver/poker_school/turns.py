@@ -429,8 +429,9 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
         scored, points = apply_writes(game, batch, rows, np.ones(n, bool), counts, roll_no)
         return None, (rows, scored, points, counts, roll_no)
     options = turn_options(ev, batch)
+    base = ev.base(batch)  # before the turn's writes change the sheet
     value, writes = play_solved_turn(game, batch, throws, options)
-    return ev.base(batch) + value, writes
+    return base + value, writes
 
 
 def play_solved_turn(game, batch, throws, options):
