@@ -33,7 +33,7 @@ from dicewise.tables import store
 ONE = {"columns": 1, "school_cross_erases": False}
 TWO = {"columns": 2}
 TINY = table.FitSettings(iterations=1, games=64, average=1, eval_games=64, bound_iterations=1,
-                         measure_gap=False)
+                         bound_groups=False, measure_gap=False)
 
 
 def _tiny(mp):
@@ -297,7 +297,7 @@ def test_store_builds_and_loads_the_policy(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_build_progress_adds_up(monkeypatch):
-    _tiny(monkeypatch)
+    monkeypatch.setattr(table, "SETTINGS", dataclasses.replace(TINY, bound_groups=True))
     rules = POKER_SCHOOL.rules({"columns": 2, "school_cross_erases": False})
     done = []
     payload, meta = POKER_SCHOOL.build(rules, done.append)

@@ -39,7 +39,8 @@ class FitSettings:
     Approximate policy iteration: ``iterations`` rounds of ``games`` games, the policy kept
     being the mean of the last ``average`` fits; then ``eval_games`` fresh games (seed
     ``eval_seed``) for its expected score, and ``bound_iterations`` subgradient steps of the
-    upper bound (it is within a point of its limit after about 7).  ``measure_gap``: measure
+    upper bound (it is within a point of its limit after about 7), then its rows in
+    ``bound.GROUPS`` if ``bound_groups`` (80 s of the full game's build).  ``measure_gap``: measure
     the method's shortfall on the exact one-column game (``one_column_gap``; its exact solve
     is 5 s of the build) — without it the error estimate takes the fraction measured once
     with erasure, ``ERASURE_GAP_FRACTION``.
@@ -51,6 +52,7 @@ class FitSettings:
     eval_games: int = 16384
     eval_seed: int = 20240
     bound_iterations: int = 20
+    bound_groups: bool = True
     measure_gap: bool = True
     seed: int = 1
 
@@ -65,7 +67,8 @@ EVAL_CHUNK = 512
 #: That exact solve takes over 20 minutes, too long for every build, so games with erasure
 #: use this measured value when it exceeds the one measured at build time (without erasure).
 ERASURE_GAP_FRACTION = 0.0050
-#: Progress units (games) of one sweep of the upper bound (one per subgradient step, plus one).
+#: Progress units (games) of one sweep of the upper bound's rows (one per subgradient step,
+#: plus one, and ``bound.GROUP_SWEEPS`` for its groups).
 BOUND_UNITS = 100
 
 
@@ -89,7 +92,8 @@ def build_units(game: PokerSchoolRules) -> float:
     s = SETTINGS
     fit = (s.iterations + 1) * s.games + s.eval_games
     one_column = fit + s.eval_games if game.columns > 1 and s.measure_gap else 0
-    return fit + one_column / 3 + (s.bound_iterations + 1) * BOUND_UNITS
+    groups = bound.GROUP_SWEEPS if s.bound_groups else 0
+    return fit + one_column / 3 + (s.bound_iterations + 1 + groups) * BOUND_UNITS
 
 
 def build(game: PokerSchoolRules, progress=None):
@@ -140,6 +144,7 @@ def build_policy(game: PokerSchoolRules, progress=None):
                         progress=progress)
     gap = one_column_gap(game, progress) if game.columns > 1 and s.measure_gap else {}
     upper = bound.upper_bound(game, iterations=s.bound_iterations,
+                              groups=bound.GROUPS if s.bound_groups else None,
                               progress=None if progress is None else
                               (lambda x: progress(x * BOUND_UNITS)))
     mean = float(scores.mean())
