@@ -299,13 +299,20 @@ def _group_turn(grp: _Group, value: np.ndarray, states: np.ndarray, price: float
     return solve_turn((best[0], best[1], best[1]), keep_values_wanted=False).value
 
 
+def _live(grp: _Group, t: int, turns: int) -> np.ndarray:
+    """The group states to solve at turn t: at most one cell written a turn so far, and
+    cells left that the turns left can still fill."""
+    left = grp.cells - grp.written
+    return np.flatnonzero((grp.written <= t) & (left > 0) & (left <= turns - t))
+
+
 def _group_value(grp: _Group, lambdas: np.ndarray, mu: np.ndarray, progress=None) -> float:
     """V_g(λ, μ): backward over the turns, each over the states the group can be in then."""
     T = len(lambdas)
     done = grp.written == grp.cells
     value = np.where(done, 0.0, NEG)
     for t in range(T - 1, -1, -1):
-        live = np.flatnonzero((grp.written <= t) & ~done & (grp.cells - grp.written <= T - t))
+        live = _live(grp, t, T)
         nxt = np.where(done, 0.0, NEG)
         for a in range(0, len(live), GROUP_CHUNK):
             chunk = live[a:a + GROUP_CHUNK]
@@ -325,13 +332,8 @@ def _check_groups(groups) -> tuple[tuple[int, ...], ...]:
 
 def group_work(game: PokerSchoolRules, groups=GROUPS) -> int:
     """Group states solved by one evaluation of ``group_values`` (its progress units)."""
-    total = 0
-    for rows in _check_groups(groups):
-        grp = _group(_relaxed(game), rows)
-        left = grp.cells - grp.written
-        total += int(sum(((grp.written <= t) & (left > 0) & (left <= game.turns - t)).sum()
-                         for t in range(game.turns)))
-    return total
+    return sum(len(_live(_group(_relaxed(game), rows), t, game.turns))
+               for rows in _check_groups(groups) for t in range(game.turns))
 
 
 def group_values(game: PokerSchoolRules, lambdas, mu, groups=GROUPS, progress=None) -> np.ndarray:
@@ -421,14 +423,14 @@ def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
         lambdas -= lambdas.mean()
         mu = project_mu(mu - step * MU_STEP * g_mu / max(np.linalg.norm(g_mu), 1e-12))
     value, lambdas, mu = best
-    if groups is None:
-        return Bound(value, lambdas, mu, tuple(history), time.perf_counter() - start)
-    groups = _check_groups(groups)
-    share = None
-    if progress is not None:
-        work = group_work(game, groups)
-        share = lambda n: progress(GROUP_SWEEPS * n / work)  # noqa: E731
-    grouped = float(lambdas.sum() + group_values(game, lambdas, mu, groups, share).sum())
-    if grouped < value:
-        return Bound(grouped, lambdas, mu, tuple(history), time.perf_counter() - start, groups)
-    return Bound(value, lambdas, mu, tuple(history), time.perf_counter() - start)
+    used = tuple((r,) for r in range(N_ROWS))
+    if groups is not None:
+        groups = _check_groups(groups)
+        share = None
+        if progress is not None:
+            work = group_work(game, groups)
+            share = lambda n: progress(GROUP_SWEEPS * n / work)  # noqa: E731
+        grouped = float(lambdas.sum() + group_values(game, lambdas, mu, groups, share).sum())
+        if grouped < value:
+            value, used = grouped, groups
+    return Bound(value, lambdas, mu, tuple(history), time.perf_counter() - start, used)
