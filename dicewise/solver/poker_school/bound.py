@@ -28,9 +28,19 @@ Why it is an upper bound (every step can only raise the optimum):
    multipliers (a group's policy, played on each row's own dice, is one of the row's), so
    grouping only tightens.  ``upper_bound`` finds the multipliers on the rows alone (a
    sweep of the groups costs about 170 row sweeps) and evaluates the groups once at them.
+7. The dice are priced (``prices``): each turn's dice are thrown once and the turn ends
+   with one write (a score or a cross) on them, so for every turn t, roll number n (roll 1,
+   or rolls 2–3, which write alike) and roll r, Σ_g [g writes at t after roll n with r] =
+   [turn t ends after roll n with r].  Multiplied by any price p_t(n, r) and added, the
+   right side's expectation is at most ``dice_value(p_t)``, the most one turn thrown for
+   the prices alone can expect (the turn's dice evolve as that turn's, whatever came
+   before), and the left side is paid by the groups on their writes; so optimum ≤ Σ_t λ_t
+   + Σ_t dice_value(p_t) + Σ_g V_g(λ, μ, p).  A group that writes after the rolls it likes
+   now pays for them as the one set of dice would be paid (∂/∂p_t(n, r) = P*_t(n, r) −
+   Σ_g P_g(writes at t after n with r)); p = 0 is step 6.
 
-The slack that is left: each group keeps its own dice and all the turns to pick its cells
-from, and λ prices only the expected writes per turn.
+The slack that is left: each group still throws its own dice (only where its writes end
+is priced, not the keeps that lead there) and picks its cells' turns.
 """
 
 from __future__ import annotations
@@ -53,6 +63,10 @@ N_RESERVE = 5
 #: columns 1 and 3: the bound is flat in λ, and longer λ steps only add noise).
 LAMBDA_STEP = 2.0
 MU_STEP = 40.0
+#: First length of the normalised steps of the dice prices (tuned on columns 1 and 3).
+PRICE_STEP = 600.0
+#: Roll numbers a write is priced by: roll 1, and rolls 2–3 (whose writes score alike).
+PRICED_ROLLS = 2
 #: The rows relaxed together (step 6).  The free rows that want many dice of one face
 #: (pair, triplet, full house, four, poker) and chance are one group, two pairs and the
 #: straights another; each School row takes dice of its own face, and grouping them gained
@@ -76,6 +90,7 @@ class Bound:
     history: tuple[float, ...]  # the rows' bound at every subgradient step
     seconds: float
     groups: tuple = tuple((r,) for r in range(N_ROWS))  # the relaxation ``value`` is of
+    prices: np.ndarray | None = None  # (turns, 2, 252) the dice prices (step 7), None: 0
 
 
 @dataclass(frozen=True)
@@ -156,17 +171,31 @@ def _end_distribution(write_value, turn) -> tuple[np.ndarray, np.ndarray, np.nda
     return np.stack(ends)
 
 
+def dice_value(prices: np.ndarray) -> tuple[float, np.ndarray]:
+    """One turn thrown for the prices (2, 252) alone, ending after roll 1 (``prices[0]``) or
+    rolls 2–3 (``prices[1]``): (its largest expectation, where it ends then (2, 252))."""
+    wv = [prices[0][:, None], prices[1][:, None], prices[1][:, None]]
+    turn = solve_turn(wv)
+    return float(turn.value[0]), _by_priced_roll(_end_distribution((wv[0], wv[1]), turn)[:, :, 0])
+
+
+def _by_priced_roll(end: np.ndarray) -> np.ndarray:
+    """(3, ...) by roll number as (2, ...) by priced roll number."""
+    return np.stack([end[0], end[1] + end[2]])
+
+
 @dataclass(frozen=True)
 class _Sweep:
     """One evaluation of the relaxation: row values and, if asked, the subgradient parts."""
 
-    rows: np.ndarray  # (15,) V_r(λ, μ)
+    rows: np.ndarray  # (15,) V_r(λ, μ, p)
     writes: np.ndarray | None  # (T,) Σ_r P_r(write at t)
     scored: np.ndarray | None  # (15, C) P_r(cell j scored)
+    priced: np.ndarray | None  # (T, 2, 252) Σ_r P_r(writes at t after roll n with r)
 
 
-def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, forward: bool,
-           progress=None) -> _Sweep:
+def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, prices: np.ndarray,
+           forward: bool, progress=None) -> _Sweep:
     """Backward induction of every row MDP at once (one ``solve_turn`` per turn), then
     optionally a forward pass of each row's state distribution under its optimal policy."""
     lay = _layout(game)
@@ -179,24 +208,27 @@ def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, forward:
         live = np.flatnonzero(C - lay.cell <= T - t)
         skip = value[live]
         cross = value[lay.cross_next[live]] - lambdas[t]
-        hold = np.maximum(skip, cross)
         after = value[lay.score_next[:, live]] + (mu_state[live] - lambdas[t])
-        score = lay.gain[:, :, live] + after[None]  # (2, 252, B)
-        wv = np.maximum(score, hold)
+        price = prices[t][:, :, None]  # a cross pays for its dice too
+        score = lay.gain[:, :, live] + after[None] - price  # (2, 252, B)
+        cross = cross - price
+        wv = np.maximum(np.maximum(score, cross), skip)
         turn = solve_turn((wv[0], wv[1], wv[1]), keep_values_wanted=forward)
         if forward:
             end = _end_distribution((wv[0], wv[1]), turn)
-            scores = score[[0, 1, 1]] >= hold  # (3, 252, B)
+            score, cross = score[[0, 1, 1]], cross[[0, 1, 1]]  # (3, 252, B) by roll number
+            scores = score >= np.maximum(cross, skip)  # ties: score, then skip, then cross
+            writes = end * (scores | (cross > skip))
             mass = (end * scores).sum(axis=0)  # (252, B)
             p_score = mass.sum(axis=0)
-            p_hold = np.clip(1.0 - p_score, 0.0, 1.0)
-            p_skip = np.where(skip >= cross, p_hold, 0.0)
+            p_write = writes.sum(axis=(0, 1))
+            p_skip = np.clip(1.0 - p_write, 0.0, 1.0)
             B = len(live)
             move = np.bincount((np.arange(B) * (S + 1) + lay.score_next[:, live]).ravel(),
                                mass.ravel(), minlength=B * (S + 1)).reshape(B, S + 1)
             move[np.arange(B), live] += p_skip
-            move[np.arange(B), lay.cross_next[live]] += p_hold - p_skip
-            steps[t] = (live, move, p_skip, p_score)
+            move[np.arange(B), lay.cross_next[live]] += np.clip(p_write - p_score, 0.0, 1.0)
+            steps[t] = (live, move, p_skip, p_score, _by_priced_roll(writes))
         value = np.full(S + 1, NEG)
         value[S] = 0.0
         value[live] = turn.value
@@ -204,20 +236,22 @@ def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, forward:
             progress(1 / T)
     rows = value[lay.start]
     if not forward:
-        return _Sweep(rows, None, None)
+        return _Sweep(rows, None, None, None)
     dist = np.zeros(S + 1)
     dist[lay.start] = 1.0
     writes = np.zeros(T)
     scored = np.zeros(N_ROWS * C)
-    for t, (live, move, p_skip, p_score) in enumerate(steps):
+    priced = np.zeros((T, PRICED_ROLLS, dice.N_ROLLS))
+    for t, (live, move, p_skip, p_score, by_roll) in enumerate(steps):
         d = dist[live]
         writes[t] = d @ (1.0 - p_skip)
+        priced[t] = by_roll @ d
         scored += np.bincount(lay.row[live] * C + lay.cell[live], d * p_score,
                               minlength=N_ROWS * C)
         full = dist[S]
         dist = d @ move
         dist[S] += full
-    return _Sweep(rows, writes, scored.reshape(N_ROWS, C))
+    return _Sweep(rows, writes, scored.reshape(N_ROWS, C), priced)
 
 
 @dataclass(frozen=True)
@@ -283,19 +317,19 @@ def _group(game: PokerSchoolRules, rows: tuple[int, ...]) -> _Group:
 
 
 def _group_turn(grp: _Group, value: np.ndarray, states: np.ndarray, price: float,
-                mu: np.ndarray) -> np.ndarray:
-    """The value at turn start of group ``states``: skip, cross a row's next cell or score
-    it (paying ``price``), the best by the exact turn solver."""
-    hold = value[states]
+                mu: np.ndarray, prices: np.ndarray) -> np.ndarray:
+    """The value at turn start of group ``states``: skip, or cross a row's next cell or
+    score it (paying ``price`` and the dice's ``prices``), the best by the exact turn solver."""
     best = np.full((2, dice.N_ROLLS, len(states)), NEG)
     for part, digit, stride in zip(grp.parts, grp.digits, grp.strides):
         d = digit[states]
         rest = states - d * stride
         cross = value[rest + part.cross_next[d] * stride] - price
-        hold = np.maximum(hold, np.where(d < part.full, cross, NEG))
+        np.maximum(best, np.where(d < part.full, cross, NEG), out=best)
         after = value[rest[None, :] + part.score_next[:, d] * stride] + (mu[part.row, part.cell[d]] - price)
         np.maximum(best, part.gain[:, :, d] + after[None], out=best)
-    np.maximum(best, hold[None, None, :], out=best)
+    best -= prices[:, :, None]
+    np.maximum(best, value[states], out=best)
     return solve_turn((best[0], best[1], best[1]), keep_values_wanted=False).value
 
 
@@ -306,8 +340,9 @@ def _live(grp: _Group, t: int, turns: int) -> np.ndarray:
     return np.flatnonzero((grp.written <= t) & (left > 0) & (left <= turns - t))
 
 
-def _group_value(grp: _Group, lambdas: np.ndarray, mu: np.ndarray, progress=None) -> float:
-    """V_g(λ, μ): backward over the turns, each over the states the group can be in then."""
+def _group_value(grp: _Group, lambdas: np.ndarray, mu: np.ndarray, prices: np.ndarray,
+                 progress=None) -> float:
+    """V_g(λ, μ, p): backward over the turns, each over the states the group can be in then."""
     T = len(lambdas)
     done = grp.written == grp.cells
     value = np.where(done, 0.0, NEG)
@@ -316,7 +351,7 @@ def _group_value(grp: _Group, lambdas: np.ndarray, mu: np.ndarray, progress=None
         nxt = np.where(done, 0.0, NEG)
         for a in range(0, len(live), GROUP_CHUNK):
             chunk = live[a:a + GROUP_CHUNK]
-            nxt[chunk] = _group_turn(grp, value, chunk, lambdas[t], mu)
+            nxt[chunk] = _group_turn(grp, value, chunk, lambdas[t], mu, prices[t])
         value = nxt
         if progress is not None:
             progress(len(live))
@@ -336,12 +371,13 @@ def group_work(game: PokerSchoolRules, groups=GROUPS) -> int:
                for rows in _check_groups(groups) for t in range(game.turns))
 
 
-def group_values(game: PokerSchoolRules, lambdas, mu, groups=GROUPS, progress=None) -> np.ndarray:
-    """Each group MDP's optimal value V_g(λ, μ) (step 6 of the module docstring);
+def group_values(game: PokerSchoolRules, lambdas, mu, groups=GROUPS, progress=None,
+                 prices=None) -> np.ndarray:
+    """Each group MDP's optimal value V_g(λ, μ, p) (steps 6 and 7 of the module docstring);
     ``progress(n)`` is told of every n group states solved."""
-    lambdas, mu = _check(game, lambdas, mu)
+    lambdas, mu, prices = _check(game, lambdas, mu, prices)
     relaxed = _relaxed(game)
-    return np.array([_group_value(_group(relaxed, rows), lambdas, mu, progress)
+    return np.array([_group_value(_group(relaxed, rows), lambdas, mu, prices, progress)
                      for rows in _check_groups(groups)])
 
 
@@ -350,35 +386,46 @@ def _relaxed(game: PokerSchoolRules) -> PokerSchoolRules:
     return PokerSchoolRules(columns=game.columns, school_cross_erases=False, minimums=game.minimums)
 
 
-def _check(game: PokerSchoolRules, lambdas, mu):
+def _check(game: PokerSchoolRules, lambdas, mu, prices=None):
+    """The multipliers as float arrays, checked; ``prices`` None is every price 0."""
     lambdas = np.asarray(lambdas, dtype=float)
     mu = np.asarray(mu, dtype=float)
+    shape = (len(lambdas), PRICED_ROLLS, dice.N_ROLLS)
+    prices = np.zeros(shape) if prices is None else np.asarray(prices, dtype=float)
+    if prices.shape != shape or not np.isfinite(prices).all():
+        raise ValueError(f"prices must be finite, one (2, 252) array per turn: shape {shape}")
     if mu.shape != (N_ROWS, game.columns):
         raise ValueError(f"mu must have shape (15, {game.columns})")
     if (mu < 0).any() or not np.allclose(mu.sum(axis=0), COLUMN_BONUS):
         raise ValueError("mu must be ≥ 0 with every column summing to the column bonus (60)")
     if lambdas.ndim != 1:
         raise ValueError("lambdas must be one multiplier per turn")
-    return lambdas, mu
+    return lambdas, mu, prices
 
 
-def row_values(game: PokerSchoolRules, lambdas, mu) -> np.ndarray:
-    """(15,) each row MDP's optimal value V_r(λ, μ), over ``len(lambdas)`` turns.
+def row_values(game: PokerSchoolRules, lambdas, mu, prices=None) -> np.ndarray:
+    """(15,) each row MDP's optimal value V_r(λ, μ, p), over ``len(lambdas)`` turns.
 
     ``lambdas`` may be shorter than the game (a row that cannot fill its cells is −inf).
     """
-    lambdas, mu = _check(game, lambdas, mu)
-    return _sweep(_relaxed(game), lambdas, mu, forward=False).rows
+    lambdas, mu, prices = _check(game, lambdas, mu, prices)
+    return _sweep(_relaxed(game), lambdas, mu, prices, forward=False).rows
 
 
-def relaxed_value(game: PokerSchoolRules, lambdas, mu, groups=None) -> float:
-    """The upper bound Σ_t λ_t + Σ_r V_r(λ, μ) for these multipliers (valid for any of them),
-    or Σ_t λ_t + Σ_g V_g(λ, μ) over ``groups`` of rows."""
-    lambdas, mu = _check(game, lambdas, mu)
+def dice_values(prices: np.ndarray) -> float:
+    """Σ_t ``dice_value(prices[t])``: what the turns' dice can earn at these prices."""
+    return sum(dice_value(p)[0] for p in prices)
+
+
+def relaxed_value(game: PokerSchoolRules, lambdas, mu, groups=None, prices=None) -> float:
+    """The upper bound Σ_t λ_t + Σ_t dice_value(p_t) + Σ_r V_r(λ, μ, p) for these
+    multipliers (valid for any of them), or with Σ_g V_g(λ, μ, p) over ``groups`` of rows."""
+    lambdas, mu, prices = _check(game, lambdas, mu, prices)
     if len(lambdas) != game.turns:
         raise ValueError(f"lambdas must have one multiplier per turn ({game.turns})")
-    values = row_values(game, lambdas, mu) if groups is None else group_values(game, lambdas, mu, groups)
-    return float(lambdas.sum() + values.sum())
+    values = (row_values(game, lambdas, mu, prices) if groups is None
+              else group_values(game, lambdas, mu, groups, prices=prices))
+    return float(lambdas.sum() + dice_values(prices) + values.sum())
 
 
 def project_mu(mu: np.ndarray) -> np.ndarray:
@@ -391,38 +438,48 @@ def project_mu(mu: np.ndarray) -> np.ndarray:
     return np.maximum(mu - theta, 0.0)
 
 
-def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
-                groups=GROUPS) -> Bound:
-    """Minimise the rows' relaxation over (λ, μ) by projected subgradient steps, then
-    evaluate ``groups`` (None: none) at the best multipliers; the lower of the two bounds.
+def _step(x: np.ndarray, gradient: np.ndarray, length: float) -> np.ndarray:
+    """x moved against ``gradient`` by ``length`` (a normalised subgradient step)."""
+    return x - length * gradient / max(float(np.linalg.norm(gradient)), 1e-12)
 
-    Steps are normalised, λ's and μ's separately (λ in points per write, μ in points of a
-    60-point bonus), and shrink as 1/√(i+1).  ``progress(x)`` gets 1/turns per turn of the
-    rows solved and, for the groups, their share of ``group_work`` in units of one sweep.
+
+def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
+                groups=GROUPS, priced: bool = True) -> Bound:
+    """Minimise the rows' relaxation over (λ, μ, and the dice prices if ``priced``) by
+    projected subgradient steps, then evaluate ``groups`` (None: none) at the best
+    multipliers; the lower of the two bounds.
+
+    Steps are normalised, λ's, μ's and prices separately (λ in points per write, μ in
+    points of a 60-point bonus), and shrink as 1/√(i+1); a turn's prices are kept at mean
+    0 (λ_t is their level).  ``progress(x)`` gets 1/turns per turn of the rows solved and,
+    for the groups, their share of ``group_work`` in units of one sweep.
     """
     start = time.perf_counter()
     relaxed = _relaxed(game)
     T, C = game.turns, game.columns
     lambdas = np.zeros(T)
     mu = np.full((N_ROWS, C), COLUMN_BONUS / N_ROWS)
-    best = (np.inf, lambdas, mu)
+    prices = np.zeros((T, PRICED_ROLLS, dice.N_ROLLS))
+    best = (np.inf, lambdas, mu, prices)
     history = []
     for i in range(iterations + 1):
-        sweep = _sweep(relaxed, lambdas, mu, forward=i < iterations, progress=progress)
-        bound = float(lambdas.sum() + sweep.rows.sum())
+        sweep = _sweep(relaxed, lambdas, mu, prices, forward=i < iterations, progress=progress)
+        thrown = [dice_value(p) for p in prices]
+        bound = float(lambdas.sum() + sum(v for v, _ in thrown) + sweep.rows.sum())
         history.append(bound)
         if bound < best[0]:
-            best = (bound, lambdas.copy(), mu.copy())
+            best = (bound, lambdas.copy(), mu.copy(), prices.copy())
         if i == iterations:
             break
-        g_lambda = 1.0 - sweep.writes
-        g_mu = sweep.scored - sweep.scored.mean(axis=0)
         step = 1.0 / np.sqrt(i + 1)
-        lambdas = lambdas - (step * LAMBDA_STEP / C * g_lambda
-                             / max(np.linalg.norm(g_lambda), 1e-12))
+        lambdas = _step(lambdas, 1.0 - sweep.writes, step * LAMBDA_STEP / C)
         lambdas -= lambdas.mean()
-        mu = project_mu(mu - step * MU_STEP * g_mu / max(np.linalg.norm(g_mu), 1e-12))
-    value, lambdas, mu = best
+        mu = project_mu(_step(mu, sweep.scored - sweep.scored.mean(axis=0), step * MU_STEP))
+        if priced:
+            prices = _step(prices, np.stack([end for _, end in thrown]) - sweep.priced,
+                           step * PRICE_STEP)
+            prices -= prices.mean(axis=(1, 2), keepdims=True)
+    value, lambdas, mu, prices = best
     used = tuple((r,) for r in range(N_ROWS))
     if groups is not None:
         groups = _check_groups(groups)
@@ -430,7 +487,9 @@ def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
         if progress is not None:
             work = group_work(game, groups)
             share = lambda n: progress(GROUP_SWEEPS * n / work)  # noqa: E731
-        grouped = float(lambdas.sum() + group_values(game, lambdas, mu, groups, share).sum())
+        grouped = float(lambdas.sum() + dice_values(prices)
+                        + group_values(game, lambdas, mu, groups, share, prices).sum())
         if grouped < value:
             value, used = grouped, groups
-    return Bound(value, lambdas, mu, tuple(history), time.perf_counter() - start, used)
+    return Bound(value, lambdas, mu, tuple(history), time.perf_counter() - start, used,
+                 prices if priced else None)

@@ -39,8 +39,9 @@ class FitSettings:
     Approximate policy iteration: ``iterations`` rounds of ``games`` games, the policy kept
     being the mean of the last ``average`` fits; then ``eval_games`` fresh games (seed
     ``eval_seed``) for its expected score, and ``bound_iterations`` subgradient steps of the
-    upper bound (it is within a point of its limit after about 7), then its rows in
-    ``bound.GROUPS`` if ``bound_groups`` (80 s of the full game's build).  ``measure_gap``: measure
+    upper bound over λ, μ and the dice prices (80 s of the full game's build; the bound still
+    falls by a few points per 50 steps at 150), then its rows in ``bound.GROUPS`` if
+    ``bound_groups`` (90 s).  ``measure_gap``: measure
     the method's shortfall on the exact one-column game (``one_column_gap``; its exact solve
     is 5 s of the build) — without it the error estimate takes the fraction measured once
     with erasure, ``ERASURE_GAP_FRACTION``.
@@ -51,7 +52,7 @@ class FitSettings:
     average: int = 6
     eval_games: int = 16384
     eval_seed: int = 20240
-    bound_iterations: int = 20
+    bound_iterations: int = 150
     bound_groups: bool = True
     measure_gap: bool = True
     seed: int = 1
