@@ -171,12 +171,16 @@ def _end_distribution(write_value, turn) -> tuple[np.ndarray, np.ndarray, np.nda
     return np.stack(ends)
 
 
-def dice_value(prices: np.ndarray) -> tuple[float, np.ndarray]:
-    """One turn thrown for the prices (2, 252) alone, ending after roll 1 (``prices[0]``) or
-    rolls 2–3 (``prices[1]``): (its largest expectation, where it ends then (2, 252))."""
-    wv = [prices[0][:, None], prices[1][:, None], prices[1][:, None]]
-    turn = solve_turn(wv)
-    return float(turn.value[0]), _by_priced_roll(_end_distribution((wv[0], wv[1]), turn)[:, :, 0])
+def dice_value(prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Turns thrown for the prices (..., 2, 252) alone, each ending after roll 1 (``[..., 0,
+    :]``) or rolls 2–3 (``[..., 1, :]``), solved in one batch: (each turn's largest
+    expectation (...), where it ends then (..., 2, 252))."""
+    prices = np.asarray(prices, dtype=float)
+    flat = prices.reshape(-1, PRICED_ROLLS, dice.N_ROLLS)
+    first, later = np.ascontiguousarray(flat[:, 0].T), np.ascontiguousarray(flat[:, 1].T)
+    turn = solve_turn((first, later, later))
+    end = _by_priced_roll(_end_distribution((first, later), turn))  # (2, 252, turns)
+    return turn.value.reshape(prices.shape[:-2]), np.moveaxis(end, -1, 0).reshape(prices.shape)
 
 
 def _by_priced_roll(end: np.ndarray) -> np.ndarray:
@@ -412,11 +416,6 @@ def row_values(game: PokerSchoolRules, lambdas, mu, prices=None) -> np.ndarray:
     return _sweep(_relaxed(game), lambdas, mu, prices, forward=False).rows
 
 
-def dice_values(prices: np.ndarray) -> float:
-    """Σ_t ``dice_value(prices[t])``: what the turns' dice can earn at these prices."""
-    return sum(dice_value(p)[0] for p in prices)
-
-
 def relaxed_value(game: PokerSchoolRules, lambdas, mu, groups=None, prices=None) -> float:
     """The upper bound Σ_t λ_t + Σ_t dice_value(p_t) + Σ_r V_r(λ, μ, p) for these
     multipliers (valid for any of them), or with Σ_g V_g(λ, μ, p) over ``groups`` of rows."""
@@ -425,7 +424,7 @@ def relaxed_value(game: PokerSchoolRules, lambdas, mu, groups=None, prices=None)
         raise ValueError(f"lambdas must have one multiplier per turn ({game.turns})")
     values = (row_values(game, lambdas, mu, prices) if groups is None
               else group_values(game, lambdas, mu, groups, prices=prices))
-    return float(lambdas.sum() + dice_values(prices) + values.sum())
+    return float(lambdas.sum() + dice_value(prices)[0].sum() + values.sum())
 
 
 def project_mu(mu: np.ndarray) -> np.ndarray:
@@ -470,8 +469,8 @@ def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, pric
     history = []
     for i in range(iterations + 1):
         sweep = _sweep(relaxed, lambdas, mu, prices, forward=i < iterations, progress=progress)
-        thrown = [dice_value(p) for p in prices]
-        bound = float(lambdas.sum() + sum(v for v, _ in thrown) + sweep.rows.sum())
+        thrown, ends = dice_value(prices)
+        bound = float(lambdas.sum() + thrown.sum() + sweep.rows.sum())
         history.append(bound)
         if bound < best[0]:
             best = (bound, lambdas.copy(), mu.copy(), prices.copy())
@@ -482,8 +481,7 @@ def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, pric
         lambdas -= lambdas.mean()
         mu = project_mu(_step(mu, sweep.scored - sweep.scored.mean(axis=0), step * MU_STEP))
         if priced:
-            prices = _step(prices, np.stack([end for _, end in thrown]) - sweep.priced,
-                           step * PRICE_STEP)
+            prices = _step(prices, ends - sweep.priced, step * PRICE_STEP)
             prices -= prices.mean(axis=(1, 2), keepdims=True)
     value, lambdas, mu, prices = best
     used = tuple((r,) for r in range(N_ROWS))
@@ -493,7 +491,7 @@ def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, pric
         if progress is not None:
             work = group_work(game, groups)
             share = lambda n: progress(GROUP_SWEEPS * n / work)  # noqa: E731
-        grouped = float(lambdas.sum() + dice_values(prices)
+        grouped = float(lambdas.sum() + dice_value(prices)[0].sum()
                         + group_values(game, lambdas, mu, groups, share, prices).sum())
         if grouped < value:
             value, used = grouped, groups
