@@ -38,9 +38,24 @@ Why it is an upper bound (every step can only raise the optimum):
    + Σ_t dice_value(p_t) + Σ_g V_g(λ, μ, p).  A group that writes after the rolls it likes
    now pays for them as the one set of dice would be paid (∂/∂p_t(n, r) = P*_t(n, r) −
    Σ_g P_g(writes at t after n with r)); p = 0 is step 6.
+8. The column bonus is shared more tightly: 60·[every cell j scored] ≤ Σ_r μ[r, j]·[cell j
+   of row r scored] + ν_j·[cell j of every ``BONUS_ROWS`` row scored] for μ, ν ≥ 0 with
+   Σ_r μ[r, j] + ν_j = 60 (each indicator on the right is at least the one on the left).
+   The group holding the bonus rows remembers which of their cells were crossed (a bit per
+   cell) and earns ν_j when the last of their cells j is scored; ν = 0 is step 7.
+9. The keeps are priced: every group follows the one turn's keeps, so for every group g,
+   turn t, roll n = 2, 3 and keep k, [g keeps k before roll n at t] = [the turn keeps k
+   then].  Multiplied by any price q_{g,t}(n, k) and added, the right sides' expectation
+   is at most one turn thrown for the prices and Σ_g q_g (``dice_value``), and each group
+   pays its own on its keeps.  A group still follows the turn when it has nothing left to
+   write (it may stop when it likes: a write elsewhere), so a full group plays its idle
+   turns for its prices (``_idle_turns``).  The prices are found per row (q_g = Σ_{r∈g}
+   q_r; a group's policy played on each row's dice pays each row's share, so grouping
+   still only tightens); q = 0 is step 8.
 
-The slack that is left: each group still throws its own dice (only where its writes end
-is priced, not the keeps that lead there) and picks its cells' turns.
+The slack that is left: each group still throws its own dice, stops its turn when it
+likes and picks its cells' turns; the column bonus is paid per scored cell set, not for
+the column.
 """
 
 from __future__ import annotations
@@ -53,7 +68,8 @@ import numpy as np
 
 from .. import blas_threads, dice
 from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchoolRules
-from ..turn import best_sub_keep_and_keep, solve_turn, sparse_keep_to_roll
+from ..turn import (TurnValues, best_sub_keep, best_sub_keep_and_keep, keep_values,
+                    solve_turn, sparse_keep_to_roll)
 
 NEG = -np.inf
 #: School reserves kept in a row state: a reserve after the second of three cells is ≤ 4,
@@ -65,24 +81,27 @@ LAMBDA_STEP = 2.0
 MU_STEP = 40.0
 #: First length of the normalised steps of the dice prices (tuned on columns 1 and 3).
 PRICE_STEP = 600.0
+#: First length of the normalised steps of the keep prices (tuned on columns 1 and 3).
+KEEP_STEP = 2.0
 #: Roll numbers a write is priced by: roll 1, and rolls 2–3 (whose writes score alike).
 PRICED_ROLLS = 2
 #: The rows relaxed together (step 6).  The free rows that want many dice of one face
-#: (pair, triplet, full house, four, poker) and chance are one group, two pairs and the
-#: straights another; each School row takes dice of its own face, and grouping them gained
-#: under 0.1 point, so they stay alone.  Six free rows are 6⁶ states, about 80 s; seven
-#: would take minutes more.  (Measured on the full game at the rows' multipliers: these
-#: groups 1,228.8, five and four free rows 1,247.3, rows alone 1,329.5.)
-GROUPS = ((0,), (1,), (2,), (3,), (4,), (5,), (6, 8, 11, 12, 13, 14), (7, 9, 10))
-#: Rows whose cells of a column, all scored, earn ν_j of that column's bonus (step 8).
+#: (pair, triplet, full house, four) and chance are one group; two pairs, the straights and
+#: poker another, which holds the ``BONUS_ROWS``; each School row takes dice of its own
+#: face, and grouping them gained under 0.1 point, so they stay alone.  A group of k free
+#: rows has 6^k states (a bonus row 16), so larger groups cost minutes per build.
+GROUPS = ((0,), (1,), (2,), (3,), (4,), (5,), (6, 8, 11, 12, 14), (7, 9, 10, 13))
+#: Rows whose cells of a column, all scored, earn ν_j of that column's bonus (step 8): the
+#: small and big straight and poker, the rows the relaxation scores far more often than
+#: play does, and that μ alone gives most of the bonus to.
 BONUS_ROWS = (9, 10, 13)
 #: Group states solved per call of the turn solver; in a forward pass, which keeps more.
 GROUP_CHUNK = 4096
 FLOW_CHUNK = 1024
 #: One step with the bonus rows as a group, in progress units of one sweep of the rows.
-BONUS_SWEEPS = 10
+BONUS_SWEEPS = 20
 #: The groups' evaluation in progress units of one sweep of the rows (about its cost).
-GROUP_SWEEPS = 170
+GROUP_SWEEPS = 120
 
 
 @dataclass(frozen=True)
@@ -92,11 +111,12 @@ class Bound:
     value: float
     lambdas: np.ndarray  # (turns,)
     mu: np.ndarray  # (15, columns)
-    history: tuple[float, ...]  # the rows' bound at every subgradient step
+    history: tuple[float, ...]  # the bound at every subgradient step (rows, then step 8's)
     seconds: float
     groups: tuple = tuple((r,) for r in range(N_ROWS))  # the relaxation ``value`` is of
     prices: np.ndarray | None = None  # (turns, 2, 252) the dice prices (step 7), None: 0
     nu: np.ndarray | None = None  # (columns,) the bonus rows' share (step 8), None: 0
+    keep_prices: np.ndarray | None = None  # (turns, 2, 462, 15) the keeps' (step 9), None: 0
 
 
 @dataclass(frozen=True)
@@ -157,16 +177,20 @@ def _layout(game: PokerSchoolRules) -> _Layout:
     return _Layout(row, cell, clean, reserve, index, start, gain, score_next, cross_next)
 
 
-def _pass_on(mass: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The distribution of the next roll (252, B) when ``mass`` (252, B) keeps ``keep``."""
+def _pass_on(mass: np.ndarray, keep: np.ndarray, kept=None) -> np.ndarray:
+    """The distribution of the next roll (252, B) when ``mass`` (252, B) keeps ``keep``;
+    the mass of each keep (462, B) is appended to ``kept`` if given."""
     B = mass.shape[1]
     flat = np.bincount((keep * B + np.arange(B)).ravel(), mass.ravel(),
                        minlength=dice.N_KEEPS * B).reshape(dice.N_KEEPS, B)
+    if kept is not None:
+        kept.append(flat)
     return sparse_keep_to_roll().T @ flat
 
 
-def _end_distribution(write_value, turn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where optimal play ends the turn: P(stop at roll n with each roll) (3, 252, B)."""
+def _end_distribution(write_value, turn, kept=None) -> np.ndarray:
+    """Where optimal play ends the turn: P(stop at roll n with each roll) (3, 252, B); the
+    keeps' masses before rolls 2 and 3 (462, B) are appended to ``kept`` if given."""
     e2, e3 = turn.before_roll
     best1, keep1 = best_sub_keep_and_keep(e2)
     best2, keep2 = best_sub_keep_and_keep(e3)
@@ -175,21 +199,59 @@ def _end_distribution(write_value, turn) -> tuple[np.ndarray, np.ndarray, np.nda
     for n, (best, keep) in enumerate(((best1, keep1), (best2, keep2))):
         stop = write_value[n] >= best
         ends.append(np.where(stop, q, 0.0))
-        q = _pass_on(np.where(stop, 0.0, q), keep)
+        q = _pass_on(np.where(stop, 0.0, q), keep, kept)
     ends.append(q)
     return np.stack(ends)
 
 
-def dice_value(prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _solve_turn(write_value, keep_prices=None, keep_values_wanted: bool = True) -> TurnValues:
+    """``solve_turn``, keeping k before roll 2 (3) paying ``keep_prices[0 (1), k]`` (462, B)."""
+    if keep_prices is None:
+        return solve_turn(write_value, keep_values_wanted=keep_values_wanted)
+    e3 = keep_values(write_value[2]) - keep_prices[1]
+    v2 = np.maximum(write_value[1], best_sub_keep(e3, overwrite=not keep_values_wanted))
+    e2 = keep_values(v2) - keep_prices[0]
+    v1 = np.maximum(write_value[0], best_sub_keep(e2, overwrite=not keep_values_wanted))
+    return TurnValues((v1, v2, write_value[2]), (e2, e3), dice.ROLL_PROBABILITY @ v1)
+
+
+def _idle_turns(keep_prices: np.ndarray):
+    """Turns played by a unit with nothing left to write, paying ``keep_prices`` (T, 2, 462,
+    U) for its keeps and stopping when it likes (a full row still follows the turn's keeps
+    in the relaxation, step 9): (each turn's value (T, U), the keeps' masses (T, 2, 462, U),
+    the value of turns t.. (T + 1, U))."""
+    T, _, K, U = keep_prices.shape
+    pay = np.moveaxis(keep_prices, 1, 0).reshape(2, K, T * U)
+    zero = np.zeros((dice.N_ROLLS, T * U))
+    turn = _solve_turn((zero, zero, zero), pay)
+    kept = []
+    _end_distribution((zero, zero), turn, kept)
+    value = turn.value.reshape(T, U)
+    tail = np.zeros((T + 1, U))
+    tail[:T] = np.cumsum(value[::-1], axis=0)[::-1]
+    return value, np.moveaxis(np.stack(kept).reshape(2, K, T, U), 2, 0), tail
+
+
+def dice_value(prices: np.ndarray, keep_prices=None):
     """Turns thrown for the prices (..., 2, 252) alone, each ending after roll 1 (``[..., 0,
-    :]``) or rolls 2–3 (``[..., 1, :]``), solved in one batch: (each turn's largest
-    expectation (...), where it ends then (..., 2, 252))."""
+    :]``) or rolls 2–3 (``[..., 1, :]``) and, with ``keep_prices`` (..., 2, 462), paid for
+    its keeps before rolls 2 and 3, solved in one batch: (each turn's largest expectation
+    (...), where it ends then (..., 2, 252)), and with keep prices the keeps' masses
+    (..., 2, 462)."""
     prices = np.asarray(prices, dtype=float)
     flat = prices.reshape(-1, PRICED_ROLLS, dice.N_ROLLS)
     first, later = np.ascontiguousarray(flat[:, 0].T), np.ascontiguousarray(flat[:, 1].T)
-    turn = solve_turn((first, later, later))
-    end = _by_priced_roll(_end_distribution((first, later), turn))  # (2, 252, turns)
-    return turn.value.reshape(prices.shape[:-2]), np.moveaxis(end, -1, 0).reshape(prices.shape)
+    pay = None
+    if keep_prices is not None:
+        pay = -np.moveaxis(np.asarray(keep_prices, float).reshape(-1, 2, dice.N_KEEPS), 0, -1)
+    kept = [] if pay is not None else None
+    turn = _solve_turn((first, later, later), pay)
+    end = _by_priced_roll(_end_distribution((first, later), turn, kept))  # (2, 252, turns)
+    value = turn.value.reshape(prices.shape[:-2])
+    ends = np.moveaxis(end, -1, 0).reshape(prices.shape)
+    if pay is None:
+        return value, ends
+    return value, ends, np.moveaxis(np.stack(kept), -1, 0).reshape(prices.shape[:-1] + (dice.N_KEEPS,))
 
 
 def _by_priced_roll(end: np.ndarray) -> np.ndarray:
@@ -205,31 +267,40 @@ class _Sweep:
     writes: np.ndarray | None  # (T,) Σ_r P_r(write at t)
     scored: np.ndarray | None  # (15, C) P_r(cell j scored)
     priced: np.ndarray | None  # (T, 2, 252) Σ_r P_r(writes at t after roll n with r)
+    kept: np.ndarray | None = None  # (T, 2, 462, 15) P_r(keeps k before roll 2, 3 at t)
 
 
 def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, prices: np.ndarray,
-           forward: bool, progress=None, without=()) -> _Sweep:
+           forward: bool, progress=None, without=(), keep_prices=None) -> _Sweep:
     """Backward induction of every row MDP at once (one ``solve_turn`` per turn), then
     optionally a forward pass of each row's state distribution under its optimal policy
     (the subgradient's parts, of the rows not ``without``)."""
     lay = _layout(game)
     S, C, T = lay.size, game.columns, len(lambdas)
     mu_state = mu[lay.row, lay.cell]
-    value = np.full(S + 1, NEG)
-    value[S] = 0.0
+    # A full row r is state S + r, worth its idle turns left (0 without keep prices).
+    score_next = np.where(lay.score_next == S, S + lay.row, lay.score_next)
+    cross_next = np.where(lay.cross_next == S, S + lay.row, lay.cross_next)
+    idle_kept, tail = None, np.zeros((T + 1, N_ROWS))
+    if keep_prices is not None:
+        _, idle_kept, tail = _idle_turns(keep_prices)
+    value = np.full(S + N_ROWS, NEG)
+    value[S:] = tail[T]
     steps = [None] * T
     for t in range(T - 1, -1, -1):
         live = np.flatnonzero(C - lay.cell <= T - t)
         skip = value[live]
-        cross = value[lay.cross_next[live]] - lambdas[t]
-        after = value[lay.score_next[:, live]] + (mu_state[live] - lambdas[t])
+        cross = value[cross_next[live]] - lambdas[t]
+        after = value[score_next[:, live]] + (mu_state[live] - lambdas[t])
         price = prices[t][:, :, None]  # a cross pays for its dice too
         score = lay.gain[:, :, live] + after[None] - price  # (2, 252, B)
         cross = cross - price
         wv = np.maximum(np.maximum(score, cross), skip)
-        turn = solve_turn((wv[0], wv[1], wv[1]), keep_values_wanted=forward)
+        kp = None if keep_prices is None else keep_prices[t][:, :, lay.row[live]]
+        turn = _solve_turn((wv[0], wv[1], wv[1]), kp, keep_values_wanted=forward)
         if forward:
-            end = _end_distribution((wv[0], wv[1]), turn)
+            kept = [] if keep_prices is not None else None
+            end = _end_distribution((wv[0], wv[1]), turn, kept)
             score, cross = score[[0, 1, 1]], cross[[0, 1, 1]]  # (3, 252, B) by roll number
             scores = score >= np.maximum(cross, skip)  # ties: score, then skip, then cross
             writes = end * (scores | (cross > skip))
@@ -238,35 +309,41 @@ def _sweep(game: PokerSchoolRules, lambdas: np.ndarray, mu: np.ndarray, prices: 
             p_write = writes.sum(axis=(0, 1))
             p_skip = np.clip(1.0 - p_write, 0.0, 1.0)
             B = len(live)
-            move = np.bincount((np.arange(B) * (S + 1) + lay.score_next[:, live]).ravel(),
-                               mass.ravel(), minlength=B * (S + 1)).reshape(B, S + 1)
+            W = S + N_ROWS
+            move = np.bincount((np.arange(B) * W + score_next[:, live]).ravel(),
+                               mass.ravel(), minlength=B * W).reshape(B, W)
             move[np.arange(B), live] += p_skip
-            move[np.arange(B), lay.cross_next[live]] += np.clip(p_write - p_score, 0.0, 1.0)
-            steps[t] = (live, move, p_skip, p_score, _by_priced_roll(writes))
-        value = np.full(S + 1, NEG)
-        value[S] = 0.0
+            move[np.arange(B), cross_next[live]] += np.clip(p_write - p_score, 0.0, 1.0)
+            steps[t] = (live, move, p_skip, p_score, _by_priced_roll(writes),
+                        None if kept is None else np.stack(kept))
+        value = np.full(S + N_ROWS, NEG)
+        value[S:] = tail[t]
         value[live] = turn.value
         if progress is not None:
             progress(1 / T)
     rows = value[lay.start]
     if not forward:
         return _Sweep(rows, None, None, None)
-    dist = np.zeros(S + 1)
+    dist = np.zeros(S + N_ROWS)
     dist[lay.start] = 1.0
     dist[lay.start[list(without)]] = 0.0
     writes = np.zeros(T)
     scored = np.zeros(N_ROWS * C)
     priced = np.zeros((T, PRICED_ROLLS, dice.N_ROLLS))
-    for t, (live, move, p_skip, p_score, by_roll) in enumerate(steps):
+    kept = None if keep_prices is None else np.zeros((T, 2, dice.N_KEEPS, N_ROWS))
+    for t, (live, move, p_skip, p_score, by_roll, keeps) in enumerate(steps):
         d = dist[live]
+        full = dist[S:].copy()
+        if keeps is not None:
+            kept[t] = keeps @ ((lay.row[live][:, None] == np.arange(N_ROWS)) * d[:, None])
+            kept[t] += idle_kept[t] * full
         writes[t] = d @ (1.0 - p_skip)
         priced[t] = by_roll @ d
         scored += np.bincount(lay.row[live] * C + lay.cell[live], d * p_score,
                               minlength=N_ROWS * C)
-        full = dist[S]
         dist = d @ move
-        dist[S] += full
-    return _Sweep(rows, writes, scored.reshape(N_ROWS, C), priced)
+        dist[S:] += full
+    return _Sweep(rows, writes, scored.reshape(N_ROWS, C), priced, kept)
 
 
 @dataclass(frozen=True)
@@ -388,13 +465,14 @@ def _group_choices(grp: _Group, value: np.ndarray, states: np.ndarray, price: fl
 
 
 def _group_turn(grp: _Group, value: np.ndarray, states: np.ndarray, price: float,
-                mu: np.ndarray, nu: np.ndarray, prices: np.ndarray, forward: bool = False):
+                mu: np.ndarray, nu: np.ndarray, prices: np.ndarray, keep_prices=None,
+                forward: bool = False):
     """The value at turn start of group ``states``: skip, or cross a row's next cell or
     score it, the best by the exact turn solver; with ``forward`` also the turn solve and
     the write values (for ``_group_flows``)."""
     scores, crosses, skip = _group_choices(grp, value, states, price, mu, nu, prices)
     best = np.maximum(np.maximum(scores.max(axis=0), crosses.max(axis=0)), skip)
-    turn = solve_turn((best[0], best[1], best[1]), keep_values_wanted=forward)
+    turn = _solve_turn((best[0], best[1], best[1]), keep_prices, keep_values_wanted=forward)
     return (turn, best, (scores, crosses, skip)) if forward else turn.value
 
 
@@ -405,27 +483,48 @@ def _live(grp: _Group, t: int, turns: int) -> np.ndarray:
     return np.flatnonzero((grp.written <= t) & (left > 0) & (left <= turns - t))
 
 
-def _group_values_by_turn(grp: _Group, lambdas, mu, nu, prices, progress=None) -> list:
+def _group_keep_prices(grp: _Group, keep_prices, t: int):
+    """The group's keep prices at turn t (2, 462, 1): its rows' summed, or None."""
+    if keep_prices is None:
+        return None
+    return keep_prices[t][:, :, [p.row for p in grp.parts]].sum(axis=-1)[:, :, None]
+
+
+def _group_idle(grp: _Group, keep_prices, T: int):
+    """The group's idle turns when all its cells are written: (keeps' masses (T, 2, 462) or
+    None, the value of turns t.. (T + 1,))."""
+    if keep_prices is None:
+        return None, np.zeros(T + 1)
+    _, kept, tail = _idle_turns(keep_prices[..., [p.row for p in grp.parts]].sum(
+        axis=-1, keepdims=True))
+    return kept[..., 0], tail[:, 0]
+
+
+def _group_values_by_turn(grp: _Group, lambdas, mu, nu, prices, progress=None,
+                          keep_prices=None) -> list:
     """V_g at every turn start, backward over the turns (value[t] (G,), value[T] at the end)."""
     T = len(lambdas)
     done = grp.written == grp.cells
+    tail = _group_idle(grp, keep_prices, T)[1]
     values = [None] * (T + 1)
     values[T] = np.where(done, 0.0, NEG)
     for t in range(T - 1, -1, -1):
         live = _live(grp, t, T)
-        value = np.where(done, 0.0, NEG)
+        value = np.where(done, tail[t], NEG)
         for a in range(0, len(live), GROUP_CHUNK):
             chunk = live[a:a + GROUP_CHUNK]
-            value[chunk] = _group_turn(grp, values[t + 1], chunk, lambdas[t], mu, nu, prices[t])
+            value[chunk] = _group_turn(grp, values[t + 1], chunk, lambdas[t], mu, nu, prices[t],
+                                       _group_keep_prices(grp, keep_prices, t))
         values[t] = value
         if progress is not None:
             progress(len(live))
     return values
 
 
-def _group_value(grp: _Group, lambdas, mu, nu, prices, progress=None) -> float:
-    """V_g(λ, μ, ν, p)."""
-    return float(_group_values_by_turn(grp, lambdas, mu, nu, prices, progress)[0][grp.start])
+def _group_value(grp: _Group, lambdas, mu, nu, prices, progress=None, keep_prices=None) -> float:
+    """V_g(λ, μ, ν, p, q)."""
+    values = _group_values_by_turn(grp, lambdas, mu, nu, prices, progress, keep_prices)
+    return float(values[0][grp.start])
 
 
 @dataclass(frozen=True)
@@ -437,26 +536,35 @@ class _Flows:
     scored: np.ndarray  # (15, C) P(cell j of row r scored), its rows only
     priced: np.ndarray  # (T, 2, 252) P(write at t after roll n with r)
     bonus: np.ndarray  # (C,) P(the bonus rows all scored cell j), 0 without them
+    kept: np.ndarray  # (T, 2, 462) P(keeps k before roll 2, 3 at t)
 
 
-def _group_flows(grp: _Group, lambdas, mu, nu, prices) -> _Flows:
+def _group_flows(grp: _Group, lambdas, mu, nu, prices, keep_prices=None) -> _Flows:
     """V_g and, by a forward pass of the group's state distribution under its optimal
     policy (ties: a score, then skip, then a cross), the subgradient's parts."""
     T, C = len(lambdas), len(nu)
-    values = _group_values_by_turn(grp, lambdas, mu, nu, prices)
+    values = _group_values_by_turn(grp, lambdas, mu, nu, prices, keep_prices=keep_prices)
     dist = np.zeros(grp.size)
     dist[grp.start] = 1.0
     writes, priced = np.zeros(T), np.zeros((T, PRICED_ROLLS, dice.N_ROLLS))
     scored, bonus = np.zeros((N_ROWS, C)), np.zeros(C)
     P = len(grp.parts)
+    kept = np.zeros((T, 2, dice.N_KEEPS))
+    done = grp.written == grp.cells
+    idle_kept = _group_idle(grp, keep_prices, T)[0]
     for t in range(T):
         live = _live(grp, t, T)
-        nxt = np.where(grp.written == grp.cells, dist, 0.0)
+        group_kq = _group_keep_prices(grp, keep_prices, t)
+        nxt = np.where(done, dist, 0.0)
+        if idle_kept is not None:
+            kept[t] += idle_kept[t] * dist[done].sum()
         for a in range(0, len(live), FLOW_CHUNK):
             states = live[a:a + FLOW_CHUNK]
             turn, best, (sc, cr, skip) = _group_turn(grp, values[t + 1], states, lambdas[t],
-                                                     mu, nu, prices[t], forward=True)
-            mass = _end_distribution((best[0], best[1]), turn) * dist[states]  # (3, 252, B)
+                                                     mu, nu, prices[t], group_kq, forward=True)
+            keeps = []
+            mass = _end_distribution((best[0], best[1]), turn, keeps) * dist[states]  # (3, 252, B)
+            kept[t] += np.stack(keeps) @ dist[states]
             by_n = [0, 1, 1]
             options = np.concatenate([sc[:, by_n], np.broadcast_to(skip, (1, 3) + best.shape[1:]),
                                       cr[:, by_n]])  # (2P + 1, 3, 252, B)
@@ -484,7 +592,7 @@ def _group_flows(grp: _Group, lambdas, mu, nu, prices) -> _Flows:
                     ready = grp.ready[grp.bonus.index(i)][cell, states]
                     bonus += np.bincount(cell[ready], total[ready], minlength=C)
         dist = nxt
-    return _Flows(float(values[0][grp.start]), writes, scored, priced, bonus)
+    return _Flows(float(values[0][grp.start]), writes, scored, priced, bonus, kept)
 
 
 def _check_groups(groups) -> tuple[tuple[int, ...], ...]:
@@ -501,16 +609,16 @@ def group_work(game: PokerSchoolRules, groups=GROUPS) -> int:
 
 
 def group_values(game: PokerSchoolRules, lambdas, mu, groups=GROUPS, progress=None,
-                 prices=None, nu=None) -> np.ndarray:
-    """Each group MDP's optimal value V_g(λ, μ, ν, p) (steps 6 to 8 of the module
+                 prices=None, nu=None, keep_prices=None) -> np.ndarray:
+    """Each group MDP's optimal value V_g(λ, μ, ν, p, q) (steps 6 to 9 of the module
     docstring); ``progress(n)`` is told of every n group states solved."""
-    lambdas, mu, prices, nu = _check(game, lambdas, mu, prices, nu)
+    lambdas, mu, prices, nu, keep_prices = _check(game, lambdas, mu, prices, nu, keep_prices)
     groups = _check_groups(groups)
     if nu.any() and not any(set(BONUS_ROWS) <= set(g) for g in groups):
         raise ValueError(f"nu needs the rows {BONUS_ROWS} in one group")
     relaxed = _relaxed(game)
-    return np.array([_group_value(_group(relaxed, rows), lambdas, mu, nu, prices, progress)
-                     for rows in groups])
+    return np.array([_group_value(_group(relaxed, rows), lambdas, mu, nu, prices, progress,
+                                  keep_prices) for rows in groups])
 
 
 def _relaxed(game: PokerSchoolRules) -> PokerSchoolRules:
@@ -518,8 +626,9 @@ def _relaxed(game: PokerSchoolRules) -> PokerSchoolRules:
     return PokerSchoolRules(columns=game.columns, school_cross_erases=False, minimums=game.minimums)
 
 
-def _check(game: PokerSchoolRules, lambdas, mu, prices=None, nu=None):
-    """The multipliers as float arrays, checked; ``prices`` and ``nu`` None are 0."""
+def _check(game: PokerSchoolRules, lambdas, mu, prices=None, nu=None, keep_prices=None):
+    """The multipliers as float arrays, checked; ``prices`` and ``nu`` None are 0,
+    ``keep_prices`` None stays None (no keep priced)."""
     lambdas = np.asarray(lambdas, dtype=float)
     mu = np.asarray(mu, dtype=float)
     shape = (len(lambdas), PRICED_ROLLS, dice.N_ROLLS)
@@ -527,6 +636,12 @@ def _check(game: PokerSchoolRules, lambdas, mu, prices=None, nu=None):
     nu = np.zeros(game.columns) if nu is None else np.asarray(nu, dtype=float)
     if prices.shape != shape or not np.isfinite(prices).all():
         raise ValueError(f"prices must be finite, one (2, 252) array per turn: shape {shape}")
+    if keep_prices is not None:
+        keep_prices = np.asarray(keep_prices, dtype=float)
+        kshape = (len(lambdas), 2, dice.N_KEEPS, N_ROWS)
+        if keep_prices.shape != kshape or not np.isfinite(keep_prices).all():
+            raise ValueError(f"keep_prices must be finite, one (2, 462, 15) array per turn: "
+                             f"shape {kshape}")
     if mu.shape != (N_ROWS, game.columns) or nu.shape != (game.columns,):
         raise ValueError(f"mu must have shape (15, {game.columns}) and nu ({game.columns},)")
     if (mu < 0).any() or (nu < 0).any() or not np.allclose(mu.sum(axis=0) + nu, COLUMN_BONUS):
@@ -534,33 +649,41 @@ def _check(game: PokerSchoolRules, lambdas, mu, prices=None, nu=None):
                          "bonus (60)")
     if lambdas.ndim != 1:
         raise ValueError("lambdas must be one multiplier per turn")
-    return lambdas, mu, prices, nu
+    return lambdas, mu, prices, nu, keep_prices
 
 
-def row_values(game: PokerSchoolRules, lambdas, mu, prices=None) -> np.ndarray:
-    """(15,) each row MDP's optimal value V_r(λ, μ, p), over ``len(lambdas)`` turns.
+def row_values(game: PokerSchoolRules, lambdas, mu, prices=None, keep_prices=None) -> np.ndarray:
+    """(15,) each row MDP's optimal value V_r(λ, μ, p, q), over ``len(lambdas)`` turns.
 
     ``lambdas`` may be shorter than the game (a row that cannot fill its cells is −inf).
     """
-    lambdas, mu, prices, _ = _check(game, lambdas, mu, prices)
-    return _sweep(_relaxed(game), lambdas, mu, prices, forward=False).rows
+    lambdas, mu, prices, _, keep_prices = _check(game, lambdas, mu, prices, None, keep_prices)
+    return _sweep(_relaxed(game), lambdas, mu, prices, forward=False,
+                  keep_prices=keep_prices).rows
+
+
+def _thrown(prices: np.ndarray, keep_prices) -> float:
+    """Σ_t of one turn thrown for the dice prices and every row's keep prices."""
+    return float(dice_value(prices, None if keep_prices is None
+                            else keep_prices.sum(axis=-1))[0].sum())
 
 
 def relaxed_value(game: PokerSchoolRules, lambdas, mu, groups=None, prices=None,
-                  nu=None) -> float:
-    """The upper bound Σ_t λ_t + Σ_t dice_value(p_t) + Σ_r V_r(λ, μ, p) for these
-    multipliers (valid for any of them), or with Σ_g V_g(λ, μ, ν, p) over ``groups`` of
-    rows (ν, step 8, needs ``BONUS_ROWS`` in one group)."""
-    lambdas, mu, prices, nu = _check(game, lambdas, mu, prices, nu)
+                  nu=None, keep_prices=None) -> float:
+    """The upper bound Σ_t λ_t + Σ_t dice_value(p_t, Σ_r q_r,t) + Σ_r V_r(λ, μ, p, q) for
+    these multipliers (valid for any of them), or with Σ_g V_g(λ, μ, ν, p, q) over
+    ``groups`` of rows (ν, step 8, needs ``BONUS_ROWS`` in one group)."""
+    lambdas, mu, prices, nu, keep_prices = _check(game, lambdas, mu, prices, nu, keep_prices)
     if len(lambdas) != game.turns:
         raise ValueError(f"lambdas must have one multiplier per turn ({game.turns})")
     if groups is None:
         if nu.any():
             raise ValueError(f"nu needs the rows {BONUS_ROWS} in one group")
-        values = row_values(game, lambdas, mu, prices)
+        values = row_values(game, lambdas, mu, prices, keep_prices)
     else:
-        values = group_values(game, lambdas, mu, groups, prices=prices, nu=nu)
-    return float(lambdas.sum() + dice_value(prices)[0].sum() + values.sum())
+        values = group_values(game, lambdas, mu, groups, prices=prices, nu=nu,
+                              keep_prices=keep_prices)
+    return float(lambdas.sum() + _thrown(prices, keep_prices) + values.sum())
 
 
 def project_mu(mu: np.ndarray) -> np.ndarray:
@@ -579,31 +702,35 @@ def _step(x: np.ndarray, gradient: np.ndarray, length: float) -> np.ndarray:
 
 
 def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
-                groups=GROUPS, priced: bool = True, bonus_iterations: int = 0) -> Bound:
-    """Minimise the rows' relaxation over (λ, μ, and the dice prices if ``priced``) by
-    projected subgradient steps; then, if ``bonus_iterations`` and ``groups`` hold the
-    ``BONUS_ROWS`` together, that many more steps over ν too with those rows as one group
-    (step 8); then evaluate ``groups`` (None: none) at the best multipliers; the lowest bound.
+                groups=GROUPS, priced: bool = True, keeps: bool | None = None,
+                bonus_iterations: int = 0) -> Bound:
+    """Minimise the rows' relaxation over (λ, μ, and the dice prices if ``priced``, the keep
+    prices if ``keeps``, by default as ``priced``) by projected subgradient steps; then, if
+    ``bonus_iterations`` and ``groups`` hold the ``BONUS_ROWS`` together, that many more
+    steps over ν too with those rows as one group (step 8); then evaluate ``groups`` (None:
+    none) at the best multipliers; the lowest bound.
 
-    Steps are normalised, λ's, (μ, ν)'s and prices separately (λ in points per write, μ in
-    points of a 60-point bonus), and shrink as 1/√(i+1); a turn's prices are kept at mean
-    0 (λ_t is their level).  ``progress(x)`` gets 1/turns per turn of the rows solved,
-    ``BONUS_SWEEPS`` per step of the bonus group and, for the groups, their share of
-    ``group_work`` in units of one sweep.  BLAS runs on one thread: 150 normalised steps
-    amplify the last bits of a threaded sum's order.
+    Steps are normalised, λ's, (μ, ν)'s, dice prices and keep prices separately (λ in points
+    per write, μ in points of a 60-point bonus), and shrink as 1/√(i+1); a turn's dice
+    prices are kept at mean 0 (λ_t is their level).  ``progress(x)`` gets 1/turns per turn
+    of the rows solved, ``BONUS_SWEEPS`` per step of the bonus group and, for the groups,
+    their share of ``group_work`` in units of one sweep.  BLAS runs on one thread: hundreds
+    of normalised steps amplify the last bits of a threaded sum's order.
     """
+    keeps = priced if keeps is None else keeps
     with blas_threads.single_blas_thread():
-        return _upper_bound(game, iterations, progress, groups, priced, bonus_iterations)
+        return _upper_bound(game, iterations, progress, groups, priced, keeps, bonus_iterations)
 
 
 @dataclass
 class _Search:
-    """The subgradient method's state: the multipliers, the best bound so far and its own."""
+    """The subgradient method's state: the multipliers and the best bound so far with its."""
 
     lambdas: np.ndarray
     mu: np.ndarray
     nu: np.ndarray
     prices: np.ndarray
+    keep_prices: np.ndarray | None
     priced: bool
     history: list
     best: tuple = (np.inf,)
@@ -612,9 +739,15 @@ class _Search:
         self.history.append(bound)
         if bound < self.best[0]:
             self.best = (bound, self.lambdas.copy(), self.mu.copy(), self.nu.copy(),
-                         self.prices.copy())
+                         self.prices.copy(),
+                         None if self.keep_prices is None else self.keep_prices.copy())
 
-    def step(self, i: int, writes, scored, bonus, priced, ends) -> None:
+    def restart(self) -> None:
+        """Back to the best multipliers, the best bound forgotten (a new relaxation)."""
+        _, self.lambdas, self.mu, self.nu, self.prices, self.keep_prices = self.best
+        self.best = (np.inf,)
+
+    def step(self, i: int, writes, scored, bonus, priced, ends, kept, keeps) -> None:
         """Step ``i`` against the subgradient; ``bonus`` None leaves ν at 0."""
         step = 1.0 / np.sqrt(i + 1)
         C = self.mu.shape[1]
@@ -630,70 +763,85 @@ class _Search:
         if self.priced:
             self.prices = _step(self.prices, ends - priced, step * PRICE_STEP)
             self.prices -= self.prices.mean(axis=(1, 2), keepdims=True)
+        if self.keep_prices is not None:
+            self.keep_prices = _step(self.keep_prices, keeps[..., None] - kept, step * KEEP_STEP)
+
+    def thrown(self):
+        """dice_value of every turn for these prices: (values, ends, keeps or None)."""
+        if self.keep_prices is None:
+            return (*dice_value(self.prices), None)
+        return dice_value(self.prices, self.keep_prices.sum(axis=-1))
 
 
 def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, priced: bool,
-                 bonus_iterations: int) -> Bound:
+                 keeps: bool, bonus_iterations: int) -> Bound:
     start = time.perf_counter()
     relaxed = _relaxed(game)
     T, C = game.turns, game.columns
     search = _Search(np.zeros(T), np.full((N_ROWS, C), COLUMN_BONUS / N_ROWS), np.zeros(C),
-                     np.zeros((T, PRICED_ROLLS, dice.N_ROLLS)), priced, [])
+                     np.zeros((T, PRICED_ROLLS, dice.N_ROLLS)),
+                     np.zeros((T, 2, dice.N_KEEPS, N_ROWS)) if keeps else None, priced, [])
     for i in range(iterations + 1):
         s = search
-        sweep = _sweep(relaxed, s.lambdas, s.mu, s.prices, forward=i < iterations,
-                       progress=progress)
-        thrown, ends = dice_value(s.prices)
+        forward = i < iterations
+        sweep = _sweep(relaxed, s.lambdas, s.mu, s.prices, forward=forward, progress=progress,
+                       keep_prices=s.keep_prices)
+        thrown, ends, kept = s.thrown()
         s.record(float(s.lambdas.sum() + thrown.sum() + sweep.rows.sum()))
-        if i < iterations:
-            s.step(i, sweep.writes, sweep.scored, None, sweep.priced, ends)
-    value, lambdas, mu, nu, prices = search.best
-    used = tuple((r,) for r in range(N_ROWS))
+        if forward:
+            s.step(i, sweep.writes, sweep.scored, None, sweep.priced, ends, sweep.kept, kept)
+    singles = tuple((r,) for r in range(N_ROWS))
+    candidates = [(search.best, singles)]  # (value and multipliers, the relaxation's groups)
     groups = None if groups is None else _check_groups(groups)
     if bonus_iterations and groups is not None and any(set(BONUS_ROWS) <= set(g) for g in groups):
-        value, lambdas, mu, nu, prices = _bonus_steps(relaxed, search, iterations,
-                                                      bonus_iterations, progress)
+        _bonus_steps(relaxed, search, iterations, bonus_iterations, progress)
+        candidates.append((search.best, tuple(g for g in singles if g[0] not in BONUS_ROWS)
+                           + (BONUS_ROWS,)))
     if groups is not None:
+        _, lambdas, mu, nu, prices, keep_prices = search.best
         share = None
         if progress is not None:
             work = group_work(game, groups)
             share = lambda n: progress(GROUP_SWEEPS * n / work)  # noqa: E731
-        grouped = float(lambdas.sum() + dice_value(prices)[0].sum()
-                        + group_values(game, lambdas, mu, groups, share, prices, nu).sum())
-        if grouped < value:
-            value, used = grouped, groups
+        grouped = float(lambdas.sum() + _thrown(prices, keep_prices)
+                        + group_values(game, lambdas, mu, groups, share, prices, nu,
+                                       keep_prices).sum())
+        candidates.append(((grouped,) + search.best[1:], groups))
+    (value, lambdas, mu, nu, prices, keep_prices), used = min(candidates, key=lambda c: c[0][0])
     return Bound(value, lambdas, mu, tuple(search.history), time.perf_counter() - start, used,
-                 prices if priced else None, nu if nu.any() else None)
+                 prices if priced else None, nu if nu.any() else None, keep_prices)
 
 
 def _bonus_steps(relaxed: PokerSchoolRules, search: _Search, done: int, iterations: int,
-                 progress):
+                 progress) -> None:
     """Step 8's multipliers: from the rows' best, ν_j takes the μ of the ``BONUS_ROWS``
     (their cells all scored pay at most what each paid alone), then ``iterations`` steps
-    with those rows as one group; the best (value, λ, μ, ν, p) of these steps."""
-    _, lambdas, mu, _, prices = search.best
+    with those rows as one group; ``search.best`` becomes the best of these steps."""
+    search.restart()
     rows = list(BONUS_ROWS)
-    search.nu = mu[rows].sum(axis=0)
-    search.mu = mu.copy()
+    search.nu = search.mu[rows].sum(axis=0)
+    search.mu = search.mu.copy()
     search.mu[rows] = 0.0
-    search.lambdas, search.prices, search.best = lambdas.copy(), prices.copy(), (np.inf,)
     unit = _group(relaxed, BONUS_ROWS)
     others = np.setdiff1d(np.arange(N_ROWS), rows)
     for i in range(iterations + 1):
         s = search
         forward = i < iterations
         sweep = _sweep(relaxed, s.lambdas, s.mu, s.prices, forward=forward, progress=progress,
-                       without=rows)
+                       without=rows, keep_prices=s.keep_prices)
         if forward:
-            flows = _group_flows(unit, s.lambdas, s.mu, s.nu, s.prices)
+            flows = _group_flows(unit, s.lambdas, s.mu, s.nu, s.prices, s.keep_prices)
             value = flows.value
         else:
-            value = _group_value(unit, s.lambdas, s.mu, s.nu, s.prices)
+            value = _group_value(unit, s.lambdas, s.mu, s.nu, s.prices, keep_prices=s.keep_prices)
         if progress is not None:
             progress(BONUS_SWEEPS)
-        thrown, ends = dice_value(s.prices)
+        thrown, ends, keeps = s.thrown()
         s.record(float(s.lambdas.sum() + thrown.sum() + sweep.rows[others].sum() + value))
         if forward:
+            kept = None
+            if s.keep_prices is not None:
+                kept = sweep.kept.copy()
+                kept[..., rows] = flows.kept[..., None]
             s.step(done + i, sweep.writes + flows.writes, sweep.scored + flows.scored,
-                   flows.bonus, sweep.priced + flows.priced, ends)
-    return search.best
+                   flows.bonus, sweep.priced + flows.priced, ends, kept, keeps)

@@ -39,9 +39,10 @@ class FitSettings:
     Approximate policy iteration: ``iterations`` rounds of ``games`` games, the policy kept
     being the mean of the last ``average`` fits; then ``eval_games`` fresh games (seed
     ``eval_seed``) for its expected score, and ``bound_iterations`` subgradient steps of the
-    upper bound over λ, μ and the dice prices (80 s of the full game's build; the bound still
-    falls by a few points per 50 steps at 150), then its rows in ``bound.GROUPS`` if
-    ``bound_groups`` (90 s).  ``measure_gap``: measure
+    upper bound over λ, μ, the dice prices and the keep prices (70 s of the full game's
+    build; the bound still falls by a few points per 50 steps at 150), then, if
+    ``bound_groups``, ``bound_bonus_iterations`` steps with ``bound.BONUS_ROWS`` as one
+    group (about 100 s) and its rows in ``bound.GROUPS`` (60 s).  ``measure_gap``: measure
     the method's shortfall on the exact one-column game (``one_column_gap``; its exact solve
     is 5 s of the build) — without it the error estimate takes the fraction measured once
     with erasure, ``ERASURE_GAP_FRACTION``.
@@ -54,6 +55,7 @@ class FitSettings:
     eval_seed: int = 20240
     bound_iterations: int = 150
     bound_groups: bool = True
+    bound_bonus_iterations: int = 10
     measure_gap: bool = True
     seed: int = 1
 
@@ -69,7 +71,8 @@ EVAL_CHUNK = 512
 #: use this measured value when it exceeds the one measured at build time (without erasure).
 ERASURE_GAP_FRACTION = 0.0050
 #: Progress units (games) of one sweep of the upper bound's rows (one per subgradient step,
-#: plus one, and ``bound.GROUP_SWEEPS`` for its groups).
+#: plus one, 1 + ``bound.BONUS_SWEEPS`` per step with the bonus rows as a group, plus one,
+#: and ``bound.GROUP_SWEEPS`` for its groups).
 BOUND_UNITS = 100
 
 
@@ -93,7 +96,9 @@ def build_units(game: PokerSchoolRules) -> float:
     s = SETTINGS
     fit = (s.iterations + 1) * s.games + s.eval_games
     one_column = fit + s.eval_games if game.columns > 1 and s.measure_gap else 0
-    groups = bound.GROUP_SWEEPS if s.bound_groups else 0
+    groups = 0
+    if s.bound_groups:
+        groups = bound.GROUP_SWEEPS + (s.bound_bonus_iterations + 1) * (1 + bound.BONUS_SWEEPS)
     return fit + one_column / 3 + (s.bound_iterations + 1 + groups) * BOUND_UNITS
 
 
@@ -146,6 +151,7 @@ def build_policy(game: PokerSchoolRules, progress=None):
     gap = one_column_gap(game, progress) if game.columns > 1 and s.measure_gap else {}
     upper = bound.upper_bound(game, iterations=s.bound_iterations,
                               groups=bound.GROUPS if s.bound_groups else None,
+                              bonus_iterations=s.bound_bonus_iterations,
                               progress=None if progress is None else
                               (lambda x: progress(x * BOUND_UNITS)))
     mean = float(scores.mean())
