@@ -11,7 +11,11 @@ group equals a brute-force expectimax over its rows' states, merging groups neve
 the bound, and the grouped bound stays above the exact one-column optimum;
 (6) the dice priced: one turn thrown for prices equals a brute-force Markov chain (the
 chance of a five of a kind), any prices keep the bound above the exact optimum (in 1), priced
-groups equal the brute-force expectimax, and the prices' subgradient is the bound's slope.
+groups equal the brute-force expectimax, and the prices' subgradient is the bound's slope;
+(7) the bonus rows' share ν and the keep prices: groups with both equal a brute-force
+expectimax that remembers every crossed cell and solves each turn by enumeration (idle
+turns of a full group included), any ν and keep prices keep the bound above the exact
+optimum, and the forward passes' subgradients (ν, keep prices, a group's λ) are the slopes.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from dicewise.solver import dice
 from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school.approx import dedicated_turn
-from dicewise.solver.poker_school.bound import (GROUPS, _sweep, dice_value, group_values,
+from dicewise.solver.poker_school.bound import (BONUS_ROWS, GROUPS, _group, _group_flows,
+                                                _group_value, _sweep, dice_value, group_values,
                                                 project_mu, relaxed_value, row_values,
                                                 upper_bound)
 from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, PokerSchoolRules, row_points
@@ -68,21 +73,35 @@ def test_bound_above_exact_one_column():
           f"{EXACT_ONE_COLUMN_ERASING}")
 
 
+def random_keep_prices(rng, turns, scale):
+    """Keep prices with most entries 0 and both signs (a row may be paid for a keep)."""
+    shape = (turns, 2, dice.N_KEEPS, N_ROWS)
+    return rng.normal(0.0, scale, shape) * (rng.random(shape) < 0.2)
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.0, 1.0, 10.0, 50.0]),
        priced=st.booleans())
 def test_any_multipliers_give_a_bound(seed, scale, priced):
-    """Any λ, μ and (section 6) dice prices: the rows' bound, and the groups' below it."""
+    """Any λ, μ and (sections 6, 7) dice prices, keep prices and ν: the rows' bound, and the
+    groups' below it."""
     rng = np.random.default_rng(seed)
     game = PokerSchoolRules(columns=1, school_cross_erases=bool(seed % 2))
     lambdas = rng.normal(0.0, scale, game.turns)
     mu = random_mu(rng, 1)
-    prices = rng.normal(0.0, scale, (game.turns, 2, dice.N_ROLLS)) if priced else None
-    rows = relaxed_value(game, lambdas, mu, prices=prices)
+    prices = keeps = None
+    if priced:
+        prices = rng.normal(0.0, scale, (game.turns, 2, dice.N_ROLLS))
+        keeps = random_keep_prices(rng, game.turns, scale)
+    rows = relaxed_value(game, lambdas, mu, prices=prices, keep_prices=keeps)
     assert rows >= EXACT_ONE_COLUMN - 1e-6
     if priced:
-        grouped = relaxed_value(game, lambdas, mu, GROUPS, prices)
+        grouped = relaxed_value(game, lambdas, mu, GROUPS, prices, keep_prices=keeps)
         assert EXACT_ONE_COLUMN - 1e-6 <= grouped <= rows + 1e-9
+        nu = rng.uniform(0.0, 1.0) * mu.sum(axis=0)
+        shared = mu * (1 - nu / 60)  # the rest of the bonus as μ was shared
+        bonus = relaxed_value(game, lambdas, shared, GROUPS, prices, nu, keeps)
+        assert bonus >= EXACT_ONE_COLUMN - 1e-6
 
 
 def test_bad_multipliers_refused():
@@ -96,6 +115,12 @@ def test_bad_multipliers_refused():
     bad[0, 0], bad[1, 0] = -1.0, 9.0
     with pytest.raises(ValueError):
         relaxed_value(game, np.zeros(game.turns), bad)
+    with pytest.raises(ValueError, match="nu"):  # ν needs the bonus rows in one group
+        relaxed_value(game, np.zeros(game.turns), mu * 0.5, nu=np.full(2, 30.0))
+    with pytest.raises(ValueError, match="column bonus"):
+        relaxed_value(game, np.zeros(game.turns), mu, GROUPS, nu=np.full(2, 30.0))
+    with pytest.raises(ValueError, match="keep_prices"):
+        relaxed_value(game, np.zeros(game.turns), mu, keep_prices=np.zeros((game.turns, 2, 462)))
 
 
 def test_projection():
@@ -362,3 +387,156 @@ def test_bad_prices_refused():
     for prices in (np.zeros((game.turns, 3, dice.N_ROLLS)), np.full((game.turns, 2, 252), np.nan)):
         with pytest.raises(ValueError, match="prices"):
             relaxed_value(game, np.zeros(game.turns), mu, prices=prices)
+
+
+# -- (7) the bonus rows' share and the keeps priced ----------------------------------------
+@functools.lru_cache(maxsize=None)
+def keep_structure():
+    """By enumeration of the dice: P(next roll | keep) (462, 252) and each roll's sub-keeps."""
+    roll_of = {tuple(c): i for i, c in enumerate(dice.ROLLS.tolist())}
+    keep_of = {tuple(c): i for i, c in enumerate(dice.KEEPS.tolist())}
+    chance = np.zeros((dice.N_KEEPS, dice.N_ROLLS))
+    for k, kept in enumerate(dice.KEEPS.tolist()):
+        thrown = 5 - sum(kept)
+        for faces in itertools.product(range(6), repeat=thrown):
+            counts = list(kept)
+            for f in faces:
+                counts[f] += 1
+            chance[k, roll_of[tuple(counts)]] += 6.0 ** -thrown
+    subs = [[keep_of[c] for c in itertools.product(*(range(n + 1) for n in roll))]
+            for roll in dice.ROLLS.tolist()]
+    return chance, subs
+
+
+def brute_turn(writes, keep_prices) -> float:
+    """One turn by enumeration: write values after rolls 1, 2, 3 (252,) each, keeping k
+    before roll 2 (3) paying keep_prices[0 (1), k]."""
+    chance, subs = keep_structure()
+    v = writes[2]
+    for n in (1, 0):
+        e = chance @ v - keep_prices[n]
+        v = np.maximum(writes[n], [max(e[k] for k in sub) for sub in subs])
+    return float(chance[0] @ v)
+
+
+def brute_bonus_group_value(game, rows, lambdas, mu, prices, nu, keep_prices):
+    """A group's optimal value with ν and keep prices, state by state: each row's state is
+    (cells written, the set of crossed cells, reserve); a score of a bonus row's cell j
+    earns ν_j when the other bonus rows have scored theirs; every turn, a full group too,
+    pays its rows' keep prices."""
+    C, T = game.columns, len(lambdas)
+    counts = dice.ROLLS
+    bonus = set(BONUS_ROWS) <= set(rows)
+    group_keeps = keep_prices[..., list(rows)].sum(axis=-1)  # (T, 2, 462)
+
+    @functools.lru_cache(maxsize=None)
+    def value(t, states):
+        if t == T:
+            return 0.0 if all(k == C for k, _, _ in states) else -np.inf
+        if T - t < sum(C - k for k, _, _ in states):
+            return -np.inf
+        skip, cross = value(t + 1, states), -np.inf
+        for i, (k, crossed, reserve) in enumerate(states):
+            if k < C:
+                new = states[:i] + ((k + 1, crossed | 1 << k, reserve),) + states[i + 1:]
+                cross = max(cross, value(t + 1, new) - lambdas[t])
+        writes = []
+        for n in (1, 2, 3):
+            best = np.full(dice.N_ROLLS, cross)
+            for i, (row, (k, crossed, reserve)) in enumerate(zip(rows, states)):
+                if k == C:
+                    continue
+                earn = mu[row, k] - lambdas[t]
+                if bonus and row in BONUS_ROWS and all(
+                        kk > k and not cc >> k & 1
+                        for r2, (kk, cc, _) in zip(rows, states) if r2 in BONUS_ROWS and r2 != row):
+                    earn += nu[k]
+                for roll in range(dice.N_ROLLS):
+                    if row < N_SCHOOL:
+                        have = counts[roll, row] + reserve
+                        points, left = (3 * (row + 1), have - 3) if have >= 3 else (0, reserve)
+                    else:
+                        points = int(row_points(counts[roll:roll + 1], row, n, game.minimums)[0])
+                        left = 0
+                    if points:
+                        points *= 2 if (k == C - 1 and crossed == 0) else 1
+                        after = states[:i] + ((k + 1, crossed, left),) + states[i + 1:]
+                        best[roll] = max(best[roll], points + earn + value(t + 1, after))
+            writes.append(np.maximum(best - prices[t, min(n, 2) - 1], skip))
+        return brute_turn(writes, group_keeps[t])
+
+    return value(0, tuple((0, 0, 0) for _ in rows))
+
+
+def random_multipliers(rng, game, turns, scale):
+    """λ, μ + ν (a random share of the bonus on the bonus rows), dice and keep prices."""
+    mu = random_mu(rng, game.columns)
+    nu = rng.uniform(0.0, 1.0, game.columns) * mu.sum(axis=0)
+    mu = mu * (1 - nu / 60)
+    return (rng.normal(0.0, scale, turns), mu, rng.normal(0.0, scale, (turns, 2, dice.N_ROLLS)),
+            nu, random_keep_prices(rng, turns, scale))
+
+
+@pytest.mark.parametrize("columns, turns, rows", [(1, 4, (9, 10, 13)), (2, 5, (9, 10, 13)),
+                                                  (1, 4, (0, 7, 9, 10, 13)), (2, 6, (4, 11))])
+def test_groups_with_bonus_and_keep_prices_equal_brute_force(columns, turns, rows):
+    """The bonus rows' crossed cells, ν, keep prices and a full group's idle turns (the
+    last case has turns to spare) against the expectimax written out above."""
+    rng = np.random.default_rng(columns + turns)
+    game = PokerSchoolRules(columns=columns, school_cross_erases=False)
+    lambdas, mu, prices, nu, keeps = random_multipliers(rng, game, turns, 3.0)
+    fast = _group_value(_group(game, rows), lambdas, mu, nu, prices, keep_prices=keeps)
+    assert fast == pytest.approx(brute_bonus_group_value(game, rows, lambdas, mu, prices, nu,
+                                                         keeps), abs=1e-9)
+
+
+def test_row_values_with_keep_prices_equal_groups_of_one():
+    """The rows' batched sweep (full rows in sinks of their own) against groups of one."""
+    rng = np.random.default_rng(5)
+    game = PokerSchoolRules(columns=2, school_cross_erases=False)
+    lambdas, mu, prices, _, keeps = random_multipliers(rng, game, game.turns, 3.0)
+    mu = project_mu(mu)
+    np.testing.assert_allclose(group_values(game, lambdas, mu, SINGLES, prices=prices,
+                                            keep_prices=keeps),
+                               row_values(game, lambdas, mu, prices, keeps), atol=1e-9)
+
+
+def test_bonus_and_keep_subgradients_equal_finite_differences():
+    rng = np.random.default_rng(9)
+    game = PokerSchoolRules(columns=2, school_cross_erases=False)
+    lambdas, mu, prices, nu, keeps = random_multipliers(rng, game, game.turns, 2.0)
+    grp = _group(game, BONUS_ROWS)
+    flows = _group_flows(grp, lambdas, mu, nu, prices, keeps)
+    h = 1e-4
+
+    def slope(**moved):
+        args = dict(lambdas=lambdas, mu=mu, nu=nu, prices=prices, keep_prices=keeps)
+        up = {k: args[k] + v for k, v in moved.items()}
+        down = {k: args[k] - v for k, v in moved.items()}
+        return (_group_value(grp, **{**args, **up}) - _group_value(grp, **{**args, **down})) / (2 * h)
+
+    for j in range(2):
+        assert slope(nu=h * np.eye(2)[j]) == pytest.approx(flows.bonus[j], abs=1e-5)
+    for t in (0, 13, 29):
+        assert slope(lambdas=h * np.eye(game.turns)[t]) == pytest.approx(-flows.writes[t], abs=1e-5)
+    for r, j in ((9, 0), (13, 1)):
+        e = np.zeros_like(mu)
+        e[r, j] = h
+        assert slope(mu=e) == pytest.approx(flows.scored[r, j], abs=1e-5)
+    assert 0 < flows.bonus.max() and (flows.bonus <= flows.scored[list(BONUS_ROWS)].min(axis=0) + 1e-12).all()
+    diff = np.abs(flows.kept)
+    for t, n, k in [np.unravel_index(i, diff.shape) for i in np.argsort(-diff.ravel())[:3]]:
+        e = np.zeros_like(keeps)
+        e[t, n, k, BONUS_ROWS[0]] = h
+        assert slope(keep_prices=e) == pytest.approx(-flows.kept[t, n, k], abs=1e-5)
+    # The rows' sweep: the bound's slope in a row's keep price.
+    sweep = _sweep(game, lambdas, project_mu(mu), prices, forward=True, keep_prices=keeps)
+    thrown = dice_value(prices, keeps.sum(axis=-1))[2]
+    gradient = thrown[..., None] - sweep.kept
+    for t, n, k, r in [np.unravel_index(i, gradient.shape)
+                       for i in np.argsort(-np.abs(gradient).ravel())[:3]]:
+        e = np.zeros_like(keeps)
+        e[t, n, k, r] = h
+        fd = (relaxed_value(game, lambdas, project_mu(mu), prices=prices, keep_prices=keeps + e)
+              - relaxed_value(game, lambdas, project_mu(mu), prices=prices, keep_prices=keeps - e)) / (2 * h)
+        assert fd == pytest.approx(gradient[t, n, k, r], abs=1e-5)

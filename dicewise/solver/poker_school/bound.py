@@ -82,7 +82,7 @@ MU_STEP = 40.0
 #: First length of the normalised steps of the dice prices (tuned on columns 1 and 3).
 PRICE_STEP = 600.0
 #: First length of the normalised steps of the keep prices (tuned on columns 1 and 3).
-KEEP_STEP = 2.0
+KEEP_STEP = 10.0
 #: Roll numbers a write is priced by: roll 1, and rolls 2–3 (whose writes score alike).
 PRICED_ROLLS = 2
 #: The rows relaxed together (step 6).  The free rows that want many dice of one face
@@ -221,7 +221,7 @@ def _idle_turns(keep_prices: np.ndarray):
     in the relaxation, step 9): (each turn's value (T, U), the keeps' masses (T, 2, 462, U),
     the value of turns t.. (T + 1, U))."""
     T, _, K, U = keep_prices.shape
-    pay = np.moveaxis(keep_prices, 1, 0).reshape(2, K, T * U)
+    pay = np.transpose(keep_prices, (1, 2, 0, 3)).reshape(2, K, T * U)
     zero = np.zeros((dice.N_ROLLS, T * U))
     turn = _solve_turn((zero, zero, zero), pay)
     kept = []
