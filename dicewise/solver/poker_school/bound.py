@@ -99,9 +99,9 @@ BONUS_ROWS = (9, 10, 13)
 GROUP_CHUNK = 4096
 FLOW_CHUNK = 1024
 #: One step with the bonus rows as a group, in progress units of one sweep of the rows.
-BONUS_SWEEPS = 20
+BONUS_SWEEPS = 30
 #: The groups' evaluation in progress units of one sweep of the rows (about its cost).
-GROUP_SWEEPS = 120
+GROUP_SWEEPS = 100
 
 
 @dataclass(frozen=True)

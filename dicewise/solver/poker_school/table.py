@@ -39,10 +39,10 @@ class FitSettings:
     Approximate policy iteration: ``iterations`` rounds of ``games`` games, the policy kept
     being the mean of the last ``average`` fits; then ``eval_games`` fresh games (seed
     ``eval_seed``) for its expected score, and ``bound_iterations`` subgradient steps of the
-    upper bound over λ, μ, the dice prices and the keep prices (70 s of the full game's
+    upper bound over λ, μ, the dice prices and the keep prices (75 s of the full game's
     build; the bound still falls by a few points per 50 steps at 150), then, if
     ``bound_groups``, ``bound_bonus_iterations`` steps with ``bound.BONUS_ROWS`` as one
-    group (about 100 s) and its rows in ``bound.GROUPS`` (60 s).  ``measure_gap``: measure
+    group (about 150 s) and its rows in ``bound.GROUPS`` (50 s).  ``measure_gap``: measure
     the method's shortfall on the exact one-column game (``one_column_gap``; its exact solve
     is 5 s of the build) — without it the error estimate takes the fraction measured once
     with erasure, ``ERASURE_GAP_FRACTION``.
