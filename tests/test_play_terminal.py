@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 import sys
 
 import pytest
@@ -26,8 +27,11 @@ class Terminal:
     def __init__(self, args, cache, timeout=120):
         env = {"DICEWISE_CACHE": str(cache), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                "COLUMNS": "120"}
+        # Ctrl-C must reach the game even when the test runner was started in the background
+        # of a script, whose children inherit an ignored SIGINT.
         self.child = pexpect.spawn(sys.executable, ["-m", "dicewise", "play", *args], env=env,
-                                   encoding="utf-8", timeout=timeout, dimensions=(50, 160))
+                                   encoding="utf-8", timeout=timeout, dimensions=(50, 160),
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.child.expect_exact("> ")
         self.opening = self.child.before
 
