@@ -62,7 +62,8 @@ def test_bound_above_exact_one_column():
     grouped = upper_bound(game, iterations=20)
     assert exact - 1e-6 <= grouped.value < bound.value and grouped.groups == GROUPS
     assert bound.value == pytest.approx(relaxed_value(game, bound.lambdas, bound.mu,
-                                                      prices=bound.prices), abs=1e-9)
+                                                      prices=bound.prices,
+                                                      keep_prices=bound.keep_prices), abs=1e-9)
     unpriced = upper_bound(game, iterations=20, priced=False)
     assert exact - 1e-6 <= grouped.value < unpriced.value - 3 and unpriced.prices is None
     assert unpriced.keep_prices is None and grouped.keep_prices is not None
