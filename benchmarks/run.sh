@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv benchmarks/.venv
-benchmarks/.venv/bin/pip install -q -e . yatzy-solver
+benchmarks/.venv/bin/pip install -q -e '.[fast]' yatzy-solver
 benchmarks/.venv/bin/python benchmarks/bench_core.py "$@"

@@ -12,9 +12,9 @@ import importlib
 import inspect
 
 #: The engine every solved table depends on, whatever the game: the dice structure, the
-#: turn kernel, the category driver and its max over boxes, scoring helpers, options and
-#: sheets (a test walks the driver's imports to keep this list complete).
-ENGINE = ("dice", "turn", "category", "best_write", "scoring", "options", "sheet")
+#: turn kernel and its compiled loops, the category driver and its max over boxes, scoring
+#: helpers, options and sheets (a test walks the driver's imports to keep this list complete).
+ENGINE = ("dice", "turn", "compiled", "category", "best_write", "scoring", "options", "sheet")
 
 
 def digest(*parts: bytes | str) -> str:

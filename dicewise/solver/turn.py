@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import dice
+from . import compiled, dice
 
 _N_SMALL = int(dice.KEEP_START[dice.N_DICE])  # keeps of fewer than five dice
 
@@ -100,8 +100,9 @@ def best_sub_keep(keep_value: np.ndarray, overwrite: bool = False) -> np.ndarray
     less one die, for each distinct face of K.
     """
     best = keep_value if overwrite else keep_value.copy()
-    for lo, hi, parents in _PARENT_SLOTS:
-        np.maximum(best[lo:hi], best[parents], out=best[lo:hi])
+    if not _compiled_lattice(best):
+        for lo, hi, parents in _PARENT_SLOTS:
+            np.maximum(best[lo:hi], best[parents], out=best[lo:hi])
     return best[_N_SMALL:]
 
 
@@ -109,6 +110,8 @@ def best_sub_keep_and_keep(keep_value: np.ndarray):
     """``best_sub_keep`` with its arg-max: (best value (252, B), that keep's index (252, B))."""
     best = keep_value.copy()
     arg = np.repeat(np.arange(dice.N_KEEPS)[:, None], keep_value.shape[1], axis=1)
+    if _compiled_lattice(best, arg):
+        return best[_N_SMALL:], arg[_N_SMALL:]
     for lo, hi, parents in _PARENT_GROUPS:
         acc, acc_arg = best[lo:hi], arg[lo:hi]
         for p in parents:
@@ -124,6 +127,8 @@ def first_best_sub_keep(keep_value: np.ndarray):
     best = keep_value.copy()
     arg = np.empty(keep_value.shape, np.int16)  # 462 keeps: int16 moves a quarter of the bytes
     arg[...] = np.arange(dice.N_KEEPS, dtype=np.int16)[:, None]
+    if _compiled_lattice(best, arg, ties_to_first=True):
+        return best[_N_SMALL:], arg[_N_SMALL:].astype(np.int64)
     take, tie = np.empty(keep_value.shape, bool), np.empty(keep_value.shape, bool)
     for lo, hi, parents in _PARENT_GROUPS:
         acc, acc_arg, t, e = best[lo:hi], arg[lo:hi], take[:hi - lo], tie[:hi - lo]
@@ -235,6 +240,45 @@ def _sparse_accumulate():
         return _accumulate_by_numpy
 
 
+#: Batches of at least this many columns take the compiled pass where it is installed
+#: (``compiled.py``); smaller ones, an advice's, are not worth importing numba for.
+COMPILED_COLUMNS = 32
+
+
+@lru_cache(maxsize=1)
+def _compiled_levels():
+    """The one-die levels as the compiled sums read them: (first, end) of each keep size,
+    largest first, and each keep's six children."""
+    levels = compiled.as_index([(lo, hi) for lo, hi, *_ in _die_levels()])
+    return levels, compiled.as_index(dice.KEEP_CHILD)
+
+
+@lru_cache(maxsize=1)
+def _compiled_slots():
+    """``_PARENT_SLOTS`` as the compiled lattice reads them: the slots' first and end keeps,
+    their parents end to end, and where each slot's parents start."""
+    lengths = [hi - lo for lo, hi, _ in _PARENT_SLOTS]
+    return (compiled.as_index([lo for lo, _, _ in _PARENT_SLOTS]),
+            compiled.as_index([hi for _, hi, _ in _PARENT_SLOTS]),
+            compiled.as_index(np.concatenate([p for _, _, p in _PARENT_SLOTS])),
+            compiled.as_index(np.concatenate([[0], np.cumsum(lengths)[:-1]])))
+
+
+def _compiled_lattice(best: np.ndarray, arg: np.ndarray | None = None, ties_to_first=False):
+    """Run the compiled lattice over ``best`` (and ``arg``) in place; False where it does not
+    apply (numba missing, a narrow batch, an array it is not specialised for)."""
+    if best.shape[1] < COMPILED_COLUMNS or not best.flags.c_contiguous:
+        return False
+    lattice = compiled.sub_keep_max()
+    if lattice is None:
+        return False
+    lattice(best, _NO_ARG if arg is None else arg, ties_to_first, *_compiled_slots())
+    return True
+
+
+_NO_ARG = np.zeros((0, 0), np.int64)
+
+
 def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
                after_roll: list | None = None) -> np.ndarray:
     """The expected value at turn start (B,) of ``solve_turn``, in one (462, B) buffer.
@@ -246,7 +290,9 @@ def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
     give float32 keep values equal bit for bit to ``keep_values_by_die``'s (``solve_turn``'s
     float32 path); anything else is computed in float64.  ``work`` is that buffer, (462, B)
     or flat, of the same dtype (allocated when None); pass the same one batch after batch
-    to keep it in cache.  ``after_roll``, if given, receives copies of V2 and V1.
+    to keep it in cache.  ``after_roll``, if given, receives copies of V2 and V1.  The sums
+    and the lattice run compiled (``compiled.py``, the same values bit for bit) where numba
+    is installed.
     """
     single = all(np.asarray(w).dtype == np.float32 for w in write_value)
     dtype = np.float32 if single else np.float64
@@ -257,15 +303,18 @@ def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
     work = flat.reshape(dice.N_KEEPS, b)
     rolls = work[_N_SMALL:]
     levels, accumulate = _die_levels(single), _sparse_accumulate()
+    sums = compiled.keep_sums() if b >= COMPILED_COLUMNS else None
     rolls[...] = w3
     for roll, w in ((2, w2), (1, w1)):
-        flat[:_N_SMALL * b] = 0
-        for lo, hi, nxt, op, factor in levels:
-            accumulate(op, flat[hi * b:nxt * b], flat[lo * b:hi * b], b)
-            if factor is not None:
-                flat[lo * b:hi * b] *= factor
-        for lo, hi, parents in _PARENT_SLOTS:
-            np.maximum(work[lo:hi], work[parents], out=work[lo:hi])
+        if sums is not None:
+            sums(work, *_compiled_levels(), dtype(1 / dice.N_FACES), not single)
+        else:
+            flat[:_N_SMALL * b] = 0
+            for lo, hi, nxt, op, factor in levels:
+                accumulate(op, flat[hi * b:nxt * b], flat[lo * b:hi * b], b)
+                if factor is not None:
+                    flat[lo * b:hi * b] *= factor
+        best_sub_keep(work, overwrite=True)
         np.maximum(rolls, w, out=rolls)
         if roll == 1 and first_roll_end is not None:
             ends = np.flatnonzero(~np.isnan(first_roll_end))

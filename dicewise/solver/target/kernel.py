@@ -21,16 +21,18 @@ from typing import Callable
 
 import numpy as np
 
-from .. import dice
+from .. import compiled, dice
 from ..best_write import Partition, Scratch, best_write, max_plan
 from ..category import ROLL_NUMBERS, CategoryRules
-from ..turn import turn_start_value
+from ..turn import COMPILED_COLUMNS, turn_start_value
 from .values import RowLookup, TargetValues
 
 #: Turn-start states whose writes are classed together (one call of the ruleset per box).
 CHUNK_STATES = 1024
 #: (state, need) columns per call of the turn solver: (252, 512) float32 stays in cache.
 BATCH_COLUMNS = 512
+#: ``RunReads.read``'s "no write is illegal" for the compiled reads.
+_NOWHERE = np.zeros((0, 0), bool)
 #: Beyond any number of points a sheet holds.
 NO_LIMIT = np.iinfo(np.int64).max // 4
 
@@ -285,6 +287,18 @@ class RunReads:
         idx += cols.spread(self.base, tmp)
         return idx
 
+    def read(self, flat: np.ndarray, cols: Columns, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
+        """(``index``, ``values``) in one compiled pass where numba is installed."""
+        compiled_read = compiled.class_reads() if len(cols.need) >= COMPILED_COLUMNS else None
+        if compiled_read is None:
+            idx = self.index(cols, ws)
+            return idx, self.values(flat, idx, cols, ws)
+        q, c = self.n_classes, len(cols.need)
+        idx, value = ws.view(ws.idx, q, c), ws.view(ws.tables, q, c)
+        illegal = _NOWHERE if self.illegal is None else self.illegal
+        compiled_read(flat, cols.need, cols.j, self.shift, self.cap, self.base, illegal, idx, value)
+        return idx, value
+
     def values(self, flat: np.ndarray, idx: np.ndarray, cols: Columns, ws: Workspace) -> np.ndarray:
         """(classes, C): the value of each class at ``idx`` (its ``index``), -inf where the
         write is not allowed (in ``ws.tables``)."""
@@ -380,8 +394,7 @@ def best_write_values(plan: RunPlan, flat: np.ndarray, cols: Columns, ws: Worksp
     boxes: three (252, C) arrays of the max over boxes of W(next, need − points).
     ``also(reads, idx)`` is told where every class reads, to read another table there."""
     c = len(cols.need)
-    idx = plan.reads.index(cols, ws)
-    value = plan.reads.values(flat, idx, cols, ws)
+    idx, value = plan.reads.read(flat, cols, ws)
     if also is not None:
         also(plan.reads, idx)
     out: list[np.ndarray] = []
