@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from contextlib import contextmanager
 import sys
 
 import numpy as np
@@ -22,13 +23,15 @@ pytest.importorskip("numba")
 from dicewise.solver import compiled, turn  # noqa: E402
 
 
-@pytest.fixture
-def numpy_only(monkeypatch):
-    """A context in which the compiled kernels are not there, as without numba."""
-    def off():
-        for name in ("keep_sums", "sub_keep_max", "class_reads"):
-            monkeypatch.setattr(compiled, name, lambda: None)
-    return off
+@contextmanager
+def kernels(on: bool):
+    """The compiled kernels for every batch (``on``) or for none, as without numba."""
+    saved = compiled.COMPILED_COLUMNS, compiled.WORTH_COLUMNS, compiled._columns_seen
+    compiled.COMPILED_COLUMNS, compiled.WORTH_COLUMNS = (1, 0) if on else (10**9, 0)
+    try:
+        yield
+    finally:
+        compiled.COMPILED_COLUMNS, compiled.WORTH_COLUMNS, compiled._columns_seen = saved
 
 
 def _turns(write, ends):
@@ -50,14 +53,10 @@ def test_turn_kernel_is_bit_for_bit_the_numpy_passes(columns, single, with_end, 
     if with_end:
         ends = np.full(252, np.nan)
         ends[rng.integers(0, 252, 4)] = 60.0
-    old = turn.COMPILED_COLUMNS
-    try:
-        turn.COMPILED_COLUMNS = 1
+    with kernels(True):
         fast, fast_after = _turns(write, ends)
-        turn.COMPILED_COLUMNS = 10**9
+    with kernels(False):
         slow, slow_after = _turns(write, ends)
-    finally:
-        turn.COMPILED_COLUMNS = old
     assert fast.dtype == slow.dtype
     assert np.array_equal(fast, slow)
     for x, y in zip(fast_after, slow_after):
@@ -66,16 +65,17 @@ def test_turn_kernel_is_bit_for_bit_the_numpy_passes(columns, single, with_end, 
 
 def test_turn_kernel_runs_compiled_on_wide_batches(monkeypatch):
     """A whole-table batch takes the compiled loops (it is not silently the numpy ones)."""
+    monkeypatch.setattr(compiled, "WORTH_COLUMNS", 0)
     calls = []
     for name in ("keep_sums", "sub_keep_max"):
-        kernel = getattr(compiled, name)()
+        kernel = getattr(compiled, name)(256)
         assert kernel is not None
 
         def counted(*args, kernel=kernel, name=name):
             calls.append((name, args[0].shape))
             return kernel(*args)
 
-        monkeypatch.setattr(compiled, name, lambda counted=counted: counted)
+        monkeypatch.setattr(compiled, name, lambda columns, counted=counted: counted)
     write = [np.random.default_rng(1).random((252, 256)) for _ in range(3)]
     turn.turn_value(write)
     assert calls == [("keep_sums", (462, 256)), ("sub_keep_max", (462, 256))] * 2
@@ -96,18 +96,14 @@ def test_sub_keep_lattices_are_the_numpy_ones(columns, single, levels, nan, seed
                  lambda v: (turn.best_sub_keep(v),)]
     if nan:
         functions = functions[2:]  # the keep of a NaN maximum is not defined
-    old = turn.COMPILED_COLUMNS
-    try:
-        for f in functions:
-            turn.COMPILED_COLUMNS = 1
+    for f in functions:
+        with kernels(True):
             fast = f(keep_value)
-            turn.COMPILED_COLUMNS = 10**9
+        with kernels(False):
             slow = f(keep_value)
-            for x, y in zip(fast, slow):
-                assert x.dtype == y.dtype
-                assert np.array_equal(x, y, equal_nan=True)
-    finally:
-        turn.COMPILED_COLUMNS = old
+        for x, y in zip(fast, slow):
+            assert x.dtype == y.dtype
+            assert np.array_equal(x, y, equal_nan=True)
 
 
 @settings(max_examples=25, deadline=None)
@@ -137,14 +133,8 @@ def test_class_reads_are_the_numpy_reads(states, columns, single, illegal, seed)
     j = np.sort(rng.integers(0, states, columns))
     cols = Columns.of(j, rng.integers(-20, 260, columns))
     fast_ws, slow_ws = (Workspace(dtype, columns, reads.n_classes) for _ in range(2))
-    import dicewise.solver.target.kernel as kernel
-
-    old = kernel.COMPILED_COLUMNS
-    try:
-        kernel.COMPILED_COLUMNS = 1
+    with kernels(True):
         idx, value = (a.copy() for a in reads.read(flat, cols, fast_ws))
-    finally:
-        kernel.COMPILED_COLUMNS = old
     slow_idx = reads.index(cols, slow_ws)
     assert np.array_equal(idx, slow_idx)
     assert np.array_equal(value, reads.values(flat, slow_idx, cols, slow_ws))
@@ -153,7 +143,7 @@ def test_class_reads_are_the_numpy_reads(states, columns, single, illegal, seed)
 @pytest.mark.slow
 @pytest.mark.parametrize("name, target, dtype", [("general", 150, "float64"),
                                                  ("poker-programs", 200, "float32")])
-def test_target_tables_are_the_same_with_and_without_numba(numpy_only, name, target, dtype):
+def test_target_tables_are_the_same_with_and_without_numba(name, target, dtype):
     """A target table with the expected-score policy's column, solved both ways: the same
     values bit for bit (the reads are integer arithmetic and gathers, the turn as above)."""
     from dicewise.solver.category import solve_states
@@ -162,18 +152,28 @@ def test_target_tables_are_the_same_with_and_without_numba(numpy_only, name, tar
 
     game = category_game(name)
     solved = solve_states(game)
-    fast = solve_with_policy(game, solved, target=target, dtype=dtype, workers=1)
-    numpy_only()
-    slow = solve_with_policy(game, solved, target=target, dtype=dtype, workers=1)
+    with kernels(True):
+        fast = solve_with_policy(game, solved, target=target, dtype=dtype, workers=1)
+    with kernels(False):
+        slow = solve_with_policy(game, solved, target=target, dtype=dtype, workers=1)
     for x, y in zip(fast, slow):
         assert x.flat.dtype == np.dtype(dtype)
         assert np.array_equal(x.flat, y.flat)
 
 
+def test_a_small_solve_does_not_load_numba():
+    """General's whole solve is shorter than importing numba: it stays in numpy."""
+    code = ("import sys; from dicewise.solver.category import solve_states; "
+            "from dicewise.solver.rulesets import category_game; "
+            "solve_states(category_game('general'), workers=1); print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
+
+
 def test_the_numpy_passes_can_be_chosen():
     """``DICEWISE_KERNEL=numpy`` turns the compiled kernels off (and numba is not imported)."""
     code = ("import sys, numpy as np; from dicewise.solver import compiled, turn; "
-            "turn.turn_value([np.ones((252, 64))] * 3); "
+            "compiled.WORTH_COLUMNS = 0; turn.turn_value([np.ones((252, 64))] * 3); "
             "print(compiled.available(), 'numba' in sys.modules)")
     env = dict(os.environ, DICEWISE_KERNEL="numpy")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

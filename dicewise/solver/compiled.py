@@ -103,22 +103,42 @@ def _compiled(name: str):
             return None
 
 
-def keep_sums():
-    """``f(work, levels, children, sixth, by_sixth)``, the compiled one-die sums, or None
-    where numba is not there or not wanted."""
-    return _compiled("sums")
+#: Batches narrower than this (an advice's) stay in numpy.
+COMPILED_COLUMNS = 32
+#: Columns of turn work a process does in numpy before it loads numba (about 0.3 s to import,
+#: more than a small game's whole solve), so that only long solves pay for it.
+WORTH_COLUMNS = 100_000
+_columns_seen = 0
 
 
-def sub_keep_max():
+def _for(name: str, columns: int):
+    """The compiled kernel ``name`` for a batch of ``columns``, or None: numba missing or
+    turned off, a narrow batch, or not yet ``WORTH_COLUMNS`` of work in this process."""
+    global _columns_seen
+    if columns < COMPILED_COLUMNS:
+        return None
+    if _columns_seen < WORTH_COLUMNS:
+        _columns_seen += columns
+        return None
+    return _compiled(name)
+
+
+def keep_sums(columns: int):
+    """``f(work, levels, children, sixth, by_sixth)``, the compiled one-die sums for a batch
+    of ``columns``, or None (``_for``)."""
+    return _for("sums", columns)
+
+
+def sub_keep_max(columns: int):
     """``f(best, arg, ties_to_first, slot_lo, slot_hi, parents, parent_start)``, the
-    compiled sub-keep lattice, or None where numba is not there or not wanted."""
-    return _compiled("lattice")
+    compiled sub-keep lattice for a batch of ``columns``, or None (``_for``)."""
+    return _for("lattice", columns)
 
 
-def class_reads():
+def class_reads(columns: int):
     """``f(flat, need, state, shift, cap, base, illegal, idx, value)``, the compiled reads
-    of a batch's classes, or None where numba is not there or not wanted."""
-    return _compiled("read")
+    of a batch's ``columns`` classes, or None (``_for``)."""
+    return _for("read", columns)
 
 
 def available() -> bool:

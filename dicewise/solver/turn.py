@@ -240,11 +240,6 @@ def _sparse_accumulate():
         return _accumulate_by_numpy
 
 
-#: Batches of at least this many columns take the compiled pass where it is installed
-#: (``compiled.py``); smaller ones, an advice's, are not worth importing numba for.
-COMPILED_COLUMNS = 32
-
-
 @lru_cache(maxsize=1)
 def _compiled_levels():
     """The one-die levels as the compiled sums read them: (first, end) of each keep size,
@@ -267,9 +262,7 @@ def _compiled_slots():
 def _compiled_lattice(best: np.ndarray, arg: np.ndarray | None = None, ties_to_first=False):
     """Run the compiled lattice over ``best`` (and ``arg``) in place; False where it does not
     apply (numba missing, a narrow batch, an array it is not specialised for)."""
-    if best.shape[1] < COMPILED_COLUMNS or not best.flags.c_contiguous:
-        return False
-    lattice = compiled.sub_keep_max()
+    lattice = compiled.sub_keep_max(best.shape[1]) if best.flags.c_contiguous else None
     if lattice is None:
         return False
     lattice(best, _NO_ARG if arg is None else arg, ties_to_first, *_compiled_slots())
@@ -303,7 +296,7 @@ def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
     work = flat.reshape(dice.N_KEEPS, b)
     rolls = work[_N_SMALL:]
     levels, accumulate = _die_levels(single), _sparse_accumulate()
-    sums = compiled.keep_sums() if b >= COMPILED_COLUMNS else None
+    sums = compiled.keep_sums(b)
     rolls[...] = w3
     for roll, w in ((2, w2), (1, w1)):
         if sums is not None:

@@ -24,7 +24,7 @@ import numpy as np
 from .. import compiled, dice
 from ..best_write import Partition, Scratch, best_write, max_plan
 from ..category import ROLL_NUMBERS, CategoryRules
-from ..turn import COMPILED_COLUMNS, turn_start_value
+from ..turn import turn_start_value
 from .values import RowLookup, TargetValues
 
 #: Turn-start states whose writes are classed together (one call of the ruleset per box).
@@ -289,7 +289,7 @@ class RunReads:
 
     def read(self, flat: np.ndarray, cols: Columns, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
         """(``index``, ``values``) in one compiled pass where numba is installed."""
-        compiled_read = compiled.class_reads() if len(cols.need) >= COMPILED_COLUMNS else None
+        compiled_read = compiled.class_reads(len(cols.need))
         if compiled_read is None:
             idx = self.index(cols, ws)
             return idx, self.values(flat, idx, cols, ws)
