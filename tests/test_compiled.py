@@ -161,13 +161,17 @@ def test_target_tables_are_the_same_with_and_without_numba(name, target, dtype):
         assert np.array_equal(x.flat, y.flat)
 
 
-def test_a_small_solve_does_not_load_numba():
-    """General's whole solve is shorter than importing numba: it stays in numpy."""
-    code = ("import sys; from dicewise.solver.category import solve_states; "
+def test_only_a_long_solve_loads_numba():
+    """General's whole solve is shorter than importing numba: it stays in numpy; a solve
+    announced long (``turn.prepare``) loads and compiles the kernels before it starts."""
+    code = ("import sys; from dicewise.solver import compiled, turn; "
+            "from dicewise.solver.category import solve_states; "
             "from dicewise.solver.rulesets import category_game; "
-            "solve_states(category_game('general'), workers=1); print('numba' in sys.modules)")
+            "solve_states(category_game('general'), workers=1); print('numba' in sys.modules); "
+            "turn.prepare(10**8, 'float32'); print('numba' in sys.modules, "
+            "compiled.keep_sums(64) is not None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False"]
+    assert out.stdout.split() == ["False", "True", "True"]
 
 
 def test_the_numpy_passes_can_be_chosen():

@@ -84,14 +84,27 @@ def _read(flat, need, state, shift, cap, base, illegal, idx, value):
                 value[q, c] = flat[min(max(i, 0), last)]
 
 
+@lru_cache(maxsize=1)
+def _numba():
+    """The numba module where it is installed and compiles (a trivial function, as a
+    broken installation would fail on the first real batch), else None."""
+    try:
+        import numba
+
+        if numba.njit(lambda x: x + 1)(1) != 2:
+            return None
+    except Exception:  # not installed, or its compiler does not work here
+        return None
+    return numba
+
+
 @lru_cache(maxsize=None)
 def _compiled(name: str):
     """numba's compilation of the kernel ``name`` (cached on disk where it can be), or None."""
     if os.environ.get("DICEWISE_KERNEL", "").lower() == "numpy":
         return None
-    try:
-        import numba
-    except ImportError:
+    numba = _numba()
+    if numba is None:
         return None
     kernel = {"sums": _keep_sums, "lattice": _sub_keep_max, "read": _read}[name]
     try:
@@ -105,10 +118,18 @@ def _compiled(name: str):
 
 #: Batches narrower than this (an advice's) stay in numpy.
 COMPILED_COLUMNS = 32
-#: Columns of turn work a process does in numpy before it loads numba (about 0.3 s to import,
-#: more than a small game's whole solve), so that only long solves pay for it.
-WORTH_COLUMNS = 100_000
+#: Batch columns a process sees in numpy before it loads numba (about 0.3 s to import, more
+#: than it saves in a solve of Yahtzee's or Yatzy's expected score), so that only long solves
+#: pay for it; a driver of a long solve announces it at the start (``expect``).
+WORTH_COLUMNS = 8_000_000
 _columns_seen = 0
+
+
+def expect(columns: int) -> bool:
+    """Count ``columns`` of batch work ahead; whether the compiled kernels are now wanted."""
+    global _columns_seen
+    _columns_seen += columns
+    return _columns_seen >= WORTH_COLUMNS and _compiled("sums") is not None
 
 
 def _for(name: str, columns: int):

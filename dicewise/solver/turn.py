@@ -272,6 +272,14 @@ def _compiled_lattice(best: np.ndarray, arg: np.ndarray | None = None, ties_to_f
 _NO_ARG = np.zeros((0, 0), np.int64)
 
 
+def prepare(columns: int, dtype) -> None:
+    """A long solve's start: ``columns`` of turns ahead in ``dtype``.  Where that makes the
+    compiled kernels worth loading, they are compiled (or read from numba's cache) here,
+    once, before any worker is forked, and not in every worker of every layer."""
+    if compiled.expect(columns):
+        turn_value([np.zeros((dice.N_ROLLS, compiled.COMPILED_COLUMNS), dtype)] * 3)
+
+
 def turn_value(write_value, first_roll_end=None, work: np.ndarray | None = None,
                after_roll: list | None = None) -> np.ndarray:
     """The expected value at turn start (B,) of ``solve_turn``, in one (462, B) buffer.

@@ -32,6 +32,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ..category import CategoryRules, state_layers
 from .. import runtime
+from ..turn import prepare
 from .kernel import (CHUNK_STATES, NO_LIMIT, Chunk, SolvedRows, best_turn_values, distinct_moves,
                      gathers_of, turn_moves, write_extremes)
 from .values import RowLookup, TargetValues
@@ -139,6 +140,8 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
         lo_target, hi_target = -NO_LIMIT, NO_LIMIT if max_need is None else int(max_need)
     setting = _Setting(game, lo_target, hi_target, where, least, greatest, ends, np.dtype(dtype),
                        evaluate, len(kinds))
+    # At most a column per need from the target down (every target: about a thousand).
+    prepare(len(where.order) * (int(target) + 1 if target is not None else 1000), setting.dtype)
     parts_out: list[tuple] = []
     total = 0
     rows = None

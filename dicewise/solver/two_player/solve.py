@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ..category import CategoryRules
 from ..runtime import Runtime, Serial
+from ..turn import prepare
 from .layers import TERMINAL, evaluate_chunk, expected_score_policy, solve_chunk, terminal_values
 from .space import Layout, TwoPlayerRules, TwoPlayerValues, build_layout, two_player_rules
 
@@ -58,6 +59,7 @@ def backward(layout: Layout, last: np.ndarray, chunk: Callable, runtime: Runtime
     default), sending ``shared`` (the rules, the layout) to its workers once; ``record``
     gives back layers a killed solve left and is told of each one finished (``LayerRecord``).
     """
+    prepare(layout.n_values, np.float64)  # the turns are solved in float64 (``layers``)
     values = np.empty((last.shape[0], layout.n_values), dtype=last.dtype)
     for t in layout.layers():
         s = layout.layer_values(t)
