@@ -27,7 +27,7 @@ from dicewise.solver import compiled, turn  # noqa: E402
 def kernels(on: bool):
     """The compiled kernels for every batch (``on``) or for none, as without numba."""
     saved = compiled.COMPILED_COLUMNS, compiled.WORTH_COLUMNS, compiled._columns_seen
-    compiled.COMPILED_COLUMNS, compiled.WORTH_COLUMNS = (1, 0) if on else (10**9, 0)
+    compiled.COMPILED_COLUMNS, compiled.WORTH_COLUMNS = (1, 0) if on else (10**9, 10**18)
     try:
         yield
     finally:
