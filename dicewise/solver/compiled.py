@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+
 def _keep_sums(work, levels, children, sixth, by_sixth):
     """The keeps' expected values in place over ``work`` (462, B) from its rolls' rows, by
     the one-die recursion as ``turn._die_levels`` orders it: each keep's six children in
@@ -135,11 +136,7 @@ def expect(columns: int) -> bool:
 def _for(name: str, columns: int):
     """The compiled kernel ``name`` for a batch of ``columns``, or None: numba missing or
     turned off, a narrow batch, or not yet ``WORTH_COLUMNS`` of work in this process."""
-    global _columns_seen
-    if columns < COMPILED_COLUMNS:
-        return None
-    if _columns_seen < WORTH_COLUMNS:
-        _columns_seen += columns
+    if columns < COMPILED_COLUMNS or not expect(columns):
         return None
     return _compiled(name)
 
@@ -160,11 +157,6 @@ def class_reads(columns: int):
     """``f(flat, need, state, shift, cap, base, illegal, idx, value)``, the compiled reads
     of a batch's ``columns`` classes, or None (``_for``)."""
     return _for("read", columns)
-
-
-def available() -> bool:
-    """Whether the compiled kernels run here (numba installed, not turned off)."""
-    return _compiled("sums") is not None
 
 
 def as_index(array) -> np.ndarray:

@@ -259,6 +259,10 @@ def _compiled_slots():
             compiled.as_index(np.concatenate([[0], np.cumsum(lengths)[:-1]])))
 
 
+#: The compiled lattice's "no arg-max wanted".
+_NO_ARG = np.zeros((0, 0), np.int64)
+
+
 def _compiled_lattice(best: np.ndarray, arg: np.ndarray | None = None, ties_to_first=False):
     """Run the compiled lattice over ``best`` (and ``arg``) in place; False where it does not
     apply (numba missing, a narrow batch, an array it is not specialised for)."""
@@ -267,9 +271,6 @@ def _compiled_lattice(best: np.ndarray, arg: np.ndarray | None = None, ties_to_f
         return False
     lattice(best, _NO_ARG if arg is None else arg, ties_to_first, *_compiled_slots())
     return True
-
-
-_NO_ARG = np.zeros((0, 0), np.int64)
 
 
 def prepare(columns: int, dtype) -> None:
