@@ -44,6 +44,7 @@ def one_error_line(result, fragment=""):
     assert len(lines) == 1 and lines[0].startswith("dicewise: error:") and fragment in lines[0]
 
 
+@pytest.mark.slow
 def test_chance_json_and_the_two_policies():
     doc = ok("chance", "general", "--target", "150", "--json")
     assert {"ruleset", "target", "points", "probability",
@@ -159,6 +160,7 @@ def test_the_target_curve_as_a_plot(tmp_path):
     one_error_line(run("table", "general", "--what", "opening", "--plot", str(out)), "--plot")
 
 
+@pytest.mark.slow
 def test_bench_agent_against_the_win_optimal_player(tmp_path, monkeypatch):
     """An agent that plays the advisor's best choice loses nothing and scores what the
     win-optimal player scores on the same dice; one that writes at once loses a lot."""

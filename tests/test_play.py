@@ -85,6 +85,7 @@ def _best_action(game, values):
     return agent
 
 
+@pytest.mark.slow
 def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved, solution):
     game, values = solved("general")
     report = bench_agent(solution("general"), CallableAgent(_best_action(game, values), "best"),

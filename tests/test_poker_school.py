@@ -306,6 +306,7 @@ def brute_value(g, open_rows, clean, terminal):
     return value(tuple(open_rows), clean)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("open_rows", [(0, 14)])
 def test_exact_matches_brute_force(open_rows):
     g, sv = one_column()

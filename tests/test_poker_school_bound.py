@@ -232,6 +232,7 @@ def test_subgradient_equals_finite_differences():
 
 
 # -- (4) the full game --------------------------------------------------------------------
+@pytest.mark.slow
 def test_full_game_bound_above_best_policy():
     values = {}
     for columns in (1, 2, 3):
@@ -348,8 +349,8 @@ def test_a_group_of_one_row_is_that_rows_mdp():
                                row_values(game, lambdas, mu, prices), atol=1e-9)
 
 
-@pytest.mark.parametrize("columns, turns, rows", [(1, 3, (1, 6, 14)), (2, 4, (4, 11)),
-                                                  (3, 5, (0, 13))])
+@pytest.mark.parametrize("columns, turns, rows", [
+    (1, 3, (1, 6, 14)), pytest.param(2, 4, (4, 11), marks=pytest.mark.slow), (3, 5, (0, 13))])
 def test_group_values_equal_brute_force(columns, turns, rows):
     rng = np.random.default_rng(columns)
     game = PokerSchoolRules(columns=columns, school_cross_erases=False)
@@ -447,8 +448,9 @@ def random_multipliers(rng, game, turns, scale):
             nu, random_keep_prices(rng, turns, scale))
 
 
-@pytest.mark.parametrize("columns, turns, rows", [(1, 4, (9, 10, 13)), (2, 5, (9, 10, 13)),
-                                                  (1, 4, (0, 7, 9, 10, 13)), (2, 5, (4, 11))])
+@pytest.mark.parametrize("columns, turns, rows", [
+    (1, 4, (9, 10, 13)), (2, 5, (9, 10, 13)), (1, 4, (0, 7, 9, 10, 13)),
+    pytest.param(2, 5, (4, 11), marks=pytest.mark.slow)])
 def test_groups_with_bonus_and_keep_prices_equal_brute_force(columns, turns, rows):
     """The bonus rows' crossed cells, ν, keep prices and a full group's idle turns (the
     last case has turns to spare) against the expectimax written out above."""
@@ -471,6 +473,7 @@ def test_row_values_with_keep_prices_equal_groups_of_one():
                                row_values(game, lambdas, mu, prices, keeps), atol=1e-9)
 
 
+@pytest.mark.slow
 def test_bonus_and_keep_subgradients_equal_finite_differences():
     rng = np.random.default_rng(9)
     game = PokerSchoolRules(columns=2, school_cross_erases=False)

@@ -212,6 +212,7 @@ def test_play_reports_and_policies(solved):
         POKER_SCHOOL.play(rules_only(), "greedy", 0, 1)
 
 
+@pytest.mark.slow
 def test_solutions_say_how_sure_they_are(solved):
     exact, fitted = solved(**ONE), solved(**TWO)
     assert not exact.approximate and exact.error_estimate is None and exact.ci95 is None
@@ -279,6 +280,7 @@ def test_arrays_round_trip(solved, options):
             POKER_SCHOOL.from_arrays(rules, arrays, solution.meta)
 
 
+@pytest.mark.slow
 def test_store_builds_and_loads_the_policy(tmp_path, monkeypatch):
     _tiny(monkeypatch)
     rules = POKER_SCHOOL.rules(TWO)

@@ -220,6 +220,7 @@ def test_exact_one_roll_game_is_brute_force():
     assert result.policy_value == pytest.approx(result.optimum)  # every split ends the game
 
 
+@pytest.mark.slow
 def test_exact_with_a_puscioch_is_brute_force():
     """end_marks=2 with three faces chosen: the next roll ends the game unless it is a puścioch."""
     rules = RyzykantRules(end_marks=2)
@@ -369,6 +370,7 @@ def test_counters_count_missing_marks_and_open_boxes(seed, extra):
     assert approx.counters(up)[0].tolist() == [min(missing, 30), min(opened, 11)]
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(st.integers(2, 10), st.sampled_from(["score", "reroll"]), st.integers(0, 10 ** 6),
        st.integers(0, 25))
@@ -467,6 +469,7 @@ def test_truncation_bounds_bracket_every_game(end_marks, seed, steps):
         assert g.scores.min() >= lo[0] and g.scores.mean() <= hi[0]
 
 
+@pytest.mark.slow
 def test_truncated_optimum_is_bracketed_and_the_bracket_narrows():
     """end_marks=2 with three faces chosen: the next roll ends the game unless it is a
     puścioch; following one more puścioch narrows the proven bracket about 32-fold."""

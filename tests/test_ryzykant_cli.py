@@ -209,6 +209,7 @@ def test_duel_same_policy_draws_every_game():
     assert d["draws"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_table_for_other_options_is_refused(tmp_path):
     out = tmp_path / "t.dwt"
     assert run("solve", "ryzykant", *SMALL, "--out", str(out)).exit_code == 0

@@ -347,6 +347,7 @@ def test_playing_to_win_at_a_table_is_the_advice_of_advise_players(ruleset, play
     assert answer["advice"]["approximate"] is True
 
 
+@pytest.mark.slow
 def test_poker_school_values_prizes_rivals_took_as_lost(small_fits):
     """A premium a rival took is worth nothing to the writer (RULES.md section 3); advice
     reads it from the sheet's taken= entry, as the table writes it."""

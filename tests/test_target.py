@@ -223,7 +223,7 @@ CASES = {
 
 
 #: Cases over ~1.5 s: CI's second step (``-m slow``) runs them.
-SLOW_CASES = {"general-3", "poker-programs", "poker-school-erasing", "reduced-poker"}
+SLOW_CASES = {"general-3", "poker-programs", "poker-school-erasing", "reduced-poker", "yatzy"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c
@@ -250,6 +250,7 @@ def test_fast_solve_equals_brute_force(case):
 # -- exact values ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_general_reaches_one_point_unless_the_first_throw_is_a_big_general(every_target):
     game, _, values = every_target("general")
     # Any other throw shows a face f ≥ 1 that box f scores at once (RULES.md section 1).
@@ -433,6 +434,7 @@ def test_chance_and_advice_on_random_sheets(every_target, name, data):
     assert all(labels[str(c.action)] == c.label for c in advice.choices)
 
 
+@pytest.mark.slow
 def test_turn_start_chance_is_the_average_of_the_best_first_throw(every_target):
     game, solved, values = every_target("general")
     sheet = parse_sheet(game, "ones=3,twos=4")
