@@ -58,6 +58,7 @@ def test_chance_json_and_the_two_policies():
     assert ok("chance", "general", "--target", "0", "--json")["probability"] == 1.0
 
 
+@pytest.mark.slow
 def test_the_cached_table_answers_both_policies_from_any_sheet(monkeypatch):
     """The expected-score policy's chance is solved with the target table and read from it:
     a later sheet needs no pass, and reads what a pass from that sheet gives."""

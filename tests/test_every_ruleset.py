@@ -142,7 +142,7 @@ def test_solve_and_advise(name, tmp_path):
     assert not missing.exists()
 
 
-@pytest.mark.parametrize("name", tiered(PLAYED, SLOW_GAMES | {"poker-programs"}))
+@pytest.mark.parametrize("name", tiered(PLAYED, SLOW_GAMES | {"general", "poker-programs"}))
 def test_simulate_every_policy_and_duel(name):
     game = get_game(name)
     means = {}

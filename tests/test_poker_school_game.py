@@ -258,7 +258,7 @@ def test_strategy_tables(solved):
 
 
 # -- (4) tables through their arrays ----------------------------------------------------------
-@pytest.mark.parametrize("options", [ONE, TWO])
+@pytest.mark.parametrize("options", [ONE, pytest.param(TWO, marks=pytest.mark.slow)])
 def test_arrays_round_trip(solved, options):
     solution = solved(**options)
     rules = solution.rules
