@@ -142,7 +142,8 @@ def test_solve_and_advise(name, tmp_path):
     assert not missing.exists()
 
 
-@pytest.mark.parametrize("name", tiered(PLAYED, SLOW_GAMES | {"general", "poker-programs"}))
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PLAYED)
 def test_simulate_every_policy_and_duel(name):
     game = get_game(name)
     means = {}

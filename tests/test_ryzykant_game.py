@@ -25,11 +25,9 @@ from dicewise.solver.ryzykant import game as ryzykant_game, policy_table, rules 
 from dicewise.solver.ryzykant.game import RYZYKANT
 from dicewise.tables import store
 
-#: Every variant, the quick one (solved exactly when its table is built) included, fits
-#: or plays for seconds even on the tiny schedule: these checks are in the slow tier.
-VARIANTS = [pytest.param({}, marks=pytest.mark.slow),
-            pytest.param({"end_marks": 3}, marks=pytest.mark.slow),
-            pytest.param({"end_marks": 2, "puscioch": "reroll"}, marks=pytest.mark.slow)]
+#: The full game, a shorter one and the quick variant (solved exactly when its table is
+#: built); each fits or plays for seconds even on the tiny schedule, so its checks are slow.
+VARIANTS = [{}, {"end_marks": 3}, {"end_marks": 2, "puscioch": "reroll"}]
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +66,7 @@ def _upper(sheet: dict) -> np.ndarray:
 
 
 # -- (1) and (2): random episodes, the rules' score, the advisor's legal choices ------------
+@pytest.mark.slow
 @pytest.mark.parametrize("options", VARIANTS)
 def test_random_episodes_score_as_the_rules_say(solved, options):
     solution = solved(**options)
