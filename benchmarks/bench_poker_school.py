@@ -2,6 +2,7 @@
 
     python3 benchmarks/bench_poker_school.py [--games N] [--seed S] [--quick]
     python3 benchmarks/bench_poker_school.py --trust [--search-games N] [--positions K]
+        [--rollout-positions P] [--rollout-games G] [--loss-error]
 
 Prints JSON after each stage: (1) the full game's table build as ``dicewise solve
 poker-school`` does it (fit, evaluation, error estimate, upper bound), timed, written to
@@ -17,8 +18,10 @@ issue's examples by the table and by the search; on the exactly solved one-colum
 positions met in play by three policies, how
 often searched and table advice is exactly optimal, its exact loss, and how well
 ``loss_error`` covers the error of the printed losses; on the full game, how often the search
-and the table disagree, by how much by the deeper values, and the ``search`` policy against
-``optimal`` on N common-roll games, paired.
+and the table disagree, by how much by the deeper values, how well ``loss_error`` covers the
+losses that G paired rollouts of the table's policy measure after each of the best choices
+at P positions met in play, and the ``search`` policy against ``optimal`` on N common-roll
+games, paired.  ``--loss-error`` measures only ``loss_error`` (one column and rollouts).
 """
 
 from __future__ import annotations
@@ -36,8 +39,11 @@ from dicewise.solver.poker_school import advice, table
 from dicewise.solver.poker_school.approx import LinearEvaluator, fit_policy
 from dicewise.solver.poker_school.game import POKER_SCHOOL
 from dicewise.solver.poker_school.search import SearchEvaluator
-from dicewise.solver.poker_school.turns import ExactEvaluator, GreedyEvaluator, play
-from dicewise.solver.poker_school.rules import PokerSchoolRules, SheetState
+from dicewise.solver.poker_school.turns import (Batch, ExactEvaluator, GreedyEvaluator,
+                                                _play_turn, apply_writes, draw_turn, play,
+                                                play_solved_turn, roll_after_keep, turn_options)
+from dicewise.solver.poker_school.rules import ROW_INDEX, PokerSchoolRules, SheetState
+from dicewise.solver.protocol import with_loss_errors
 from dicewise.solver.stats import ScoreSummary
 from dicewise.tables import store
 
@@ -105,9 +111,69 @@ def _values(turn, roll, k):
     return {repr(c.action): c.expected for c in turn.choices(roll, k)}
 
 
-def loss_error_one_column(positions, seed, erases=False):
+#: The constants of ``loss_error`` before the full game's rollouts: (scale, slope, floor, keep
+#: floor), set on one column alone.
+FIRST_CONSTANTS = (2.0, 0.0, 4.0, 4.0)
+
+
+def _loss_errors(c, scale=None, slope=None, floor=None, keep_floor=None):
+    """``loss_error`` of measured choices (columns of ``c``: ``dl`` |ΔL|, ``printed`` loss,
+    ``keeps`` choice and best both keeps, ``share`` of turns left, ``E`` error estimate) by
+    the advice's constants, or by the ones given."""
+    pick = lambda v, default: default if v is None else v  # noqa: E731
+    floors = np.where(c["keeps"], pick(keep_floor, advice.LOSS_ERROR_KEEP_FLOOR),
+                      pick(floor, advice.LOSS_ERROR_FLOOR))
+    return (pick(scale, advice.LOSS_ERROR_SCALE) * c["dl"]
+            + pick(slope, advice.LOSS_ERROR_SLOPE) * c["printed"] + floors * c["E"] * c["share"])
+
+
+def _coverage(c, err, **label):
+    """How well ``loss_error`` covers the measured errors ``err`` of the printed losses: by
+    the advice's constants, by kind of choice, and the narrowest constants covering 95%."""
+    quantiles = lambda v: {q: round(float(np.quantile(v, q)), 2) for q in (0.5, 0.9, 0.95, 0.99)}  # noqa: E731
+    e = _loss_errors(c)
+    near = c["printed"] <= e
+    _print(**label, loss_error=f"{advice.LOSS_ERROR_SCALE}·|ΔL| + {advice.LOSS_ERROR_SLOPE}·loss"
+           f" + ({advice.LOSS_ERROR_KEEP_FLOOR} keeps, else {advice.LOSS_ERROR_FLOOR})·E·share",
+           choices=len(err), coverage=float((err <= e).mean()), mean_loss_error=float(e.mean()),
+           close_calls=float(near.mean()),
+           coverage_of_close_calls=float((err[near] <= e[near]).mean()) if near.any() else None,
+           error_quantiles=quantiles(err))
+    first = _loss_errors(c, *FIRST_CONSTANTS)
+    _print(**label, first_constants=FIRST_CONSTANTS, coverage=float((err <= first).mean()),
+           close_calls=float((c["printed"] <= first).mean()))
+    if "k" in c:
+        for k in (1, 2, 3):
+            s = c["k"] == k
+            _print(**label, roll_number=k, choices=int(s.sum()),
+                   coverage=float((err[s] <= e[s]).mean()), close_calls=float(near[s].mean()),
+                   first_constants_coverage=float((err[s] <= first[s]).mean()),
+                   first_constants_close_calls=float((c["printed"][s] <= first[s]).mean()))
+    for kind, s in (("keep against keep", c["keeps"]), ("a write or cross", ~c["keeps"])):
+        if s.any():
+            _print(**label, choices_of_kind=kind, choices=int(s.sum()),
+                   coverage=float((err[s] <= e[s]).mean()), close_calls=float(near[s].mean()),
+                   error_quantiles=quantiles(err[s]))
+    grid = []
+    for scale in (1.0, 2.0, 3.0):
+        for slope in (0.0, 0.25, 0.5):
+            for floor in (1.0, 2.0, 4.0):
+                for keep_floor in (0.25, 0.5, 1.0, 4.0):
+                    g = _loss_errors(c, scale, slope, floor, keep_floor)
+                    grid.append((float((c["printed"] <= g).mean()), float((err <= g).mean()),
+                                 float(g.mean()), scale, slope, floor, keep_floor))
+    for close, cov, width, *constants in sorted(x for x in grid if x[1] >= 0.95)[:5]:
+        _print(**label, constants_covering_95=constants, coverage=cov, close_calls=close,
+               mean_loss_error=width)
+
+
+def loss_error_one_column(positions, seed, erases=False, rollouts=0, games=2048):
     """Searched and table advice against the exact optimum of columns=1 (with ``erases``,
-    the exact table of the erasure variant comes from the cache: its solve takes 20+ min)."""
+    the exact table of the erasure variant comes from the cache: its solve takes 20+ min).
+
+    With ``rollouts``, the full game's measure is tried where the truth is known: at that
+    many positions, the best eight choices' losses by ``games`` paired rollouts of the
+    fitted policy against their exact losses, and ``loss_error``'s coverage of both."""
     one = PokerSchoolRules(columns=1, school_cross_erases=erases)
     exact = (store.solution(POKER_SCHOOL, one).payload if erases
              else ExactEvaluator(one, solve_states(one.one_column).values))
@@ -123,7 +189,7 @@ def loss_error_one_column(positions, seed, erases=False):
     per_sheet = -(-positions // len(sheets))
     # The method's measured one-column gap (docs, "Measured quality"): the floor's scale.
     gap = 1.930 if erases else 0.455
-    rows = {"exact": [], "table": [], "search": [], "share": []}
+    cols = {name: [] for name in ("exact", "printed", "dl", "keeps", "share")}
     advised = {"search": [], "table": []}
     for sheet, roll, k in _positions(one, sheets, per_sheet, seed):
         if not sheet.open_rows(1):
@@ -135,29 +201,53 @@ def loss_error_one_column(positions, seed, erases=False):
         b2, b1 = int(np.argmax(q2)), int(np.argmax(q1))
         advised["search"].append(qe.max() - qe[b2])
         advised["table"].append(qe.max() - qe[b1])
-        rows["exact"].append(qe[b2] - qe)
-        rows["search"].append(q2[b2] - q2)
-        rows["table"].append(q1.max() - q1)
-        rows["share"].append(np.full(len(keys), gap * (one.turns - sum(sheet.filled)) / one.turns))
+        keep = np.array(["'keep'" in key for key in keys])
+        cols["exact"].append(qe[b2] - qe)
+        cols["printed"].append(q2[b2] - q2)
+        cols["dl"].append(np.abs((q2[b2] - q2) - (q1.max() - q1)))
+        cols["keeps"].append(keep & keep[b2])
+        cols["share"].append(np.full(len(keys), (one.turns - sum(sheet.filled)) / one.turns))
     for name, loss in advised.items():
         loss = np.array(loss)
         _print(advice=name, positions=len(loss), exactly_optimal=float((loss < 1e-9).mean()),
                mean_loss=float(loss.mean()), p99_loss=float(np.quantile(loss, 0.99)),
                max_loss=float(loss.max()))
-    cat = {k: np.concatenate(v) for k, v in rows.items()}
-    err = np.abs(cat["exact"] - cat["search"])
-    d = np.abs(cat["search"] - cat["table"])
-    for a in (0.0, 1.0, 2.0, 3.0):
-        for f in (2.0, 4.0, 6.0):
-            e = a * d + f * cat["share"]
-            _print(scale=a, floor=f, coverage=float((err <= e).mean()),
-                   mean_loss_error=float(e.mean()))
-    e = advice.LOSS_ERROR_SCALE * d + advice.LOSS_ERROR_FLOOR * cat["share"]
-    near = cat["search"] <= e
-    _print(loss_error=f"{advice.LOSS_ERROR_SCALE}·|ΔL| + {advice.LOSS_ERROR_FLOOR}·gap·share",
-           choices=len(err), coverage=float((err <= e).mean()),
-           close_calls=int(near.sum()), coverage_of_close_calls=float((err[near] <= e[near]).mean()),
-           error_quantiles={q: float(np.quantile(err, q)) for q in (0.5, 0.9, 0.95, 0.99)})
+    c = {k: np.concatenate(v) for k, v in cols.items()}
+    c["E"] = gap
+    _coverage(c, np.abs(c["exact"] - c["printed"]), one_column_erases=erases)
+    if rollouts:
+        _rollouts_against_exact(one, exact, lin, sheets, rollouts, games, seed, gap)
+
+
+def _rollouts_against_exact(one, exact, lin, sheets, positions, games, seed, gap, top=8):
+    """The rollouts' measured losses beside the exact ones on one column (see above)."""
+    deep = SearchEvaluator(lin)
+    cols = {name: [] for name in ("exact", "rollout", "printed", "dl", "keeps", "share")}
+    at = [p for p in _positions(one, sheets, 1, seed + 1) if p[0].open_rows(1)][:positions]
+    for i, (sheet, roll, k) in enumerate(at):
+        searched = advice.turn_advice(one, deep, sheet).choices(roll, k)[:top]
+        shallow = _values(advice.turn_advice(one, lin, sheet), roll, k)
+        exact_q = _values(advice.turn_advice(one, exact, sheet), roll, k)
+        measured, _ = rollout_losses(one, lin, sheet, roll, k, searched, games, seed + 1 + i)
+        first = repr(searched[0].action)
+        for c, r in list(zip(searched, measured))[1:]:
+            key = repr(c.action)
+            cols["exact"].append(exact_q[first] - exact_q[key])
+            cols["rollout"].append(r)
+            cols["printed"].append(c.loss)
+            cols["dl"].append(abs(c.loss - (max(shallow.values()) - shallow[key])))
+            cols["keeps"].append("keep" in c.action and "keep" in searched[0].action)
+            cols["share"].append((one.turns - sum(sheet.filled)) / one.turns)
+    c = {name: np.array(v) for name, v in cols.items()}
+    c["E"] = gap
+    e = _loss_errors(c)
+    quantiles = lambda v: {q: round(float(np.quantile(v, q)), 2) for q in (0.5, 0.95, 0.99)}  # noqa: E731
+    _print(one_column_rollouts=len(at), choices=len(e), games_per_choice=games,
+           coverage_of_exact_errors=float((np.abs(c["exact"] - c["printed"]) <= e).mean()),
+           coverage_of_rollout_errors=float((np.abs(c["rollout"] - c["printed"]) <= e).mean()),
+           exact_error_quantiles=quantiles(np.abs(c["exact"] - c["printed"])),
+           rollout_error_quantiles=quantiles(np.abs(c["rollout"] - c["printed"])),
+           rollout_minus_exact_quantiles=quantiles(np.abs(c["rollout"] - c["exact"])))
 
 
 def disagreement(solution, positions, seed):
@@ -190,6 +280,98 @@ def disagreement(solution, positions, seed):
            turn_solve_seconds_max=float(np.max(seconds)))
 
 
+def _take(batch, index):
+    """The sheets ``batch[index]`` as a new batch (an index array or a mask)."""
+    return Batch(batch.filled[index], batch.clean[index], batch.reserve[index],
+                 batch.column_clean[index], batch.standing[index], batch.banked[index])
+
+
+def rollout_losses(rules, lin, sheet, roll, k, choices, games, seed):
+    """Each choice's loss against the first, by ``games`` rollouts of the table's policy after
+    it, every choice on the same dice (paired): (means, standard errors).
+
+    A keep throws the other dice from the turn's next throw and the table's policy plays the
+    rest of the turn; a write or cross is applied to the dice shown.
+    """
+    m = len(choices)
+    n = m * games
+    batch = _take(Batch.of_sheet(sheet), np.zeros(n, np.int64))
+    rng = np.random.default_rng(seed)
+    turns = [draw_turn(rng, games) for _ in range(rules.turns - sum(sheet.filled))]
+    first = np.tile(turns[0][0], (1, m, 1))
+    shown = np.tile(dice.ROLLS[roll], (n, 1))
+    write = np.zeros(n, bool)
+    rows, scored = np.zeros(n, np.int64), np.zeros(n, bool)
+    for j, c in enumerate(choices):
+        part = slice(j * games, (j + 1) * games)
+        if "keep" in c.action:
+            kept = np.tile(dice.counts_of(c.action["keep"]), (games, 1))
+            shown[part] = roll_after_keep(kept, first[k, part])
+        else:
+            write[part] = True
+            rows[part] = ROW_INDEX[c.detail["category"]]
+            scored[part] = c.detail["score"] is not None
+    final = np.zeros(n)
+    for writes in (True, False):
+        mask = write if writes else ~write
+        if not mask.any():
+            continue
+        part = _take(batch, mask)
+        if writes:
+            apply_writes(rules, part, rows[mask], scored[mask], shown[mask],
+                         np.full(mask.sum(), k))
+        else:
+            play_solved_turn(rules, part, first[:, mask], turn_options(lin, part),
+                             shown=shown[mask], roll_number=k + 1)
+        for throws, choice in turns[1:]:
+            _play_turn(rules, part, np.tile(throws, (1, m, 1))[:, mask],
+                       np.tile(choice, m)[mask], "solved", lin)
+        final[mask] = part.final_scores()
+    d = final.reshape(m, games)
+    d = d[0][None, :] - d
+    return d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(games)
+
+
+def loss_error_full_game(solution, positions, games, seed, top=8):
+    """``loss_error`` on the full game, where no exact loss is known, against the losses that
+    rollouts of the table's policy measure: at ``positions`` positions met in play (any roll
+    number), the searched advice's best ``top`` choices, each followed by ``games`` paired
+    rollouts.  The measured loss is the table policy's, not the optimum's, and carries the
+    rollouts' standard error (printed); on one column the same measure is checked against
+    the exact losses (``rollouts_against_exact``)."""
+    rules, lin = solution.rules, solution.payload
+    deep = SearchEvaluator(lin)
+    sheets = _sheets_from_play(rules, [("solved", lin)], 8, seed, 1)
+    rng = np.random.default_rng(seed)
+    pick = rng.choice(len(sheets), size=min(len(sheets), positions), replace=False)
+    cols = {name: [] for name in ("rollout", "se", "printed", "dl", "keeps", "share", "k")}
+    t = time.perf_counter()
+    for i, at in enumerate(pick):
+        sheet = sheets[at]
+        roll = int(rng.choice(dice.N_ROLLS, p=dice.ROLL_PROBABILITY))
+        k = int(rng.integers(1, 4))
+        searched = advice.turn_advice(rules, deep, sheet).choices(roll, k)[:top]
+        shallow = advice.turn_advice(rules, lin, sheet).choices(roll, k)
+        best = max(c.expected for c in shallow)
+        table_loss = {repr(c.action): best - c.expected for c in shallow}
+        measured, se = rollout_losses(rules, lin, sheet, roll, k, searched, games, seed + 1 + i)
+        for c, r, e in list(zip(searched, measured, se))[1:]:
+            cols["rollout"].append(r)
+            cols["se"].append(e)
+            cols["printed"].append(c.loss)
+            cols["dl"].append(abs(c.loss - table_loss[repr(c.action)]))
+            cols["keeps"].append("keep" in c.action and "keep" in searched[0].action)
+            cols["share"].append((rules.turns - sum(sheet.filled)) / rules.turns)
+            cols["k"].append(k)
+    c = {name: np.array(v) for name, v in cols.items()}
+    c["E"] = solution.error_estimate
+    _print(full_game_rollouts=len(pick), games_per_choice=games,
+           seconds=round(time.perf_counter() - t, 1),
+           rollout_se_median=round(float(np.median(c["se"])), 2))
+    _coverage(c, np.abs(c["rollout"] - c["printed"]), full_game=True)
+    return c
+
+
 def search_gain(solution, games, seed):
     """The search policy and the table's on the same games (common rolls), paired."""
     out = {}
@@ -204,12 +386,17 @@ def search_gain(solution, games, seed):
 
 def trust(args, solution=None):
     solution = solution or store.solution(POKER_SCHOOL, PokerSchoolRules())
-    issue_examples(solution)
-    disagreement(solution, args.positions // 10, args.seed)
-    loss_error_one_column(args.positions, args.seed)
+    if not args.loss_error:
+        issue_examples(solution)
+        disagreement(solution, args.positions // 10, args.seed)
+    loss_error_one_column(args.positions, args.seed, rollouts=args.rollout_positions,
+                          games=args.rollout_games)
     if args.one_column_erases:
         loss_error_one_column(args.positions, args.seed, erases=True)
-    search_gain(solution, args.search_games, args.seed)
+    if args.rollout_positions:
+        loss_error_full_game(solution, args.rollout_positions, args.rollout_games, args.seed)
+    if not args.loss_error:
+        search_gain(solution, args.search_games, args.seed)
 
 
 def main():
@@ -223,6 +410,12 @@ def main():
                     help="measure the advice: dominance examples, loss_error, search")
     ap.add_argument("--search-games", type=int, default=2048)
     ap.add_argument("--positions", type=int, default=12_000)
+    ap.add_argument("--rollout-positions", type=int, default=60,
+                    help="full-game positions whose losses rollouts measure (0: none)")
+    ap.add_argument("--rollout-games", type=int, default=1024,
+                    help="rollouts per choice (paired: the same dice for every choice)")
+    ap.add_argument("--loss-error", action="store_true",
+                    help="with --trust: only the loss_error measurements")
     args = ap.parse_args()
     if args.trust:
         return trust(args)

@@ -30,7 +30,8 @@ from dicewise.solver.poker_school.advice import advise
 from dicewise.solver.poker_school.approx import (STANDING_KNOTS, Features, LinearEvaluator, fit_policy,
                                                  standing_hats)
 from dicewise.solver.poker_school.turns import (Batch, ExactEvaluator, GreedyEvaluator, _play_turn,
-                                                apply_writes, play)
+                                                apply_writes, play, play_solved_turn,
+                                                turn_options)
 from dicewise.solver.poker_school.rules import (N_ROWS, ROW_NAMES, PokerSchoolRules, format_sheet,
                                                    row_points)
 
@@ -460,6 +461,32 @@ def test_fit_beats_greedy_quickly():
 
 
 # -- the advisor ----------------------------------------------------------------------------
+@pytest.mark.parametrize("roll_number", [2, 3])
+def test_a_turn_under_way_is_played_for_its_solved_value(roll_number):
+    """``play_solved_turn`` from dice already shown (the rollouts of the benchmarks start
+    there): with the exact values its outcome averages the advice's value of those dice;
+    after roll 3 it is that value exactly (the best write)."""
+    g, sv = one_column()
+    ev = ExactEvaluator(g, sv.values)
+    sheet = g.parse_sheet("ones=3,fives=15,pair=12,chance=23")
+    faces = [2, 2, 5, 5, 6]
+    best = advise(g, ev, sheet, faces, roll_number).choices[0].expected
+    n = 4096
+    one = Batch.of_sheet(sheet)
+    batch = Batch(*(np.repeat(a, n, axis=0) for a in (one.filled, one.clean, one.reserve,
+                                                      one.column_clean, one.standing, one.banked)))
+    throws = np.random.default_rng(roll_number).integers(0, 6, (3, n, 5))
+    play_solved_turn(g, batch, throws, turn_options(ev, batch),
+                     shown=np.tile(dice.counts_of(faces), (n, 1)), roll_number=roll_number)
+    assert (batch.filled.sum(axis=1) == sum(sheet.filled) + 1).all()
+    outcome = ev.base(batch) + ev.state_values(batch)
+    if roll_number == 3:
+        np.testing.assert_allclose(outcome, best, atol=1e-9)
+    else:
+        assert abs(outcome.mean() - best) < 4 * outcome.std() / np.sqrt(n)
+        assert outcome.std() > 0
+
+
 def test_advice_ranks_keeps_and_writes():
     g, sv = one_column()
     ev = ExactEvaluator(g, sv.values)

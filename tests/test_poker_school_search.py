@@ -18,6 +18,7 @@ import pytest
 
 from dicewise.solver import dice
 from dicewise.solver.category import solve_states
+from dicewise.solver.poker_school import advice as advisor
 from dicewise.solver.poker_school.advice import TurnAdvice, advise
 from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
 from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchoolRules
@@ -105,3 +106,27 @@ def test_loss_error_on_approximate_advice_only():
                    [5, 5, 5, 2, 6], 1)  # any exact table: the values do not matter here
     assert all(c.loss_error is None and not c.close_call for c in exact.choices)
     assert "loss_error" not in exact.to_json()["best"]
+
+
+def test_loss_error_is_the_documented_sum_and_keeps_are_measured_apart():
+    """Each choice's ``loss_error``: scale × how far the search moved its loss + slope × the
+    loss + a floor in E × share, the smaller keep floor where the choice and the best are
+    both keeps (docs/poker-school.md gives the constants and what they covered)."""
+    game = PokerSchoolRules()
+    lin = LinearEvaluator(game, prior_weights(game))
+    sheet = game.parse_sheet("fives=15/15,pair=12/x,chance=44")
+    args = (game, lin, sheet, [5, 5, 5, 2, 6], 2, 6.4)
+    deep, shallow = advise(*args), advise(*args, search=False)
+    top = shallow.choices[0].expected
+    shallow_loss = {repr(c.action): top - c.expected for c in shallow.choices}
+    share = (game.turns - sum(sheet.filled)) / game.turns
+    best = deep.best
+    kinds = set()
+    for c in deep.choices[1:]:
+        keeps = "keep" in c.action and "keep" in best.action
+        kinds.add(keeps)
+        floor = advisor.LOSS_ERROR_KEEP_FLOOR if keeps else advisor.LOSS_ERROR_FLOOR
+        want = (advisor.LOSS_ERROR_SCALE * abs(c.loss - shallow_loss[repr(c.action)])
+                + advisor.LOSS_ERROR_SLOPE * c.loss + floor * 6.4 * share)
+        assert c.loss_error == pytest.approx(want, abs=1e-9), c.label
+    assert kinds == {True, False}

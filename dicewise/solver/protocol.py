@@ -89,18 +89,21 @@ class Choice:
                 "loss": self.loss, **error, **self.detail}
 
 
-def with_loss_errors(deep, shallow, scale: float, floor: float) -> tuple:
+def with_loss_errors(deep, shallow, scale: float, floor, slope: float = 0.0) -> tuple:
     """The choices ``deep`` (searched values, best first) with their ``loss_error``.
 
     ``shallow`` are the same choices valued without the search.  Searching moves a choice's
-    loss against the best by |ΔL|; the error left is taken as ``scale`` × |ΔL| + ``floor``,
-    constants each game sets on its exactly solved reductions.  The best choice's error is
-    the most by which another might be better: max(error − loss) over the others that the
-    rules do not prove worse than it (``detail["dominated_by"]``), or 0.
+    loss against the best by |ΔL|; the error left is taken as ``scale`` × |ΔL| + ``slope`` ×
+    loss + ``floor`` (a number, or a function of the choice and the best choice), constants
+    each game sets where the losses can be measured.  The best choice's error is the most by
+    which another might be better: max(error − loss) over the others that the rules do not
+    prove worse than it (``detail["dominated_by"]``), or 0.
     """
     top = max(c.expected for c in shallow)
     shallow_loss = {repr(c.action): top - c.expected for c in shallow}
-    errors = [scale * abs(c.loss - shallow_loss[repr(c.action)]) + floor for c in deep]
+    floor_of = floor if callable(floor) else (lambda choice, best: floor)
+    errors = [scale * abs(c.loss - shallow_loss[repr(c.action)]) + slope * c.loss
+              + floor_of(c, deep[0]) for c in deep]
     if errors:  # a choice the rules prove worse than the best cannot be better than it
         errors[0] = max([e - c.loss for c, e in zip(deep[1:], errors[1:])
                          if c.detail.get("dominated_by") != deep[0].action] + [0.0])

@@ -24,12 +24,24 @@ from .rules import N_SCHOOL, ROW_NAMES, PokerSchoolRules, SheetState
 from .search import search_evaluator
 from .turns import Batch, Evaluator, turn_options, turn_write_values
 
-#: ``loss_error`` = LOSS_ERROR_SCALE × |the search's change of the loss| + LOSS_ERROR_FLOOR ×
-#: (the table's error estimate) × (the share of the game's turns left); the constants were
-#: set on the exactly solved one-column game, where they covered 96% of the exact losses
-#: (docs/poker-school.md).
+#: ``loss_error`` = LOSS_ERROR_SCALE × |the search's change of the loss| + LOSS_ERROR_SLOPE ×
+#: the loss + a floor: (the table's error estimate) × (the share of the game's turns left) ×
+#: LOSS_ERROR_KEEP_FLOOR where the choice and the best are both keeps (their values are
+#: averages over the dice still to come, and their errors much smaller), else
+#: LOSS_ERROR_FLOOR.  Set on the full game against the losses rollouts of the table's policy
+#: measure, and checked on the exactly solved one-column game (docs/poker-school.md).
 LOSS_ERROR_SCALE = 2.0
-LOSS_ERROR_FLOOR = 4.0
+LOSS_ERROR_SLOPE = 0.4
+LOSS_ERROR_FLOOR = 2.0
+LOSS_ERROR_KEEP_FLOOR = 1.0
+
+
+def loss_error_floor(error_estimate: float, share: float):
+    """The floor of ``loss_error`` for a choice against the best (``protocol.with_loss_errors``)."""
+    def floor(choice: Choice, best: Choice) -> float:
+        keeps = "keep" in choice.action and "keep" in best.action
+        return (LOSS_ERROR_KEEP_FLOOR if keeps else LOSS_ERROR_FLOOR) * error_estimate * share
+    return floor
 
 
 def write_choice(row: str, score: int | None, expected: float, loss: float,
@@ -131,9 +143,9 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
     if approximate and search:
         turn = turn_advice(game, search_evaluator(evaluator), sheet)
         share = (game.turns - sum(sheet.filled)) / game.turns
-        floor = LOSS_ERROR_FLOOR * (error_estimate or 0.0) * share
         choices = with_loss_errors(turn.choices(roll_index, roll), choices, LOSS_ERROR_SCALE,
-                                   floor)
+                                   loss_error_floor(error_estimate or 0.0, share),
+                                   LOSS_ERROR_SLOPE)
     label = "exact" if not approximate else (
         ("searched one turn deep, " if search else "") + "approximate"
         + (f", estimated shortfall {error_estimate:.1f} points"

@@ -434,20 +434,24 @@ def _play_turn(game, batch, throws, choice_rng, policy, ev):
     return base + value, writes
 
 
-def play_solved_turn(game, batch, throws, options):
+def play_solved_turn(game, batch, throws, options, shown=None, roll_number: int = 1):
     """One turn of every sheet played best for the write values ``options``
     (``turn_options``): each stops when writing is worth as much as keeping.  Returns (the
-    turn's value at its start, the writes: rows, scored, points, counts, roll numbers)."""
+    turn's value at its start, the writes: rows, scored, points, counts, roll numbers).
+
+    A turn already under way starts from the face counts ``shown`` (B, 6) after roll
+    ``roll_number``; its later rolls read ``throws[roll_number:]`` as usual.
+    """
     n = len(batch)
-    counts = _counts(throws[0])
+    counts = _counts(throws[0]) if shown is None else shown
     v = solve_turn(turn_write_values(options))
     e2, e3 = v.before_roll
     done = np.zeros(n, bool)
     final_row = np.zeros(n, np.int64)
     final_scored = np.zeros(n, bool)
     roll_no = np.full(n, 3)
-    final_counts = counts
-    for k in (1, 2, 3):
+    final_counts = counts.copy()
+    for k in range(roll_number, 4):
         rolls = roll_of_counts(counts)
         w, row, scored = best_writes(options, rolls, k)
         if k < 3:
@@ -457,8 +461,6 @@ def play_solved_turn(game, batch, throws, options):
             stop = ~done
         final_row[stop], final_scored[stop], roll_no[stop] = row[stop], scored[stop], k
         if k < 3:
-            if k == 1:
-                final_counts = counts.copy()
             final_counts[stop] = counts[stop]
             done |= stop
             counts = np.where(done[:, None], counts, roll_after_keep(dice.KEEPS[keep], throws[k]))
