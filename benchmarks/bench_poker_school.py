@@ -3,6 +3,7 @@
     python3 benchmarks/bench_poker_school.py [--games N] [--seed S] [--quick]
     python3 benchmarks/bench_poker_school.py --trust [--search-games N] [--positions K]
         [--rollout-positions P] [--rollout-games G] [--loss-error]
+    python3 benchmarks/bench_poker_school.py --residuals [--seed S]
 
 Prints JSON after each stage: (1) the full game's table build as ``dicewise solve
 poker-school`` does it (fit, evaluation, error estimate, upper bound), timed, written to
@@ -22,6 +23,9 @@ and the table disagree, by how much by the deeper values, how well ``loss_error`
 losses that G paired rollouts of the table's policy measure after each of the best choices
 at P positions met in play, and the ``search`` policy against ``optimal`` on N common-roll
 games, paired.  ``--loss-error`` measures only ``loss_error`` (one column and rollouts).
+
+``--residuals`` prints the fitted value's one-turn Bellman residuals on sheets met by random,
+greedy and the table's play (4 games each).
 """
 
 from __future__ import annotations
@@ -372,6 +376,31 @@ def loss_error_full_game(solution, positions, games, seed, top=8):
     return c
 
 
+def bellman_residuals(solution, games, seed):
+    """The fitted value's one-turn Bellman residual W − V at turn starts met by each policy's
+    play: W the turn solved exactly against the value (the advisor's turn-start value), V the
+    value itself.  An information relaxation with this value as its penalty collects these
+    residuals along the best path the known dice allow (docs/poker-school.md, the bound)."""
+    rules, lin = solution.rules, solution.payload
+    out = {"random": [], "greedy": [], "table": []}
+    turns = {name: [] for name in out}
+    per_policy = games * rules.turns
+    for i, sheet in enumerate(_sheets_from_play(rules, [("solved", lin)], games, seed, 1)):
+        name = ("random", "greedy", "table")[i // per_policy]
+        if sum(sheet.filled) == 0:
+            continue
+        value = float(lin.state_values(Batch.of_sheet(sheet))[0])
+        out[name].append(advice.TurnAdvice(rules, lin, sheet).start - value)
+        turns[name].append(sum(sheet.filled))
+    for name, d in out.items():
+        d, t = np.array(d), np.array(turns[name])
+        _print(residuals_of=name, sheets=len(d), mean=float(d.mean()), std=float(d.std()),
+               p05=float(np.quantile(d, 0.05)), p95=float(np.quantile(d, 0.95)),
+               max=float(d.max()),
+               sum_over_turns_of_the_largest=float(sum(max(d[t == u].max(), 0.0)
+                                                       for u in np.unique(t))))
+
+
 def search_gain(solution, games, seed):
     """The search policy and the table's on the same games (common rolls), paired."""
     out = {}
@@ -414,9 +443,13 @@ def main():
                     help="full-game positions whose losses rollouts measure (0: none)")
     ap.add_argument("--rollout-games", type=int, default=1024,
                     help="rollouts per choice (paired: the same dice for every choice)")
+    ap.add_argument("--residuals", action="store_true",
+                    help="the fitted value's one-turn Bellman residuals on sheets from play")
     ap.add_argument("--loss-error", action="store_true",
                     help="with --trust: only the loss_error measurements")
     args = ap.parse_args()
+    if args.residuals:
+        return bellman_residuals(store.solution(POKER_SCHOOL, PokerSchoolRules()), 4, args.seed)
     if args.trust:
         return trust(args)
     if args.quick:
