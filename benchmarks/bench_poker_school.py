@@ -120,6 +120,10 @@ def _values(turn, roll, k):
 FIRST_CONSTANTS = (2.0, 0.0, 4.0, 4.0)
 
 
+def _quantiles(values, qs=(0.5, 0.9, 0.95, 0.99)):
+    return {q: round(float(np.quantile(values, q)), 2) for q in qs}
+
+
 def _loss_errors(c, scale=None, slope=None, floor=None, keep_floor=None):
     """``loss_error`` of measured choices (columns of ``c``: ``dl`` |ΔL|, ``printed`` loss,
     ``keeps`` choice and best both keeps, ``share`` of turns left, ``E`` error estimate) by
@@ -134,7 +138,6 @@ def _loss_errors(c, scale=None, slope=None, floor=None, keep_floor=None):
 def _coverage(c, err, **label):
     """How well ``loss_error`` covers the measured errors ``err`` of the printed losses: by
     the advice's constants, by kind of choice, and the narrowest constants covering 95%."""
-    quantiles = lambda v: {q: round(float(np.quantile(v, q)), 2) for q in (0.5, 0.9, 0.95, 0.99)}  # noqa: E731
     e = _loss_errors(c)
     near = c["printed"] <= e
     _print(**label, loss_error=f"{advice.LOSS_ERROR_SCALE}·|ΔL| + {advice.LOSS_ERROR_SLOPE}·loss"
@@ -142,7 +145,7 @@ def _coverage(c, err, **label):
            choices=len(err), coverage=float((err <= e).mean()), mean_loss_error=float(e.mean()),
            close_calls=float(near.mean()),
            coverage_of_close_calls=float((err[near] <= e[near]).mean()) if near.any() else None,
-           error_quantiles=quantiles(err))
+           error_quantiles=_quantiles(err))
     first = _loss_errors(c, *FIRST_CONSTANTS)
     _print(**label, first_constants=FIRST_CONSTANTS, coverage=float((err <= first).mean()),
            close_calls=float((c["printed"] <= first).mean()))
@@ -157,7 +160,7 @@ def _coverage(c, err, **label):
         if s.any():
             _print(**label, choices_of_kind=kind, choices=int(s.sum()),
                    coverage=float((err[s] <= e[s]).mean()), close_calls=float(near[s].mean()),
-                   error_quantiles=quantiles(err[s]))
+                   error_quantiles=_quantiles(err[s]))
     grid = []
     for scale in (1.0, 2.0, 3.0):
         for slope in (0.0, 0.25, 0.5):
@@ -240,18 +243,17 @@ def _rollouts_against_exact(one, exact, lin, sheets, positions, games, seed, gap
             cols["rollout"].append(r)
             cols["printed"].append(c.loss)
             cols["dl"].append(abs(c.loss - (max(shallow.values()) - shallow[key])))
-            cols["keeps"].append("keep" in c.action and "keep" in searched[0].action)
+            cols["keeps"].append(advice.keep_against_keep(c, searched[0]))
             cols["share"].append((one.turns - sum(sheet.filled)) / one.turns)
     c = {name: np.array(v) for name, v in cols.items()}
     c["E"] = gap
     e = _loss_errors(c)
-    quantiles = lambda v: {q: round(float(np.quantile(v, q)), 2) for q in (0.5, 0.95, 0.99)}  # noqa: E731
     _print(one_column_rollouts=len(at), choices=len(e), games_per_choice=games,
            coverage_of_exact_errors=float((np.abs(c["exact"] - c["printed"]) <= e).mean()),
            coverage_of_rollout_errors=float((np.abs(c["rollout"] - c["printed"]) <= e).mean()),
-           exact_error_quantiles=quantiles(np.abs(c["exact"] - c["printed"])),
-           rollout_error_quantiles=quantiles(np.abs(c["rollout"] - c["printed"])),
-           rollout_minus_exact_quantiles=quantiles(np.abs(c["rollout"] - c["exact"])))
+           exact_error_quantiles=_quantiles(np.abs(c["exact"] - c["printed"])),
+           rollout_error_quantiles=_quantiles(np.abs(c["rollout"] - c["printed"])),
+           rollout_minus_exact_quantiles=_quantiles(np.abs(c["rollout"] - c["exact"])))
 
 
 def disagreement(solution, positions, seed):
@@ -284,12 +286,6 @@ def disagreement(solution, positions, seed):
            turn_solve_seconds_max=float(np.max(seconds)))
 
 
-def _take(batch, index):
-    """The sheets ``batch[index]`` as a new batch (an index array or a mask)."""
-    return Batch(batch.filled[index], batch.clean[index], batch.reserve[index],
-                 batch.column_clean[index], batch.standing[index], batch.banked[index])
-
-
 def rollout_losses(rules, lin, sheet, roll, k, choices, games, seed):
     """Each choice's loss against the first, by ``games`` rollouts of the table's policy after
     it, every choice on the same dice (paired): (means, standard errors).
@@ -299,7 +295,7 @@ def rollout_losses(rules, lin, sheet, roll, k, choices, games, seed):
     """
     m = len(choices)
     n = m * games
-    batch = _take(Batch.of_sheet(sheet), np.zeros(n, np.int64))
+    batch = Batch.of_sheet(sheet).take(np.zeros(n, np.int64))
     rng = np.random.default_rng(seed)
     turns = [draw_turn(rng, games) for _ in range(rules.turns - sum(sheet.filled))]
     first = np.tile(turns[0][0], (1, m, 1))
@@ -320,7 +316,7 @@ def rollout_losses(rules, lin, sheet, roll, k, choices, games, seed):
         mask = write if writes else ~write
         if not mask.any():
             continue
-        part = _take(batch, mask)
+        part = batch.take(mask)
         if writes:
             apply_writes(rules, part, rows[mask], scored[mask], shown[mask],
                          np.full(mask.sum(), k))
@@ -342,7 +338,7 @@ def loss_error_full_game(solution, positions, games, seed, top=8):
     number), the searched advice's best ``top`` choices, each followed by ``games`` paired
     rollouts.  The measured loss is the table policy's, not the optimum's, and carries the
     rollouts' standard error (printed); on one column the same measure is checked against
-    the exact losses (``rollouts_against_exact``)."""
+    the exact losses (``_rollouts_against_exact``)."""
     rules, lin = solution.rules, solution.payload
     deep = SearchEvaluator(lin)
     sheets = _sheets_from_play(rules, [("solved", lin)], 8, seed, 1)
@@ -364,7 +360,7 @@ def loss_error_full_game(solution, positions, games, seed, top=8):
             cols["se"].append(e)
             cols["printed"].append(c.loss)
             cols["dl"].append(abs(c.loss - table_loss[repr(c.action)]))
-            cols["keeps"].append("keep" in c.action and "keep" in searched[0].action)
+            cols["keeps"].append(advice.keep_against_keep(c, searched[0]))
             cols["share"].append((rules.turns - sum(sheet.filled)) / rules.turns)
             cols["k"].append(k)
     c = {name: np.array(v) for name, v in cols.items()}

@@ -472,9 +472,7 @@ def test_a_turn_under_way_is_played_for_its_solved_value(roll_number):
     faces = [2, 2, 5, 5, 6]
     best = advise(g, ev, sheet, faces, roll_number).choices[0].expected
     n = 4096
-    one = Batch.of_sheet(sheet)
-    batch = Batch(*(np.repeat(a, n, axis=0) for a in (one.filled, one.clean, one.reserve,
-                                                      one.column_clean, one.standing, one.banked)))
+    batch = Batch.of_sheet(sheet).take(np.zeros(n, np.int64))
     throws = np.random.default_rng(roll_number).integers(0, 6, (3, n, 5))
     play_solved_turn(g, batch, throws, turn_options(ev, batch),
                      shown=np.tile(dice.counts_of(faces), (n, 1)), roll_number=roll_number)

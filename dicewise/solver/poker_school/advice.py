@@ -36,11 +36,16 @@ LOSS_ERROR_FLOOR = 2.0
 LOSS_ERROR_KEEP_FLOOR = 1.0
 
 
+def keep_against_keep(choice: Choice, best: Choice) -> bool:
+    """Whether a choice and the best are both keeps (``loss_error``'s smaller floor)."""
+    return "keep" in choice.action and "keep" in best.action
+
+
 def loss_error_floor(error_estimate: float, share: float):
     """The floor of ``loss_error`` for a choice against the best (``protocol.with_loss_errors``)."""
     def floor(choice: Choice, best: Choice) -> float:
-        keeps = "keep" in choice.action and "keep" in best.action
-        return (LOSS_ERROR_KEEP_FLOOR if keeps else LOSS_ERROR_FLOOR) * error_estimate * share
+        scale = LOSS_ERROR_KEEP_FLOOR if keep_against_keep(choice, best) else LOSS_ERROR_FLOOR
+        return scale * error_estimate * share
     return floor
 
 

@@ -68,6 +68,11 @@ class Batch:
     def __len__(self):
         return len(self.banked)
 
+    def take(self, index) -> "Batch":
+        """The sheets ``self[index]`` (an index array, repeats allowed, or a mask), copied."""
+        return Batch(self.filled[index], self.clean[index], self.reserve[index],
+                     self.column_clean[index], self.standing[index], self.banked[index])
+
     def turns_left(self, game: PokerSchoolRules) -> np.ndarray:
         return game.turns - self.filled.sum(axis=1)
 
