@@ -80,6 +80,21 @@ def test_bound_above_exact_one_column():
           f"{EXACT_ONE_COLUMN_ERASING}")
 
 
+@pytest.mark.slow
+def test_steps_with_the_groups_tighten_the_bound():
+    """Multipliers stepped with the groups as the subproblems: still the relaxation's value
+    at the multipliers returned (so a bound, above the exact optimum), and well below the
+    groups evaluated at the multipliers found on the rows."""
+    game = PokerSchoolRules(columns=1, school_cross_erases=False)
+    start = upper_bound(game, iterations=20, bonus_iterations=5)
+    stepped = upper_bound(game, iterations=20, bonus_iterations=5, group_iterations=10)
+    assert EXACT_ONE_COLUMN - 1e-6 <= stepped.value < start.value - 5
+    assert stepped.groups == GROUPS and stepped.nu is not None
+    assert stepped.value == pytest.approx(relaxed_value(
+        game, stepped.lambdas, stepped.mu, stepped.groups, stepped.prices, stepped.nu,
+        stepped.keep_prices), abs=1e-9)
+
+
 def random_keep_prices(rng, turns, scale):
     """Keep prices with most entries 0 and both signs (a row may be paid for a keep)."""
     shape = (turns, 2, dice.N_KEEPS, N_ROWS)
@@ -515,3 +530,39 @@ def test_bonus_and_keep_subgradients_equal_finite_differences():
         fd = (relaxed_value(game, lambdas, project_mu(mu), prices=prices, keep_prices=keeps + e)
               - relaxed_value(game, lambdas, project_mu(mu), prices=prices, keep_prices=keeps - e)) / (2 * h)
         assert fd == pytest.approx(gradient[t, n, k, r], abs=1e-5)
+
+
+@pytest.mark.slow
+def test_a_free_groups_subgradient_equals_finite_differences():
+    """The parts ``group_iterations`` steps on, for a group without the bonus rows: the
+    slopes of its value in λ, μ, the dice prices and its rows' keep prices."""
+    rng = np.random.default_rng(11)
+    game = PokerSchoolRules(columns=2, school_cross_erases=False)
+    lambdas, mu, prices, nu, keeps = random_multipliers(rng, game, game.turns, 2.0)
+    grp = _group(game, (3, 6, 8))
+    turns = 8
+    args = dict(lambdas=lambdas[:turns], mu=mu, nu=np.zeros(2), prices=prices[:turns],
+                keep_prices=keeps[:turns])
+    flows = _group_flows(grp, **args)
+    h = 1e-4
+
+    def slope(name, e):
+        up = _group_value(grp, **{**args, name: args[name] + e})
+        return (up - _group_value(grp, **{**args, name: args[name] - e})) / (2 * h)
+
+    for t in (0, 3, 7):
+        assert slope("lambdas", h * np.eye(turns)[t]) == pytest.approx(-flows.writes[t], abs=1e-5)
+    for r, j in ((3, 1), (6, 0), (8, 1)):
+        e = np.zeros_like(mu)
+        e[r, j] = h
+        assert slope("mu", e) == pytest.approx(flows.scored[r, j], abs=1e-5)
+    for t, n, roll in [np.unravel_index(i, flows.priced.shape)
+                       for i in np.argsort(-flows.priced.ravel())[:3]]:
+        e = np.zeros_like(args["prices"])
+        e[t, n, roll] = h
+        assert slope("prices", e) == pytest.approx(-flows.priced[t, n, roll], abs=1e-5)
+    for t, n, k in [np.unravel_index(i, flows.kept.shape)
+                    for i in np.argsort(-flows.kept.ravel())[:3]]:
+        e = np.zeros_like(args["keep_prices"])
+        e[t, n, k, 6] = h
+        assert slope("keep_prices", e) == pytest.approx(-flows.kept[t, n, k], abs=1e-5)

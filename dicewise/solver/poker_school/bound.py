@@ -27,7 +27,9 @@ Why it is an upper bound (every step can only raise the optimum):
    word for word, so optimum ≤ Σ_t λ_t + Σ_g V_g(λ, μ); and V_g ≤ Σ_{r ∈ g} V_r at the same
    multipliers (a group's policy, played on each row's own dice, is one of the row's), so
    grouping only tightens.  ``upper_bound`` finds the multipliers on the rows alone (a
-   sweep of the groups costs about 170 row sweeps) and evaluates the groups once at them.
+   sweep of the groups costs about 170 row sweeps) and evaluates the groups once at them;
+   ``group_iterations`` steps them further with the groups themselves as the subproblems
+   (each group's subgradient parts from its own forward pass), too slow for a build.
 7. The dice are priced (``prices``): each turn's dice are thrown once and the turn ends
    with one write (a score or a cross) on them, so for every turn t, roll number n (roll 1,
    or rolls 2–3, which write alike) and roll r, Σ_g [g writes at t after roll n with r] =
@@ -703,12 +705,14 @@ def _step(x: np.ndarray, gradient: np.ndarray, length: float) -> np.ndarray:
 
 def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
                 groups=GROUPS, priced: bool = True, keeps: bool | None = None,
-                bonus_iterations: int = 0) -> Bound:
+                bonus_iterations: int = 0, group_iterations: int = 0) -> Bound:
     """Minimise the rows' relaxation over (λ, μ, and the dice prices if ``priced``, the keep
     prices if ``keeps``, by default as ``priced``) by projected subgradient steps; then, if
     ``bonus_iterations`` and ``groups`` hold the ``BONUS_ROWS`` together, that many more
     steps over ν too with those rows as one group (step 8); then evaluate ``groups`` (None:
-    none) at the best multipliers; the lowest bound.
+    none) at the best multipliers, or take ``group_iterations`` more steps from them with
+    ``groups`` as the subproblems (tighter, but each step costs a forward pass of every
+    group: about 200 s on the full game); the lowest bound.
 
     Steps are normalised, λ's, (μ, ν)'s, dice prices and keep prices separately (λ in points
     per write, μ in points of a 60-point bonus), and shrink as 1/√(i+1); a turn's dice
@@ -719,7 +723,8 @@ def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
     """
     keeps = priced if keeps is None else keeps
     with blas_threads.single_blas_thread():
-        return _upper_bound(game, iterations, progress, groups, priced, keeps, bonus_iterations)
+        return _upper_bound(game, iterations, progress, groups, priced, keeps, bonus_iterations,
+                            group_iterations)
 
 
 @dataclass
@@ -774,7 +779,7 @@ class _Search:
 
 
 def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, priced: bool,
-                 keeps: bool, bonus_iterations: int) -> Bound:
+                 keeps: bool, bonus_iterations: int, group_iterations: int) -> Bound:
     start = time.perf_counter()
     relaxed = _relaxed(game)
     T, C = game.turns, game.columns
@@ -797,7 +802,11 @@ def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, pric
         _bonus_steps(relaxed, search, iterations, bonus_iterations, progress)
         candidates.append((search.best, tuple(g for g in singles if g[0] not in BONUS_ROWS)
                            + (BONUS_ROWS,)))
-    if groups is not None:
+    if groups is not None and group_iterations:
+        _group_steps(relaxed, search, groups, iterations + bonus_iterations, group_iterations,
+                     progress)
+        candidates.append((search.best, groups))
+    elif groups is not None:
         _, lambdas, mu, nu, prices, keep_prices = search.best
         share = None
         if progress is not None:
@@ -845,3 +854,41 @@ def _bonus_steps(relaxed: PokerSchoolRules, search: _Search, done: int, iteratio
                 kept[..., rows] = flows.kept[..., None]
             s.step(done + i, sweep.writes + flows.writes, sweep.scored + flows.scored,
                    flows.bonus, sweep.priced + flows.priced, ends, kept, keeps)
+
+
+def _group_steps(relaxed: PokerSchoolRules, search: _Search, groups, done: int,
+                 iterations: int, progress) -> None:
+    """``iterations`` steps over every multiplier from the best so far with ``groups`` as the
+    subproblems, each group's subgradient parts from its forward pass (``_group_flows``);
+    ``search.best`` becomes the best of them, the first being the groups at the start."""
+    search.restart()
+    units = [_group(relaxed, rows) for rows in groups]
+    holds_bonus = any(u.bonus for u in units)
+    T, C = len(search.lambdas), search.mu.shape[1]
+    for i in range(iterations + 1):
+        s = search
+        forward = i < iterations
+        writes, priced = np.zeros(T), np.zeros((T, PRICED_ROLLS, dice.N_ROLLS))
+        scored, bonus = np.zeros((N_ROWS, C)), np.zeros(C)
+        kept = None if s.keep_prices is None else np.zeros((T, 2, dice.N_KEEPS, N_ROWS))
+        value = 0.0
+        for rows, unit in zip(groups, units):
+            if not forward:
+                value += _group_value(unit, s.lambdas, s.mu, s.nu, s.prices,
+                                      keep_prices=s.keep_prices)
+                continue
+            flows = _group_flows(unit, s.lambdas, s.mu, s.nu, s.prices, s.keep_prices)
+            value += flows.value
+            writes += flows.writes
+            priced += flows.priced
+            scored += flows.scored
+            bonus += flows.bonus
+            if kept is not None:
+                kept[..., list(rows)] = flows.kept[..., None]
+        if progress is not None:
+            progress(2 * GROUP_SWEEPS if forward else GROUP_SWEEPS)
+        thrown, ends, keeps = s.thrown()
+        s.record(float(s.lambdas.sum() + thrown.sum() + value))
+        if forward:
+            s.step(done + i, writes, scored, bonus if holds_bonus else None, priced, ends, kept,
+                   keeps)
