@@ -4,6 +4,7 @@
     python3 benchmarks/bench_poker_school.py --trust [--search-games N] [--positions K]
         [--rollout-positions P] [--rollout-games G] [--loss-error]
     python3 benchmarks/bench_poker_school.py --residuals [--seed S]
+    python3 benchmarks/bench_poker_school.py --group-steps N [--row-steps R] [--columns C]
 
 Prints JSON after each stage: (1) the full game's table build as ``dicewise solve
 poker-school`` does it (fit, evaluation, error estimate, upper bound), timed, written to
@@ -26,6 +27,11 @@ games, paired.  ``--loss-error`` measures only ``loss_error`` (one column and ro
 
 ``--residuals`` prints the fitted value's one-turn Bellman residuals on sheets met by random,
 greedy and the table's play (4 games each).
+
+``--group-steps N`` computes the upper bound as the build does, with R steps on the rows
+instead of 150, then N steps with the groups as the subproblems (``upper_bound(...,
+group_iterations=N)``) on ``--columns`` columns: the best bound every 10 steps, and one
+group's forward pass timed against its backward pass.
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ import numpy as np
 from dicewise.solver import dice
 from dicewise.solver.blas_threads import single_blas_thread
 from dicewise.solver.category import solve_states
-from dicewise.solver.poker_school import advice, table
+from dicewise.solver.poker_school import advice, bound, table
+from dicewise.solver.poker_school.bound import upper_bound
 from dicewise.solver.poker_school.approx import LinearEvaluator, fit_policy
 from dicewise.solver.poker_school.game import POKER_SCHOOL
 from dicewise.solver.poker_school.search import SearchEvaluator
@@ -409,6 +416,35 @@ def search_gain(solution, games, seed):
     _print(paired="search - optimal", **summary(d))
 
 
+def group_steps(columns, steps, row_steps):
+    """The bound stepped with the groups: ``row_steps`` steps on the rows (the build takes
+    150) and 10 with the bonus rows, then ``steps`` with the groups as the subproblems; the
+    best bound every 10 group steps, the seconds to the first group step and per group step,
+    and the bonus rows' group: ``_group_flows`` against its backward pass alone."""
+    game = PokerSchoolRules(columns=columns)
+    stamps = []  # when each group step ended (progress is told GROUP_SWEEPS or more)
+    t = time.perf_counter()
+    b = upper_bound(game, iterations=row_steps, bonus_iterations=10, group_iterations=steps,
+                    progress=lambda x: x >= bound.GROUP_SWEEPS and stamps.append(
+                        time.perf_counter()))
+    h = np.minimum.accumulate(b.history[-(steps + 1):])
+    _print(stage="group steps", columns=columns, row_steps=row_steps, steps=steps,
+           bound=b.value, best_every_10=[round(float(x), 3) for x in h[::10]],
+           seconds=round(time.perf_counter() - t, 1),
+           seconds_to_the_first_group_step=round(stamps[0] - t, 1),
+           seconds_per_step=round(float(np.median(np.diff(stamps))), 1) if steps else None)
+    rows = next(g for g in bound.GROUPS if set(bound.BONUS_ROWS) <= set(g))
+    unit = bound._group(bound._relaxed(game), rows)
+    with single_blas_thread():
+        t = time.perf_counter()
+        bound._group_value(unit, b.lambdas, b.mu, b.nu, b.prices, keep_prices=b.keep_prices)
+        backward = time.perf_counter() - t
+        t = time.perf_counter()
+        bound._group_flows(unit, b.lambdas, b.mu, b.nu, b.prices, b.keep_prices)
+    _print(stage="bonus rows' group", states=unit.size, backward_seconds=round(backward, 2),
+           flows_seconds=round(time.perf_counter() - t, 2))
+
+
 def trust(args, solution=None):
     solution = solution or store.solution(POKER_SCHOOL, PokerSchoolRules())
     if not args.loss_error:
@@ -441,9 +477,16 @@ def main():
                     help="rollouts per choice (paired: the same dice for every choice)")
     ap.add_argument("--residuals", action="store_true",
                     help="the fitted value's one-turn Bellman residuals on sheets from play")
+    ap.add_argument("--group-steps", type=int, default=0,
+                    help="the upper bound stepped N times with the groups as subproblems")
+    ap.add_argument("--columns", type=int, default=3, help="with --group-steps")
+    ap.add_argument("--row-steps", type=int, default=150,
+                    help="with --group-steps: steps on the rows first (the build: 150)")
     ap.add_argument("--loss-error", action="store_true",
                     help="with --trust: only the loss_error measurements")
     args = ap.parse_args()
+    if args.group_steps:
+        return group_steps(args.columns, args.group_steps, args.row_steps)
     if args.residuals:
         return bellman_residuals(store.solution(POKER_SCHOOL, PokerSchoolRules()), 4, args.seed)
     if args.trust:

@@ -30,10 +30,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from dicewise.solver import dice
 from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school.approx import dedicated_turn
-from dicewise.solver.poker_school.bound import (BONUS_ROWS, GROUPS, _group, _group_flows,
-                                                _group_value, _sweep, dice_value, group_values,
-                                                project_mu, relaxed_value, row_values,
-                                                upper_bound)
+from dicewise.solver.poker_school.bound import (BONUS_ROWS, GROUPS, NEG, _choice, _group,
+                                                _group_flows, _group_value, _sweep, dice_value,
+                                                group_values, project_mu, relaxed_value,
+                                                row_values, upper_bound)
 from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, PokerSchoolRules, row_points
 from dicewise.solver.poker_school.table import SETTINGS
 from dicewise.solver.turn import solve_turn
@@ -530,6 +530,21 @@ def test_bonus_and_keep_subgradients_equal_finite_differences():
         fd = (relaxed_value(game, lambdas, project_mu(mu), prices=prices, keep_prices=keeps + e)
               - relaxed_value(game, lambdas, project_mu(mu), prices=prices, keep_prices=keeps - e)) / (2 * h)
         assert fd == pytest.approx(gradient[t, n, k, r], abs=1e-5)
+
+
+def test_a_tie_goes_to_a_score_then_skip_then_a_cross():
+    """The forward pass's choice among equally good writes: the first score, else skip, else
+    the first cross (two parts: options 0, 1 score, 2 skip, 3, 4 cross)."""
+    prices = np.zeros((2, dice.N_ROLLS))
+    prices[1] = 1.0  # every write after rolls 2-3 pays 1, skip does not
+    scores = [np.full((2, dice.N_ROLLS, 3), v) for v in ([5.0, NEG, NEG], [5.0, NEG, 6.0])]
+    crosses = [np.array([5.0, 5.0, 4.0]), np.array([5.0, 5.0, 6.0])]
+    skip = np.array([5.0, 4.0, 5.0])
+    best = np.stack([np.full((dice.N_ROLLS, 3), [5.0, 5.0, 6.0]),
+                     np.full((dice.N_ROLLS, 3), [5.0, 4.0, 5.0])])
+    choice = _choice(best, scores, crosses, skip, prices)
+    assert (choice[0] == [0, 3, 1]).all()  # roll 1: a score; a cross above skip; 6 on a tie
+    assert (choice[1] == [2, 2, 1]).all()  # rolls 2-3: skip on a tie; a score, 6 - 1, on one
 
 
 @pytest.mark.slow

@@ -100,6 +100,12 @@ BONUS_ROWS = (9, 10, 13)
 #: Group states solved per call of the turn solver; in a forward pass, which keeps more.
 GROUP_CHUNK = 4096
 FLOW_CHUNK = 1024
+#: Group steps (``group_iterations``) shrink by this factor after a step that raised the
+#: bound and grow by ``GROUP_GROW`` after one that lowered it.  Tuned for the few dozen
+#: steps the full game affords: on one column 496.8 after 50 steps where 1/√(i+1) alone is
+#: at 502.9; it stalls near 495.8 after about 150 (0.95 reaches 493.9 in 300).
+GROUP_SHRINK = 0.8
+GROUP_GROW = 1.0 / np.sqrt(GROUP_SHRINK)
 #: One step with the bonus rows as a group, in progress units of one sweep of the rows.
 BONUS_SWEEPS = 30
 #: The groups' evaluation in progress units of one sweep of the rows (about its cost).
@@ -446,36 +452,58 @@ def _group(game: PokerSchoolRules, rows: tuple[int, ...]) -> _Group:
 
 
 def _group_choices(grp: _Group, value: np.ndarray, states: np.ndarray, price: float,
-                   mu: np.ndarray, nu: np.ndarray, prices: np.ndarray):
-    """Every write of group ``states`` valued: (scores (P, 2, 252, B) per part, crosses
-    (P, B), skip (B,)), a write paying ``price`` and the dice's ``prices``, a score also
+                   mu: np.ndarray, nu: np.ndarray):
+    """Every write of group ``states`` valued before the dice's prices: (scores, P arrays
+    (2, 252, B), crosses, P arrays (B,), skip (B,)), a write paying ``price``, a score also
     earning μ of its cell and, completing the bonus rows' cells of its column, ν."""
     scores, crosses = [], []
     for i, (part, digit, stride) in enumerate(zip(grp.parts, grp.digits, grp.strides)):
         d = digit[states]
         rest = states - d * stride
-        crosses.append(np.where(part.open[d], value[rest + part.cross_next[d] * stride], NEG))
+        crosses.append(np.where(part.open[d], value[rest + part.cross_next[d] * stride], NEG)
+                       - price)
         earned = mu[part.row, part.cell[d]] - price
         if i in grp.bonus:
             ready = grp.ready[grp.bonus.index(i)][part.cell[d], states]
             earned = earned + np.where(ready, nu[part.cell[d]], 0.0)
         after = value[rest[None, :] + part.score_next[:, d] * stride] + earned
         scores.append(part.gain[:, :, d] + after[None])
-    scores = np.stack(scores) - prices[None, :, :, None]
-    crosses = np.stack(crosses) - price
-    return scores, crosses[:, None, None, :] - prices[None, :, :, None], value[states]
+    return scores, crosses, value[states]
 
 
 def _group_turn(grp: _Group, value: np.ndarray, states: np.ndarray, price: float,
                 mu: np.ndarray, nu: np.ndarray, prices: np.ndarray, keep_prices=None,
                 forward: bool = False):
     """The value at turn start of group ``states``: skip, or cross a row's next cell or
-    score it, the best by the exact turn solver; with ``forward`` also the turn solve and
-    the write values (for ``_group_flows``)."""
-    scores, crosses, skip = _group_choices(grp, value, states, price, mu, nu, prices)
-    best = np.maximum(np.maximum(scores.max(axis=0), crosses.max(axis=0)), skip)
+    score it, the best by the exact turn solver; with ``forward`` also the turn solve, the
+    best write (2, 252, B) and each write's choice (``_choice``, for ``_group_flows``)."""
+    scores, crosses, skip = _group_choices(grp, value, states, price, mu, nu)
+    # Every score and cross pays the same dice price, and rounding is monotone, so the
+    # price is subtracted once from the best of them: the same bits as from each.
+    best = np.maximum(scores[0], crosses[0][None, None])
+    for score, cross in zip(scores[1:], crosses[1:]):
+        np.maximum(best, score, out=best)
+        np.maximum(best, cross[None, None], out=best)
+    best -= prices[:, :, None]
+    np.maximum(best, skip, out=best)
     turn = _solve_turn((best[0], best[1], best[1]), keep_prices, keep_values_wanted=forward)
-    return (turn, best, (scores, crosses, skip)) if forward else turn.value
+    if not forward:
+        return turn.value
+    return turn, best, _choice(best, scores, crosses, skip, prices)
+
+
+def _choice(best: np.ndarray, scores, crosses, skip, prices) -> np.ndarray:
+    """The write that makes ``best`` (2, 252, B), ties to the first of: a score of each
+    part, skip, a cross of each part (``_after_options``' order)."""
+    P = len(scores)
+    choice = np.full(best.shape, P)
+    for o in range(2 * P, -1, -1):  # the last match written wins: the first option
+        if o == P:
+            option = skip[None, None]
+        else:
+            option = (scores[o] if o < P else crosses[o - P - 1][None, None]) - prices[:, :, None]
+        choice[option == best] = o
+    return choice
 
 
 def _live(grp: _Group, t: int, turns: int) -> np.ndarray:
@@ -562,39 +590,42 @@ def _group_flows(grp: _Group, lambdas, mu, nu, prices, keep_prices=None) -> _Flo
             kept[t] += idle_kept[t] * dist[done].sum()
         for a in range(0, len(live), FLOW_CHUNK):
             states = live[a:a + FLOW_CHUNK]
-            turn, best, (sc, cr, skip) = _group_turn(grp, values[t + 1], states, lambdas[t],
-                                                     mu, nu, prices[t], group_kq, forward=True)
+            turn, best, choice = _group_turn(grp, values[t + 1], states, lambdas[t], mu, nu,
+                                             prices[t], group_kq, forward=True)
             keeps = []
             mass = _end_distribution((best[0], best[1]), turn, keeps) * dist[states]  # (3, 252, B)
             kept[t] += np.stack(keeps) @ dist[states]
-            by_n = [0, 1, 1]
-            options = np.concatenate([sc[:, by_n], np.broadcast_to(skip, (1, 3) + best.shape[1:]),
-                                      cr[:, by_n]])  # (2P + 1, 3, 252, B)
-            choice = options.argmax(axis=0)
-            for o in range(2 * P + 1):
-                m = np.where(choice == o, mass, 0.0)
-                total = m.sum(axis=(0, 1))  # (B,)
-                if o == P:  # skip
-                    np.add.at(nxt, states, total)
-                    continue
-                writes[t] += total.sum()
-                priced[t] += _by_priced_roll(m.sum(axis=-1))
-                i = o if o < P else o - P - 1
-                part, stride = grp.parts[i], grp.strides[i]
-                d = grp.digits[i][states]
-                rest = states - d * stride
-                if o > P:
-                    np.add.at(nxt, rest + part.cross_next[d] * stride, total)
-                    continue
-                by_roll = m.sum(axis=0)  # (252, B)
-                np.add.at(nxt, rest[None, :] + part.score_next[:, d] * stride, by_roll)
-                cell = part.cell[d]
-                scored[part.row] += np.bincount(cell, total, minlength=C)
+            choice = choice[[0, 1, 1]]  # rolls 2 and 3 write alike
+            B = len(states)
+            after = _after_options(grp, states)  # (2P + 1, 252, B)
+            landing = after[choice, np.arange(dice.N_ROLLS)[:, None], np.arange(B)]
+            nxt += np.bincount(landing.ravel(), mass.ravel(), minlength=grp.size)
+            wrote = np.where(choice == P, 0.0, mass)
+            writes[t] += wrote.sum()
+            priced[t] += _by_priced_roll(wrote.sum(axis=-1))
+            total = np.bincount((choice * B + np.arange(B)).ravel(), mass.ravel(),
+                                minlength=(2 * P + 1) * B).reshape(2 * P + 1, B)
+            for i, part in enumerate(grp.parts):
+                cell = part.cell[grp.digits[i][states]]
+                scored[part.row] += np.bincount(cell, total[i], minlength=C)
                 if i in grp.bonus:
                     ready = grp.ready[grp.bonus.index(i)][cell, states]
-                    bonus += np.bincount(cell[ready], total[ready], minlength=C)
+                    bonus += np.bincount(cell[ready], total[i][ready], minlength=C)
         dist = nxt
     return _Flows(float(values[0][grp.start]), writes, scored, priced, bonus, kept)
+
+
+def _after_options(grp: _Group, states: np.ndarray) -> np.ndarray:
+    """The state each option leads ``states`` (B,) to after each roll (2P + 1, 252, B): a
+    score of each part, skip, a cross of each part (``_group_flows``'s order of options)."""
+    scores, crosses = [], []
+    for part, digit, stride in zip(grp.parts, grp.digits, grp.strides):
+        d = digit[states]
+        rest = states - d * stride
+        scores.append(rest[None, :] + part.score_next[:, d] * stride)
+        crosses.append(np.broadcast_to(rest + part.cross_next[d] * stride, scores[-1].shape))
+    skip = np.broadcast_to(states, scores[-1].shape)
+    return np.stack(scores + [skip] + crosses)
 
 
 def _check_groups(groups) -> tuple[tuple[int, ...], ...]:
@@ -712,10 +743,11 @@ def upper_bound(game: PokerSchoolRules, iterations: int = 60, progress=None,
     steps over ν too with those rows as one group (step 8); then evaluate ``groups`` (None:
     none) at the best multipliers, or take ``group_iterations`` more steps from them with
     ``groups`` as the subproblems (tighter, but each step costs a forward pass of every
-    group: about 120 s on the full game); the lowest bound.
+    group: about 65 s on the full game); the lowest bound.
 
     Steps are normalised, λ's, (μ, ν)'s, dice prices and keep prices separately (λ in points
-    per write, μ in points of a 60-point bonus), and shrink as 1/√(i+1); a turn's dice
+    per write, μ in points of a 60-point bonus), and shrink as 1/√(i+1), the group steps
+    also as they fail to lower the bound (``GROUP_SHRINK``); a turn's dice
     prices are kept at mean 0 (λ_t is their level).  ``progress(x)`` gets 1/turns per turn
     of the rows solved, ``BONUS_SWEEPS`` per step of the bonus group and, for the groups,
     their share of ``group_work`` in units of one sweep.  BLAS runs on one thread: hundreds
@@ -752,9 +784,11 @@ class _Search:
         _, self.lambdas, self.mu, self.nu, self.prices, self.keep_prices = self.best
         self.best = (np.inf,)
 
-    def step(self, i: int, writes, scored, bonus, priced, ends, kept, keeps) -> None:
-        """Step ``i`` against the subgradient; ``bonus`` None leaves ν at 0."""
-        step = 1.0 / np.sqrt(i + 1)
+    def step(self, i: int, writes, scored, bonus, priced, ends, kept, keeps,
+             scale: float = 1.0) -> None:
+        """Step ``i`` against the subgradient, its lengths times ``scale``; ``bonus`` None
+        leaves ν at 0."""
+        step = scale / np.sqrt(i + 1)
         C = self.mu.shape[1]
         self.lambdas = _step(self.lambdas, 1.0 - writes, step * LAMBDA_STEP / C)
         self.lambdas -= self.lambdas.mean()
@@ -865,6 +899,7 @@ def _group_steps(relaxed: PokerSchoolRules, search: _Search, groups, done: int,
     units = [_group(relaxed, rows) for rows in groups]
     holds_bonus = any(u.bonus for u in units)
     T, C = len(search.lambdas), search.mu.shape[1]
+    scale = 1.0  # the steps' lengths adapt to whether the last one lowered the bound
     for i in range(iterations + 1):
         s = search
         forward = i < iterations
@@ -889,6 +924,9 @@ def _group_steps(relaxed: PokerSchoolRules, search: _Search, groups, done: int,
             progress(2 * GROUP_SWEEPS if forward else GROUP_SWEEPS)
         thrown, ends, keeps = s.thrown()
         s.record(float(s.lambdas.sum() + thrown.sum() + value))
+        if i:
+            rose = s.history[-1] > s.history[-2]
+            scale *= GROUP_SHRINK if rose else GROUP_GROW
         if forward:
             s.step(done + i, writes, scored, bonus if holds_bonus else None, priced, ends, kept,
-                   keeps)
+                   keeps, scale)
