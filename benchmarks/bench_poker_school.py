@@ -422,11 +422,15 @@ def group_steps(columns, steps, row_steps):
     best bound every 10 group steps, the seconds to the first group step and per group step,
     and the bonus rows' group: ``_group_flows`` against its backward pass alone."""
     game = PokerSchoolRules(columns=columns)
-    stamps = []  # when each group step ended (progress is told GROUP_SWEEPS or more)
+    stamps = []  # when each group step ended
+
+    def progress(units):
+        if units >= bound.GROUP_SWEEPS:  # a group step's report; the rows' are smaller
+            stamps.append(time.perf_counter())
+
     t = time.perf_counter()
     b = upper_bound(game, iterations=row_steps, bonus_iterations=10, group_iterations=steps,
-                    progress=lambda x: x >= bound.GROUP_SWEEPS and stamps.append(
-                        time.perf_counter()))
+                    progress=progress)
     h = np.minimum.accumulate(b.history[-(steps + 1):])
     _print(stage="group steps", columns=columns, row_steps=row_steps, steps=steps,
            bound=b.value, best_every_10=[round(float(x), 3) for x in h[::10]],
