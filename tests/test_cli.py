@@ -5,7 +5,8 @@ options; ``solve --json`` prints exactly the keys of issue 2 and writes the tabl
 ``advise --json`` has the documented shape and agrees with the Python API; and every kind of
 bad input (wrong number of dice, a face outside 1..6, a roll outside 1..3, an unknown
 ruleset, option key or value, a bad sheet) exits with status 2 and exactly one line on
-stderr beginning ``dicewise: error:``, with no traceback.
+stderr beginning ``dicewise: error:``, with no traceback; so does any sheet, dice and
+roll drawn at random (hypothesis), or else ``advise`` answers with a ranked list.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 import dicewise
 from dicewise.cli.main import cli
@@ -190,3 +193,32 @@ def assert_one_error_line(result, fragment):
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("dicewise: error:") and fragment in lines[0]
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def _sheets(name):
+    """Sheets of ``name``'s boxes with any values, the game's own and others."""
+    value = st.one_of(st.just("x"), st.integers(-5, 80).map(str),
+                      st.sampled_from(["", "-0", "1.5", "abc"]))
+    boxes = st.lists(st.sampled_from([*category_game(name).category_names, "eights"]),
+                     max_size=6)
+    return boxes.flatmap(lambda names: st.lists(value, min_size=len(names), max_size=len(names))
+                         .map(lambda values: ",".join(f"{n}={v}" for n, v in zip(names, values))))
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), name=st.sampled_from(["general", "poker-programs"]),
+       dice=st.one_of(st.lists(st.integers(1, 6), min_size=5, max_size=5),
+                      st.lists(st.integers(-1, 8), min_size=4, max_size=6)),
+       roll=st.one_of(st.integers(1, 3), st.integers(0, 4)))
+def test_any_position_is_advised_or_refused_in_one_line(data, name, dice, roll):
+    ok("solve", name)  # once: the table stays in this test's cache
+    sheet = data.draw(_sheets(name))
+    result = run("advise", name, "--roll", str(roll), "--dice", *map(str, dice),
+                 "--sheet", sheet, "--json")
+    event("advised" if result.exit_code == 0 else "refused")
+    if result.exit_code == 0:
+        doc = json.loads(result.stdout)
+        assert doc["choices"] or doc["ended"]  # a first-roll General ends the game
+    else:
+        assert_one_error_line(result, "")
