@@ -55,8 +55,8 @@ BATCH = 4096
 def states_at(t: int) -> np.ndarray:
     """(mask of open rows, clean bit) of every reachable state at turn t, (S, 2)."""
     masks = np.flatnonzero(N_OPEN == R - t)
-    clean_bits = (1,) if t == 0 else (0, 1)
-    return np.array([(m, k) for k in clean_bits for m in masks])
+    clean_bits = np.array((1,) if t == 0 else (0, 1))
+    return np.column_stack([np.tile(masks, len(clean_bits)), np.repeat(clean_bits, len(masks))])
 
 
 def solve_states_turn(states, next_value, strategy=False):
@@ -67,7 +67,8 @@ def solve_states_turn(states, next_value, strategy=False):
     strategy writes, (S, R, 2) by row and clean bit after, and its expected points (S,)."""
     masks, clean = states[:, 0], states[:, 1]
     S = len(masks)
-    after = [(next_value(masks & ~(1 << r), clean), next_value(masks & ~(1 << r), 0 * clean))
+    crossed = np.zeros_like(clean)
+    after = [(next_value(masks & ~(1 << r), clean), next_value(masks & ~(1 << r), crossed))
              for r in range(R)]
     write_value, best_row = [], []
     for n in range(3):
@@ -157,18 +158,17 @@ class Separable:
         return sparse.csr_matrix(A), b
 
 
-def sweep(model: Separable, x, cuts: bool):
+def sweep(model: Separable, x):
     """Largest violation of U ≥ TU per turn, (T,), and the violated states' constraints."""
     worst, rows = np.zeros(T), []
     for t in range(T):
         states = states_at(t)
         nxt = lambda m, k: model.value(x, t + 1, m, k)  # noqa: E731
-        gap = np.concatenate([solve_states_turn(states[lo:lo + BATCH], nxt)
-                              - model.value(x, t, states[lo:lo + BATCH, 0], states[lo:lo + BATCH, 1])
-                              for lo in range(0, len(states), BATCH)])
+        gap = np.concatenate([solve_states_turn(s, nxt) - model.value(x, t, s[:, 0], s[:, 1])
+                              for s in np.array_split(states, -(-len(states) // BATCH))])
         worst[t] = max(gap.max(), 0.0)
         violated = states[gap > 1e-6]  # below this, a cut moves the certificate by nothing
-        for lo in range(0, len(violated) if cuts else 0, BATCH):
+        for lo in range(0, len(violated), BATCH):
             _, where, points = solve_states_turn(violated[lo:lo + BATCH], nxt, strategy=True)
             rows.append(model.constraints(t, violated[lo:lo + BATCH], where, points))
     return worst, rows
@@ -178,10 +178,8 @@ def least_squares_start(model: Separable, exact: np.ndarray) -> np.ndarray:
     """The separable U closest to the exact values, turn by turn (and clean bit)."""
     x = np.zeros(model.n)
     for t in range(T):
-        for k in (0, 1):
-            masks = np.flatnonzero(N_OPEN == R - t)
-            if t == 0 and k == 0:
-                continue
+        masks = np.flatnonzero(N_OPEN == R - t)
+        for k in ((1,) if t == 0 else (0, 1)):
             features = np.column_stack([np.ones(len(masks)), OPEN[masks]])
             fit = np.linalg.lstsq(features, exact[masks, k], rcond=None)[0]
             x[model.c(t, k)] = fit[0]
@@ -194,11 +192,11 @@ def least_squares_start(model: Separable, exact: np.ndarray) -> np.ndarray:
 
 def price_certificate(model: Separable, x, steps: int = 150) -> float:
     """U_0 plus, per turn, a bound on its largest violation found without enumerating the
-    states: TU − U ≤ c-change + Σ_{r ∈ O} h_r + TV[π] + Σ_{r ∈ O} TV[(g_r − π)⁺] for any
-    price π, since max_r g_r ≤ π + Σ_r (g_r − π)⁺ and a turn's best value is subadditive in
-    its payoffs; the 15 − t rows with the largest terms are taken, π lowered by subgradient
-    steps from the worst state's own writes.  Tied U only (g_r must not depend on the sheet)."""
-    assert model.tied
+    states: TU − U ≤ c-change + Σ_{r ∈ O} h_r + TV[π] + Σ_{r ∈ O} TV[(g_r − π)⁺] for
+    any price π, since max_r g_r ≤ π + Σ_r (g_r − π)⁺ and a turn's best value is
+    subadditive in its payoffs; the 15 − t rows with the largest terms are taken, π
+    lowered by subgradient steps from the worst state's own writes.  Tied U only (g_r
+    must not depend on the sheet)."""
     c = x[:2 * T].reshape(T, 2)
     a = x[2 * T + R * T:].reshape(R, T)
     c_at = lambda t, k: COLUMN_BONUS * k if t == T else c[t, k]  # noqa: E731
@@ -208,7 +206,8 @@ def price_certificate(model: Separable, x, steps: int = 150) -> float:
         for k in ((1,) if t == 0 else (0, 1)):
             h = a_at(t + 1) - a_at(t)
             stays = np.array([c_at(t + 1, 0), c_at(t + 1, k)])
-            g = 2 * POINTS + stays[(POINTS > 0).astype(int)] - c_at(t + 1, k) - a_at(t + 1)[:, None, None]
+            g = (2 * POINTS + stays[(POINTS > 0).astype(int)] - c_at(t + 1, k)
+                 - a_at(t + 1)[:, None, None])
             states = states_at(t)
             states = states[states[:, 1] == k]
             gap = solve_states_turn(states, lambda m, kk: model.value(x, t + 1, m, kk)) \
@@ -216,7 +215,8 @@ def price_certificate(model: Separable, x, steps: int = 150) -> float:
             price = np.where(OPEN[states[gap.argmax(), 0]][:, None, None], g, -np.inf).max(axis=0)
             best = np.inf
             for i in range(steps):
-                pay = np.concatenate([price[:, :, None], np.maximum(g - price, 0).transpose(1, 2, 0)], 2)
+                rows_pay = np.maximum(g - price, 0).transpose(1, 2, 0)
+                pay = np.concatenate([price[:, :, None], rows_pay], 2)
                 turn = solve_turn(list(pay))
                 ends = _end_distribution(list(pay), turn)
                 terms = h + turn.value[1:]
@@ -235,9 +235,12 @@ def main():
     ap.add_argument("--price-certificate", action="store_true",
                     help="also certify the final U by dice prices (with --tied)")
     args = ap.parse_args()
+    if args.price_certificate and not args.tied:
+        ap.error("--price-certificate needs --tied (a row's gain must not depend on the sheet)")
     start = time.perf_counter()
     exact = exact_values()
-    engine = solve_states(PokerSchoolRules(columns=1, school_cross_erases=False).one_column).expected_score
+    game = PokerSchoolRules(columns=1, school_cross_erases=False).one_column
+    engine = solve_states(game).expected_score
     assert abs(exact[-1, 1] - engine) < 1e-8, (exact[-1, 1], engine)
     print(json.dumps({"exact_optimum": exact[-1, 1], "engine": engine}), flush=True)
     model = Separable(args.tied)
@@ -253,17 +256,20 @@ def main():
     x = least_squares_start(model, exact)
     rows, best = [], np.inf
     for i in range(args.sweeps):
-        worst, new = sweep(model, x, cuts=True)
+        worst, new = sweep(model, x)
         u0 = model.value(x, 0, np.array([(1 << R) - 1]), np.array([1]))[0]
         best = min(best, u0 + worst.sum())
-        print(json.dumps({"sweep": i, "U0": round(u0, 4), "largest_violation": round(worst.max(), 4),
-                          "certificate": round(u0 + worst.sum(), 4), "constraints": sum(len(b) for _, b in rows),
+        print(json.dumps({"sweep": i, "U0": round(u0, 4),
+                          "largest_violation": round(worst.max(), 4),
+                          "certificate": round(u0 + worst.sum(), 4),
+                          "constraints": sum(len(b) for _, b in rows),
                           "seconds": round(time.perf_counter() - start)}), flush=True)
         if not new:
             break
         rows += new
         lp = linprog(objective, A_ub=sparse.vstack([A for A, _ in rows]),
-                     b_ub=np.concatenate([b for _, b in rows]), bounds=(-3000, 3000), method="highs")
+                     b_ub=np.concatenate([b for _, b in rows]), bounds=(-3000, 3000),
+                     method="highs")
         if lp.status != 0:
             raise SystemExit(f"LP: {lp.message}")
         x = lp.x
