@@ -16,7 +16,7 @@ from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
-           ("play/session.py", "cli/table.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
+           ("play/session.py", "cli/table.py", "cli/games.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
 
 
 def messages_in_code() -> set[str]:
@@ -156,3 +156,15 @@ def test_sheets_take_the_seeds_names_and_abbreviations():
     assert school.filled[4] == 2 and school.filled[6] == 2 and school.points == 30 + 12 + 44
     with pytest.raises(DicewiseError, match="unknown category 'каре2'"):
         parse_sheet(category_game("general"), "каре2=40")
+
+
+def test_how_sure_the_values_are_in_the_players_language():
+    from dicewise.cli.games import quality
+
+    ru, pl = i18n.translator("ru"), i18n.translator("pl")
+    assert quality(True, 41.07, 1099.812, ru) == \
+        "приближённо, оценка ошибки ±41.1, оптимум ≤ 1099.81 (доказано)"
+    assert quality(True, 6.354, None, pl) == "w przybliżeniu, szacowany błąd ±6.35"
+    assert quality(False, tr=ru) == "точно"
+    assert quality(True, 6.354, 1099.812) == \
+        "approximate, error estimate ±6.35, optimum ≤ 1099.81 (proven)"

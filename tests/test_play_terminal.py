@@ -190,6 +190,29 @@ def test_russian_and_polish_labels(tmp_path):
     term.close()
 
 
+@pytest.mark.slow
+def test_approximate_advice_shows_each_loss_error_in_the_players_language(tmp_path,
+                                                                         monkeypatch):
+    """Ryzykant's quick variant (its table builds in under a minute): each choice with its
+    loss's error and, where the values cannot tell it from the best, a close call."""
+    from dicewise import api
+
+    term = Terminal(["ryzykant", "-o", "end_marks=2", "--players", "2", "--lang", "ru",
+                     "--top", "9"], tmp_path, timeout=300)
+    out = term.send("dice 1 1 2 2 5")
+    term.close()
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))  # the table the game built
+    advice = api.advise("ryzykant", dice=[1, 1, 2, 2, 5], options=["end_marks=2"])
+    assert f"(приближённо, оценка ошибки ±{advice.error_estimate:.3g})" in out
+    rows = re.findall(r"^ +(\d+) +(-?[\d.]+) +([\d.]+) +±([\d.]+)  (.*)$", out, re.M)
+    assert len(rows) == min(9, len(advice.choices))
+    assert sum(c.close_call for c in advice.choices) >= 2
+    for (i, expected, loss, error, label), c in zip(rows, advice.choices):
+        assert (float(expected), float(loss), float(error)) == pytest.approx(
+            (c.expected, c.loss, c.loss_error), abs=0.005 + 1e-7)
+        assert label.endswith("(почти равны)") == c.close_call, label
+
+
 def test_ctrl_c_leaves_without_a_traceback(tmp_path):
     term = Terminal(["general", "--players", "2", "--no-advice", "--lang", "en"], tmp_path)
     term.child.sendintr()

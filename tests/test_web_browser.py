@@ -131,10 +131,11 @@ def tap_dice(page, root: str, dice) -> None:
 
 
 def shown_choices(page, root: str) -> list[tuple[str, str, str]]:
-    """(expected, loss, label) of every choice row the page shows, best first."""
+    """(expected, loss, label) of every choice row the page shows, best first (the label
+    without the marks after it)."""
     rows = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
         r.querySelector('td.expected').innerText, r.querySelector('td.loss').innerText,
-        r.querySelector('td.label').innerText])""")
+        r.querySelector('td.label').firstChild.textContent])""")
     return [tuple(r) for r in rows]
 
 
@@ -182,6 +183,26 @@ def test_the_advisor_page_shows_the_commands_choices_quickly(page, server, monke
         page.wait_for_selector("[data-testid=position-advice] tr.choice")
         times.append(time.perf_counter() - start)
     assert min(times) < 0.5, times
+
+
+def test_the_page_shows_each_loss_error_and_the_close_calls(page, server, monkeypatch):
+    """Approximate advice (Ryzykant's quick variant, built on the first tap): each choice's
+    loss with its error, and a close call where the values cannot tell it from the best."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
+    page.click("[data-tab=position]")
+    page.select_option("[data-testid=position-ruleset]", "ryzykant")
+    page.fill("#position-form [name='opt:end_marks']", "2")
+    tap_dice(page, "[data-testid=position-dice]", [1, 1, 2, 2, 5])
+    page.click("[data-testid=show-advice]")
+    page.wait_for_selector("[data-testid=position-advice] tr.choice", timeout=300_000)
+    advice = api.advise("ryzykant", dice=[1, 1, 2, 2, 5], options=["end_marks=2"]).to_json()
+    root = "[data-testid=position-advice]"
+    assert agrees(shown_choices(page, root), advice)
+    assert f"error estimate ±{advice['error_estimate']:.2f}" in page.inner_text(f"{root} .quality")
+    rows = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
+        r.querySelector('td.loss-error').innerText, !!r.querySelector('.close-call')])""")
+    assert sum(c["close_call"] for c in advice["choices"]) >= 2
+    assert rows == [[f"±{c['loss_error']:.2f}", c["close_call"]] for c in advice["choices"]]
 
 
 def test_bad_input_is_shown_on_the_page(page):

@@ -30,15 +30,16 @@ target_flag = click.option("--target", type=click.IntRange(min=0), default=None,
                            help="Play for P(final score ≥ TARGET) instead of the mean.")
 
 
-def quality(approximate: bool, error_estimate=None, upper_bound=None) -> str:
-    """How sure a value is, in words: exact, or approximate with its measured error."""
+def quality(approximate: bool, error_estimate=None, upper_bound=None, tr=str) -> str:
+    """How sure a value is, in words (through ``tr``, a translator): exact, or approximate
+    with its measured error."""
     if not approximate:
-        return "exact"
-    parts = ["approximate"]
+        return tr("exact")
+    parts = [tr("approximate")]
     if error_estimate is not None:
-        parts.append(f"error estimate ±{error_estimate:.3g}")
+        parts.append(tr("error estimate ±{error}").format(error=f"{error_estimate:.3g}"))
     if upper_bound is not None:
-        parts.append(f"optimum ≤ {upper_bound:.2f} (proven)")
+        parts.append(tr("optimum ≤ {bound} (proven)").format(bound=f"{upper_bound:.2f}"))
     return ", ".join(parts)
 
 
@@ -232,7 +233,9 @@ def print_advice(result, hidden: int = 0) -> None:
     elif ranked_by:
         click.echo(f"{'':>3} {ranked_by.replace('_', ' '):>10} {'loss':>9} {'expected':>10}  choice")
     else:
-        click.echo(f"{'':>3} {'expected':>10} {'loss':>9}  choice")
+        errors = any(ch.loss_error is not None for ch in result.choices)
+        click.echo(f"{'':>3} {'expected':>10} {'loss':>9}{f' {chr(177):>8}' if errors else ''}"
+                   "  choice")
     for i, ch in enumerate(result.choices, 1):
         mark = "  ← the expected-score choice" if (chance or ranked_by) and ch.action == \
             result.expected_score_choice and i > 1 else ""
@@ -244,7 +247,7 @@ def print_advice(result, hidden: int = 0) -> None:
             click.echo(f"{i:>3} {ch.probability:>15.6f} {ch.loss:>9.6f} {expected:>10}  "
                        f"{ch.label}{mark}")
         else:
-            error = "" if ch.loss_error is None else f" ±{ch.loss_error:.2f}"
+            error = "" if ch.loss_error is None else f" {f'±{ch.loss_error:.2f}':>8}"
             close = "  (close call)" if ch.close_call else ""
             click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}{error}  {ch.label}{close}")
     if ((chance or ranked_by) and result.best is not None

@@ -169,13 +169,18 @@ def _show_advice(game: TableGame) -> None:
     head = (tr("P(win)+½P(draw)") if advice.objective == "win" else tr("P(≥ target)")) \
         if chance else tr("race value") if ranked_by == "race_value" else tr("expected")
     width = max(10, len(head))
-    click.echo(f"  {'':>2} {head:>{width}} {tr('loss'):>8}  {tr('choice')}   "
-               f"({tr(quality(advice.approximate, advice.error_estimate, advice.upper_bound))})")
+    # Approximate values: each loss with its error, and the choices it cannot tell apart.
+    errors = not chance and any(ch.loss_error is not None for ch in advice.choices)
+    error_head = f" {'±':>7}" if errors else ""
+    click.echo(f"  {'':>2} {head:>{width}} {tr('loss'):>8}{error_head}  {tr('choice')}   "
+               f"({quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)})")
     for i, ch in enumerate(advice.choices, 1):
         value = (f"{ch.probability:.4f}" if chance else
                  f"{ch.detail[ranked_by]:.2f}" if ranked_by else f"{ch.expected:.2f}")
         loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
-        click.echo(f"  {i:>2} {value:>{width}} {loss:>8}  {_label(game, ch)}")
+        error = "" if not errors else f" {'' if ch.loss_error is None else f'±{ch.loss_error:.2f}':>7}"
+        close = f"  ({tr('close call')})" if ch.close_call else ""
+        click.echo(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{close}")
 
 
 def _label(game: TableGame, choice) -> str:

@@ -177,12 +177,19 @@ function dicePicker(root, onComplete) {
 function adviceList(advice, onPick) {
   if (!advice) return [];
   const chance = advice.objective && advice.objective !== "expected_score";
+  const known = x => x !== null && x !== undefined;
   const quality = advice.approximate
-    ? `${t("approximate")}${advice.error_estimate !== null ? `, ${t("error estimate")} ±${num(advice.error_estimate)}` : ""}`
+    ? [t("approximate"),
+       known(advice.error_estimate) ? `${t("error estimate")} ±${num(advice.error_estimate)}` : null,
+       known(advice.upper_bound) ? t("optimum ≤ {bound} (proven)", {bound: num(advice.upper_bound)}) : null,
+      ].filter(known).join(", ")
     : t("exact");
+  // Approximate values: each loss with its error, and the choices it cannot tell apart.
+  const errors = !chance && advice.choices.some(c => known(c.loss_error));
   const head = el("tr", {}, el("th", {}, "#"),
     chance ? el("th", {}, advice.objective === "win" ? t("P(win)") : t("P(≥ target)")) : null,
-    el("th", {}, t("expected")), el("th", {}, t("loss")), el("th", {}, ""));
+    el("th", {}, t("expected")), el("th", {}, t("loss")), errors ? el("th", {}, "±") : null,
+    el("th", {}, ""));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const rows = advice.choices.map((c, i) => el("tr", {
       class: `choice${i === 0 ? " best" : ""}`, "data-testid": "choice", "data-index": i + 1,
@@ -192,9 +199,11 @@ function adviceList(advice, onPick) {
     chance ? el("td", {}, num(c.probability, 4)) : null,
     el("td", {class: "expected"}, num(c.expected)),
     el("td", {class: "loss"}, num(c.loss, chance ? 4 : 2)),
+    errors ? el("td", {class: "loss-error"}, known(c.loss_error) ? `±${num(c.loss_error)}` : "") : null,
     el("td", {class: "label"}, c.label,
       chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
-        ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null)));
+        ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null,
+      c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null)));
   return [el("p", {class: "quality"}, `${t("Choices")} (${quality})${onPick ? " — " + t("Tap a choice to play it") : ""}`),
           el("table", {class: "choices"}, el("thead", {}, head), el("tbody", {}, ...rows))];
 }
