@@ -19,15 +19,19 @@ from dicewise.solver.rulesets import category_game
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """Plain ``pytest`` (the everyday tier, every test file) runs on two processes where
-    pytest-xdist is installed (the test extra): under 90 s on a two-core machine.  Naming
-    files or tests, choosing ``-n`` or another marker (``-m slow``) runs as asked."""
-    everyday = (config.args_source == pytest.Config.ArgsSource.TESTPATHS
-                and config.option.markexpr == "not slow"
-                and "PYTEST_XDIST_WORKER" not in os.environ)  # not again in each worker
-    if everyday and config.pluginmanager.hasplugin("xdist") \
+    """Either tier on every test file (plain ``pytest``, or ``pytest -m slow``) runs on two
+    processes where pytest-xdist is installed (the test extra): the everyday tier under 90 s
+    on a two-core machine.  The slow tier sends each file to one process, so that a module's
+    tables and servers are built once.  Naming files or tests, or choosing ``-n``, runs as
+    asked."""
+    tier = config.option.markexpr if (
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        and "PYTEST_XDIST_WORKER" not in os.environ) else None  # not again in each worker
+    if tier in ("not slow", "slow") and config.pluginmanager.hasplugin("xdist") \
             and getattr(config.option, "numprocesses", 0) is None:
         config.option.numprocesses = 2
+        if tier == "slow" and config.option.dist == "no":
+            config.option.dist = "loadfile"
 
 
 @pytest.fixture(autouse=True)
@@ -79,3 +83,17 @@ def solved():
         return _solved(name, tuple(sorted(options.items())))
 
     return get
+
+
+@pytest.fixture(scope="session")
+def quick_approximate_tables(tmp_path_factory):
+    """A table cache holding the table of an approximate game that builds in under a minute
+    (Ryzykant's quick variant, ``end_marks=2``): built once for the tests that show its
+    advice through a real terminal or page.  Returns ``(cache, ruleset, options)``."""
+    from dicewise import api
+
+    cache = tmp_path_factory.mktemp("quick-approximate-tables")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEWISE_CACHE", str(cache))
+        api.solve("ryzykant", options=["end_marks=2"])
+    return cache, "ryzykant", ["end_marks=2"]

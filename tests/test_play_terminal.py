@@ -191,18 +191,19 @@ def test_russian_and_polish_labels(tmp_path):
 
 
 @pytest.mark.slow
-def test_approximate_advice_shows_each_loss_error_in_the_players_language(tmp_path,
-                                                                         monkeypatch):
-    """Ryzykant's quick variant (its table builds in under a minute): each choice with its
-    loss's error and, where the values cannot tell it from the best, a close call."""
+def test_approximate_advice_shows_each_loss_error_in_the_players_language(
+        quick_approximate_tables, monkeypatch):
+    """Each choice of approximate advice with its loss's error and, where the values cannot
+    tell it from the best, a close call; the values' quality in the players' language."""
     from dicewise import api
 
-    term = Terminal(["ryzykant", "-o", "end_marks=2", "--players", "2", "--lang", "ru",
-                     "--top", "9"], tmp_path, timeout=300)
+    cache, ruleset, options = quick_approximate_tables
+    term = Terminal([ruleset, *(f"--option={o}" for o in options), "--players", "2",
+                     "--lang", "ru", "--top", "9"], cache)
     out = term.send("dice 1 1 2 2 5")
     term.close()
-    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))  # the table the game built
-    advice = api.advise("ryzykant", dice=[1, 1, 2, 2, 5], options=["end_marks=2"])
+    monkeypatch.setenv("DICEWISE_CACHE", str(cache))
+    advice = api.advise(ruleset, dice=[1, 1, 2, 2, 5], options=options)
     assert f"(приближённо, оценка ошибки ±{advice.error_estimate:.3g})" in out
     rows = re.findall(r"^ +(\d+) +(-?[\d.]+) +([\d.]+) +±([\d.]+)  (.*)$", out, re.M)
     assert len(rows) == min(9, len(advice.choices))

@@ -185,22 +185,37 @@ def test_the_advisor_page_shows_the_commands_choices_quickly(page, server, monke
     assert min(times) < 0.5, times
 
 
-def test_the_page_shows_each_loss_error_and_the_close_calls(page, server, monkeypatch):
-    """Approximate advice (Ryzykant's quick variant, built on the first tap): each choice's
-    loss with its error, and a close call where the values cannot tell it from the best."""
-    monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
-    page.click("[data-tab=position]")
-    page.select_option("[data-testid=position-ruleset]", "ryzykant")
-    page.fill("#position-form [name='opt:end_marks']", "2")
-    tap_dice(page, "[data-testid=position-dice]", [1, 1, 2, 2, 5])
-    page.click("[data-testid=show-advice]")
-    page.wait_for_selector("[data-testid=position-advice] tr.choice", timeout=300_000)
-    advice = api.advise("ryzykant", dice=[1, 1, 2, 2, 5], options=["end_marks=2"]).to_json()
-    root = "[data-testid=position-advice]"
-    assert agrees(shown_choices(page, root), advice)
-    assert f"error estimate ±{advice['error_estimate']:.2f}" in page.inner_text(f"{root} .quality")
-    rows = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
-        r.querySelector('td.loss-error').innerText, !!r.querySelector('.close-call')])""")
+def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_approximate_tables,
+                                                           tmp_path, monkeypatch):
+    """Approximate advice: each choice's loss with its error, and a close call where the
+    values cannot tell it from the best."""
+    cache, ruleset, options = quick_approximate_tables
+    monkeypatch.setenv("DICEWISE_CACHE", str(cache))
+    server = Server(tmp_path, cache)
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("[data-tab=position]")
+        page.select_option("[data-testid=position-ruleset]", ruleset)
+        for option in options:
+            name, value = option.split("=")
+            page.fill(f"#position-form [name='opt:{name}']", value)
+        tap_dice(page, "[data-testid=position-dice]", [1, 1, 2, 2, 5])
+        page.click("[data-testid=show-advice]")
+        page.wait_for_selector("[data-testid=position-advice] tr.choice")
+        root = "[data-testid=position-advice]"
+        shown = shown_choices(page, root)
+        quality = page.inner_text(f"{root} .quality")
+        rows = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
+            r.querySelector('td.loss-error').innerText, !!r.querySelector('.close-call')])""")
+    finally:
+        context.close()
+        server.stop()
+    advice = api.advise(ruleset, dice=[1, 1, 2, 2, 5], options=options).to_json()
+    assert agrees(shown, advice)
+    assert f"error estimate ±{advice['error_estimate']:.2f}" in quality
     assert sum(c["close_call"] for c in advice["choices"]) >= 2
     assert rows == [[f"±{c['loss_error']:.2f}", c["close_call"]] for c in advice["choices"]]
 

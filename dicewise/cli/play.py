@@ -327,8 +327,8 @@ def _print_agent_report(d):
         where = " ".join(f"{k} {c[k]}" for k in ("game", "turn", "roll") if c.get(k) is not None)
         chose = c.get("chose_label") or json.dumps(c["chose"])
         best = c.get("best_label") or json.dumps(c["best"])
-        click.echo(f"  lost {c['loss']:.3f}: {where}, dice {' '.join(map(str, c['dice']))}: "
-                   f"chose {chose}; best {best}")
+        click.echo(f"  lost {c['loss']:.3f}{_error_text(c)}: {where}, dice "
+                   f"{' '.join(map(str, c['dice']))}: chose {chose}; best {best}")
     if d["errors"]:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
         click.echo(f"{len(d['errors'])} agent errors ({kinds}); the program was restarted "
@@ -372,15 +372,24 @@ def review(ruleset, log, game_index, show_all, options, as_json):
     shown = [r for r in judged if show_all or r.loss >= 1e-9]
     if shown:
         click.echo("decisions that lost points:" if not show_all else "every decision:")
+    approximate = any(r.loss_error is not None for r in judged)
     for r in shown:
-        mark = "ok" if r.loss < 1e-9 else f"lost {r.loss:.3f}"
+        mark = "ok" if r.loss < 1e-9 else f"lost {r.loss:.3f}{_error_text(r.to_json())}"
         where = " ".join(f"{k} {v}" for k, v in (("game", r.game), ("turn", r.turn),
                                                   ("roll", r.roll)) if v is not None)
         click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
                    f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
                    f"({r.best_expected:.3f}) — {mark}")
     click.echo(f"total expected loss {total:.4f} over {len(judged)} decisions "
-               f"in {len(summary)} game{'s' * (len(summary) != 1)}")
+               f"in {len(summary)} game{'s' * (len(summary) != 1)}"
+               + (" (values approximate: each loss with its error)" if approximate else ""))
+
+
+def _error_text(judged: dict) -> str:
+    """" ±E" after an approximate loss, and "(close call)" where E covers it."""
+    if judged.get("loss_error") is None:
+        return ""
+    return f" ±{judged['loss_error']:.2f}" + (" (close call)" if judged["close_call"] else "")
 
 
 def _ranges(numbers) -> str:

@@ -142,7 +142,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                                   "roll": obs.get("roll"), "dice": obs.get("dice"),
                                   "sheet": obs.get("sheet"), "chose": action, "best": best.action,
                                   "chose_label": chosen.label, "best_label": best.label,
-                                  "loss": loss}))
+                                  "loss": loss, **_error_of(chosen)}))
             if len(costly) > 50:
                 costly = sorted(costly, key=lambda x: -x[0])[:5]
             if log is not None:
@@ -159,6 +159,13 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                        np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),
                        decisions, regret, costliest, tuple(errors), stopped,
                        solution.approximate, solution.error_estimate, unit)
+
+
+def _error_of(choice) -> dict:
+    """A choice's ``loss_error`` and ``close_call``, where its values are approximate."""
+    if choice.loss_error is None:
+        return {}
+    return {"loss_error": choice.loss_error, "close_call": choice.close_call}
 
 
 def _short(obj):

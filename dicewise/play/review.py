@@ -29,6 +29,10 @@ class Reviewed:
     loss: float
     chose_label: str = ""
     best_label: str = ""
+    #: Approximate values: the error of ``loss``, and whether it cannot tell the choice from
+    #: the best (None and False where the values are exact).
+    loss_error: float | None = None
+    close_call: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -64,7 +68,8 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
                 from None
         out.append(Reviewed(number, obs.get("game"), obs.get("turn"), obs.get("roll"),
                             obs.get("dice"), action, chosen.value, advice.best.action,
-                            advice.best.value, chosen.loss, chosen.label, advice.best.label))
+                            advice.best.value, chosen.loss, chosen.label, advice.best.label,
+                            chosen.loss_error, chosen.close_call))
     return out
 
 
