@@ -233,9 +233,9 @@ def print_advice(result, hidden: int = 0) -> None:
     elif ranked_by:
         click.echo(f"{'':>3} {ranked_by.replace('_', ' '):>10} {'loss':>9} {'expected':>10}  choice")
     else:
-        errors = any(ch.loss_error is not None for ch in result.choices)
-        click.echo(f"{'':>3} {'expected':>10} {'loss':>9}{f' {chr(177):>8}' if errors else ''}"
-                   "  choice")
+        error_head = f" {'±':>8}" if any(ch.loss_error is not None for ch in result.choices) \
+            else ""
+        click.echo(f"{'':>3} {'expected':>10} {'loss':>9}{error_head}  choice")
     for i, ch in enumerate(result.choices, 1):
         mark = "  ← the expected-score choice" if (chance or ranked_by) and ch.action == \
             result.expected_score_choice and i > 1 else ""

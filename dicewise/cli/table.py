@@ -178,7 +178,8 @@ def _show_advice(game: TableGame) -> None:
         value = (f"{ch.probability:.4f}" if chance else
                  f"{ch.detail[ranked_by]:.2f}" if ranked_by else f"{ch.expected:.2f}")
         loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
-        error = "" if not errors else f" {'' if ch.loss_error is None else f'±{ch.loss_error:.2f}':>7}"
+        error = "" if ch.loss_error is None else f"±{ch.loss_error:.2f}"
+        error = f" {error:>7}" if errors else ""
         close = f"  ({tr('close call')})" if ch.close_call else ""
         click.echo(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{close}")
 
