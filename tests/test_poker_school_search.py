@@ -130,3 +130,23 @@ def test_loss_error_is_the_documented_sum_and_keeps_are_measured_apart():
                 + advisor.LOSS_ERROR_SLOPE * c.loss + floor * 6.4 * share)
         assert c.loss_error == pytest.approx(want, abs=1e-9), c.label
     assert kinds == {True, False}
+
+
+def test_a_dominated_cross_is_listed_with_the_write_that_beats_it(capsys):
+    """Its error may be wider than its loss, so the listing says why it is no close call:
+    the write the rules prove better, in the players' language too."""
+    from dicewise import i18n
+    from dicewise.cli.games import dominated_note, print_advice
+
+    game = PokerSchoolRules()
+    a = advise(game, LinearEvaluator(game, prior_weights(game)),
+               game.parse_sheet("twos=6,fives=15/15/15"), [2, 2, 2, 1, 3], 3, 6.4)
+    print_advice(a)
+    out = capsys.readouterr().out.splitlines()
+    cross = a.choice_for({"cross": "twos"})
+    marked = [line for line in out if "by the rules" in line]
+    assert len(marked) == 1 and f"  {cross.label}  (worse than {a.best.label}, by the " \
+        "rules)" in marked[0]
+    shown = dominated_note(cross, a.choices, lambda c: c.label.upper(), i18n.translator("ru"))
+    assert shown == f"  (заведомо хуже, чем {a.best.label.upper()})"
+    assert all(dominated_note(c, a.choices) == "" for c in a.choices if c is not cross)

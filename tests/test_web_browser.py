@@ -139,6 +139,18 @@ def shown_choices(page, root: str) -> list[tuple[str, str, str]]:
     return [tuple(r) for r in rows]
 
 
+def shown_marks(page, root: str) -> list[list]:
+    """(loss error or None, close call, proven worse) of every choice row shown."""
+    return page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
+        r.querySelector('td.loss-error') ? r.querySelector('td.loss-error').innerText : null,
+        !!r.querySelector('.close-call'), !!r.querySelector('.dominated')])""")
+
+
+def expected_marks(advice: dict) -> list[list]:
+    return [[None if c.get("loss_error") is None else f"±{c['loss_error']:.2f}",
+             bool(c.get("close_call")), "dominated_by" in c] for c in advice["choices"]]
+
+
 def expected_rows(advice: dict) -> list[tuple[str, str, str]]:
     return [(f"{c['expected']:.2f}", f"{c['loss']:.2f}", c["label"]) for c in advice["choices"]]
 
@@ -208,8 +220,7 @@ def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_appro
         root = "[data-testid=position-advice]"
         shown = shown_choices(page, root)
         quality = page.inner_text(f"{root} .quality")
-        rows = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(r => [
-            r.querySelector('td.loss-error').innerText, !!r.querySelector('.close-call')])""")
+        marks = shown_marks(page, root)
     finally:
         context.close()
         server.stop()
@@ -217,7 +228,7 @@ def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_appro
     assert agrees(shown, advice)
     assert f"error estimate ±{advice['error_estimate']:.2f}" in quality
     assert sum(c["close_call"] for c in advice["choices"]) >= 2
-    assert rows == [[f"±{c['loss_error']:.2f}", c["close_call"]] for c in advice["choices"]]
+    assert marks == expected_marks(advice)
 
 
 def test_bad_input_is_shown_on_the_page(page):
@@ -276,6 +287,7 @@ def play_to_the_end(page, server, ruleset: str, on_step=None, check_every: int =
         else:
             shown = shown_choices(page, "[data-testid=advice]")
             assert agrees(shown, answer["advice"]), (shown, expected_rows(answer["advice"]))
+            assert shown_marks(page, "[data-testid=advice]") == expected_marks(answer["advice"])
             if decisions % check_every == 0:
                 mover = state["players"][state["to_move"]]
                 cli = api.advise(ruleset, dice=state["dice"], roll=state["roll"],

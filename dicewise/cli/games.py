@@ -43,6 +43,18 @@ def quality(approximate: bool, error_estimate=None, upper_bound=None, tr=str) ->
     return ", ".join(parts)
 
 
+def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
+    """What follows a choice the rules prove worse than another (``dominated_by``): that
+    choice, named by ``label``, so that an error wider than its loss is not read as a close
+    call; else nothing."""
+    better = choice.detail.get("dominated_by")
+    if not better:
+        return ""
+    named = next((label(c) for c in choices if c.action == better), None)
+    return "  (" + tr("worse than {choice}, by the rules").format(
+        choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
+
+
 @click.command()
 @click.argument("ruleset", required=False)
 @json_flag
@@ -248,7 +260,7 @@ def print_advice(result, hidden: int = 0) -> None:
                        f"{ch.label}{mark}")
         else:
             error = "" if ch.loss_error is None else f" {f'±{ch.loss_error:.2f}':>8}"
-            close = "  (close call)" if ch.close_call else ""
+            close = "  (close call)" if ch.close_call else dominated_note(ch, result.choices)
             click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}{error}  {ch.label}{close}")
     if ((chance or ranked_by) and result.best is not None
             and result.expected_score_choice == result.best.action):

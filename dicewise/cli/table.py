@@ -17,7 +17,7 @@ from .. import i18n
 from ..play import commands
 from ..play.session import TableGame
 from .format import _clean, progress
-from .games import option_flag, quality
+from .games import dominated_note, option_flag, quality
 
 
 @click.command()
@@ -180,7 +180,8 @@ def _show_advice(game: TableGame) -> None:
         loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
         error = "" if ch.loss_error is None else f"±{ch.loss_error:.2f}"
         error = f" {error:>7}" if errors else ""
-        close = f"  ({tr('close call')})" if ch.close_call else ""
+        close = f"  ({tr('close call')})" if ch.close_call else dominated_note(
+            ch, advice.choices, lambda c: _label(game, c), tr)
         click.echo(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{close}")
 
 

@@ -191,6 +191,9 @@ function adviceList(advice, onPick) {
     el("th", {}, t("expected")), el("th", {}, t("loss")), errors ? el("th", {}, "±") : null,
     el("th", {}, ""));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  // The choice a rule proves better (a cross's own write), by its label where it is listed.
+  const nameOf = action => (advice.choices.find(o => same(o.action, action))
+    || {label: Object.entries(action).flat().join(" ")}).label;
   const rows = advice.choices.map((c, i) => el("tr", {
       class: `choice${i === 0 ? " best" : ""}`, "data-testid": "choice", "data-index": i + 1,
       tabindex: onPick ? 0 : null, onclick: onPick ? () => onPick(i + 1, c) : null,
@@ -203,7 +206,9 @@ function adviceList(advice, onPick) {
     el("td", {class: "label"}, c.label,
       chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
         ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null,
-      c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null)));
+      c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null,
+      c.dominated_by ? el("span", {class: "mark dominated"}, ` (${t("worse than {choice}, by the rules",
+        {choice: nameOf(c.dominated_by)})})`) : null)));
   return [el("p", {class: "quality"}, `${t("Choices")} (${quality})${onPick ? " — " + t("Tap a choice to play it") : ""}`),
           el("table", {class: "choices"}, el("thead", {}, head), el("tbody", {}, ...rows))];
 }
