@@ -327,7 +327,8 @@ def _print_agent_report(d):
         where = " ".join(f"{k} {c[k]}" for k in ("game", "turn", "roll") if c.get(k) is not None)
         chose = c.get("chose_label") or json.dumps(c["chose"])
         best = c.get("best_label") or json.dumps(c["best"])
-        click.echo(f"  lost {c['loss']:.3f}{_error_text(c)}: {where}, dice "
+        error = _error_text(c.get("loss_error"), c.get("close_call"))
+        click.echo(f"  lost {c['loss']:.3f}{error}: {where}, dice "
                    f"{' '.join(map(str, c['dice']))}: chose {chose}; best {best}")
     if d["errors"]:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
@@ -374,7 +375,8 @@ def review(ruleset, log, game_index, show_all, options, as_json):
         click.echo("decisions that lost points:" if not show_all else "every decision:")
     approximate = any(r.loss_error is not None for r in judged)
     for r in shown:
-        mark = "ok" if r.loss < 1e-9 else f"lost {r.loss:.3f}{_error_text(r.to_json())}"
+        mark = "ok" if r.loss < 1e-9 else \
+            f"lost {r.loss:.3f}{_error_text(r.loss_error, r.close_call)}"
         where = " ".join(f"{k} {v}" for k, v in (("game", r.game), ("turn", r.turn),
                                                   ("roll", r.roll)) if v is not None)
         click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
@@ -385,11 +387,11 @@ def review(ruleset, log, game_index, show_all, options, as_json):
                + (" (values approximate: each loss with its error)" if approximate else ""))
 
 
-def _error_text(judged: dict) -> str:
+def _error_text(loss_error, close_call) -> str:
     """" ±E" after an approximate loss, and "(close call)" where E covers it."""
-    if judged.get("loss_error") is None:
+    if loss_error is None:
         return ""
-    return f" ±{judged['loss_error']:.2f}" + (" (close call)" if judged["close_call"] else "")
+    return f" ±{loss_error:.2f}" + (" (close call)" if close_call else "")
 
 
 def _ranges(numbers) -> str:
