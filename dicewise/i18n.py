@@ -41,18 +41,30 @@ def language(lang: str | None = None) -> str:
     return "en"
 
 
+class Translator:
+    """The gettext function of one language, that also says which language it speaks (box
+    names are translated by table, not by gettext)."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        catalog = (gettext.NullTranslations() if lang == "en" else
+                   gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True))
+        self._gettext = catalog.gettext
+
+    def __call__(self, message: str) -> str:
+        return self._gettext(message)
+
+
 @lru_cache(maxsize=None)
-def translator(lang: str = "en"):
+def translator(lang: str = "en") -> Translator:
     """The gettext function of ``lang`` (English, the msgids, where a message is missing)."""
-    if lang == "en":
-        return gettext.NullTranslations().gettext
-    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True).gettext
+    return Translator(lang)
 
 
 class Message(str):
     """An English message that keeps its template and fields, so that the edge that shows
     it to players can say it in their language (``in_language``): what the library says
-    while a player waits (a table being built)."""
+    while a player waits (a table being built), an advice's headline, why a game ended."""
 
     def __new__(cls, template: str, **fields):
         message = super().__new__(cls, template.format(**fields))
@@ -60,8 +72,38 @@ class Message(str):
         return message
 
     def in_language(self, tr) -> str:
-        """The message through ``tr`` (a ``translator``)."""
-        return tr(self.template).format(**self.fields)
+        """The message through ``tr`` (a ``translator``), its Message fields too."""
+        return tr(self.template).format(**{k: in_language(v, tr) for k, v in self.fields.items()})
+
+
+class Box(str):
+    """A box of ``ruleset`` by the rules' name, said in the players' language by its table."""
+
+    def __new__(cls, ruleset: str, box: str):
+        name = super().__new__(cls, box)
+        name.ruleset = ruleset
+        return name
+
+    def in_language(self, tr) -> str:
+        return box_label(self.ruleset, str(self), getattr(tr, "lang", "en"))
+
+
+class Listing(str):
+    """Items joined by commas, each said in the players' language."""
+
+    def __new__(cls, items):
+        listing = super().__new__(cls, ", ".join(items))
+        listing.items = tuple(items)
+        return listing
+
+    def in_language(self, tr) -> str:
+        return ", ".join(in_language(item, tr) for item in self.items)
+
+
+def in_language(text, tr) -> str:
+    """``text`` through ``tr`` where it is a ``Message``, ``Box`` or ``Listing``; other text as
+    it is (a name, a number)."""
+    return text.in_language(tr) if hasattr(text, "in_language") else text
 
 
 # -- box names ---------------------------------------------------------------------------

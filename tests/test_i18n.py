@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import string
 from pathlib import Path
@@ -19,9 +20,22 @@ SOURCES = [Path(i18n.__file__).parent / p for p in
            ("play/session.py", "cli/table.py", "cli/games.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
 
 
-def messages_in_code() -> set[str]:
-    """Every literal passed to a translator in the code, and the help lines."""
+def messages_made() -> set[str]:
+    """Every template given to ``Message`` anywhere in the package: what the library says
+    that a player reads later (advice headlines, why a game ended, a table being built)."""
     found = set()
+    for path in Path(dicewise.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Message"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                found.add(node.args[0].value)
+    return found
+
+
+def messages_in_code() -> set[str]:
+    """Every literal passed to a translator in the code, every ``Message`` template, and the
+    help lines."""
+    found = messages_made()
     for path in SOURCES:
         text = path.read_text(encoding="utf-8")
         found |= {m[1] for m in re.findall(r'tr\((["\'])(.+?)\1\)', text)}
@@ -41,6 +55,23 @@ def test_every_message_is_translated_with_the_same_fields(lang):
     assert not missing
     for msgid, msgstr in po.items():
         assert fields(msgid) == fields(msgstr), msgid
+
+
+def test_the_messages_made_in_the_library_are_found():
+    made = messages_made()
+    assert "a first-roll five of a kind ends the game" in made
+    assert "{searched}approximate{shortfall}{bound}" in made and len(made) >= 20
+
+
+def test_a_message_says_its_parts_in_the_players_language():
+    ru, pl = i18n.translator("ru"), i18n.translator("pl")
+    near = i18n.Listing([i18n.Box("poker-school", "fives"), i18n.Message("column{n}", n=2)])
+    assert near == "fives, column2"
+    assert near.in_language(ru) == "пятерки, столбец 2"
+    assert near.in_language(pl) == "piątki, kolumna 2"
+    ended = i18n.Message("{points} (ended)", points=40)
+    assert i18n.in_language(i18n.Listing([ended, "35"]), ru) == "40 (закончил), 35"
+    assert i18n.in_language("as it is", ru) == "as it is" and ru.lang == "ru"
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])
@@ -168,3 +199,64 @@ def test_how_sure_the_values_are_in_the_players_language():
     assert quality(False, tr=ru) == "точно"
     assert quality(True, 6.354, 1099.812) == \
         "approximate, error estimate ±6.35, optimum ≤ 1099.81 (proven)"
+
+
+ADVISE = ["advise", "general", "--roll", "2", "--dice", "1", "1", "2", "5", "6", "--top", "3"]
+#: English words of the advice's own text; none may be left in another language.
+ENGLISH = re.compile(r"\b(roll|dice|expected|points|keep|reroll|choices?|values|loss|more|turn|"
+                     r"exact|game|over|first|five)\b")
+
+
+def _advise(*args, env=None):
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    result = CliRunner().invoke(cli, list(args), env=env)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def _no_locale(monkeypatch):
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.mark.parametrize("lang,words", [
+    ("ru", ["general: бросок 2 из 3, кости 1 1 2 5 6; записано очков: 0, ожидание в начале хода",
+            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3)",
+            "... и ещё вариантов: 31 (--top K покажет K лучших)",
+            "игра окончена: пять одинаковых с первого броска заканчивают игру"]),
+    ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano pkt: 0, oczekiwana na początku tury",
+            "wartości: dokładnie", "oczekiwane", "strata", "ruch", "zostaw 1 1 (przerzuć 3)",
+            "... i jeszcze ruchów: 31 (--top K pokazuje K najlepszych)",
+            "gra skończona: pięć jednakowych w pierwszym rzucie kończy grę"])])
+def test_advise_speaks_the_players_language(lang, words, monkeypatch):
+    """Every line a player reads: the position, how sure the values are, the column heads,
+    the choices, what was left out, and why a game is already over."""
+    _no_locale(monkeypatch)
+    out = _advise(*ADVISE, "--lang", lang) + _advise(
+        "advise", "general", "--roll", "1", "--dice", "6", "6", "6", "6", "6", "--lang", lang)
+    for text in words:
+        assert text in out
+    assert not ENGLISH.search(out.replace("general", "")), out
+    monkeypatch.setenv("LANG", f"{lang}_{lang.upper()}.UTF-8")  # the locale, without --lang
+    assert _advise(*ADVISE) == _advise(*ADVISE, "--lang", lang)
+
+
+def test_advise_in_english_and_json_are_as_before(monkeypatch):
+    """English is the solver's own text; JSON stays in English whatever the language."""
+    import json
+
+    import dicewise
+
+    _no_locale(monkeypatch)
+    out = _advise(*ADVISE)
+    assert out == _advise(*ADVISE, "--lang", "en")
+    advice = dicewise.advise("general", dice=[1, 1, 2, 5, 6], roll=2)
+    lines = out.splitlines()
+    assert lines[0] == advice.headline and lines[1] == "values: exact"
+    assert lines[3].endswith(f"  {advice.best.label}") and ENGLISH.search(out)
+    as_json = json.loads(_advise(*ADVISE, "--json", "--lang", "ru"))
+    assert as_json == json.loads(_advise(*ADVISE, "--json"))
+    assert as_json["best"]["label"] == advice.best.label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .. import api
+from .. import api, i18n
 from .format import checked_output, emit_json, progress
 
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
@@ -189,15 +189,18 @@ def _report_lines(key, value, indent: str = ""):
                    "the same order.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show the best K choices only.")
+@click.option("--lang", default=None,
+              help="en, ru or pl (default: from the locale); --json stays in English.")
 @json_flag
 def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, opponent_sheet,
-           opponent_fifth, top, as_json):
+           opponent_fifth, top, lang, as_json):
     """Rank every choice for these dice: keeps (with rolls left), writes, splits.
 
     With --target T every choice is ranked by P(final ≥ T); with --players 2 by
     P(win) + ½P(draw) against --opponent-sheet where that race is solved; at any other
     table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
     each; approximate).  The expected-score choice is shown beside."""
+    tr = i18n.translator(i18n.language(lang))
     if players > 1 and not api.exact_race(ruleset, players, options):
         if target is not None:
             raise click.UsageError(f"--players {players} takes no --target")
@@ -225,48 +228,85 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     shown = best_of(result, top)
     if as_json:
         return emit_json(shown)
-    print_advice(shown, hidden=len(result.choices) - len(shown.choices))
+    print_advice(shown, hidden=len(result.choices) - len(shown.choices), tr=tr)
 
 
-def print_advice(result, hidden: int = 0) -> None:
-    """Ranked choices for people: by expected final score, or by the chance played for."""
-    click.echo(result.headline)
-    click.echo(f"values: {quality(result.approximate, result.error_estimate, result.upper_bound)}")
+def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
+    """Ranked choices for people, in the language of ``tr``: by expected final score, or by
+    the chance played for."""
+    english = getattr(tr, "lang", "en") == "en"
+
+    def label(choice):  # English: the solver's own words, with the rolls left after a keep
+        return choice.label if english else choice_label(result.ruleset, choice, tr)
+
+    click.echo(i18n.in_language(result.headline, tr))
+    click.echo(tr("values: {quality}").format(
+        quality=quality(result.approximate, result.error_estimate, result.upper_bound, tr)))
     if result.ended:
-        click.echo(f"the game is over: {result.ended}")
+        click.echo(tr("the game is over: {why}").format(why=i18n.in_language(result.ended, tr)))
         return
     chance = result.objective != "expected_score"
     ranked_by = result.position.get("ranked_by")
     if chance:
-        head = "P(win)+½P(draw)" if result.objective == "win" else "P(≥ target)"
+        head = tr("P(win)+½P(draw)") if result.objective == "win" else tr("P(≥ target)")
         if result.position.get("players", 2) > 2:
-            head = "share of win"
-        click.echo(f"{'':>3} {head:>15} {'loss':>9} {'expected':>10}  choice")
-    elif ranked_by:
-        click.echo(f"{'':>3} {ranked_by.replace('_', ' '):>10} {'loss':>9} {'expected':>10}  choice")
-    else:
-        error_head = f" {'±':>8}" if any(ch.loss_error is not None for ch in result.choices) \
-            else ""
-        click.echo(f"{'':>3} {'expected':>10} {'loss':>9}{error_head}  choice")
+            head = tr("share of win")
+    else:  # ranked by the expected score, or by another value in points ("race value")
+        head = tr(ranked_by.replace("_", " ")) if ranked_by else tr("expected")
+    width = max(15 if chance else 10, len(head))
+    errors = not chance and not ranked_by and any(
+        ch.loss_error is not None for ch in result.choices)
+    error_head = f" {'±':>8}" if errors else ""
+    beside = f" {tr('expected'):>10}" if chance or ranked_by else ""
+    click.echo(f"{'':>3} {head:>{width}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
     for i, ch in enumerate(result.choices, 1):
-        mark = "  ← the expected-score choice" if (chance or ranked_by) and ch.action == \
-            result.expected_score_choice and i > 1 else ""
+        mark = "  ← " + tr("the expected-score choice") if (chance or ranked_by) and \
+            ch.action == result.expected_score_choice and i > 1 else ""
         expected = "" if ch.expected is None else f"{ch.expected:.4f}"
         if ranked_by:  # ranked by another value in points than the expected score
-            click.echo(f"{i:>3} {ch.detail[ranked_by]:>10.4f} {ch.loss:>9.4f} {expected:>10}  "
-                       f"{ch.label}{mark}")
+            value, loss = f"{ch.detail[ranked_by]:.4f}", f"{ch.loss:.4f}"
         elif chance:
-            click.echo(f"{i:>3} {ch.probability:>15.6f} {ch.loss:>9.6f} {expected:>10}  "
-                       f"{ch.label}{mark}")
+            value, loss = f"{ch.probability:.6f}", f"{ch.loss:.6f}"
         else:
-            error = "" if ch.loss_error is None else f" {f'±{ch.loss_error:.2f}':>8}"
-            close = "  (close call)" if ch.close_call else dominated_note(ch, result.choices)
-            click.echo(f"{i:>3} {ch.expected:>10.4f} {ch.loss:>9.4f}{error}  {ch.label}{close}")
+            value, loss, expected = expected, f"{ch.loss:.4f}", ""
+        error = f" {f'±{ch.loss_error:.2f}':>8}" if errors and ch.loss_error is not None else \
+            f" {'':>8}" if errors else ""
+        close = "" if chance or ranked_by else f"  ({tr('close call')})" if ch.close_call \
+            else dominated_note(ch, result.choices, label, tr)
+        tail = f" {expected:>10}" if beside else ""
+        click.echo(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{close}{mark}")
     if ((chance or ranked_by) and result.best is not None
             and result.expected_score_choice == result.best.action):
-        click.echo("the expected-score policy makes the same choice here")
+        click.echo(tr("the expected-score policy makes the same choice here"))
     if hidden:
-        click.echo(f"... and {hidden} more choice{'s' * (hidden > 1)} (--top K shows the best K)")
+        click.echo(tr("... and 1 more choice (--top K shows the best K)") if hidden == 1 else
+                   tr("... and {n} more choices (--top K shows the best K)").format(n=hidden))
+
+
+def choice_label(ruleset: str, choice, tr) -> str:
+    """A choice for people in the language of ``tr`` (box names translated)."""
+    lang = getattr(tr, "lang", "en")
+    action = choice.action
+    if "keep" in action:
+        kept = action["keep"]
+        if len(kept) == 5:
+            return tr("stop and write (keep all five)")
+        return tr("keep {kept} (reroll {n})").format(
+            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
+    if "write" in action:
+        box = i18n.box_label(ruleset, action["write"], lang)
+        score = choice.detail.get("score")
+        return tr("write {box} for {score}").format(box=box, score=score)
+    if "cross" in action:
+        return tr("cross {box}").format(box=i18n.box_label(ruleset, action["cross"], lang))
+    if "pairs" in action:
+        (a, b), (c, d) = action["pairs"]
+        detail = choice.detail
+        fifth = "-" if detail.get("puscioch") else action["fifth"]
+        note = (tr(" (puścioch: no fifth-die mark)") if detail.get("puscioch") else
+                tr(" (ends the game)") if detail.get("ends_game") else "")
+        return tr("split {a}+{b} {c}+{d}, fifth {e}").format(a=a, b=b, c=c, d=d, e=fifth) + note
+    return choice.label
 
 
 @click.command()

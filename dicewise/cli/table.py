@@ -17,7 +17,7 @@ from .. import i18n
 from ..play import commands
 from ..play.session import TableGame
 from .format import _clean, progress
-from .games import dominated_note, option_flag, quality
+from .games import choice_label, dominated_note, option_flag, quality
 
 
 @click.command()
@@ -162,7 +162,7 @@ def _show_advice(game: TableGame) -> None:
     if advice is None:
         return
     if advice.ended:
-        click.echo(tr("the game is over: {why}").format(why=advice.ended))
+        click.echo(tr("the game is over: {why}").format(why=i18n.in_language(advice.ended, tr)))
         return
     chance = advice.objective != "expected_score"
     ranked_by = advice.position.get("ranked_by")  # another value in points than the mean
@@ -186,29 +186,7 @@ def _show_advice(game: TableGame) -> None:
 
 
 def _label(game: TableGame, choice) -> str:
-    """A choice for people in the players' language (box names translated)."""
-    tr, lang = game.tr, game.table.lang
-    action = choice.action
-    if "keep" in action:
-        kept = action["keep"]
-        if len(kept) == 5:
-            return tr("stop and write (keep all five)")
-        return tr("keep {kept} (reroll {n})").format(
-            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
-    if "write" in action:
-        box = i18n.box_label(game.game.name, action["write"], lang)
-        score = choice.detail.get("score")
-        return tr("write {box} for {score}").format(box=box, score=score)
-    if "cross" in action:
-        return tr("cross {box}").format(box=i18n.box_label(game.game.name, action["cross"], lang))
-    if "pairs" in action:
-        (a, b), (c, d) = action["pairs"]
-        detail = choice.detail
-        fifth = "-" if detail.get("puscioch") else action["fifth"]
-        note = (tr(" (puścioch: no fifth-die mark)") if detail.get("puscioch") else
-                tr(" (ends the game)") if detail.get("ends_game") else "")
-        return tr("split {a}+{b} {c}+{d}, fifth {e}").format(a=a, b=b, c=c, d=d, e=fifth) + note
-    return choice.label
+    return choice_label(game.game.name, choice, game.tr)
 
 
 def _show_sheets(game: TableGame) -> None:

@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import DicewiseError
+from ..i18n import Message
 from . import dice
 from .protocol import Advice, Choice
 from .category import ROLL_NUMBERS, CategoryRules, StateValues, write_values
@@ -94,7 +95,7 @@ def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, face
     ends = game.first_roll_end()
     if roll == 1 and ends is not None and not np.isnan(ends[r]):
         return _advice(game, sheet, faces, roll, (), state_value,
-                       ended="a first-roll five of a kind ends the game")
+                       ended=Message("a first-roll five of a kind ends the game"))
     writes = []
     for c, name in enumerate(game.category_names):
         if (sheet.mask >> c) & 1:
@@ -121,6 +122,8 @@ def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, face
 def _advice(game, sheet: Sheet, faces, roll, choices, state_value, ended=None) -> Advice:
     position = {"sheet": dict(sheet.scores + sheet.counters), "points": sheet.points,
                 "roll": roll, "dice": list(faces)}
-    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
-                f"{sheet.points} points written, {state_value:.3f} expected at turn start")
+    headline = Message("{game}: roll {roll} of 3, dice {dice}; {points} points written, "
+                       "{value} expected at turn start", game=game.name, roll=roll,
+                       dice=" ".join(map(str, faces)), points=sheet.points,
+                       value=f"{state_value:.3f}")
     return Advice(game.name, game.options, position, choices, headline, state_value, ended=ended)

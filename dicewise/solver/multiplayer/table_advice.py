@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..advice import advise_position, check_position, keep_label
 from ..category import CategoryRules, StateValues
@@ -71,14 +72,16 @@ def advise_table(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
                 "opponent_points": [s.points for s in rivals], "roll": roll, "dice": list(faces)}
     start_share = float(turn.value[0])
     rival_text = ", ".join(str(s.points) for s in rivals)
-    headline = (f"{game.name}, {players} players, seat {seat + 1}: roll {roll} of 3, dice "
-                f"{' '.join(map(str, faces))}; {me.points} points against {rival_text}; "
-                f"estimated share of the win {start_share:.4f} at turn start")
+    headline = Message("{game}, {players} players, seat {seat}: roll {roll} of 3, dice {dice}; "
+                       "{points} points against {rivals}; estimated share of the win {share} "
+                       "at turn start", game=game.name, players=players, seat=seat + 1,
+                       roll=roll, dice=" ".join(map(str, faces)), points=me.points,
+                       rivals=rival_text, share=f"{start_share:.4f}")
     common = dict(approximate=True, objective="win", turn_start_probability=start_share,
                   expected_score_choice=by_mean.best.action if by_mean.best else None)
     if roll == 1 and game.first_roll_end() is not None and not np.isnan(game.first_roll_end()[r]):
         return Advice(game.name, game.options, position, (), headline, by_mean.turn_start_expected,
-                      ended="a first-roll five of a kind wins the game at once", **common)
+                      ended=Message("a first-roll five of a kind wins the game at once"), **common)
     rules = chooser.rules
     options = []
     for c in range(game.n_categories):

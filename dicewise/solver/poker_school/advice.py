@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..advice import check_dice, keep_choice
 from ..protocol import Advice, Choice, with_loss_errors
@@ -151,14 +152,17 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
         choices = with_loss_errors(turn.choices(roll_index, roll), choices, LOSS_ERROR_SCALE,
                                    loss_error_floor(error_estimate or 0.0, share),
                                    LOSS_ERROR_SLOPE)
-    label = "exact" if not approximate else (
-        ("searched one turn deep, " if search else "") + "approximate"
-        + (f", estimated shortfall {error_estimate:.1f} points"
-           if error_estimate is not None else "")
-        + (f", optimum ≤ {upper_bound:.1f}" if upper_bound is not None else ""))
-    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
-                f"{sheet.points} points written, {turn.start:.3f} expected at turn start "
-                f"({label})")
+    label = Message("exact") if not approximate else Message(
+        "{searched}approximate{shortfall}{bound}",
+        searched=Message("searched one turn deep, ") if search else "",
+        shortfall="" if error_estimate is None else Message(
+            ", estimated shortfall {points} points", points=f"{error_estimate:.1f}"),
+        bound="" if upper_bound is None else Message(", optimum ≤ {bound}",
+                                                      bound=f"{upper_bound:.1f}"))
+    headline = Message("{game}: roll {roll} of 3, dice {dice}; {points} points written, "
+                       "{value} expected at turn start ({values})", game=game.name, roll=roll,
+                       dice=" ".join(map(str, faces)), points=sheet.points,
+                       value=f"{turn.start:.3f}", values=label)
     position = {"dice": list(faces), "roll": roll, "sheet": sheet_text, "points": sheet.points}
     return Advice(game.name, game.options, position, choices, headline, turn.start,
                   approximate=approximate,

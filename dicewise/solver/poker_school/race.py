@@ -24,6 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Box, Listing, Message
 from .. import dice
 from ..protocol import Advice
 from . import contest, turns
@@ -224,14 +225,19 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
     choices = tuple(replace(by_action[str(c.action)], loss=best - c.expected,
                             detail={**by_action[str(c.action)].detail, "race_value": c.expected})
                     for c in ranked)
-    near = [ROW_NAMES[r] for r in np.flatnonzero(bonus[0][0] > 0)]
-    near += [f"column{j + 1}" for j in np.flatnonzero(bonus[1][0] > 0)]
+    near_rows = [ROW_NAMES[r] for r in np.flatnonzero(bonus[0][0] > 0)]
+    near_columns = [j + 1 for j in np.flatnonzero(bonus[1][0] > 0)]
+    near = near_rows + [f"column{j}" for j in near_columns]
     players = len(others) + 1
-    headline = (f"{game.name}, {players} players: roll {roll} of 3, dice "
-                f"{' '.join(map(str, faces))}; {mine.points} points against "
-                f"{', '.join(str(o.points) for o in others)}; ranked by the race value "
-                f"(expected points, a prize a rival is near counted twice"
-                f"{': ' + ', '.join(near) if near else ': none near now'}; approximate)")
+    prizes = Listing([Box(game.name, r) for r in near_rows]
+                     + [Message("column{n}", n=j) for j in near_columns])
+    headline = Message("{game}, {players} players: roll {roll} of 3, dice {dice}; {points} "
+                       "points against {rivals}; ranked by the race value (expected points, a "
+                       "prize a rival is near counted twice: {near}; approximate)",
+                       game=game.name, players=players, roll=roll,
+                       dice=" ".join(map(str, faces)), points=mine.points,
+                       rivals=", ".join(str(o.points) for o in others),
+                       near=prizes if near else Message("none near now"))
     position = {**solitaire.position, "players": players,
                 "opponent_sheets": list(rivals), "opponent_points": [o.points for o in others],
                 "prizes": owners.to_json(), "contested": near, "ranked_by": "race_value",

@@ -40,6 +40,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import blas_threads, dice
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
@@ -356,10 +357,12 @@ def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
     # The value at the start is the model's: its measured error is the Bellman residual,
     # which may exceed the error of the expected score at the start.
     err = max(solution.error_estimate or 0.0, solution.meta.get("bellman_residual_rms") or 0.0)
-    headline = (f"ryzykant: dice {' '.join(map(str, faces))}; sheet {pos.sheet or '(empty)'}; "
-                f"fifth {pos.fifth or '(none)'}; {pos.rolls} rolls, {pos.score} points now; "
-                f"splits searched {found.depth} rolls deep, values approximate"
-                + (f" (error estimate ±{err:.0f} at the start)" if err is not None else ""))
+    headline = Message("ryzykant: dice {dice}; sheet {sheet}; fifth {fifth}; {rolls} rolls, "
+                       "{points} points now; splits searched {depth} rolls deep, values "
+                       "approximate (error estimate ±{error} at the start)",
+                       dice=" ".join(map(str, faces)), sheet=pos.sheet or Message("(empty)"),
+                       fifth=pos.fifth or Message("(none)"), rolls=pos.rolls,
+                       points=pos.score, depth=found.depth, error=f"{err:.0f}")
     position = {"dice": faces, "sheet": pos.sheet, "fifth": pos.fifth, "points": pos.score,
                 "rolls": pos.rolls}
     return Advice(rules.name, rules.options, position, choices, headline, start,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Listing, Message
 from .. import dice
 from ..protocol import Advice, Choice
 from . import approx
@@ -252,11 +253,13 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
                               c.detail, probability=float(chance[m.slot])))
     players = len(rivals) + 1
     faces = dice.faces_of(dice.ROLLS[roll])
-    rival_text = ", ".join(f"{p.score}{' (ended)' if ended else ''}" for p, ended in rivals)
-    headline = (f"ryzykant, {players} players on shared rolls: dice {' '.join(map(str, faces))}; "
-                f"{pos.score} points against {rival_text}; estimated chance to finish ahead "
-                f"{best:.4f} with the best split (approximate: one roll ahead exactly, the "
-                "fitted value and a spread beyond)")
+    rival_text = Listing([Message("{points} (ended)", points=p.score) if ended else str(p.score)
+                          for p, ended in rivals])
+    headline = Message("ryzykant, {players} players on shared rolls: dice {dice}; {points} "
+                       "points against {rivals}; estimated chance to finish ahead {chance} with "
+                       "the best split (approximate: one roll ahead exactly, the fitted value "
+                       "and a spread beyond)", players=players, dice=" ".join(map(str, faces)),
+                       points=pos.score, rivals=rival_text, chance=f"{best:.4f}")
     position = {"players": players, "dice": faces, "sheet": pos.sheet, "fifth": pos.fifth,
                 "points": pos.score, "rolls": pos.rolls,
                 "opponent_sheets": [p.sheet for p, _ in rivals],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..advice import check_position, ranked_choices
 from ..category import CategoryRules
@@ -37,8 +38,10 @@ def advise_target(game: CategoryRules, values: TargetValues, sheet: Sheet, faces
     start = chance(game, values, sheet.mask, sheet.extra, sheet.points, target)
     position = {"sheet": dict(sheet.scores + sheet.counters), "points": sheet.points,
                 "roll": roll, "dice": list(faces), "target": target}
-    headline = (f"{game.name}: roll {roll} of 3, dice {' '.join(map(str, faces))}; "
-                f"{sheet.points} points written, P(final ≥ {target}) {start:.6f} at turn start")
+    headline = Message("{game}: roll {roll} of 3, dice {dice}; {points} points written, "
+                       "P(final ≥ {target}) {chance} at turn start", game=game.name, roll=roll,
+                       dice=" ".join(map(str, faces)), points=sheet.points, target=target,
+                       chance=f"{start:.6f}")
 
     def advice(choices=(), ended=None):
         return Advice(game.name, game.options, position, choices, headline, ended=ended,
@@ -47,7 +50,7 @@ def advise_target(game: CategoryRules, values: TargetValues, sheet: Sheet, faces
     r = dice.roll_index(dice.counts_of(faces))
     ends = game.first_roll_end()
     if roll == 1 and ends is not None and not np.isnan(ends[r]):
-        return advice(ended="a first-roll five of a kind ends the game")
+        return advice(ended=Message("a first-roll five of a kind ends the game"))
     need = int(np.ceil(target - sheet.points))
     chances, opts = write_chances(game, values, np.array([sheet.mask]), np.array([sheet.extra]),
                                   np.array([need]), np.array([r]), roll)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..advice import check_dice, ranked_choices
 from ..category import ROLL_NUMBERS, StateValues, turn_write_values
@@ -70,9 +71,11 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
     position = {"players": 2, "sheet": dict(sheet.scores), "opponent_sheet": dict(opponent.scores),
                 "points": sheet.points, "opponent_points": opponent.points, "seat": seat,
                 "roll": roll, "dice": list(faces)}
-    headline = (f"{game.name}, two players: the {seat} player's roll {roll} of 3, dice "
-                f"{' '.join(map(str, faces))}; {sheet.points} points against {opponent.points}, "
-                f"P(win) + ½P(draw) {turn_start:.4f} at turn start")
+    headline = Message("{game}, two players: the {seat} player's roll {roll} of 3, dice {dice}; "
+                       "{points} points against {rival}, P(win) + ½P(draw) {chance} at turn "
+                       "start", game=game.name, seat=Message(seat), roll=roll,
+                       dice=" ".join(map(str, faces)), points=sheet.points,
+                       rival=opponent.points, chance=f"{turn_start:.4f}")
 
     def advice(choices=(), pick=None, ended=None):
         return Advice(game.name, game.options, position, tuple(choices), headline, ended=ended,
@@ -80,7 +83,7 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
                       expected_score_choice=pick)
 
     if roll == 1 and rules.ends[r]:
-        return advice(ended="a first-roll five of a kind wins the game at once")
+        return advice(ended=Message("a first-roll five of a kind wins the game at once"))
     p = layout.pair(m, o)
     t = bin(m).count("1") + bin(o).count("1")
     nxt = values.values[layout.layer_values(t + 1)]
