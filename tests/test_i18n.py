@@ -260,3 +260,34 @@ def test_advise_in_english_and_json_are_as_before(monkeypatch):
     as_json = json.loads(_advise(*ADVISE, "--json", "--lang", "ru"))
     assert as_json == json.loads(_advise(*ADVISE, "--json"))
     assert as_json["best"]["label"] == advice.best.label
+
+
+LATE = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=20"
+CHANCE = ["chance", "general", "--players", "2", "--sheet", LATE, "--opponent-sheet", LATE]
+
+
+@pytest.mark.parametrize("lang,words", [
+    ("ru", ["general, два игрока, ходит первый игрок, у него 83, у соперника 83: P(победы) + "
+            "½P(ничьей) = 0.497839 (P(победы) 0.408355, P(ничьей) 0.178968); по решённой "
+            "подыгре"]),
+    ("pl", ["general, dwóch graczy, kolej pierwszego gracza, ma 83 pkt, rywal 83: P(wygranej) "
+            "+ ½P(remisu) = 0.497839 (P(wygranej) 0.408355, P(remisu) 0.178968); z "
+            "rozwiązanej podgry"])])
+def test_chance_speaks_the_players_language(lang, words, monkeypatch):
+    _no_locale(monkeypatch)
+    out = _advise(*CHANCE, "--lang", lang)
+    assert out.splitlines() == words
+    assert _advise(*CHANCE) == _advise(*CHANCE, "--lang", "en") == (
+        "general, two players, the first player to move with 83 against 83: P(win) + ½P(draw) = "
+        "0.497839 (P(win) 0.408355, P(draw) 0.178968); from the sub-game\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_the_chance_of_a_target_in_the_players_language(lang, monkeypatch):
+    _no_locale(monkeypatch)
+    english = _advise("chance", "general", "--target", "150")
+    out = _advise("chance", "general", "--target", "150", "--lang", lang)
+    numbers = re.findall(r"\d+\.\d+", english)
+    assert len(numbers) == 2 and re.findall(r"\d+\.\d+", out) == numbers
+    assert not ENGLISH.search(out.replace("general", "")) and "P(" in out

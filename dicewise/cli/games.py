@@ -19,6 +19,8 @@ seats_flag = click.option("--players", type=click.IntRange(1, 6), default=1, sho
                                "3 or more play approximately (see `dicewise rules RULESET`).")
 opponent_flag = click.option("--opponent-sheet", multiple=True,
                              help="A rival's sheet (yours is --sheet); once for each rival.")
+lang_flag = click.option("--lang", default=None,
+                         help="en, ru or pl (default: from the locale); --json stays in English.")
 
 
 def one_rival(sheets) -> str:
@@ -189,8 +191,7 @@ def _report_lines(key, value, indent: str = ""):
                    "the same order.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show the best K choices only.")
-@click.option("--lang", default=None,
-              help="en, ru or pl (default: from the locale); --json stays in English.")
+@lang_flag
 @json_flag
 def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, opponent_sheet,
            opponent_fifth, top, lang, as_json):
@@ -321,11 +322,14 @@ def choice_label(ruleset: str, choice, tr) -> str:
 @opponent_flag
 @option_flag
 @click.option("--table", type=click.Path(), help="Use this table file (it must exist).")
+@lang_flag
 @json_flag
-def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options, table, as_json):
+def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options, table, lang,
+           as_json):
     """The chance to reach --target from the start of the next turn (under the target policy
     and under the expected-score policy), with --players 2 the chance to win, with --players
     N (3..6) the approximate share of the win against N − 1 rivals' sheets."""
+    tr = i18n.translator(i18n.language(lang))
     if players > 2:
         if target is not None:
             raise click.UsageError(f"--players {players} takes no --target")
@@ -336,11 +340,14 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
             return emit_json(result)
         d = result.to_json()
         lo, hi = d["simulated_ci95"]
-        click.echo(f"{d['ruleset']}, {d['players']} players, seat {d['seat']} to move with "
-                   f"{d['points']} against {', '.join(map(str, d['opponent_points']))}: share of "
-                   f"the win {d['simulated']:.4f} (95% CI {lo:.4f} .. {hi:.4f}) over {d['games']:,}"
-                   f" games played out, the win policy against rivals playing for the best mean; "
-                   f"its own estimate {d['probability']:.4f} (approximate)")
+        click.echo(tr("{ruleset}, {players} players, seat {seat} to move with {points} against "
+                      "{rivals}: share of the win {share} (95% CI {low} .. {high}) over {games} "
+                      "games played out, the win policy against rivals playing for the best "
+                      "mean; its own estimate {estimate} (approximate)").format(
+            ruleset=d["ruleset"], players=d["players"], seat=d["seat"], points=d["points"],
+            rivals=", ".join(map(str, d["opponent_points"])), share=f"{d['simulated']:.4f}",
+            low=f"{lo:.4f}", high=f"{hi:.4f}", games=f"{d['games']:,}",
+            estimate=f"{d['probability']:.4f}"))
         return
     if players == 2:
         if target is not None:
@@ -360,11 +367,19 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
         return emit_json(data)
     if players == 2:
         draw = data["p_draw"]
-        extra = "" if draw is None else f" (P(win) {data['p_win']:.6f}, P(draw) {draw:.6f})"
-        click.echo(f"{data['ruleset']}, two players, the {data['seat']} player to move with "
-                   f"{data['points']} against {data['opponent_points']}: P(win) + ½P(draw) = "
-                   f"{data['probability']:.6f}{extra}; from the {data['source']}")
+        extra = "" if draw is None else tr(" (P(win) {win}, P(draw) {draw})").format(
+            win=f"{data['p_win']:.6f}", draw=f"{draw:.6f}")
+        mover = (tr("the first player to move") if data["seat"] == "first" else
+                 tr("the second player to move"))
+        source = tr("from the table") if data["source"] == "table" else tr("from the sub-game")
+        click.echo(tr("{ruleset}, two players, {mover} with {points} against {rival}: P(win) + "
+                      "½P(draw) = {chance}{extra}; {source}").format(
+            ruleset=data["ruleset"], mover=mover, points=data["points"],
+            rival=data["opponent_points"], chance=f"{data['probability']:.6f}", extra=extra,
+            source=source))
         return
-    click.echo(f"{data['ruleset']}: P(final ≥ {data['target']}) with {data['points']} points "
-               f"written = {data['probability']:.6f} playing for it, "
-               f"{data['probability_expected_score_policy']:.6f} playing for the best mean")
+    click.echo(tr("{ruleset}: P(final ≥ {target}) with {points} points written = {chance} "
+                  "playing for it, {mean_chance} playing for the best mean").format(
+        ruleset=data["ruleset"], target=data["target"], points=data["points"],
+        chance=f"{data['probability']:.6f}",
+        mean_chance=f"{data['probability_expected_score_policy']:.6f}"))
