@@ -291,3 +291,26 @@ def test_the_chance_of_a_target_in_the_players_language(lang, monkeypatch):
     numbers = re.findall(r"\d+\.\d+", english)
     assert len(numbers) == 2 and re.findall(r"\d+\.\d+", out) == numbers
     assert not ENGLISH.search(out.replace("general", "")) and "P(" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_every_refused_line_is_said_in_the_players_language(lang):
+    """A mistyped command, a die of 7, a split in a game without splits: the line that
+    refuses it is in the game's language (English: as the messages are written)."""
+    def refusals(tr):
+        return {"": tr("an empty line: type a command (help lists them)"),
+                "frobnicate": tr("unknown command {word} (commands: {commands})").format(
+                    word="'frobnicate'", commands=", ".join(commands.HELP)),
+                "dice 1 2 3 4 7": tr("{verb}: a die shows 1..6, not {word}").format(
+                    verb="dice", word="'7'"),
+                "write": tr("write: name the box, as write sixes"),
+                "undo now": tr("{verb} takes no arguments").format(verb="undo"),
+                "split 1+2 3+4 5": tr("this game has no splits: keep dice or write a box")}
+
+    game = TableGame.new("general", players=2, lang=lang, advice=False, seed=1)
+    shown, english = refusals(i18n.translator(lang)), refusals(i18n.translator("en"))
+    for line, error in shown.items():
+        answer = game.apply(line)
+        assert not answer["ok"] and answer["error"] == error, line
+        assert (error == english[line]) == (lang == "en"), line
+    assert english["dice 1 2 3 4 7"] == "dice: a die shows 1..6, not '7'"

@@ -1,7 +1,7 @@
 """The line commands of a game at the table: ``dice 6 6 3 4 1``, ``keep 6 6``, ``write sixes``...
 
 One command per line; ``parse`` turns a line into a ``Command`` or raises DicewiseError with
-one line that says what is wrong.  Box names are left as typed: the game in progress reads
+one line that says what is wrong (a ``Message``, which the game says in the players' language).  Box names are left as typed: the game in progress reads
 them in the players' language (``i18n.box_name``).
 """
 
@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import DicewiseError
+from ..i18n import Message
 
 #: Every command, with its arguments and one line of help.
 HELP = {
@@ -45,7 +46,8 @@ def _faces(words: list[str], verb: str) -> tuple[int, ...]:
     out = []
     for w in text.split():
         if not re.fullmatch(r"[1-6]", w):
-            raise DicewiseError(f"{verb}: a die shows 1..6, not {w!r}")
+            raise DicewiseError(Message("{verb}: a die shows 1..6, not {word}", verb=verb,
+                                        word=repr(w)))
         out.append(int(w))
     return tuple(out)
 
@@ -54,8 +56,8 @@ def _split(words: list[str]) -> dict:
     text = " ".join(words)
     m = re.fullmatch(r"\s*([1-6])\s*\+\s*([1-6])\s+([1-6])\s*\+\s*([1-6])\s+([1-6])\s*", text)
     if not m:
-        raise DicewiseError(f"split takes two pairs and a fifth die, as split 3+4 5+6 2, not "
-                            f"{text!r}")
+        raise DicewiseError(Message("split takes two pairs and a fifth die, as split 3+4 5+6 2, "
+                                    "not {text}", text=repr(text)))
     a, b, c, d, e = map(int, m.groups())
     return {"pairs": [[a, b], [c, d]], "fifth": e}
 
@@ -64,32 +66,34 @@ def parse(line: str) -> Command:
     """The command on ``line`` (DicewiseError for an unknown verb or bad arguments)."""
     words = line.strip().split()
     if not words:
-        raise DicewiseError("an empty line: type a command (help lists them)")
+        raise DicewiseError(Message("an empty line: type a command (help lists them)"))
     verb, rest = words[0].lower(), words[1:]
     if verb not in HELP:
-        raise DicewiseError(f"unknown command {words[0]!r} (commands: {', '.join(HELP)})")
+        raise DicewiseError(Message("unknown command {word} (commands: {commands})",
+                                    word=repr(words[0]), commands=", ".join(HELP)))
     if verb in ("dice", "keep"):
         if verb == "keep" and [w.lower() for w in rest] in (["none"], ["nothing"]):
             return Command("keep", ())
         faces = _faces(rest, verb)
         if verb == "dice" and not faces:
-            raise DicewiseError("dice: give the dice showing, as dice 6 6 3 4 1")
+            raise DicewiseError(Message("dice: give the dice showing, as dice 6 6 3 4 1"))
         return Command(verb, faces)
     if verb in ("write", "cross"):
         if not rest:
-            raise DicewiseError(f"{verb}: name the {'box' if verb == 'write' else 'row'}, as "
-                                f"{verb} sixes")
+            raise DicewiseError(Message("write: name the box, as write sixes") if verb == "write"
+                                else Message("cross: name the row, as cross sixes"))
         return Command(verb, (" ".join(rest),))
     if verb == "split":
         return Command(verb, (_split(rest),))
     if verb == "pick":
         if len(rest) != 1 or not rest[0].isdigit() or int(rest[0]) < 1:
-            raise DicewiseError("pick takes the number of a choice of the advice, as pick 1")
+            raise DicewiseError(Message("pick takes the number of a choice of the advice, as "
+                                        "pick 1"))
         return Command(verb, (int(rest[0]),))
     if verb == "save":
         if not rest:
-            raise DicewiseError("save: name the file, as save game.json")
+            raise DicewiseError(Message("save: name the file, as save game.json"))
         return Command(verb, (line.strip().split(None, 1)[1],))
     if rest:
-        raise DicewiseError(f"{verb} takes no arguments")
+        raise DicewiseError(Message("{verb} takes no arguments", verb=verb))
     return Command(verb)

@@ -257,7 +257,8 @@ class TableGame:
         try:
             extra = self.run(commands.parse(line))
         except DicewiseError as e:  # BadAction included: nothing has changed
-            return {"ok": False, "error": str(e)}
+            return {"ok": False, "error": i18n.in_language(e.args[0] if e.args else str(e),
+                                                           self.tr)}
         advice = self.advice()
         return {"ok": True, **extra, "state": self.state(),
                 "advice": None if advice is None else advice.to_json()}
@@ -301,6 +302,8 @@ class TableGame:
         if verb in ("write", "cross"):
             return self._event({"action": {verb: self._box(args[0])}})
         if verb == "split":
+            if not self.shared:
+                raise DicewiseError(self.tr("this game has no splits: keep dice or write a box"))
             return self._event({"action": args[0]})
         raise DicewiseError(f"unknown command {verb!r}")
 
