@@ -71,6 +71,9 @@ class Message(str):
         message.template, message.fields = template, fields
         return message
 
+    def __getnewargs_ex__(self):  # copies and pickles keep the template and fields
+        return (self.template,), self.fields
+
     def in_language(self, tr) -> str:
         """The message through ``tr`` (a ``translator``), its Message fields too."""
         return tr(self.template).format(**{k: in_language(v, tr) for k, v in self.fields.items()})
@@ -84,6 +87,9 @@ class Box(str):
         name.ruleset = ruleset
         return name
 
+    def __getnewargs__(self):
+        return self.ruleset, str(self)
+
     def in_language(self, tr) -> str:
         return box_label(self.ruleset, str(self), getattr(tr, "lang", "en"))
 
@@ -95,6 +101,9 @@ class Listing(str):
         listing = super().__new__(cls, ", ".join(items))
         listing.items = tuple(items)
         return listing
+
+    def __getnewargs__(self):
+        return (self.items,)
 
     def in_language(self, tr) -> str:
         return ", ".join(in_language(item, tr) for item in self.items)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import copy
+import pickle
 import re
 import string
 from pathlib import Path
@@ -72,6 +74,11 @@ def test_a_message_says_its_parts_in_the_players_language():
     ended = i18n.Message("{points} (ended)", points=40)
     assert i18n.in_language(i18n.Listing([ended, "35"]), ru) == "40 (закончил), 35"
     assert i18n.in_language("as it is", ru) == "as it is" and ru.lang == "ru"
+    # copied or pickled (a worker's error, a deep copy), a message still knows its parts
+    refused = i18n.Message("{verb}: a die shows 1..6, not {word}", verb="dice", word="'{7}'")
+    for message in (near, refused, i18n.Listing([ended])):
+        for again in (copy.deepcopy(message), pickle.loads(pickle.dumps(message))):
+            assert again == message and again.in_language(ru) == message.in_language(ru)
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])
