@@ -176,6 +176,30 @@ BOX_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+#: ruleset -> the other names a sheet's notation uses -> (Russian, Polish): poker-school's
+#: ``taken=`` entry, the premiums and column 60s rivals took first, and its columns.
+SHEET_NAMES: dict[str, dict[str, tuple[str, str]]] = {
+    "poker-school": {"taken": ("взяли соперники", "zajęte przez rywali"),
+                     **{f"column{j}": (f"столбец {j}", f"kolumna {j}") for j in (1, 2, 3)}},
+}
+
+
+def sheet_in_language(ruleset: str, sheet: str, lang: str = "en") -> str:
+    """A sheet in its notation (``fives=15/15,taken=pair/column2``) with its names in
+    ``lang``: boxes, and the notation's other names; scores and crosses as they are."""
+    def name(word: str) -> str:
+        other = SHEET_NAMES.get(ruleset, {}).get(word)
+        if lang == "en" or not other:
+            return box_label(ruleset, word, lang)
+        return other[LANGUAGES.index(lang) - 1]
+
+    entries = []
+    for entry in filter(None, sheet.split(",")):
+        key, _, value = entry.partition("=")
+        entries.append(f"{name(key)}={'/'.join(name(v) for v in value.split('/'))}")
+    return ", ".join(entries)
+
+
 def _key(text: str) -> str:
     """A typed name as compared: lower case, ё as е, spaces and hyphens as underscores."""
     return "_".join(text.strip().lower().replace("ё", "е").replace("-", " ").split())

@@ -321,3 +321,15 @@ def test_every_refused_line_is_said_in_the_players_language(lang):
         assert not answer["ok"] and answer["error"] == error, line
         assert (error == english[line]) == (lang == "en"), line
     assert english["dice 1 2 3 4 7"] == "dice: a die shows 1..6, not '7'"
+
+
+def test_a_sheet_is_shown_with_every_name_in_the_players_language():
+    sheet = "ones=3,fives=15/15/x,pair=12,taken=pair/chance/column2"
+    assert i18n.sheet_in_language("poker-school", sheet) == sheet.replace(",", ", ")
+    assert i18n.sheet_in_language("poker-school", sheet, "ru") == (
+        "единицы=3, пятерки=15/15/x, пара=12, взяли соперники=пара/шанс/столбец 2")
+    assert i18n.sheet_in_language("poker-school", sheet, "pl") == (
+        "jedynki=3, piątki=15/15/x, para=12, zajęte przez rywali=para/szansa/kolumna 2")
+    assert i18n.sheet_in_language("general", "sixes=24,general=x", "ru") == (
+        "шестерки=24, генерал=x")
+    assert i18n.sheet_in_language("general", "", "ru") == ""

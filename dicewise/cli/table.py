@@ -194,15 +194,11 @@ def _show_sheets(game: TableGame) -> None:
     state = game.state()
     for i, p in enumerate(state["players"]):
         mark = "*" if state["to_move"] == i else " "
-        entries = [e for e in p["sheet"].split(",") if e]
-        shown = []
-        for e in entries:
-            box, _, value = e.partition("=")
-            shown.append(f"{i18n.box_label(game.game.name, box, lang)}={value}")
+        shown = i18n.sheet_in_language(game.game.name, p["sheet"], lang)
         extra = "".join(f"; {tr(k)} {v}" for k, v in p.items()
                         if k not in ("name", "sheet", "points", "done") and v)
         click.echo(f"{mark} {p['name']}: {tr('{points} points').format(points=p['points'])}"
-                   f" — {', '.join(shown) or tr('(empty)')}{extra}")
+                   f" — {shown or tr('(empty)')}{extra}")
 
 
 def _show_result(game: TableGame) -> None:
