@@ -333,3 +333,46 @@ def test_a_sheet_is_shown_with_every_name_in_the_players_language():
     assert i18n.sheet_in_language("general", "sixes=24,general=x", "ru") == (
         "шестерки=24, генерал=x")
     assert i18n.sheet_in_language("general", "", "ru") == ""
+
+
+GENERAL_BAD = [("--sheet", "ones"), ("--sheet", "ones=a"), ("--sheet", "foo=3"),
+               ("--sheet", "ones=3,ones=3"), ("--sheet", "ones=7"), ("--roll", "4"),
+               ("--dice", "1", "2", "3", "4", "7"),
+               ("--sheet", "ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6,straight=x,"
+                           "full_house=x,four=x,general=x")]
+SCHOOL_BAD = ["pair", "foo=1", "pair=12,pair=12", "pair=12//12", "pair=12/", "pair=12/12/12/12/12",
+              "ones=a", "ones=7", "twos=3", "ones=1", "pair=3", "pair=12/12/x/12", "pair=12/12/12/x",
+              "pair=12/12/12/a", "pair=12/12/12/13", "taken=column4", "taken=foo"]
+RYZYKANT_BAD = [("--sheet", "7"), ("--sheet", "13=1"), ("--sheet", "7=-1"), ("--sheet", "7=1,7=2"),
+                ("--fifth", "1=1,2=1,3=1,4=1"), ("--fifth", "1=10"), ("--sheet", "7=1"),
+                ("--sheet", "7=2", "--fifth", "1=1,2=1"), ("--sheet", "7=4", "--fifth", "1=1"),
+                ("-o", "puscioch=reroll", "--sheet", "7=8", "--fifth", "1=1,2=1,3=1")]
+BAD_INPUT = ([["general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", *bad]
+              for bad in GENERAL_BAD]
+             + [["yahtzee", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--sheet", sheet]
+                for sheet in ("yahtzee_bonus=1,yahtzee_bonus=2", "yahtzee_bonus=-1")]
+             + [["poker-programs", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--sheet",
+                 "poker=x"]]
+             + [["poker-school", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--sheet", sheet]
+                for sheet in SCHOOL_BAD]
+             + [["ryzykant", "--dice", "1", "2", "3", "4", "5", *bad] for bad in RYZYKANT_BAD])
+
+
+@pytest.mark.parametrize("args", BAD_INPUT, ids=lambda a: " ".join(a[:1] + a[-2:]))
+def test_bad_input_is_refused_in_the_players_language(args, monkeypatch):
+    """Impossible dice and sheets of every game: one error line and exit 2 in any language,
+    said in Russian or Polish with the box names of that language."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    said = {}
+    for lang in ("en", "ru", "pl"):
+        result = CliRunner().invoke(cli, ["advise", *args, "--lang", lang])
+        assert result.exit_code == 2 and not result.stdout, result.output
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("dicewise: error: "), result.stderr
+        said[lang] = lines[0]
+    assert said["ru"] != said["en"] and said["pl"] != said["en"] and said["ru"] != said["pl"]
+    assert not re.search(r"\b(the|is|not|of|cell|row|sheet entry)\b", said["ru"]), said["ru"]

@@ -14,6 +14,28 @@ from pathlib import Path
 import click
 
 from ..errors import DicewiseError
+from .. import i18n
+
+
+#: Where a command leaves the language it speaks, so that its error line is said in that
+#: language too (click shares a context's ``meta`` with the group's).
+SPOKEN = "dicewise.translator"
+
+
+def speak(lang: str | None):
+    """The translator of ``--lang`` (else the locale) for the command being run, which its
+    error line will use too."""
+    tr = i18n.translator(i18n.language(lang))
+    click.get_current_context().meta[SPOKEN] = tr
+    return tr
+
+
+def error_text(ctx: click.Context, error: Exception) -> str:
+    """``error`` said in the language of the command that raised it (English if it spoke
+    none): a ``Message`` is translated, other text shown as it is."""
+    tr = ctx.meta.get(SPOKEN)
+    message = error.args[0] if len(error.args) == 1 else str(error)
+    return i18n.in_language(message, tr) if tr else str(error)
 
 
 def emit_json(obj) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api, i18n
-from .format import checked_output, emit_json, progress
+from .format import checked_output, emit_json, progress, speak
 
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
                            help="A rule option (see `dicewise rules RULESET`); repeatable.")
@@ -201,7 +201,7 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     P(win) + ½P(draw) against --opponent-sheet where that race is solved; at any other
     table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
     each; approximate).  The expected-score choice is shown beside."""
-    tr = i18n.translator(i18n.language(lang))
+    tr = speak(lang)
     if players > 1 and not api.exact_race(ruleset, players, options):
         if target is not None:
             raise click.UsageError(f"--players {players} takes no --target")
@@ -329,7 +329,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
     """The chance to reach --target from the start of the next turn (under the target policy
     and under the expected-score policy), with --players 2 the chance to win, with --players
     N (3..6) the approximate share of the win against N − 1 rivals' sheets."""
-    tr = i18n.translator(i18n.language(lang))
+    tr = speak(lang)
     if players > 2:
         if target is not None:
             raise click.UsageError(f"--players {players} takes no --target")

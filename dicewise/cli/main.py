@@ -9,6 +9,7 @@ import click
 
 from .. import __version__
 from ..errors import DicewiseError
+from .format import error_text
 
 
 #: Raised by a group called without arguments so that it prints its help (click ≥ 8.2).
@@ -30,7 +31,7 @@ class Group(click.Group):
         try:
             return super().invoke(ctx)
         except DicewiseError as e:
-            fail(str(e))
+            fail(error_text(ctx, e))
         except _NO_ARGS_IS_HELP:
             raise
         except click.UsageError as e:

@@ -68,10 +68,10 @@ def check_dice(values) -> tuple[int, ...]:
     """Five faces 1..6, sorted, or a DicewiseError (every ruleset's advisor checks dice here)."""
     values = tuple(values)
     if len(values) != dice.N_DICE:
-        raise DicewiseError(f"give exactly five dice, not {len(values)}")
+        raise DicewiseError(Message("give exactly five dice, not {n}", n=len(values)))
     bad = [v for v in values if not isinstance(v, (int, np.integer)) or not 1 <= v <= 6]
     if bad:
-        raise DicewiseError(f"a die shows 1..6, not {bad[0]!r}")
+        raise DicewiseError(Message("a die shows 1..6, not {die}", die=repr(bad[0])))
     return tuple(sorted(int(v) for v in values))
 
 
@@ -79,9 +79,9 @@ def check_position(game: CategoryRules, sheet: Sheet, faces, roll: int) -> tuple
     """Refuse impossible positions before any table is needed; returns the sorted dice."""
     faces = check_dice(faces)
     if roll not in ROLL_NUMBERS:
-        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+        raise DicewiseError(Message("the roll number is 1, 2 or 3, not {roll}", roll=roll))
     if sheet.mask == (1 << game.n_categories) - 1:
-        raise DicewiseError("the sheet is full: the game is over")
+        raise DicewiseError(Message("the sheet is full: the game is over"))
     return faces
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DicewiseError
-from ..i18n import canonical_box
+from ..i18n import Box, Listing, Message, canonical_box
 from .category import CategoryRules
 
 
@@ -36,7 +36,8 @@ def _entries(spec: str):
             continue
         name, sep, value = item.partition("=")
         if not sep:
-            raise DicewiseError(f"sheet entry {item!r} is not of the form category=score")
+            raise DicewiseError(Message("sheet entry {entry} is not of the form category=score",
+                                        entry=repr(item)))
         name = name.strip().lower().replace("-", "_").replace(" ", "_")
         if value.strip().lower() in ("x", "х"):  # a scratch, as poker-school writes it
             yield name, 0
@@ -44,7 +45,8 @@ def _entries(spec: str):
         try:
             yield name, int(value.strip())
         except ValueError:
-            raise DicewiseError(f"sheet entry {item!r}: the score must be an integer") from None
+            raise DicewiseError(Message("sheet entry {entry}: the score must be an integer",
+                                        entry=repr(item))) from None
 
 
 def parse_sheet(game: CategoryRules, spec: str | None) -> Sheet:
@@ -59,33 +61,37 @@ def parse_sheet(game: CategoryRules, spec: str | None) -> Sheet:
     for name, value in _entries(spec or ""):
         if name in game.sheet_counters:
             if name in counters:
-                raise DicewiseError(f"{name} is written twice on the sheet")
+                raise DicewiseError(Message("{box} is written twice on the sheet", box=name))
             if value < 0:
-                raise DicewiseError(f"{name}={value} cannot be negative")
+                raise DicewiseError(Message("{box}={value} cannot be negative", box=name,
+                                            value=value))
             counters[name] = value
             continue
         if name not in names:  # the seeds' names and abbreviations, Russian and Polish too
             name = canonical_box(game.name, game.category_names, name) or name
         if name not in names:
-            known = ", ".join(game.category_names + game.sheet_counters)
-            raise DicewiseError(f"unknown category {name!r} for {game.name} (categories: {known})")
+            known = Listing([Box(game.name, n) for n in game.category_names + game.sheet_counters])
+            raise DicewiseError(Message("unknown category {box} for {game} (categories: {known})",
+                                        box=repr(name), game=game.name, known=known))
         c = names[name]
         if c in scores:
-            raise DicewiseError(f"category {name} is written twice on the sheet")
+            raise DicewiseError(Message("{box} is written twice on the sheet",
+                                        box=Box(game.name, name)))
         if value not in game.possible_scores(c):
             allowed = sorted(game.possible_scores(c))
             shown = ", ".join(map(str, allowed if len(allowed) <= 12 else
                                   allowed[:5] + ["..."] + allowed[-3:]))
-            raise DicewiseError(f"{name}={value}: no dice score {value} in {name} "
-                                f"(possible: {shown})")
+            raise DicewiseError(Message("{box}={value}: no dice score {value} in {box} "
+                                        "(possible: {possible})", box=Box(game.name, name),
+                                        value=value, possible=shown))
         scores[c] = value
     mask = sum(1 << c for c in scores)
     extra = game.sheet_extra(scores, counters)
     if not _reachable(game, mask, extra):
         explain = getattr(game, "why_unreachable", None)
         why = explain(scores) if explain else None
-        raise DicewiseError(f"impossible sheet: {why or 'no game reaches these scores together'}"
-                            f" ({spec})")
+        raise DicewiseError(Message("impossible sheet: {why} ({sheet})", sheet=spec, why=why or
+                                    Message("no game reaches these scores together")))
     return Sheet(tuple((game.category_names[c], s) for c, s in sorted(scores.items())),
                  tuple(sorted(counters.items())), mask, extra,
                  game.sheet_points(scores, counters))

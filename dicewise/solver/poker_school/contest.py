@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Box, Listing, Message
 from .rules import N_ROWS, ROW_INDEX, ROW_NAMES, SheetState
 
 NOBODY = -1
@@ -135,13 +136,15 @@ def parse_taken(text: str, columns: int) -> tuple[tuple[int, ...], tuple[int, ..
         if name.startswith("column") and name[6:].isdigit():
             j = int(name[6:]) - 1
             if not 0 <= j < columns:
-                raise DicewiseError(f"taken: there is no {name} (columns 1..{columns})")
+                raise DicewiseError(Message("taken: there is no {name} (columns 1..{n})",
+                                            name=name, n=columns))
             cols.append(j)
         elif name in ROW_INDEX:
             rows.append(ROW_INDEX[name])
         else:
-            raise DicewiseError(f"taken: {name!r} is neither a row nor column1..{columns} "
-                                f"(rows: {', '.join(ROW_NAMES)})")
+            raise DicewiseError(Message("taken: {name} is neither a row nor column1..{n} (rows: "
+                                        "{rows})", name=repr(name), n=columns,
+                                        rows=Listing([Box("poker-school", r) for r in ROW_NAMES])))
     return tuple(sorted(set(rows))), tuple(sorted(set(cols)))
 
 

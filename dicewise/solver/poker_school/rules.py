@@ -32,6 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Box, Listing, Message
 from .. import dice
 from ..category import ROLL_NUMBERS
 from ..options import option, options_of, validate_options
@@ -121,6 +122,11 @@ class SheetState:
         return [r for r in range(N_ROWS) if self.filled[r] < columns]
 
 
+def _row(name: str) -> Box:
+    """A row's name in an error message, said in the players' language."""
+    return Box("poker-school", name)
+
+
 def empty_sheet(columns: int) -> SheetState:
     return SheetState((0,) * N_ROWS, (True,) * N_ROWS, (0,) * N_SCHOOL, (True,) * columns)
 
@@ -200,7 +206,8 @@ class PokerSchoolRules:
         name = ROW_NAMES[row]
         j = sheet.filled[row]
         if j >= self.columns:
-            raise DicewiseError(f"row {name} is full ({self.columns} cells)")
+            raise DicewiseError(Message("row {row} is full ({n} cells)", row=_row(name),
+                                        n=self.columns))
         filled = list(sheet.filled)
         clean = list(sheet.clean)
         reserve = list(sheet.reserve)
@@ -218,15 +225,17 @@ class PokerSchoolRules:
                 if shown is None:
                     shown = score // face if score % face == 0 else -1
                 if not 0 <= shown <= 5 or shown + reserve[row] < 3:
-                    raise DicewiseError(
-                        f"{name} cell {j + 1}: {shown if shown >= 0 else score} is not a School "
-                        f"entry this row can hold (dice of face {face} shown, with reserve "
-                        f"{reserve[row]}; three are needed)")
+                    raise DicewiseError(Message(
+                        "{row} cell {cell}: {entry} is not a School entry this row can hold "
+                        "(dice of face {face} shown, with reserve {reserve}; three are needed)",
+                        row=_row(name), cell=j + 1, entry=shown if shown >= 0 else score,
+                        face=face, reserve=reserve[row]))
                 reserve[row] = shown + reserve[row] - 3
                 score = 3 * face
             elif score not in self.cell_scores(row):
                 allowed = ", ".join(map(str, sorted(self.cell_scores(row))))
-                raise DicewiseError(f"{name} cannot hold {score} (possible: {allowed}, or x)")
+                raise DicewiseError(Message("{row} cannot hold {score} (possible: {allowed}, or "
+                                            "x)", row=_row(name), score=score, allowed=allowed))
             banked += score
             if filled[row] == self.columns and clean[row]:
                 if self.school_cross_erases:
@@ -260,15 +269,17 @@ class PokerSchoolRules:
             name, sep, cells = part.partition("=")
             name = name.strip().lower().replace("-", "_")
             if not sep:
-                raise DicewiseError(f"sheet entry {part!r} is not of the form row=cells")
+                raise DicewiseError(Message("sheet entry {entry} is not of the form row=cells",
+                                            entry=repr(part)))
             if name not in ROW_INDEX:  # the seed's names, Russian and Polish too
                 from ...i18n import canonical_box
 
                 name = canonical_box(self.name, ROW_NAMES, name) or name
             if name not in ROW_INDEX:
-                raise DicewiseError(f"unknown row {name!r} (rows: {', '.join(ROW_NAMES)})")
+                raise DicewiseError(Message("unknown row {row} (rows: {rows})", row=repr(name),
+                                            rows=Listing([_row(n) for n in ROW_NAMES])))
             if ROW_INDEX[name] in rows:
-                raise DicewiseError(f"row {name} given twice")
+                raise DicewiseError(Message("row {row} given twice", row=_row(name)))
             entries = [e.strip().lower() for e in cells.split("/")] if cells.strip() else []
             rows[ROW_INDEX[name]] = entries
         # Write every row's cells; premium entries are checked after all cells are known.
@@ -281,11 +292,14 @@ class PokerSchoolRules:
             for i, e in enumerate(entries):
                 if e == "":
                     if any(x != "" for x in entries[i + 1:]):
-                        raise DicewiseError(f"row {name}: a cell after an empty one")
-                    raise DicewiseError(f"row {name}: empty cell {i + 1}")
+                        raise DicewiseError(Message("row {row}: a cell after an empty one",
+                                                    row=_row(name)))
+                    raise DicewiseError(Message("row {row}: empty cell {cell}", row=_row(name),
+                                                cell=i + 1))
             if len(entries) > self.columns + 1:
-                raise DicewiseError(f"row {name} has {len(entries)} entries; it holds "
-                                    f"{self.columns} cells and a premium")
+                raise DicewiseError(Message("row {row} has {n} entries; it holds {cells} cells "
+                                            "and a premium", row=_row(name), n=len(entries),
+                                            cells=self.columns))
             for i, e in enumerate(entries[:self.columns]):
                 sheet = self.apply(sheet, r, *self._parse_cell(r, i, e), erase=False)
             if len(entries) == self.columns + 1:
@@ -299,12 +313,14 @@ class PokerSchoolRules:
         try:
             value = int(text)
         except ValueError:
-            raise DicewiseError(f"row {name} cell {i + 1}: {text!r} is neither a score nor x") from None
+            raise DicewiseError(Message("row {row} cell {cell}: {entry} is neither a score nor x",
+                                        row=_row(name), cell=i + 1, entry=repr(text))) from None
         if row < N_SCHOOL:
             face = row + 1
             if value % face or not 0 <= value // face <= 5:
-                raise DicewiseError(f"row {name} cell {i + 1}: {value} is not a sum of "
-                                    f"0..5 dice showing {face}")
+                raise DicewiseError(Message("row {row} cell {cell}: {value} is not a sum of 0..5 "
+                                            "dice showing {face}", row=_row(name), cell=i + 1,
+                                            value=value, face=face))
             return (3 * face, value // face)
         return (value,)
 
@@ -316,21 +332,25 @@ class PokerSchoolRules:
             name = ROW_NAMES[r]
             cells = rows[r][:self.columns]
             if not sheet.clean[r]:
-                raise DicewiseError(f"row {name}: a premium that cannot exist (the row has a cross)")
+                raise DicewiseError(Message("row {row}: a premium that cannot exist (the row has "
+                                            "a cross)", row=_row(name)))
             last = 3 * (r + 1) if r < N_SCHOOL else int(cells[-1])
             if text == "x":
                 if not (self.school_cross_erases and any_school_cross):
-                    raise DicewiseError(f"row {name}: an erased premium needs a School cross "
-                                        "and school_cross_erases=true")
+                    raise DicewiseError(Message("row {row}: an erased premium needs a School "
+                                                "cross and school_cross_erases=true",
+                                                row=_row(name)))
                 erased += last
                 continue
             try:
                 value = int(text)
             except ValueError:
-                raise DicewiseError(f"row {name}: premium {text!r} is neither a score nor x") from None
+                raise DicewiseError(Message("row {row}: premium {entry} is neither a score nor x",
+                                            row=_row(name), entry=repr(text))) from None
             if value != last:
-                raise DicewiseError(f"row {name}: a premium of {value} cannot exist (it equals "
-                                    f"the last cell's score, {last})")
+                raise DicewiseError(Message("row {row}: a premium of {value} cannot exist (it "
+                                            "equals the last cell's score, {last})",
+                                            row=_row(name), value=value, last=last))
         if not erased:
             return sheet
         if sheet.standing >= erased:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...i18n import Box, Listing, Message
 from .. import dice
 from ..category import Category, CategoryRules, Write, upper_sum_reachable
 from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, has_kind, is_full_house, total
@@ -83,8 +84,10 @@ class PokerPrograms(CategoryRules):
         free = [self.category_names[c] for c in sorted(scores) if c >= 6]
         missing = [n for c, n in enumerate(OBLIGATORY_NAMES) if c not in scores]
         if free and missing:
-            return (f"{', '.join(free)} is a free figure, written only after all six "
-                    f"obligatory ones (still open: {', '.join(missing)})")
+            return Message("{free} is a free figure, written only after all six obligatory ones "
+                           "(still open: {missing})",
+                           free=Listing([Box(self.name, n) for n in free]),
+                           missing=Listing([Box(self.name, n) for n in missing]))
         return None
 
     def sheet_extra(self, scores, counters):

@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..advice import check_dice
 from ..options import option, options_of, parse_options, validate_options
@@ -247,15 +248,19 @@ def _parse_marks(text: str | None, what: str, keys: range) -> dict[int, int]:
                 raise ValueError
             k, n = int(key), int(marks)
         except ValueError:
-            raise DicewiseError(f"{what} entry {item.strip()!r} is not of the form "
-                                f"{'SUM' if what == 'sheet' else 'FACE'}=MARKS") from None
+            raise DicewiseError(Message("{what} entry {entry} is not of the form {form}=MARKS",
+                                        what=what, entry=repr(item.strip()),
+                                        form="SUM" if what == "sheet" else "FACE")) from None
         if k not in keys:
-            raise DicewiseError(f"{what} entry {item.strip()!r}: "
-                                f"{'pair sums are 2..12' if what == 'sheet' else 'faces are 1..6'}")
+            raise DicewiseError(Message("{what} entry {entry}: {why}", what=what,
+                                        entry=repr(item.strip()),
+                                        why=Message("pair sums are 2..12") if what == "sheet"
+                                        else Message("faces are 1..6")))
         if n < 0:
-            raise DicewiseError(f"{what} entry {item.strip()!r}: marks cannot be negative")
+            raise DicewiseError(Message("{what} entry {entry}: marks cannot be negative",
+                                        what=what, entry=repr(item.strip())))
         if k in out:
-            raise DicewiseError(f"{what} gives {k} twice")
+            raise DicewiseError(Message("{what} gives {key} twice", what=what, key=k))
         out[k] = n
     return out
 
@@ -283,26 +288,31 @@ def check_position(ruleset: RyzykantRules, pos: Position) -> Position:
     """``pos`` if it is a position between rolls of an unfinished game, else DicewiseError."""
     faces = [f for f in range(1, 7) if pos.lower[f - 1] > 0]
     if len(faces) > LOWER_FACES:
-        raise DicewiseError(f"fifth-die faces {', '.join(map(str, faces))} are {len(faces)} faces;"
-                            f" at most {LOWER_FACES} may be used")
+        raise DicewiseError(Message("fifth-die faces {faces} are {n} faces; at most {most} may "
+                                    "be used", faces=", ".join(map(str, faces)), n=len(faces),
+                                    most=LOWER_FACES))
     over = [f for f in faces if pos.lower[f - 1] >= ruleset.end_marks]
     if over:
         f = over[0]
-        raise DicewiseError(f"face {f} has {pos.lower[f - 1]} marks: the game is over when a face "
-                            f"reaches {ruleset.end_marks} (end_marks={ruleset.end_marks})")
+        raise DicewiseError(Message("face {face} has {marks} marks: the game is over when a face "
+                                    "reaches {end} (end_marks={end})", face=f,
+                                    marks=pos.lower[f - 1], end=ruleset.end_marks))
     total = sum(pos.upper)
     if total % 2:
-        raise DicewiseError(f"the sheet has {total} pair marks; every roll adds two, "
-                            "so the total must be even")
+        raise DicewiseError(Message("the sheet has {total} pair marks; every roll adds two, so "
+                                    "the total must be even", total=total))
     if sum(pos.lower) > pos.rolls:
-        raise DicewiseError(f"the sheet records {pos.rolls} rolls ({total} pair marks) but "
-                            f"{sum(pos.lower)} fifth-die marks; each roll adds at most one")
+        raise DicewiseError(Message("the sheet records {rolls} rolls ({total} pair marks) but "
+                                    "{fifth} fifth-die marks; each roll adds at most one",
+                                    rolls=pos.rolls, total=total, fifth=sum(pos.lower)))
     if pos.puscioch and len(faces) < LOWER_FACES:
-        raise DicewiseError(f"the sheet records {pos.rolls} rolls but {sum(pos.lower)} fifth-die "
-                            "marks; a roll without one (puścioch) needs three chosen faces")
+        raise DicewiseError(Message("the sheet records {rolls} rolls but {fifth} fifth-die "
+                                    "marks; a roll without one (puścioch) needs three chosen "
+                                    "faces", rolls=pos.rolls, fifth=sum(pos.lower)))
     if pos.puscioch and ruleset.puscioch == "reroll":
-        raise DicewiseError("with puscioch=reroll every roll marks a fifth die, but the sheet "
-                            f"records {pos.rolls} rolls and {sum(pos.lower)} fifth-die marks")
+        raise DicewiseError(Message("with puscioch=reroll every roll marks a fifth die, but the "
+                                    "sheet records {rolls} rolls and {fifth} fifth-die marks",
+                                    rolls=pos.rolls, fifth=sum(pos.lower)))
     return pos
 
 
