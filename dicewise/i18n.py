@@ -109,6 +109,11 @@ class Listing(str):
         return ", ".join(in_language(item, tr) for item in self.items)
 
 
+def said(error: Exception, tr) -> str:
+    """An error's message through ``tr``: translated where it was raised with a ``Message``."""
+    return in_language(error.args[0] if len(error.args) == 1 else str(error), tr)
+
+
 def in_language(text, tr) -> str:
     """``text`` through ``tr`` where it is a ``Message``, ``Box`` or ``Listing``; other text as
     it is (a name, a number)."""

@@ -203,6 +203,21 @@ BAD = [
 ]
 
 
+def test_an_impossible_position_is_refused_in_the_requests_language(server):
+    body = {"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "sheet": "ones=7"}
+    said = {}
+    for lang in ("en", "ru", "pl", None):
+        status, _, data = server.post("/api/advise", body if lang is None else {**body,
+                                                                                "lang": lang})
+        assert status == 400 and data["ok"] is False
+        said[lang] = data["error"]
+    assert said[None] == said["en"] and said["en"].startswith("ones=7: no dice score 7 in ones")
+    assert said["ru"].startswith("единицы=7: кости не дают 7 в графе единицы")
+    assert said["pl"].startswith("jedynki=7: kości nie dają 7 w rubryce jedynki")
+    status, _, data = server.post("/api/advise", {**body, "lang": "de"})
+    assert status == 400 and "unknown language 'de'" in data["error"]
+
+
 @pytest.mark.parametrize("body, words", BAD)
 def test_bad_positions_are_4xx_with_the_reason(server, body, words):
     status, _, data = server.post("/api/advise", body)

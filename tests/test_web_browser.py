@@ -240,6 +240,11 @@ def test_bad_input_is_shown_on_the_page(page):
     page.wait_for_selector("[data-testid=error]:not([hidden])")
     assert "ones" in page.inner_text("[data-testid=error]")
     assert page.query_selector_all("[data-testid=position-advice] tr.choice") == []
+    page.select_option("[data-testid=lang]", "ru")  # the same refusal, in the page's language
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    page.click("[data-testid=show-advice]")
+    page.wait_for_function("document.querySelector('[data-testid=error]').innerText"
+                           ".startsWith('единицы=7: кости не дают 7')")
 
 
 # --- a whole game ------------------------------------------------------------------------

@@ -34,8 +34,7 @@ def error_text(ctx: click.Context, error: Exception) -> str:
     """``error`` said in the language of the command that raised it (English if it spoke
     none): a ``Message`` is translated, other text shown as it is."""
     tr = ctx.meta.get(SPOKEN)
-    message = error.args[0] if len(error.args) == 1 else str(error)
-    return i18n.in_language(message, tr) if tr else str(error)
+    return i18n.said(error, tr) if tr else str(error)
 
 
 def emit_json(obj) -> None:

@@ -257,8 +257,7 @@ class TableGame:
         try:
             extra = self.run(commands.parse(line))
         except DicewiseError as e:  # BadAction included: nothing has changed
-            return {"ok": False, "error": i18n.in_language(e.args[0] if e.args else str(e),
-                                                           self.tr)}
+            return {"ok": False, "error": i18n.said(e, self.tr)}
         advice = self.advice()
         return {"ok": True, **extra, "state": self.state(),
                 "advice": None if advice is None else advice.to_json()}

@@ -20,7 +20,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .. import __version__, api
+from .. import __version__, api, i18n
 from ..errors import DicewiseError
 from . import guard, strings
 from .builds import Builds
@@ -61,13 +61,23 @@ def error(message: str, status: int = 400) -> DicewiseJSON:
 
 
 ADVISE_FIELDS = {"ruleset", "dice", "roll", "sheet", "fifth", "options", "target", "players",
-                 "opponent_sheet", "opponent_sheets", "opponent_fifths", "top"}
+                 "opponent_sheet", "opponent_sheets", "opponent_fifths", "top", "lang"}
 
 
 def advise_request(data: dict, progress=None):
     """Advice for the position in an advise request, as ``dicewise advise`` gives it: one
-    player, two (``opponent_sheet``) or more (``opponent_sheets``, one per rival)."""
+    player, two (``opponent_sheet``) or more (``opponent_sheets``, one per rival); an
+    impossible position is refused in the request's ``lang`` (default English)."""
     f = Fields(data, ADVISE_FIELDS)
+    tr = i18n.translator(i18n.language(f.get("lang", str) or "en"))
+    try:
+        return _advice(f, progress)
+    except DicewiseError as e:
+        raise DicewiseError(i18n.said(e, tr)) from None
+
+
+def _advice(f: Fields, progress):
+    """The advice an advise request's fields ask for."""
     ruleset = f.get("ruleset", str, required=True)
     dice, roll = f.dice(), f.get("roll", int)
     sheet, options = f.get("sheet", str), f.options()

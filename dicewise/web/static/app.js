@@ -220,7 +220,8 @@ async function askPosition(event) {
   event.preventDefault();
   const form = event.target;
   const d = await describe(form.ruleset.value);
-  const body = {ruleset: d.name, dice: positionDice.dice, options: options(form, d)};
+  const body = {ruleset: d.name, dice: positionDice.dice, options: options(form, d),
+                lang: $("#lang").value};
   if (form.sheet.value.trim()) body.sheet = form.sheet.value.trim();
   if (d.advise_inputs.includes("roll")) body.roll = Number(form.roll.value);
   if (d.advise_inputs.includes("fifth") && form.fifth.value.trim()) body.fifth = form.fifth.value.trim();
