@@ -109,6 +109,11 @@ class Listing(str):
         return ", ".join(in_language(item, tr) for item in self.items)
 
 
+def box_listing(ruleset: str, boxes) -> Listing:
+    """Box names of ``ruleset`` joined by commas, each said in the players' language."""
+    return Listing([Box(ruleset, box) for box in boxes])
+
+
 def said(error: Exception, tr) -> str:
     """An error's message through ``tr``: translated where it was raised with a ``Message``."""
     return in_language(error.args[0] if len(error.args) == 1 else str(error), tr)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import DicewiseError
 from .. import i18n
+from ..errors import DicewiseError
 
 
 #: Where a command leaves the language it speaks, so that its error line is said in that
@@ -33,8 +33,7 @@ def speak(lang: str | None):
 def error_text(ctx: click.Context, error: Exception) -> str:
     """``error`` said in the language of the command that raised it (English if it spoke
     none): a ``Message`` is translated, other text shown as it is."""
-    tr = ctx.meta.get(SPOKEN)
-    return i18n.said(error, tr) if tr else str(error)
+    return i18n.said(error, ctx.meta.get(SPOKEN, i18n.translator("en")))
 
 
 def emit_json(obj) -> None:

@@ -1,8 +1,9 @@
 """The line commands of a game at the table: ``dice 6 6 3 4 1``, ``keep 6 6``, ``write sixes``...
 
 One command per line; ``parse`` turns a line into a ``Command`` or raises DicewiseError with
-one line that says what is wrong (a ``Message``, which the game says in the players' language).  Box names are left as typed: the game in progress reads
-them in the players' language (``i18n.box_name``).
+one line that says what is wrong (a ``Message``, which the game says in the players'
+language).  Box names are left as typed: the game in progress reads them in the players'
+language (``i18n.box_name``).
 """
 
 from __future__ import annotations

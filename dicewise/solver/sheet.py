@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DicewiseError
-from ..i18n import Box, Listing, Message, canonical_box
+from ..i18n import Box, Message, box_listing, canonical_box
 from .category import CategoryRules
 
 
@@ -70,7 +70,7 @@ def parse_sheet(game: CategoryRules, spec: str | None) -> Sheet:
         if name not in names:  # the seeds' names and abbreviations, Russian and Polish too
             name = canonical_box(game.name, game.category_names, name) or name
         if name not in names:
-            known = Listing([Box(game.name, n) for n in game.category_names + game.sheet_counters])
+            known = box_listing(game.name, game.category_names + game.sheet_counters)
             raise DicewiseError(Message("unknown category {box} for {game} (categories: {known})",
                                         box=repr(name), game=game.name, known=known))
         c = names[name]

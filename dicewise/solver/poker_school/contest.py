@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Box, Listing, Message
+from ...i18n import Message, box_listing
 from .rules import N_ROWS, ROW_INDEX, ROW_NAMES, SheetState
 
 NOBODY = -1
@@ -144,7 +144,7 @@ def parse_taken(text: str, columns: int) -> tuple[tuple[int, ...], tuple[int, ..
         else:
             raise DicewiseError(Message("taken: {name} is neither a row nor column1..{n} (rows: "
                                         "{rows})", name=repr(name), n=columns,
-                                        rows=Listing([Box("poker-school", r) for r in ROW_NAMES])))
+                                        rows=box_listing("poker-school", ROW_NAMES)))
     return tuple(sorted(set(rows))), tuple(sorted(set(cols)))
 
 

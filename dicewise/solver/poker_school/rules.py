@@ -32,7 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Box, Listing, Message
+from ...i18n import Box, Message, box_listing
 from .. import dice
 from ..category import ROLL_NUMBERS
 from ..options import option, options_of, validate_options
@@ -277,7 +277,7 @@ class PokerSchoolRules:
                 name = canonical_box(self.name, ROW_NAMES, name) or name
             if name not in ROW_INDEX:
                 raise DicewiseError(Message("unknown row {row} (rows: {rows})", row=repr(name),
-                                            rows=Listing([_row(n) for n in ROW_NAMES])))
+                                            rows=box_listing("poker-school", ROW_NAMES)))
             if ROW_INDEX[name] in rows:
                 raise DicewiseError(Message("row {row} given twice", row=_row(name)))
             entries = [e.strip().lower() for e in cells.split("/")] if cells.strip() else []

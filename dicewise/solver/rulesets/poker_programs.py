@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...i18n import Box, Listing, Message
+from ...i18n import Message, box_listing
 from .. import dice
 from ..category import Category, CategoryRules, Write, upper_sum_reachable
 from ..scoring import FACES, best_face_with, best_two_pairs, has_faces, has_kind, is_full_house, total
@@ -86,8 +86,8 @@ class PokerPrograms(CategoryRules):
         if free and missing:
             return Message("{free} is a free figure, written only after all six obligatory ones "
                            "(still open: {missing})",
-                           free=Listing([Box(self.name, n) for n in free]),
-                           missing=Listing([Box(self.name, n) for n in missing]))
+                           free=box_listing(self.name, free),
+                           missing=box_listing(self.name, missing))
         return None
 
     def sheet_extra(self, scores, counters):
