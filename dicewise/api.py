@@ -16,8 +16,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import DicewiseError
+from .i18n import Message
 from .solver.objectives import check_target, objective_of
-from .solver.protocol import Advice, Game, Solution, unsupported
+from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary
 from .tables import store
@@ -119,7 +120,7 @@ def _position(game: Game, dice, sheet, **inputs) -> dict:
     for key, value in inputs.items():
         if value is not None:
             if key not in game.advise_inputs:
-                raise DicewiseError(f"{game.name} takes no --{key}")
+                raise DicewiseError(Message("{game} takes no --{key}", game=game.name, key=key))
             position[key] = value
     return position
 
@@ -628,11 +629,12 @@ def _table_sheets(ruleset, players, sheet, opponent_sheets, options):
 
     game, rules = make_rules(ruleset, options)
     if 2 not in game.players(rules):
-        raise DicewiseError(f"{game.name} has no play to win at a table of {players}; "
-                            f"`dicewise duel {game.name} --players {players}` plays it")
+        raise DicewiseError(Message("{game} has no play to win at a table of {players}; "
+                                    "`dicewise duel {game} --players {players}` plays it",
+                                    game=game.name, players=players))
     if players not in game.table_players(rules) or players < 3:
-        raise DicewiseError(f"a table of {game.name} seats 3 to 6 players here (2: the exact "
-                            f"race), not {players}")
+        raise DicewiseError(Message("a table of {game} seats 3 to 6 players here (2: the exact "
+                                    "race), not {players}", game=game.name, players=players))
     if isinstance(opponent_sheets, str):
         opponent_sheets = [opponent_sheets]
     return (game, rules, parse_sheet(rules, sheet or None),
@@ -648,25 +650,28 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     (``advise_two_player``); this is every other table."""
     game, rules = for_command(ruleset, "advise", options)
     if "win" not in game.table_policies(rules):
-        raise DicewiseError(f"{game.name} has no play to win at a table: `dicewise advise "
-                            f"{game.name}` ranks choices by the expected score")
+        raise DicewiseError(no_table_play(game.name))
     if players not in game.table_players(rules):
         seats = ", ".join(map(str, game.table_players(rules)))
-        raise DicewiseError(f"a table of {game.name} seats {seats} players, not {players}")
+        raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
+                                    game=game.name, seats=seats, players=players))
     if isinstance(opponent_sheets, str):
         opponent_sheets = [opponent_sheets]
     if isinstance(opponent_fifths, str):
         opponent_fifths = [opponent_fifths]
     opponent_sheets, opponent_fifths = list(opponent_sheets or ()), list(opponent_fifths or ())
     if len(opponent_sheets) != players - 1:
-        raise DicewiseError(f"{players} players need {players - 1} rival sheet"
-                            f"{'s' * (players > 2)} (--opponent-sheet, once each), "
-                            f"not {len(opponent_sheets)}")
+        counts = dict(players=players, n=players - 1, given=len(opponent_sheets))
+        raise DicewiseError(
+            Message("{players} players need {n} rival sheet (--opponent-sheet, once each), not "
+                    "{given}", **counts) if players == 2 else
+            Message("{players} players need {n} rival sheets (--opponent-sheet, once each), not "
+                    "{given}", **counts))
     if len(opponent_fifths) > len(opponent_sheets):
-        raise DicewiseError("more --opponent-fifth than --opponent-sheet: give one fifth per rival "
-                            "sheet, in the same order")
+        raise DicewiseError(Message("more --opponent-fifth than --opponent-sheet: give one "
+                                    "fifth per rival sheet, in the same order"))
     if opponent_fifths and "fifth" not in game.advise_inputs:
-        raise DicewiseError(f"{game.name} takes no --opponent-fifth")
+        raise DicewiseError(Message("{game} takes no --opponent-fifth", game=game.name))
     opponent_fifths += [None] * (len(opponent_sheets) - len(opponent_fifths))
     position = _position(game, dice, sheet, roll=roll, fifth=fifth)
     rivals = [{"sheet": s or None, "fifth": f} for s, f in zip(opponent_sheets, opponent_fifths)]

@@ -28,7 +28,9 @@ def messages_made() -> set[str]:
     found = set()
     for path in Path(dicewise.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Message"
+            called = getattr(node, "func", None)
+            if (isinstance(node, ast.Call)
+                    and "Message" in (getattr(called, "id", None), getattr(called, "attr", None))
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 found.add(node.args[0].value)
     return found
@@ -376,3 +378,67 @@ def test_bad_input_is_refused_in_the_players_language(args, monkeypatch):
         said[lang] = lines[0]
     assert said["ru"] != said["en"] and said["pl"] != said["en"] and said["ru"] != said["pl"]
     assert not re.search(r"\b(the|is|not|of|cell|row|sheet entry)\b", said["ru"]), said["ru"]
+
+
+DICE = ["--roll", "1", "--dice", "1", "2", "3", "4", "5"]
+SETUP_BAD = [
+    ["advise", "generl", *DICE], ["advise", "general", *DICE, "-o", "straight=foo"],
+    ["advise", "general", *DICE, "-o", "foo=1"], ["advise", "general", *DICE, "-o", "straight"],
+    ["advise", "general", *DICE, "-o", "straight=plain", "-o", "straight=plain"],
+    ["advise", "poker-school", *DICE, "-o", "columns=7"],
+    ["advise", "poker-school", *DICE, "-o", "columns=two"],
+    ["advise", "poker-school", *DICE, "-o", "school_cross_erases=maybe"],
+    ["advise", "risk", *DICE], ["advise", "general", *DICE, "--fifth", "1=1"],
+    ["advise", "general", *DICE, "--players", "3", "--opponent-sheet", "ones=1"],
+    ["advise", "general", "--dice", "1", "2", "3", "4", "5", "--players", "2"],
+    ["advise", "general", *DICE, "--opponent-sheet", "ones=1"],
+    ["chance", "general", "--target", "300", "--players", "2"], ["chance", "general"],
+    ["play", "general", "--names", "Ann,Ann"], ["play", "general", "--players", "3",
+                                               "--names", "Ann,Bob"],
+    ["play", "general", "-o", "foo=1"], ["play"], ["play", "general", "--resume", "x.json"],
+]
+
+
+@pytest.mark.parametrize("args", SETUP_BAD, ids=" ".join)
+def test_bad_settings_are_refused_in_the_players_language(args, monkeypatch):
+    """Unknown games and options, bad option values, player counts and names, flags that do
+    not go together: one error line and exit 2, in the language the command speaks."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    said = {}
+    for lang in ("en", "ru", "pl"):
+        result = CliRunner().invoke(cli, [*args, "--lang", lang])
+        assert result.exit_code == 2 and not result.stdout, result.output
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("dicewise: error: "), result.stderr
+        said[lang] = lines[0]
+    assert said["ru"] != said["en"] and said["pl"] != said["en"] and said["ru"] != said["pl"]
+    english = r"\b(the|is|not|of|for|give|takes|unknown|option|names?|see|need)\b"
+    assert not re.search(english, said["ru"]), said["ru"]
+    assert not re.search(english, said["pl"].replace("--", "")), said["pl"]
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_saved_game_is_refused_in_the_players_language(lang, tmp_path, monkeypatch):
+    """``play --resume`` of a file that is no saved game, and ``save`` into a folder."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+    from dicewise.play.session import TableGame
+
+    _no_locale(monkeypatch)
+    for text in ("not json", '{"format": "something else"}'):
+        (tmp_path / "game.json").write_text(text)
+        result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                          "--lang", lang])
+        assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+        english = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                           "--lang", "en"])
+        assert result.stderr != english.stderr and "dicewise" in result.stderr
+    game = TableGame.new("general", players=2, lang=lang, advice=False)
+    answer = game.apply(f"save {tmp_path}")
+    assert not answer["ok"] and answer["error"] == i18n.translator(lang)(
+        "{path} is a directory; give a file name").format(path=tmp_path)

@@ -492,8 +492,10 @@ def _imported(*names: str) -> set[str]:
     return seen
 
 
-#: Modules that change no value: error messages, where the layers run, the digest itself.
-NO_VALUES = {"dicewise.errors", "dicewise.solver.runtime", "dicewise.solver.digest"}
+#: Modules that change no value: error messages and their languages, where the layers run,
+#: the digest itself.
+NO_VALUES = {"dicewise.errors", "dicewise.i18n", "dicewise.solver.runtime",
+             "dicewise.solver.digest"}
 
 
 def test_rules_digests_list_every_module_the_values_depend_on():

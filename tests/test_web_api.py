@@ -437,6 +437,15 @@ def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, t
                         ({"ruleset": "general", "lang": "xx"}, "language")]:
         status, _, answer = server.post("/api/game", body)
         assert status == 400 and words in answer["error"], answer
+    for lang, words in [("en", "two players have the same name"),
+                        ("ru", "у двух игроков одинаковое имя"),
+                        ("pl", "dwóch graczy ma to samo imię")]:  # in the page's language
+        status, _, answer = server.post("/api/game", {"ruleset": "general", "lang": lang,
+                                                      "names": ["Ann", "Ann"]})
+        assert status == 400 and answer["error"] == words, answer
+    status, _, answer = server.post("/api/game", {"ruleset": "general", "lang": "ru",
+                                                  "options": {"straight": "foo"}})
+    assert status == 400 and answer["error"].startswith("параметр straight=foo"), answer
     assert server.alive()
 
 

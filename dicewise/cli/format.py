@@ -30,10 +30,11 @@ def speak(lang: str | None):
     return tr
 
 
-def error_text(ctx: click.Context, error: Exception) -> str:
-    """``error`` said in the language of the command that raised it (English if it spoke
-    none): a ``Message`` is translated, other text shown as it is."""
-    return i18n.said(error, ctx.meta.get(SPOKEN, i18n.translator("en")))
+def error_text(ctx: click.Context, error: Exception | str) -> str:
+    """``error`` (or a message) said in the language of the command that raised it (English
+    if it spoke none): a ``Message`` is translated, other text shown as it is."""
+    tr = ctx.meta.get(SPOKEN, i18n.translator("en"))
+    return i18n.said(error, tr) if isinstance(error, Exception) else i18n.in_language(error, tr)
 
 
 def emit_json(obj) -> None:
@@ -90,12 +91,16 @@ def checked_output(path) -> Path:
     except FileNotFoundError:
         mode = None
     except OSError as e:
-        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+        raise DicewiseError(_cannot_write(path, e)) from None
     if mode is not None and not stat.S_ISREG(mode):
-        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-        raise DicewiseError(f"--out {path} is {what}; give a file name")
+        if stat.S_ISDIR(mode):
+            raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
+                                             path=str(path)))
+        raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
+                                         path=str(path)))
     if not path.parent.is_dir():
-        raise DicewiseError(f"--out {path}: folder {path.parent} does not exist")
+        raise DicewiseError(i18n.Message("{path}: folder {folder} does not exist", path=str(path),
+                                         folder=str(path.parent)))
     return path
 
 
@@ -106,7 +111,7 @@ def write_output(path, data: str | bytes) -> Path:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:
-        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+        raise DicewiseError(_cannot_write(path, e)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -116,8 +121,12 @@ def write_output(path, data: str | bytes) -> Path:
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        raise DicewiseError(f"cannot write {path}: {e.strerror}") from None
+        raise DicewiseError(_cannot_write(path, e)) from None
     return path
+
+
+def _cannot_write(path, error: OSError) -> i18n.Message:
+    return i18n.Message("cannot write {path}: {why}", path=str(path), why=error.strerror)
 
 
 def pyplot(out):

@@ -26,7 +26,7 @@ lang_flag = click.option("--lang", default=None,
 def one_rival(sheets) -> str:
     """The one opponent's sheet of the two-player race ("" for the empty sheet)."""
     if len(sheets) > 1:
-        raise click.UsageError("--players 2 takes one --opponent-sheet")
+        raise click.UsageError(i18n.Message("--players 2 takes one --opponent-sheet"))
     return sheets[0] if sheets else ""
 target_flag = click.option("--target", type=click.IntRange(min=0), default=None,
                            help="Play for P(final score ≥ TARGET) instead of the mean.")
@@ -204,7 +204,8 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     tr = speak(lang)
     if players > 1 and not api.exact_race(ruleset, players, options):
         if target is not None:
-            raise click.UsageError(f"--players {players} takes no --target")
+            raise click.UsageError(i18n.Message("--players {players} takes no --target",
+                                                players=players))
         result = api.advise_players(ruleset, players=players, dice=list(faces), roll=roll,
                                     sheet=sheet, opponent_sheets=list(opponent_sheet),
                                     fifth=fifth, opponent_fifths=list(opponent_fifth),
@@ -212,15 +213,16 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     elif players == 2:
         api.check_two_players(ruleset, options)  # the real problem first: no race is solved
         if target is not None or fifth is not None or opponent_fifth:
-            raise click.UsageError("--players 2 takes no --target or --fifth")
+            raise click.UsageError(i18n.Message("--players 2 takes no --target or --fifth"))
         if roll is None:
-            raise click.UsageError("give --roll 1, 2 or 3")
+            raise click.UsageError(i18n.Message("give --roll 1, 2 or 3"))
         result = api.advise_two_player(ruleset, dice=list(faces), roll=roll, sheet=sheet,
                                        opponent_sheet=one_rival(opponent_sheet), options=options,
                                        table=table, progress=progress)
     else:
         if opponent_sheet or opponent_fifth:
-            raise click.UsageError("--opponent-sheet and --opponent-fifth are for --players N")
+            raise click.UsageError(i18n.Message("--opponent-sheet and --opponent-fifth are for "
+                                                "--players N"))
         result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None,
                             fifth=fifth, options=options, table=table, target=target,
                             progress=progress)
@@ -332,7 +334,8 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
     tr = speak(lang)
     if players > 2:
         if target is not None:
-            raise click.UsageError(f"--players {players} takes no --target")
+            raise click.UsageError(i18n.Message("--players {players} takes no --target",
+                                                players=players))
         result = api.chance_players(ruleset, players=players, sheet=sheet,
                                     opponent_sheets=list(opponent_sheet), games=games, seed=seed,
                                     options=options, progress=progress)
@@ -351,15 +354,15 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
         return
     if players == 2:
         if target is not None:
-            raise click.UsageError("--players 2 takes no --target")
+            raise click.UsageError(i18n.Message("--players 2 takes no --target"))
         result = api.chance_two_player(ruleset, sheet=sheet,
                                        opponent_sheet=one_rival(opponent_sheet),
                                        options=options, table=table)
     else:
         if target is None:
-            raise click.UsageError("give --target T (or --players 2)")
+            raise click.UsageError(i18n.Message("give --target T (or --players 2)"))
         if opponent_sheet:
-            raise click.UsageError("--opponent-sheet is for --players 2")
+            raise click.UsageError(i18n.Message("--opponent-sheet is for --players 2"))
         result = api.chance(ruleset, target=target, sheet=sheet, options=options, table=table,
                             progress=progress)
     data = result.to_json()

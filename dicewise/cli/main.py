@@ -9,6 +9,7 @@ import click
 
 from .. import __version__
 from ..errors import DicewiseError
+from ..i18n import Message
 from .format import error_text
 
 
@@ -35,7 +36,8 @@ class Group(click.Group):
         except _NO_ARGS_IS_HELP:
             raise
         except click.UsageError as e:
-            fail(f"{e.format_message()} (see `{_help_path(ctx, e)} --help`)")
+            fail(error_text(ctx, Message("{error} (see `{command} --help`)", error=e.message,
+                                         command=_help_path(ctx, e))))
 
 
 def _help_path(ctx, error: click.UsageError) -> str:

@@ -16,7 +16,7 @@ import click
 from .. import i18n
 from ..play import commands
 from ..play.session import TableGame
-from .format import _clean, progress
+from .format import _clean, progress, speak
 from .games import choice_label, dominated_note, option_flag, quality
 
 
@@ -49,11 +49,11 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     Commands, one a line: dice D D D D D, roll, advise, pick K, keep D..., write BOX,
     cross ROW, split A+B C+D E, undo, sheet, save FILE, help, quit.  Box names may be typed
     in English, Russian or Polish, or as the seeds abbreviate them."""
-    shown = _Progress(i18n.translator(i18n.language(lang)))
+    shown = _Progress(speak(lang))
     if resume:
         if ruleset or players or names or seed is not None or options or target is not None:
-            raise click.UsageError("--resume takes the game's own settings: give only --lang, "
-                                   "--top, --no-advice or --json with it")
+            raise click.UsageError(i18n.Message("--resume takes the game's own settings: give "
+                                                "only --lang, --top, --no-advice or --json with it"))
         game = TableGame.load(resume, progress=shown)
         if lang:
             game.table.lang = i18n.language(lang)
@@ -64,7 +64,8 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
             game.table.advice = False
     else:
         if not ruleset:
-            raise click.UsageError("name the ruleset (dicewise rules lists them), or --resume FILE")
+            raise click.UsageError(i18n.Message("name the ruleset (dicewise rules lists them), or "
+                                                "--resume FILE"))
         game = TableGame.new(ruleset, players=players,
                              names=[n.strip() for n in names.split(",")] if names else None,
                              options=options, seed=seed, target=target, lang=lang, top=top,

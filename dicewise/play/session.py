@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import api, i18n
 from ..errors import DicewiseError
+from ..i18n import Message
 from ..solver.player_sheet import PlayerSheet
 from ..solver.protocol import Advice, BadAction, unsupported
 from . import commands
@@ -69,7 +70,8 @@ class TableGame:
             raise unsupported(self.game, "play")
         self.game.player_sheet(self.rules)  # a game without table play says so now
         if table.objective not in ("auto", "score", "win"):
-            raise DicewiseError(f"the objective is auto, score or win, not {table.objective!r}")
+            raise DicewiseError(Message("the objective is auto, score or win, not {objective!r}",
+                                        objective=table.objective))
         exact = len(table.names) == 2 and 2 in self.game.players(self.rules)
         approximate = ("win" in self.game.table_policies(self.rules)
                        and len(table.names) in self.game.table_players(self.rules))
@@ -77,8 +79,9 @@ class TableGame:
         race = table.target is None and (
             (exact and table.objective != "score") or (approximate and table.objective == "win"))
         if table.objective == "win" and not race:
-            raise DicewiseError(f"{self.game.name} has no play to win at a table of "
-                                f"{len(table.names)}: use the objective score")
+            raise DicewiseError(Message("{game} has no play to win at a table of {players}: use "
+                                        "the objective score", game=self.game.name,
+                                        players=len(table.names)))
         self.advisor = TableAdvisor(self.game, self.rules, table.target, race, progress)
         self.tr = i18n.translator(table.lang)
         self._advice: tuple[tuple, Advice | None] | None = None  # (position, its advice)
@@ -98,19 +101,20 @@ class TableGame:
         game, rules = api.make_rules(ruleset, options)
         names = list(names) if names else []
         if names and players is not None and players != len(names):
-            raise DicewiseError(f"{len(names)} names for {players} players")
+            raise DicewiseError(Message("{names} names for {players} players", names=len(names),
+                                        players=players))
         players = len(names) if names else 2 if players is None else players
         if not 1 <= players <= 6:
-            raise DicewiseError(f"a table seats 1 to 6 players, not {players}")
+            raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
         if len(set(names)) != len(names):
-            raise DicewiseError("two players have the same name")
+            raise DicewiseError(Message("two players have the same name"))
         lang = i18n.language(lang)
         names = names or [i18n.translator(lang)("Player {n}").format(n=i + 1)
                           for i in range(players)]
         if target is not None:
             target = api.check_target(target)
         if top is not None and top < 1:
-            raise DicewiseError(f"--top takes a number of choices from 1, not {top}")
+            raise DicewiseError(Message("--top takes a number of choices from 1, not {top}", top=top))
         table = Table(game.name, names, game.rule_options(rules),
                       secrets.randbits(31) if seed is None else int(seed), target, objective,
                       lang, top, bool(advice))
@@ -125,10 +129,11 @@ class TableGame:
     def from_json(cls, data: dict, progress=None) -> "TableGame":
         """A game saved by ``to_json`` (DicewiseError if it is no saved game or does not replay)."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise DicewiseError("this is not a saved dicewise game")
+            raise DicewiseError(Message("this is not a saved dicewise game"))
         if data.get("version") != VERSION:
-            raise DicewiseError(f"a saved game of version {data.get('version')}; this dicewise "
-                                f"reads version {VERSION}")
+            raise DicewiseError(Message("a saved game of version {version}; this dicewise reads "
+                                        "version {ours}", version=data.get("version"),
+                                        ours=VERSION))
         try:
             table = Table(data["ruleset"], list(data["names"]), dict(data.get("options") or {}),
                           int(data.get("seed", 0)), data.get("target"),
@@ -136,11 +141,12 @@ class TableGame:
                           bool(data.get("advice", True)))
             events = list(data["events"])
         except (KeyError, TypeError, ValueError) as e:
-            raise DicewiseError(f"the saved game is damaged ({e})") from None
+            raise DicewiseError(Message("the saved game is damaged ({why})", why=e)) from None
         try:
             return cls(table, events, progress=progress)
         except BadAction as e:
-            raise DicewiseError(f"the saved game does not replay: {e}") from None
+            raise DicewiseError(Message("the saved game does not replay: {why}",
+                                        why=i18n.said(e, i18n.translator("en")))) from None
 
     def save(self, path) -> Path:
         from ..cli.format import write_output
@@ -152,9 +158,11 @@ class TableGame:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as e:
-            raise DicewiseError(f"cannot read {path}: {e.strerror}") from None
+            raise DicewiseError(Message("cannot read {path}: {why}", path=str(path),
+                                        why=e.strerror)) from None
         except ValueError:
-            raise DicewiseError(f"{path} is not a saved dicewise game (not JSON)") from None
+            raise DicewiseError(Message("{path} is not a saved dicewise game (not JSON)",
+                                        path=str(path))) from None
         return cls.from_json(data, progress)
 
     # --- the state --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DicewiseError
+from ..i18n import Message
 
 
 def option(default, choices=None, help: str = "", minimum=None, maximum=None):
@@ -45,20 +46,24 @@ def parse_option(spec: OptionSpec, text: str) -> Any:
     """Turn the text of ``KEY=VALUE`` into a typed option value (checked by the ruleset)."""
     if isinstance(spec.default, bool):
         if text.lower() not in ("true", "false"):
-            raise DicewiseError(f"option {spec.name} takes true or false, not {text!r}")
+            raise DicewiseError(Message("option {name} takes true or false, not {text!r}",
+                                         name=spec.name, text=text))
         return text.lower() == "true"
     if isinstance(spec.default, int):
         try:
             return int(text)
         except ValueError:
-            raise DicewiseError(f"option {spec.name} takes an integer, not {text!r}") from None
+            raise DicewiseError(Message("option {name} takes an integer, not {text!r}",
+                                         name=spec.name, text=text)) from None
     if isinstance(spec.default, float):
         try:
             value = float(text)
         except ValueError:
-            raise DicewiseError(f"option {spec.name} takes a number, not {text!r}") from None
+            raise DicewiseError(Message("option {name} takes a number, not {text!r}",
+                                         name=spec.name, text=text)) from None
         if value != value or value in (float("inf"), float("-inf")):
-            raise DicewiseError(f"option {spec.name} takes a finite number, not {text!r}")
+            raise DicewiseError(Message("option {name} takes a finite number, not {text!r}",
+                                         name=spec.name, text=text))
         return value
     return text
 
@@ -70,10 +75,11 @@ def validate_options(obj) -> None:
         meta = field.metadata
         if meta["choices"] is not None and value not in meta["choices"]:
             allowed = " | ".join(map(str, meta["choices"]))
-            raise DicewiseError(f"option {field.name}={value} is not one of {allowed}")
+            raise DicewiseError(Message("option {name}={value} is not one of {allowed}",
+                                         name=field.name, value=value, allowed=allowed))
         if meta["minimum"] is not None and not meta["minimum"] <= value <= meta["maximum"]:
-            raise DicewiseError(
-                f"option {field.name}={value} is outside {meta['minimum']}..{meta['maximum']}")
+            raise DicewiseError(Message("option {name}={value} is outside {low}..{high}", name=field.name,
+                                         value=value, low=meta["minimum"], high=meta["maximum"]))
 
 
 def options_of(obj) -> dict[str, Any]:
@@ -88,15 +94,23 @@ def parse_option_pairs(name: str, specs, pairs) -> dict[str, Any]:
     for pair in pairs:
         key, sep, text = pair.partition("=")
         if not sep:
-            raise DicewiseError(f"option {pair!r} is not of the form KEY=VALUE")
+            raise DicewiseError(Message("option {pair!r} is not of the form KEY=VALUE", pair=pair))
         key = key.strip()
         if key not in by_name:
-            raise DicewiseError(f"unknown option {key!r} for {name} "
-                                f"(options: {', '.join(by_name) or 'none'})")
+            raise DicewiseError(unknown_options(repr(key), name, by_name))
         if key in out:
-            raise DicewiseError(f"option {key} given twice")
+            raise DicewiseError(Message("option {key} given twice", key=key))
         out[key] = parse_option(by_name[key], text.strip())
     return out
+
+
+def unknown_options(names: str, ruleset: str, known) -> Message:
+    """Unknown option names, with the ones ``ruleset`` has."""
+    if not known:
+        return Message("unknown option {names} for {ruleset} (it has no options)",
+                       names=names, ruleset=ruleset)
+    return Message("unknown option {names} for {ruleset} (options: {known})",
+                   names=names, ruleset=ruleset, known=", ".join(known))
 
 
 def parse_options(cls, pairs) -> dict[str, Any]:
@@ -114,13 +128,14 @@ def rules_from(cls, options) -> Any:
     options = dict(options or {})
     unknown = sorted(set(options) - set(specs))
     if unknown:
-        raise DicewiseError(f"unknown option {', '.join(unknown)} for {cls.name} "
-                            f"(options: {', '.join(specs) or 'none'})")
+        raise DicewiseError(unknown_options(", ".join(unknown), cls.name, specs))
     for key, value in options.items():
         default = specs[key].default
         kind = bool if isinstance(default, bool) else type(default)
         ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
         if not ok and not (kind is float and isinstance(value, int) and not isinstance(value, bool)):
-            what = {bool: "true or false", int: "an integer", float: "a number"}.get(kind, "a text")
-            raise DicewiseError(f"option {key} takes {what}, not {value!r}")
+            what = {bool: Message("true or false"), int: Message("an integer"),
+                    float: Message("a number")}.get(kind, Message("a text"))
+            raise DicewiseError(Message("option {key} takes {what}, not {value!r}", key=key,
+                                        what=what, value=value))
     return cls(**options)

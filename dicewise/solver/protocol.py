@@ -36,6 +36,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 
 from ..errors import BadAction, DicewiseError  # noqa: F401 - BadAction is part of the protocol
+from ..i18n import Message
 from .options import OptionSpec, parse_option_pairs
 from .sheet import Sheet
 
@@ -400,8 +401,8 @@ class Game(ABC):
         """A sheet for play towards a target, as the category engine reads it (``sheet.Sheet``):
         here only the empty sheet; games whose sheets are category sheets read them all."""
         if text:
-            raise DicewiseError(f"play for a target reads {self.name} sheets from the start of a "
-                                "game only: give no --sheet")
+            raise DicewiseError(Message("play for a target reads {game} sheets from the start "
+                                        "of a game only: give no --sheet", game=self.name))
         return Sheet((), (), 0, self.category_rules(rules).initial_extra, 0)
 
     def players(self, rules) -> tuple[int, ...]:
@@ -441,8 +442,7 @@ class Game(ABC):
         """The mover's ``position`` (as ``advise`` reads it) and each rival's (their sheet, and
         what else the game reads) at one table, read and checked: a DicewiseError for
         sheets that turns in seat order cannot have led to.  No table is needed for this."""
-        raise DicewiseError(f"{self.name} has no play to win at a table: `dicewise advise "
-                            f"{self.name}` ranks choices by the expected score")
+        raise DicewiseError(no_table_play(self.name))
 
     def advise_table(self, solution: Solution, position: Mapping[str, Any],
                      rivals: Sequence[Mapping[str, Any]]) -> Advice:
@@ -454,12 +454,21 @@ class Game(ABC):
         """The canonical policy name, or a DicewiseError listing the policies."""
         name = self.policy_aliases.get(policy, policy)
         if name not in self.policies:
-            raise DicewiseError(f"unknown policy {policy!r} for {self.name} "
-                                f"(policies: {', '.join(self.policies)})")
+            raise DicewiseError(Message("unknown policy {policy!r} for {game} (policies: "
+                                        "{policies})", policy=policy, game=self.name,
+                                        policies=", ".join(self.policies)))
         return name
+
+
+def no_table_play(game: str) -> Message:
+    """Why ``advise --players N`` refuses a game without play to win at a table."""
+    return Message("{game} has no play to win at a table: `dicewise advise {game}` ranks "
+                   "choices by the expected score", game=game)
 
 
 def unsupported(game: Game, command: str) -> DicewiseError:
     """The error for a command a game does not have."""
-    own = f" (see `dicewise {game.own_group} --help`)" if game.own_group else ""
-    return DicewiseError(f"{game.name} has no `{command}`{own}")
+    if game.own_group:
+        return DicewiseError(Message("{game} has no `{command}` (see `dicewise {group} --help`)",
+                                     game=game.name, command=command, group=game.own_group))
+    return DicewiseError(Message("{game} has no `{command}`", game=game.name, command=command))

@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Mapping
 
 from ..errors import DicewiseError
+from ..i18n import Message
 
 #: name -> "module:attribute" of the game's protocol object (a ``protocol.Game``).
 GAMES = {
@@ -26,7 +27,8 @@ GAMES = {
 def get_game(name: str):
     """The protocol object of ``name``, or a DicewiseError listing the known names."""
     if not isinstance(name, str) or name not in GAMES:
-        raise DicewiseError(f"unknown ruleset {name!r} (known: {', '.join(sorted(GAMES))})")
+        raise DicewiseError(Message("unknown ruleset {name!r} (known: {known})", name=name,
+                                    known=", ".join(sorted(GAMES))))
     module, attr = GAMES[name].split(":")
     return getattr(importlib.import_module(module), attr)
 

@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from .. import i18n
 from ..errors import DicewiseError
 from .fields import Fields
 
@@ -141,8 +142,12 @@ class GameStore:
         names = kwargs["names"]
         if names is not None and not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names):
             raise DicewiseError("names must be a list of texts of 1 to 40 characters")
-        game = _session_module().TableGame.new(f.get("ruleset", str, required=True),
-                                               progress=self.progress, **kwargs)
+        tr = i18n.translator(i18n.language(kwargs["lang"] or "en"))
+        try:
+            game = _session_module().TableGame.new(f.get("ruleset", str, required=True),
+                                                   progress=self.progress, **kwargs)
+        except DicewiseError as e:  # a bad setting, said in the page's language
+            raise DicewiseError(i18n.said(e, tr)) from None
         game_id = self._add(game)
         return {"game": game_id, **game.apply("sheet")}
 

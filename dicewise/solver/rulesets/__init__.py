@@ -25,11 +25,10 @@ def category_class(name: str):
 def category_game(name: str, **options):
     """Build a category ruleset by name with typed option values."""
     cls = category_class(name)
-    from ..options import option_fields
+    from ..options import unknown_options, option_fields
 
     known = [f.name for f in option_fields(cls)]
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise DicewiseError(f"unknown option {', '.join(unknown)} for {name} "
-                            f"(options: {', '.join(known) or 'none'})")
+        raise DicewiseError(unknown_options(", ".join(unknown), name, known))
     return cls(**options)
