@@ -95,18 +95,60 @@ class Box(str):
 
 
 class Listing(str):
-    """Items joined by commas, each said in the players' language."""
+    """Items joined by commas (or ``sep``), each said in the players' language."""
 
-    def __new__(cls, items):
-        listing = super().__new__(cls, ", ".join(items))
-        listing.items = tuple(items)
+    def __new__(cls, items, sep: str = ", "):
+        listing = super().__new__(cls, sep.join(items))
+        listing.items, listing.sep = tuple(items), sep
         return listing
 
     def __getnewargs__(self):
-        return (self.items,)
+        return self.items, self.sep
 
     def in_language(self, tr) -> str:
-        return ", ".join(in_language(item, tr) for item in self.items)
+        return self.sep.join(in_language(item, tr) for item in self.items)
+
+
+class ChoiceLabel(str):
+    """A choice as the solver labels it, said for people in another language by
+    ``choice_text`` (English keeps the solver's own words)."""
+
+    def __new__(cls, ruleset: str, action: dict, detail: dict, text: str):
+        label = super().__new__(cls, text)
+        label.ruleset, label.action, label.detail = ruleset, action, detail
+        return label
+
+    def __getnewargs__(self):
+        return self.ruleset, self.action, self.detail, str(self)
+
+    def in_language(self, tr) -> str:
+        if getattr(tr, "lang", "en") == "en":
+            return str(self)
+        return choice_text(self.ruleset, self.action, self.detail, tr) or str(self)
+
+
+def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
+    """A choice (an agent-protocol ``action`` and the advice's ``detail``) for people in the
+    language of ``tr``, box names translated; None for a kind of choice it does not know."""
+    lang = getattr(tr, "lang", "en")
+    if "keep" in action:
+        kept = action["keep"]
+        if len(kept) == 5:
+            return tr("stop and write (keep all five)")
+        return tr("keep {kept} (reroll {n})").format(
+            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
+    if "write" in action:
+        return tr("write {box} for {score}").format(box=box_label(ruleset, action["write"], lang),
+                                                    score=detail.get("score"))
+    if "cross" in action:
+        return tr("cross {box}").format(box=box_label(ruleset, action["cross"], lang))
+    if "pairs" in action:
+        (a, b), (c, d) = action["pairs"]
+        fifth = "-" if detail.get("puscioch") else action["fifth"]
+        note = (tr(" (puścioch: no fifth-die mark)") if detail.get("puscioch") else
+                tr(" (ends the game)") if detail.get("ends_game") else "")
+        return tr("split {a}+{b} {c}+{d}, fifth {e}").format(a=a, b=b, c=c, d=d, e=fifth) + note
+    return None
 
 
 def box_listing(ruleset: str, boxes) -> Listing:

@@ -13,6 +13,7 @@ is the CLI.  The approximate games fit a tiny policy here (their full fits take 
 from __future__ import annotations
 
 import json
+import re
 import math
 import multiprocessing
 import os
@@ -187,6 +188,10 @@ def test_every_strategy_table(name, tmp_path):
             rows = json.loads(ok("table", name, "--what", what, "--games", "200", "--format",
                                  "json").stdout)
             assert len(rows) == len(lines) - 1
+            # for people in Russian: every column and every word said in it
+            ru = ok("table", name, "--what", what, "--games", "200", "--format", "text",
+                    "--lang", "ru").stdout
+            assert len(ru.splitlines()) == len(lines) and not re.search("[A-Za-z]", ru), ru[:2000]
     one_error_line(run("table", name, "--what", "no-such-table"), "unknown table")
 
 

@@ -442,3 +442,102 @@ def test_a_saved_game_is_refused_in_the_players_language(lang, tmp_path, monkeyp
     answer = game.apply(f"save {tmp_path}")
     assert not answer["ok"] and answer["error"] == i18n.translator(lang)(
         "{path} is a directory; give a file name").format(path=tmp_path)
+
+
+def table_columns() -> set[str]:
+    """The column names of every strategy table in the package (``header = [...]`` and the
+    headers given to ``StrategyTable``)."""
+    found = set()
+    for path in Path(dicewise.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            lists = []
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "header":
+                lists.append(node.value)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "StrategyTable":
+                lists.extend(a for a in node.args if isinstance(a, ast.List))
+            for value in lists:
+                if isinstance(value, ast.List):
+                    found |= {e.value for e in value.elts if isinstance(e, ast.Constant)}
+    return found
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_every_table_column_has_a_name_for_people(lang):
+    columns = table_columns()
+    assert {"roll_number", "expected_remaining_points", "premium_rate", "share_of_score",
+            "probability_expected_score_policy"} <= columns  # the scan finds them
+    tr = i18n.translator(lang)
+    assert not {c for c in columns if tr(c) == c}
+
+
+def test_a_strategy_table_for_people_in_their_language(monkeypatch):
+    """``table --format text --lang ru|pl``: column names, choices, boxes and why a roll ends
+    the game said in the language; csv and json the same in every language."""
+    from click.testing import CliRunner
+
+    from dicewise import api
+    from dicewise.cli.main import cli
+    from dicewise.cli.play import _text_table
+
+    _no_locale(monkeypatch)
+    for what in ("opening", "states", "categories"):
+        table = api.strategy_table("general", what, games=300)
+        text = {lang: _text_table(table.header, table.rows, i18n.translator(lang))
+                for lang in ("en", "ru", "pl")}
+        assert len({len(t.splitlines()) for t in text.values()}) == 1
+        assert not re.search("[A-Za-z]", text["ru"]), text["ru"][:1000]
+        assert text["pl"] != text["en"] and not re.search(r"\b(keep|write|ones|best)\b", text["pl"])
+        assert text["en"].split("\n", 1)[0].split() == table.header
+
+    def run(*args):
+        result = CliRunner().invoke(cli, ["table", "general", "--what", "opening", *args])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    opening = run("--format", "text", "--lang", "ru").splitlines()
+    assert opening[0].split()[:3] == ["бросок", "кости", "лучший"]
+    assert any("оставить 1 1 1 1 (перебросить 1)" in line for line in opening)
+    assert any("записать полный дом: 35" in line for line in opening)
+    assert "пять одинаковых с первого броска заканчивают игру" in opening[1]
+    table = api.strategy_table("general", "opening")
+    csv_lines = run("--format", "csv", "--lang", "ru").splitlines()  # for programs: English
+    assert csv_lines[0] == ",".join(table.header) and len(csv_lines) == len(table.rows) + 1
+    row = next(i for i, r in enumerate(table.rows) if r[:2] == [1, "1 1 1 2 2"])
+    assert csv_lines[row + 1].split(",")[2:5:2] == [table.rows[row][2], table.rows[row][4]] == [
+        "write full_house (35)", "keep 1 1 1"]
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_every_ruleset_is_described_in_the_players_language(lang, monkeypatch):
+    """``rules --lang``: every game's title, sheet notation, option help and command note has
+    a translation, and ``rules`` says them (names typed on the command line stay as typed)."""
+    from click.testing import CliRunner
+
+    from dicewise import api
+    from dicewise.cli.main import cli
+    from dicewise.solver.registry import GAMES
+
+    _no_locale(monkeypatch)
+    tr = i18n.translator(lang)
+    for name in GAMES:
+        info = api.describe(name)
+        sheet = info["sheet"]
+        texts = [info["title"], *(o["help"] for o in info["options"]),
+                 *info["command_notes"].values()]
+        texts += [sheet.template] if isinstance(sheet, i18n.Message) else [sheet] if sheet else []
+        assert not [t for t in texts if tr(t) == t], name
+        said = CliRunner().invoke(cli, ["rules", name, "--lang", lang])
+        english = CliRunner().invoke(cli, ["rules", name])
+        assert said.exit_code == english.exit_code == 0
+        assert len(said.stdout.splitlines()) == len(english.stdout.splitlines())
+        assert tr(info["title"]) in said.stdout.splitlines()[0]
+        assert not set(said.stdout.splitlines()) & set(english.stdout.splitlines())
+        for o in info["options"]:
+            assert tr(o["help"]) in said.stdout
+    listing = CliRunner().invoke(cli, ["rules", "--lang", lang]).stdout.splitlines()
+    assert len(listing) == len(GAMES) and all(tr(api.describe(n)["title"]) in line
+                                              for n, line in zip(GAMES, listing))
+    general = CliRunner().invoke(cli, ["rules", "general", "--lang", "ru"]).stdout
+    assert "графы: единицы (ones), двойки (twos)" in general
+    assert CliRunner().invoke(cli, ["rules", "general", "--json", "--lang", lang]).stdout == \
+        CliRunner().invoke(cli, ["rules", "general", "--json"]).stdout

@@ -59,46 +59,66 @@ def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
 
 @click.command()
 @click.argument("ruleset", required=False)
+@lang_flag
 @json_flag
-def rules(ruleset, as_json):
+def rules(ruleset, lang, as_json):
     """List the rulesets, or show one ruleset's commands, categories and options."""
+    tr = speak(lang)
     info = api.describe(ruleset)
     if as_json:
         return emit_json(info)
+
+    def kind(exact: bool) -> str:
+        return tr("exact") if exact else tr("approximate")
+
     if ruleset is None:
+        width = max(12, *(len(kind(r["exact"])) + 1 for r in info))
         for r in info:
-            click.echo(f"{r['name']:<15} {'exact' if r['exact'] else 'approximate':<12} {r['title']}")
+            click.echo(f"{r['name']:<15} {kind(r['exact']):<{width}} {tr(r['title'])}")
         return
-    click.echo(f"{info['name']}: {info['title']} ({'exact' if info['exact'] else 'approximate'})")
+    name = info["name"]
+    click.echo(f"{name}: {tr(info['title'])} ({kind(info['exact'])})")
     if info["commands"]:
         notes = info.get("command_notes", {})
-        click.echo("commands: " + ", ".join(c + (f" ({notes[c]})" if c in notes else "")
-                                            for c in info["commands"]))
+        click.echo(tr("commands: {commands}").format(commands=", ".join(
+            c + (f" ({tr(notes[c])})" if c in notes else "") for c in info["commands"])))
     if info["own_group"]:
-        own = ", ".join(info.get("group_commands", []))
-        click.echo(f"its own commands: {own} (see `dicewise {info['own_group']} --help`)")
+        click.echo(tr("its own commands: {commands} (see `dicewise {group} --help`)").format(
+            commands=", ".join(info.get("group_commands", [])), group=info["own_group"]))
     if info.get("categories"):
-        click.echo("categories: " + ", ".join(info["categories"]))
+        english = tr.lang == "en"  # elsewhere each box's own name, then the one typed in English
+        click.echo(tr("categories: {boxes}").format(boxes=", ".join(
+            c if english else f"{i18n.box_label(name, c, tr.lang)} ({c})"
+            for c in info["categories"])))
     if info.get("sheet_counters"):
-        click.echo("sheet counters: " + ", ".join(info["sheet_counters"]))
+        click.echo(tr("sheet counters: {counters}").format(
+            counters=", ".join(info["sheet_counters"])))
     if info["sheet"]:
-        click.echo(f"sheet: {info['sheet']}")
+        notation = info["sheet"]  # a Message where it names an example, else plain text
+        click.echo(tr("sheet: {notation}").format(
+            notation=notation.in_language(tr) if isinstance(notation, i18n.Message) else tr(notation)))
     if info["tables"]:
-        click.echo("tables: " + ", ".join(info["tables"]))
+        click.echo(tr("tables: {tables}").format(tables=", ".join(info["tables"])))
     if "simulate" in info["commands"]:
-        click.echo("policies: " + ", ".join(info["policies"]))
+        click.echo(tr("policies: {policies}").format(policies=", ".join(info["policies"])))
     if info.get("table"):
         t = info["table"]
-        extra = f"; policies there besides those: {', '.join(t['policies'])}" if t["policies"] else ""
-        click.echo(f"at a table (duel --players N): {', '.join(map(str, t['players']))} players"
-                   f"{extra}")
+        players = ", ".join(map(str, t["players"]))
+        if t["policies"]:
+            click.echo(tr("at a table (duel --players N): {players} players; policies there "
+                          "besides those: {policies}").format(
+                players=players, policies=", ".join(t["policies"])))
+        else:
+            click.echo(tr("at a table (duel --players N): {players} players").format(
+                players=players))
     for o in info["options"]:
         if isinstance(o["default"], bool):
             choices, default = "true | false", str(o["default"]).lower()
         else:
-            choices = " | ".join(map(str, o["choices"])) if o["choices"] else "a number"
+            choices = " | ".join(map(str, o["choices"])) if o["choices"] else tr("a number")
             default = o["default"]
-        click.echo(f"option {o['name']} = {default}  ({choices}): {o['help']}")
+        click.echo(tr("option {name} = {default}  ({choices}): {help}").format(
+            name=o["name"], default=default, choices=choices, help=tr(o["help"])))
 
 
 @click.command()
@@ -288,28 +308,7 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
 
 def choice_label(ruleset: str, choice, tr) -> str:
     """A choice for people in the language of ``tr`` (box names translated)."""
-    lang = getattr(tr, "lang", "en")
-    action = choice.action
-    if "keep" in action:
-        kept = action["keep"]
-        if len(kept) == 5:
-            return tr("stop and write (keep all five)")
-        return tr("keep {kept} (reroll {n})").format(
-            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
-    if "write" in action:
-        box = i18n.box_label(ruleset, action["write"], lang)
-        score = choice.detail.get("score")
-        return tr("write {box} for {score}").format(box=box, score=score)
-    if "cross" in action:
-        return tr("cross {box}").format(box=i18n.box_label(ruleset, action["cross"], lang))
-    if "pairs" in action:
-        (a, b), (c, d) = action["pairs"]
-        detail = choice.detail
-        fifth = "-" if detail.get("puscioch") else action["fifth"]
-        note = (tr(" (puścioch: no fifth-die mark)") if detail.get("puscioch") else
-                tr(" (ends the game)") if detail.get("ends_game") else "")
-        return tr("split {a}+{b} {c}+{d}, fifth {e}").format(a=a, b=b, c=c, d=d, e=fifth) + note
-    return choice.label
+    return i18n.choice_text(ruleset, choice.action, choice.detail, tr) or choice.label
 
 
 @click.command()

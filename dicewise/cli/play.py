@@ -9,10 +9,11 @@ import sys
 
 import click
 
-from .. import api
+from .. import api, i18n
 from ..errors import DicewiseError
-from .format import checked_output, emit_json, progress, pyplot, write_figure, write_output
-from .games import json_flag, option_flag, players_flag, quality, seats_flag
+from .format import (checked_output, emit_json, progress, pyplot, speak, write_figure,
+                     write_output)
+from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
 
 
 def _histogram(histogram, width: int = 40) -> list[str]:
@@ -174,10 +175,13 @@ def _print_table(duel, as_json) -> None:
 @click.option("--plot", "plot_out", type=click.Path(),
               help="Also draw the table's curves here (the target table; needs matplotlib).")
 @option_flag
+@lang_flag
 @json_flag
-def table(ruleset, what, fmt, out, games, seed, plot_out, options, as_json):
+def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json):
     """Write a strategy table for people: best choices, state values, policy statistics
-    (``--json`` is ``--format json``)."""
+    (``--json`` is ``--format json``).  The text format speaks --lang; csv and json keep the
+    columns' and choices' English names for programs."""
+    tr = speak(lang)
     if as_json:
         if fmt not in (None, "json"):
             raise click.UsageError(f"--json is --format json, not --format {fmt}")
@@ -196,7 +200,7 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, as_json):
     if fmt == "json":
         text = json.dumps(result.to_json(), ensure_ascii=False) + "\n"
     elif fmt == "text":
-        text = _text_table(result.header, result.rows)
+        text = _text_table(result.header, result.rows, tr)
     else:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -205,7 +209,8 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, as_json):
         text = buf.getvalue()
     if out:
         write_output(out, text)
-        click.echo(f"wrote {len(result.rows):,} rows to {out}", err=True)
+        click.echo(tr("wrote {n} rows to {path}").format(n=f"{len(result.rows):,}", path=out),
+                   err=True)
     else:
         click.echo(text, nl=False)
     if plt is not None:
@@ -213,17 +218,20 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, as_json):
 
 
 def _people(value) -> str:
-    """A cell for people: floats rounded (3 decimals, 4 below 1), empty for None."""
+    """A cell for people: floats rounded (3 decimals, 4 below 1), empty for None; text as
+    it is (a ``Message`` or box name, said in the players' language by the caller)."""
     if value is None:
         return ""
     if isinstance(value, float):
         return f"{value:.3f}" if abs(value) >= 1 else f"{value:.4f}"
-    return str(value)
+    return value if isinstance(value, str) else str(value)
 
 
-def _text_table(header, rows) -> str:
-    """Aligned columns, numbers to the right."""
-    cells = [list(map(str, header))] + [[_people(v) for v in row] for row in rows]
+def _text_table(header, rows, tr=i18n.translator("en")) -> str:
+    """Aligned columns, numbers to the right, the words in the language of ``tr``."""
+    english = tr.lang == "en"  # English keeps the columns' own names
+    cells = ([[h if english else tr(h) for h in header]]
+             + [[i18n.in_language(_people(v), tr) for v in row] for row in rows])
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     numeric = [all(isinstance(row[i], (int, float)) or row[i] in (None, "") for row in rows)
                for i in range(len(header))]

@@ -36,6 +36,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ... import i18n
 from ...errors import DicewiseError
 from .. import dice
 from ..advice import check_dice
@@ -351,7 +352,7 @@ class Tally:
         rows = []
         for r in range(N_ROWS):
             w = max(int(self.writes[r]), 1)
-            rows.append([ROW_NAMES[r], self.scored[r] / w,
+            rows.append([i18n.Box(self.game.name, ROW_NAMES[r]), self.scored[r] / w,
                          self.points[r] / self.scored[r] if self.scored[r] else None,
                          self.first_roll[r] / w, float(premium[r]), self.points[r] / self.games,
                          self.turn_sum[r] / w])
@@ -370,9 +371,13 @@ def opening_table(solution: Solution):
     for k in (1, 2):
         for r in range(dice.N_ROLLS):
             best, second = turn.choices(r, k)[:2]
-            rows.append([k, " ".join(map(str, dice.faces_of(dice.ROLLS[r]))), best.label,
-                         best.expected, second.label, second.expected, second.loss])
+            rows.append([k, " ".join(map(str, dice.faces_of(dice.ROLLS[r]))), _label(rules, best),
+                         best.expected, _label(rules, second), second.expected, second.loss])
     return header, rows
+
+
+def _label(rules: PokerSchoolRules, choice) -> str:
+    return i18n.ChoiceLabel(rules.name, choice.action, choice.detail, choice.label)
 
 
 # -- agents ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError, TableError
+from ...i18n import Message
 from .. import category, dice
 from ..advice import advise_position, check_position
 from ..category import CategoryRules, StateValues, solve_states
@@ -40,8 +41,8 @@ class CategoryGame(Game):
 
     @property
     def sheet_help(self) -> str:
-        return (f'filled boxes as box=score pairs, x for a scratch (0), e.g. '
-                f'"{self.cls.example_sheet}"')
+        return Message('filled boxes as box=score pairs, x for a scratch (0), e.g. "{example}"',
+                       example=self.cls.example_sheet)
 
     def __init__(self, cls: type[CategoryRules]):
         self.cls = cls

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import i18n
 from .. import dice
 from ..advice import advise_position
 from ..category import CategoryRules, StateValues
@@ -25,12 +26,15 @@ def _empty_sheet(game: CategoryRules) -> Sheet:
     return Sheet((), (), 0, game.initial_extra, 0)
 
 
-def _describe(choice) -> str:
+def _describe(game: CategoryRules, choice) -> str:
+    """A choice in a few words (said in the players' language where a table is shown)."""
     if choice is None:
         return ""
     if "keep" in choice.action:
-        return "keep " + (" ".join(map(str, choice.action["keep"])) or "nothing")
-    return f"write {choice.detail['category']} ({choice.detail['score']})"
+        text = "keep " + (" ".join(map(str, choice.action["keep"])) or "nothing")
+    else:
+        text = f"write {choice.detail['category']} ({choice.detail['score']})"
+    return i18n.ChoiceLabel(game.name, choice.action, choice.detail, text)
 
 
 def opening_table(game: CategoryRules, solved: StateValues):
@@ -47,8 +51,9 @@ def opening_table(game: CategoryRules, solved: StateValues):
                 rows.append([k, " ".join(map(str, faces)), advice.ended, "", "", "", ""])
                 continue
             best, second = advice.choices[0], advice.choices[1] if len(advice.choices) > 1 else None
-            rows.append([k, " ".join(map(str, faces)), _describe(best), round(best.expected, 6),
-                         _describe(second), round(second.expected, 6) if second else "",
+            rows.append([k, " ".join(map(str, faces)), _describe(game, best),
+                         round(best.expected, 6), _describe(game, second),
+                         round(second.expected, 6) if second else "",
                          round(second.loss, 6) if second else ""])
     return header, rows
 
@@ -60,7 +65,8 @@ def state_table(game: CategoryRules, solved: StateValues):
     rows = []
     for s in np.flatnonzero(solved.reachable):
         mask, extra = divmod(int(s), game.n_extra)
-        filled = "+".join(names[c] for c in range(game.n_categories) if mask >> c & 1)
+        filled = i18n.Listing([i18n.Box(game.name, names[c]) for c in range(game.n_categories)
+                               if mask >> c & 1], sep="+")
         rows.append([int(s), filled, extra, round(float(solved.values[s]), 9)])
     return header, rows
 
@@ -75,7 +81,7 @@ def category_table(game: CategoryRules, solved: StateValues, games: int, seed: i
         filled = ~np.isnan(rec.box_scores[:, c])
         s = rec.box_scores[filled, c]
         n = max(int(filled.sum()), 1)
-        rows.append([name, round(float(filled.mean()), 6), round(float(s.mean()), 4) if len(s) else "",
+        rows.append([i18n.Box(game.name, name), round(float(filled.mean()), 6), round(float(s.mean()), 4) if len(s) else "",
                      round(float((s == 0).sum() / n), 6)]
                     + [round(float((rec.box_roll[filled, c] == k).sum() / n), 6) for k in (1, 2, 3)]
                     + [games])

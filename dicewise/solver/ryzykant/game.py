@@ -495,11 +495,12 @@ def typical_positions(solution: Solution, seed: int) -> list[tuple[str, Position
     while not ep.done:
         before.append(ep.pos)
         ep.apply(_advice(solution, ep.pos, ep.roll).best.action)
-    picks = [("start", before[0])]
+    picks = [(Message("start"), before[0])]
     for pos in (before[len(before) // 3], before[2 * len(before) // 3]):
         if all(p != pos for _, p in picks):
-            picks.append((f"sheet {pos.sheet or '-'} fifth {pos.fifth or '-'} "
-                          f"({pos.rolls} rolls)", pos))
+            picks.append((Message("sheet {sheet} fifth {fifth} ({rolls} rolls)",
+                                  sheet=pos.sheet or "-", fifth=pos.fifth or "-", rolls=pos.rolls),
+                          pos))
     return picks
 
 
@@ -513,7 +514,7 @@ def split_table(solution: Solution, seed: int):
         for r in rolls:
             faces = " ".join(map(str, dice.faces_of(dice.ROLLS[r])))
             if solution.rules.puscioch == "reroll" and pusc[r]:
-                rows.append([label, faces, "thrown again", None, None, None, None])
+                rows.append([label, faces, Message("thrown again"), None, None, None, None])
                 continue
             order = sorted(np.flatnonzero(legal[r]), key=lambda j: -vals[r, j])
             names = [_split_label(r, j, pusc[r]) for j in order]
@@ -529,7 +530,7 @@ def split_table(solution: Solution, seed: int):
 def _split_label(roll: int, slot: int, pusc: bool) -> str:
     p = rz.SPLIT_PAIRS[roll, slot]
     fifth = "-" if pusc else str(int(rz.SPLIT_F[roll, slot]))
-    return f"{p[0]}+{p[1]} {p[2]}+{p[3]}, fifth {fifth}"
+    return Message("{a}+{b} {c}+{d}, fifth {e}", a=p[0], b=p[1], c=p[2], d=p[3], e=fifth)
 
 
 def sum_table(played: approx.Games):
