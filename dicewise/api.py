@@ -229,8 +229,8 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
     if what == "target" and "chance" in game.commands:
         return target_curve(ruleset, options=options, progress=progress)
     if what not in game.tables:
-        raise DicewiseError(f"unknown table {what!r} for {game.name} "
-                            f"(tables: {', '.join(game.tables)})")
+        raise DicewiseError(Message("unknown table {what!r} for {game} (tables: {tables})",
+                                    what=what, game=game.name, tables=", ".join(game.tables)))
     solution = store.solution(game, rules, table, progress_factory=progress)
     with (progress or _quiet)(games, f"table {what}") as update:
         header, rows = game.strategy_table(solution, what, games, seed, update)

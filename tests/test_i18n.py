@@ -396,6 +396,9 @@ SETUP_BAD = [
     ["play", "general", "--names", "Ann,Ann"], ["play", "general", "--players", "3",
                                                "--names", "Ann,Bob"],
     ["play", "general", "-o", "foo=1"], ["play"], ["play", "general", "--resume", "x.json"],
+    ["table", "general", "--json", "--format", "csv"], ["table", "general", "--plot", "x.png"],
+    ["table", "general", "--what", "opening", "--out", "."], ["rules", "generl"],
+    ["table", "general", "--what", "nope"],
 ]
 
 
@@ -541,3 +544,16 @@ def test_every_ruleset_is_described_in_the_players_language(lang, monkeypatch):
     assert "графы: единицы (ones), двойки (twos)" in general
     assert CliRunner().invoke(cli, ["rules", "general", "--json", "--lang", lang]).stdout == \
         CliRunner().invoke(cli, ["rules", "general", "--json"]).stdout
+
+
+def test_a_table_being_built_is_said_in_the_players_language(monkeypatch):
+    """The progress line of a first solve speaks the command's language."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    result = CliRunner().invoke(cli, ["advise", "general", *DICE, "--lang", "pl"])
+    assert result.exit_code == 0, result.output
+    assert i18n.translator("pl")("solving {game}").format(game="general") + " ..." in (
+        result.stderr.splitlines())

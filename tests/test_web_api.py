@@ -491,6 +491,12 @@ def test_the_strings_endpoint(server):
     assert ru["messages"]["Undo"] == "Отменить" and ru["boxes"]["ones"] == "единицы"
     status, _, en = server.request("GET", "/api/strings?lang=xx")
     assert status == 200 and en["lang"] == "en" and en["messages"]["Undo"] == "Undo"
+    # the games as the page lists them: titles, options' help, sheet notations
+    status, _, general = server.request("GET", "/api/rules/general")
+    assert ru["messages"][general["title"]] == "Генерал, по русскому источнику"
+    assert ru["messages"][general["sheet"]].startswith("заполненные графы парами графа=очки")
+    assert all(ru["messages"][o["help"]] != o["help"] for o in general["options"])
+    assert general["title"] not in en["messages"]  # English shows the text itself
 
 
 def test_a_write_that_fails_leaves_the_last_good_game(tmp_path, monkeypatch):

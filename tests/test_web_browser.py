@@ -243,8 +243,31 @@ def test_bad_input_is_shown_on_the_page(page):
     page.select_option("[data-testid=lang]", "ru")  # the same refusal, in the page's language
     page.wait_for_selector("html[lang=ru]", state="attached")
     page.click("[data-testid=show-advice]")
-    page.wait_for_function("document.querySelector('[data-testid=error]').innerText"
-                           ".startsWith('единицы=7: кости не дают 7')")
+    page.wait_for_selector("[data-testid=error]:has-text('единицы=7: кости не дают 7')")
+    assert page.inner_text("[data-testid=error]").startswith("единицы=7: кости не дают 7")
+
+
+def test_the_games_are_described_in_the_pages_language(page):
+    """The games' titles, their options' help and the sheet notation follow the page's
+    language, and an option already chosen stays chosen."""
+    from dicewise import i18n
+
+    page.click("[data-tab=position]")
+    page.select_option("[data-testid=position-ruleset]", "general")
+    page.select_option("#position-form [name='opt:straight']", "plain")
+    page.select_option("[data-testid=lang]", "pl")
+    page.wait_for_selector("html[lang=pl]", state="attached")
+    tr, info = i18n.translator("pl"), api.describe("general")
+    help = {o["name"]: o["help"] for o in info["options"]}["straight"]
+    shown = page.text_content("[data-testid=position-ruleset] option[value=general]")
+    assert shown == f"general — {tr(info['title'])}" != f"general — {info['title']}"
+    tooltip = page.get_attribute("#position-form label:has([name='opt:straight'])", "title")
+    assert tooltip == tr(help) != help
+    assert page.input_value("#position-form [name='opt:straight']") == "plain"
+    assert page.text_content("#position-form .sheet-hint").startswith("wypełnione rubryki")
+    page.select_option("[data-testid=lang]", "en")
+    page.wait_for_selector("html[lang=en]", state="attached")
+    assert page.get_attribute("#position-form label:has([name='opt:straight'])", "title") == help
 
 
 # --- a whole game ------------------------------------------------------------------------

@@ -62,6 +62,9 @@ def progress(length: float, label: str):
 
     Where stderr is no terminal (a log, a pipe) the label is one line of its own, so it is
     never glued to the output that follows."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and SPOKEN in ctx.meta:  # a table being built, in the command's language
+        label = i18n.in_language(label, ctx.meta[SPOKEN])
     if not sys.stderr.isatty():
         click.echo(f"{label} ...", err=True)
         yield lambda steps=1: None

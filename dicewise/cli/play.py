@@ -184,14 +184,15 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
     tr = speak(lang)
     if as_json:
         if fmt not in (None, "json"):
-            raise click.UsageError(f"--json is --format json, not --format {fmt}")
+            raise click.UsageError(i18n.Message("--json is --format json, not --format {fmt}",
+                                                fmt=fmt))
         fmt = "json"
     if out:
         checked_output(out)  # before any solve
     plt = None
     if plot_out:
         if what != "target":
-            raise click.UsageError("--plot draws the target table (--what target)")
+            raise click.UsageError(i18n.Message("--plot draws the target table (--what target)"))
         plt = pyplot(plot_out)
     result = api.strategy_table(ruleset, what, options=options, games=games, seed=seed,
                                 progress=progress)

@@ -6,6 +6,8 @@ a word missing from a catalog stays English.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 LANGUAGES = ["en", "ru", "pl"]
 
 #: Every text the page shows that does not come from the game itself.
@@ -67,9 +69,35 @@ def _box_labels(ruleset: str | None, lang: str) -> dict:
     return {box: i18n.box_label(info["name"], box, lang) for box in boxes}
 
 
+@lru_cache(maxsize=None)
+def _game_texts(lang: str) -> dict:
+    """Every game's title, option help and sheet notation as the page shows them in
+    ``lang`` (English text -> shown; empty in English)."""
+    if lang == "en":
+        return {}
+    try:
+        from .. import i18n
+        from ..api import describe
+        from ..solver.registry import GAMES
+    except ImportError:
+        return {}
+    tr = i18n.translator(lang)
+    texts = {}
+    for name in GAMES:
+        info = describe(name)
+        for text in (info["title"], *(o["help"] for o in info["options"])):
+            texts[text] = tr(text)
+        sheet = info["sheet"]
+        if sheet:
+            texts[str(sheet)] = (sheet.in_language(tr) if isinstance(sheet, i18n.Message)
+                                 else tr(sheet))
+    return texts
+
+
 def catalog(lang: str | None, ruleset: str | None = None) -> dict:
-    """``{"lang", "messages": {english: shown}, "boxes": {box: shown}}`` for the page."""
+    """``{"lang", "messages": {english: shown}, "boxes": {box: shown}}`` for the page: its
+    own words, and the games' titles, options and sheet notations."""
     lang = lang if lang in LANGUAGES else "en"
     gettext = _translator(lang)
-    messages = {m: (gettext(m) if gettext else m) for m in MESSAGES}
+    messages = {**_game_texts(lang), **{m: (gettext(m) if gettext else m) for m in MESSAGES}}
     return {"lang": lang, "messages": messages, "boxes": _box_labels(ruleset, lang)}

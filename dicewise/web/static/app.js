@@ -100,7 +100,7 @@ async function fillRulesets() {
   for (const select of $$("select.ruleset")) {
     const pane = select.closest("form").dataset.pane;
     select.replaceChildren(...full.filter(d => d && d.commands.includes(pane === "new" ? "play" : "advise"))
-      .map(d => el("option", {value: d.name}, `${d.name} — ${d.title}`)));
+      .map(d => el("option", {value: d.name, "data-title": d.title}, `${d.name} — ${t(d.title)}`)));
     select.addEventListener("change", () => fillOptions(select.closest("form")));
     await fillOptions(select.closest("form"));
   }
@@ -115,11 +115,13 @@ async function fillOptions(form) {
     if (typeof o.default === "boolean") input = el("input", {type: "checkbox", name: `opt:${o.name}`, checked: o.default});
     else if (o.choices) input = el("select", {name: `opt:${o.name}`}, ...o.choices.map(c => el("option", {value: c, selected: c === o.default}, String(c))));
     else input = el("input", {name: `opt:${o.name}`, type: typeof o.default === "number" ? "number" : "text", value: o.default});
-    return el("label", {title: o.help}, el("span", {}, o.name), input);
+    return el("label", {title: t(o.help), "data-help": o.help}, el("span", {}, o.name), input);
   }));
   box.hidden = d.options.length === 0;
   if (form.id === "position-form") {
-    $(".sheet-hint", form).textContent = d.sheet || "";
+    const hint = $(".sheet-hint", form);
+    hint.dataset.sheet = d.sheet || "";
+    hint.textContent = t(hint.dataset.sheet);
     $(".roll-field", form).hidden = !d.advise_inputs.includes("roll");
     $(".fifth-field", form).hidden = !d.advise_inputs.includes("fifth");
   }
@@ -463,6 +465,9 @@ async function setLanguage(lang) {
   document.documentElement.lang = lang;
   localStorage.setItem("dicewise.lang", lang);
   for (const node of $$("[data-t]")) node.textContent = t(node.dataset.t);
+  for (const node of $$("option[data-title]")) node.textContent = `${node.value} — ${t(node.dataset.title)}`;
+  for (const node of $$("[data-help]")) node.title = t(node.dataset.help);
+  for (const node of $$("[data-sheet]")) node.textContent = t(node.dataset.sheet);
 }
 
 async function start() {
