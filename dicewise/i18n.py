@@ -2,8 +2,9 @@
 
 Catalogs live in ``dicewise/locale/<lang>/LC_MESSAGES/dicewise.po`` and are compiled to
 ``.mo`` files beside them (``compile_catalogs``; ``python tools/compile_catalogs.py``).  The
-language is ``--lang en|ru|pl``, else the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``),
-else English.  Box names are accepted as the rules name them, in Russian and Polish, and
+language is ``--lang en|ru|pl``, else the locale (the first of ``LC_ALL``, ``LC_MESSAGES``
+and ``LANG`` that is set, C being English; where none is, GNU's ``LANGUAGE`` list), else
+English.  Box names are accepted as the rules name them, in Russian and Polish, and
 in the seeds' own abbreviations (``1п``, ``2п``, ``LS``, ``BS``, ``F``, ``C``, ``P``,
 ``Sh``), whatever the language shown.
 """
@@ -31,14 +32,20 @@ def language(lang: str | None = None) -> str:
         if code not in LANGUAGES:
             raise DicewiseError(f"unknown language {lang!r} (languages: {', '.join(LANGUAGES)})")
         return code
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(var, "")
-        code = value.split(":")[0].lower().replace("-", "_").split("_")[0].split(".")[0]
-        if code in LANGUAGES:
-            return code
-        if value and code not in ("", "c", "posix"):
-            return "en"
+        if value:  # the first one set decides, as in POSIX (C and POSIX are English)
+            code = _code(value)
+            return code if code in LANGUAGES else "en"
+    for value in os.environ.get("LANGUAGE", "").split(":"):  # GNU's preferences, no locale set
+        if _code(value) in LANGUAGES:
+            return _code(value)
     return "en"
+
+
+def _code(locale_name: str) -> str:
+    """The language of a locale name: ``ru`` of ``ru_RU.UTF-8``."""
+    return locale_name.lower().replace("-", "_").split("_")[0].split(".")[0].split("@")[0]
 
 
 class Translator:

@@ -17,6 +17,13 @@ from dicewise.solver.category import solve_states
 from dicewise.solver.rulesets import category_game
 
 
+# No locale for the tests, the servers and browsers they start: what dicewise says (and the
+# language a page starts in) is English unless a test asks for a language, whatever the
+# machine's locale.
+for _var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+    os.environ.pop(_var, None)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
     """Either tier on every test file (plain ``pytest``, or ``pytest -m slow``) runs on two

@@ -104,6 +104,15 @@ def test_the_language_comes_from_the_option_else_the_locale(monkeypatch):
     assert i18n.language() == "ru"
     monkeypatch.setenv("LC_ALL", "pl_PL.UTF-8")
     assert i18n.language() == "pl"
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")  # the C locale is English, whatever LANG says
+    assert i18n.language() == "en"
+    monkeypatch.delenv("LC_ALL")
+    monkeypatch.setenv("LC_MESSAGES", "de_DE.UTF-8")  # a language dicewise does not speak
+    assert i18n.language() == "en"
+    for var in ("LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("LANGUAGE", "de:pl:ru")  # no locale: the first preference it speaks
+    assert i18n.language() == "pl"
     assert i18n.language("en") == "en"
     with pytest.raises(DicewiseError, match="unknown language 'de'"):
         i18n.language("de")
