@@ -232,7 +232,7 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
         raise DicewiseError(Message("unknown table {what!r} for {game} (tables: {tables})",
                                     what=what, game=game.name, tables=", ".join(game.tables)))
     solution = store.solution(game, rules, table, progress_factory=progress)
-    with (progress or _quiet)(games, f"table {what}") as update:
+    with (progress or _quiet)(games, Message("table {what}", what=what)) as update:
         header, rows = game.strategy_table(solution, what, games, seed, update)
     return StrategyTable(game.name, what, list(header), [list(r) for r in rows])
 
