@@ -49,16 +49,16 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     Commands, one a line: dice D D D D D, roll, advise, pick K, keep D..., write BOX,
     cross ROW, split A+B C+D E, undo, sheet, save FILE, help, quit.  Box names may be typed
     in English, Russian or Polish, or as the seeds abbreviate them."""
-    shown = _Progress(speak(lang))
+    speak(lang)  # the language of its errors and progress lines (a resumed game's, once read)
     if resume:
         if ruleset or players or names or seed is not None or options or target is not None:
             raise click.UsageError(i18n.Message("--resume takes the game's own settings: give "
                                                 "only --lang, --top, --no-advice or --json with it"))
-        game = TableGame.load(resume, progress=shown)
+        game = TableGame.load(resume, progress=progress)
         if lang:
             game.table.lang = i18n.language(lang)
             game.tr = i18n.translator(game.table.lang)
-        shown.tr = game.tr
+        speak(game.table.lang)
         game.table.top = top
         if no_advice:
             game.table.advice = False
@@ -69,20 +69,10 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
         game = TableGame.new(ruleset, players=players,
                              names=[n.strip() for n in names.split(",")] if names else None,
                              options=options, seed=seed, target=target, lang=lang, top=top,
-                             objective=objective, advice=not no_advice, progress=shown)
+                             objective=objective, advice=not no_advice, progress=progress)
     if as_json:
         return _json_loop(game)
     _people_loop(game, sys.stdin.isatty())
-
-
-class _Progress:
-    """The progress bar of a table being built, its label in the players' language."""
-
-    def __init__(self, tr):
-        self.tr = tr
-
-    def __call__(self, units: float, label: str):
-        return progress(units, label.in_language(self.tr) if isinstance(label, i18n.Message) else label)
 
 
 def _json_loop(game: TableGame) -> None:
