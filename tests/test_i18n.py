@@ -536,7 +536,8 @@ def test_every_ruleset_is_described_in_the_players_language(lang, monkeypatch):
         sheet = info["sheet"]
         texts = [info["title"], *(o["help"] for o in info["options"]),
                  *info["command_notes"].values()]
-        texts += [sheet.template] if isinstance(sheet, i18n.Message) else [sheet] if sheet else []
+        assert isinstance(sheet, i18n.Message) or not sheet, name  # said by its template
+        texts += [sheet.template] if sheet else []
         assert not [t for t in texts if tr(t) == t], name
         said = CliRunner().invoke(cli, ["rules", name, "--lang", lang])
         english = CliRunner().invoke(cli, ["rules", name])

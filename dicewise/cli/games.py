@@ -94,9 +94,7 @@ def rules(ruleset, lang, as_json):
         click.echo(tr("sheet counters: {counters}").format(
             counters=", ".join(info["sheet_counters"])))
     if info["sheet"]:
-        notation = info["sheet"]  # a Message where it names an example, else plain text
-        click.echo(tr("sheet: {notation}").format(
-            notation=notation.in_language(tr) if isinstance(notation, i18n.Message) else tr(notation)))
+        click.echo(tr("sheet: {notation}").format(notation=i18n.in_language(info["sheet"], tr)))
     if info["tables"]:
         click.echo(tr("tables: {tables}").format(tables=", ".join(info["tables"])))
     if "simulate" in info["commands"]:

@@ -235,7 +235,7 @@ class Game(ABC):
     #: The advisor's position inputs besides the dice and the sheet ("roll", "fifth").
     advise_inputs: ClassVar[frozenset] = frozenset({"roll"})
     #: A line on the sheet notation, for ``rules`` and the advise help.
-    sheet_help: ClassVar[str] = ""
+    sheet_help: ClassVar[str] = ""  # a Message, so that people read it in their language
     #: Commands that work only under some options: command -> where (``dicewise rules`` says).
     command_notes: ClassVar[Mapping[str, str]] = {}
     #: The name of the game's own command group, if it has one (``dicewise risk ...``).

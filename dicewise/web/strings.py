@@ -87,10 +87,8 @@ def _game_texts(lang: str) -> dict:
         info = describe(name)
         for text in (info["title"], *(o["help"] for o in info["options"])):
             texts[text] = tr(text)
-        sheet = info["sheet"]
-        if sheet:
-            texts[str(sheet)] = (sheet.in_language(tr) if isinstance(sheet, i18n.Message)
-                                 else tr(sheet))
+        if info["sheet"]:
+            texts[str(info["sheet"])] = i18n.in_language(info["sheet"], tr)
     return texts
 
 

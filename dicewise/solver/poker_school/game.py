@@ -69,10 +69,11 @@ class PokerSchoolGame(Game):
     #: optimal: the table's policy (a write valued by the fitted value of the sheet it leads
     #: to); search: the next turn solved exactly before that value (``search``), as advice.
     policies = ("optimal", "search", "greedy", "random")
-    sheet_help = ('rows as row=cells, cells left to right joined by "/", x for a cross, a School '
-                  'cell the sum of its dice shown; one more entry is the premium (x if erased): '
-                  '"fives=15/15,pair=12/x,chance=44"; at a table of several, taken= lists the '
-                  'premiums and column 60s rivals took: "pair=12,taken=fives/column2"')
+    sheet_help = i18n.Message(
+        'rows as row=cells, cells left to right joined by "/", x for a cross, a School cell the '
+        'sum of its dice shown; one more entry is the premium (x if erased): '
+        '"fives=15/15,pair=12/x,chance=44"; at a table of several, taken= lists the premiums '
+        'and column 60s rivals took: "pair=12,taken=fives/column2"')
 
     # --- rules -----------------------------------------------------------------------
 

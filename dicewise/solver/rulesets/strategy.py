@@ -81,7 +81,8 @@ def category_table(game: CategoryRules, solved: StateValues, games: int, seed: i
         filled = ~np.isnan(rec.box_scores[:, c])
         s = rec.box_scores[filled, c]
         n = max(int(filled.sum()), 1)
-        rows.append([i18n.Box(game.name, name), round(float(filled.mean()), 6), round(float(s.mean()), 4) if len(s) else "",
+        rows.append([i18n.Box(game.name, name), round(float(filled.mean()), 6),
+                     round(float(s.mean()), 4) if len(s) else "",
                      round(float((s == 0).sum() / n), 6)]
                     + [round(float((rec.box_roll[filled, c] == k).sum() / n), 6) for k in (1, 2, 3)]
                     + [games])

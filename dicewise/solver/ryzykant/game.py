@@ -103,8 +103,8 @@ class RyzykantGame(Game):
                 "often it ends below zero",
     }
     advise_inputs = frozenset({"fifth"})
-    sheet_help = ('pair-sum marks as SUM=MARKS, e.g. "6=4,7=7,8=5"; fifth-die marks (--fifth) '
-                  'as FACE=MARKS, e.g. "2=5,5=3"')
+    sheet_help = Message('pair-sum marks as SUM=MARKS, e.g. "6=4,7=7,8=5"; fifth-die marks '
+                         '(--fifth) as FACE=MARKS, e.g. "2=5,5=3"')
 
     # --- rules -----------------------------------------------------------------------
 
