@@ -52,8 +52,9 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     speak(lang)  # the language of its errors and progress lines (a resumed game's, once read)
     if resume:
         if ruleset or players or names or seed is not None or options or target is not None:
-            raise click.UsageError(i18n.Message("--resume takes the game's own settings: give "
-                                                "only --lang, --top, --no-advice or --json with it"))
+            raise click.UsageError(i18n.Message(
+                "--resume takes the game's own settings: give only --lang, --top, --no-advice or "
+                "--json with it"))
         game = TableGame.load(resume, progress=progress)
         if lang:
             game.table.lang = i18n.language(lang)

@@ -78,8 +78,9 @@ def validate_options(obj) -> None:
             raise DicewiseError(Message("option {name}={value} is not one of {allowed}",
                                          name=field.name, value=value, allowed=allowed))
         if meta["minimum"] is not None and not meta["minimum"] <= value <= meta["maximum"]:
-            raise DicewiseError(Message("option {name}={value} is outside {low}..{high}", name=field.name,
-                                         value=value, low=meta["minimum"], high=meta["maximum"]))
+            raise DicewiseError(Message("option {name}={value} is outside {low}..{high}",
+                                        name=field.name, value=value, low=meta["minimum"],
+                                        high=meta["maximum"]))
 
 
 def options_of(obj) -> dict[str, Any]:
