@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import copy
 import pickle
 import re
@@ -451,6 +452,13 @@ def test_a_saved_game_is_refused_in_the_players_language(lang, tmp_path, monkeyp
                                            "--lang", "en"])
         assert result.stderr != english.stderr and "dicewise" in result.stderr
     game = TableGame.new("general", players=2, lang=lang, advice=False)
+    saved = {**game.to_json(), "lang": "en", "events": [{"dice": [9, 9, 9, 9, 9]}]}
+    (tmp_path / "game.json").write_text(json.dumps(saved))  # an English game that cannot replay
+    result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                      "--lang", lang])
+    tr = i18n.translator(lang)
+    assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
+        "the saved game does not replay: {why}").format(why=tr("a die shows 1..6")) + "\n"
     answer = game.apply(f"save {tmp_path}")
     assert not answer["ok"] and answer["error"] == i18n.translator(lang)(
         "{path} is a directory; give a file name").format(path=tmp_path)

@@ -63,7 +63,7 @@ class Table:
 class TableGame:
     """A whole game of several players at one table (see the module docstring)."""
 
-    def __init__(self, table: Table, events=(), progress=None):
+    def __init__(self, table: Table, progress=None):
         self.table = table
         self.game, self.rules = api.make_rules(table.ruleset, table.options)
         if "play" not in self.game.commands:
@@ -86,6 +86,8 @@ class TableGame:
         self.tr = i18n.translator(table.lang)
         self._advice: tuple[tuple, Advice | None] | None = None  # (position, its advice)
         self._reset()
+
+    def _replay(self, events) -> None:
         for event in events:
             self._play(event)
             self.events.append(event)
@@ -105,7 +107,8 @@ class TableGame:
                                         players=players))
         players = len(names) if names else 2 if players is None else players
         if not 1 <= players <= 6:
-            raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
+            raise DicewiseError(Message("a table seats 1 to 6 players, not {players}",
+                                        players=players))
         if len(set(names)) != len(names):
             raise DicewiseError(Message("two players have the same name"))
         lang = i18n.language(lang)
@@ -114,7 +117,8 @@ class TableGame:
         if target is not None:
             target = api.check_target(target)
         if top is not None and top < 1:
-            raise DicewiseError(Message("--top takes a number of choices from 1, not {top}", top=top))
+            raise DicewiseError(Message("--top takes a number of choices from 1, not {top}",
+                                        top=top))
         table = Table(game.name, names, game.rule_options(rules),
                       secrets.randbits(31) if seed is None else int(seed), target, objective,
                       lang, top, bool(advice))
@@ -142,11 +146,14 @@ class TableGame:
             events = list(data["events"])
         except (KeyError, TypeError, ValueError) as e:
             raise DicewiseError(Message("the saved game is damaged ({why})", why=e)) from None
+        game = cls(table, progress=progress)  # its settings' errors as they are
         try:
-            return cls(table, events, progress=progress)
-        except BadAction as e:
+            game._replay(events)
+        except DicewiseError as e:  # an event the game refuses: a Message is said in the language
+            why = e.args[0] if len(e.args) == 1 else str(e)
             raise DicewiseError(Message("the saved game does not replay: {why}",
-                                        why=i18n.said(e, i18n.translator("en")))) from None
+                                        why=why)) from None
+        return game
 
     def save(self, path) -> Path:
         from ..cli.format import write_output
@@ -284,11 +291,11 @@ class TableGame:
             return {"saved": str(self.save(args[0]))}
         if verb == "undo":
             if not self.events:
-                raise DicewiseError(self.tr("nothing to undo"))
+                raise DicewiseError(Message("nothing to undo"))
             self.undo()
             return {}
         if self.over:
-            raise DicewiseError(self.tr("the game is over"))
+            raise DicewiseError(Message("the game is over"))
         if verb == "roll":
             return self._event({"dice": self._rolled()})
         if verb == "dice":
@@ -296,13 +303,13 @@ class TableGame:
         if verb == "pick":
             advice = self.advice(full=True)
             if advice is None:
-                raise DicewiseError(self.tr("no choice to pick: give the dice first")
+                raise DicewiseError(Message("no choice to pick: give the dice first")
                                     if self.table.advice else
-                                    self.tr("advice is off: name the choice"))
+                                    Message("advice is off: name the choice"))
             k = args[0]
             if k > len(advice.choices):
-                raise DicewiseError(self.tr("there are {n} choices, not {k}").format(
-                    n=len(advice.choices), k=k))
+                raise DicewiseError(Message("there are {n} choices, not {k}",
+                                            n=len(advice.choices), k=k))
             return self._event({"action": advice.choices[k - 1].action})
         if verb == "keep":
             return self._event({"action": {"keep": sorted(args)}})
@@ -310,7 +317,7 @@ class TableGame:
             return self._event({"action": {verb: self._box(args[0])}})
         if verb == "split":
             if not self.shared:
-                raise DicewiseError(self.tr("this game has no splits: keep dice or write a box"))
+                raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
             return self._event({"action": args[0]})
         raise DicewiseError(f"unknown command {verb!r}")
 
@@ -346,9 +353,7 @@ class TableGame:
         """Take back the last event (dice shown or an action)."""
         events = self.events[:-1]
         self._reset()
-        for event in events:
-            self._play(event)
-            self.events.append(event)
+        self._replay(events)
 
     def _snapshot(self):
         return (list(self.sheets), self.prizes, self.to_move, self.roll, self.dice, self.kept,
@@ -365,7 +370,7 @@ class TableGame:
         rolls the same dice again and a resumed game goes on as it would have.
         """
         if self.dice is not None:
-            raise DicewiseError(self.tr("the dice are on the table: make a choice first"))
+            raise DicewiseError(Message("the dice are on the table: make a choice first"))
         rng = np.random.default_rng([self.table.seed, len(self.events)])
         rolled = rng.integers(1, 7, size=5 - len(self.kept))
         return sorted(list(self.kept) + [int(v) for v in rolled])
@@ -377,7 +382,7 @@ class TableGame:
             raise DicewiseError(f"not an event of a game: {event!r}")
         (kind, value), = event.items()
         if self.over:
-            raise DicewiseError(self.tr("the game is over"))
+            raise DicewiseError(Message("the game is over"))
         if kind == "dice":
             self._show_dice(value)
         elif kind == "action":
@@ -387,19 +392,21 @@ class TableGame:
 
     def _show_dice(self, values) -> None:
         if self.dice is not None:
-            raise DicewiseError(self.tr("the dice are on the table: make a choice first"))
+            raise DicewiseError(Message("the dice are on the table: make a choice first"))
         faces = [int(v) for v in values]
         if any(not 1 <= v <= 6 for v in faces):
-            raise DicewiseError(self.tr("a die shows 1..6"))
+            raise DicewiseError(Message("a die shows 1..6"))
         kept = Counter(self.kept)
         if len(faces) == 5 - len(self.kept) and self.kept:
             faces = faces + list(self.kept)
         elif len(faces) != 5:
-            raise DicewiseError(self.tr("give five dice, not {n}").format(n=len(faces)) + (
-                self.tr(" (or the {m} rolled)").format(m=5 - len(self.kept)) if self.kept else ""))
+            rolled = Message(" (or the {m} rolled)", m=5 - len(self.kept)) if self.kept else ""
+            raise DicewiseError(Message("give five dice, not {n}{rolled}", n=len(faces),
+                                        rolled=rolled))
         elif kept - Counter(faces):
-            raise DicewiseError(self.tr("the dice {dice} do not hold the kept {kept}").format(
-                dice=" ".join(map(str, sorted(faces))), kept=" ".join(map(str, self.kept))))
+            raise DicewiseError(Message("the dice {dice} do not hold the kept {kept}",
+                                        dice=" ".join(map(str, sorted(faces))),
+                                        kept=" ".join(map(str, self.kept))))
         self.dice = tuple(sorted(faces))
         self.kept = ()
         if self.shared:
@@ -420,16 +427,17 @@ class TableGame:
 
     def _act(self, action: dict) -> None:
         if self.dice is None:
-            raise DicewiseError(self.tr("give the dice first (dice D D D D D, or roll)"))
+            raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))
         if "keep" in action:
             arg = action["keep"]
             if self.shared:
-                raise DicewiseError(self.tr("this game has no keeps: split the roll"))
+                raise DicewiseError(Message("this game has no keeps: split the roll"))
             if self.roll >= 3:
-                raise DicewiseError(self.tr("no roll is left: write a box"))
+                raise DicewiseError(Message("no roll is left: write a box"))
             if Counter(arg) - Counter(self.dice):
-                raise DicewiseError(self.tr("cannot keep {kept} from the dice {dice}").format(
-                    kept=" ".join(map(str, arg)), dice=" ".join(map(str, self.dice))))
+                raise DicewiseError(Message("cannot keep {kept} from the dice {dice}",
+                                            kept=" ".join(map(str, arg)),
+                                            dice=" ".join(map(str, self.dice))))
             self.kept, self.dice = tuple(arg), None
             if len(self.kept) == 5:  # nothing to roll: the same dice, one roll later
                 self._show_dice(list(self.kept))
