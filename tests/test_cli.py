@@ -130,8 +130,9 @@ DICE = ["--dice", "1", "2", "3", "4", "5"]
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4"], "5 arguments"),
-    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "6"], "unexpected extra"),
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4"], "--dice takes 5 values"),
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "6"],
+     "unexpected arguments: 6"),
     (["advise", "general", *DICE], "--roll"),
     (["advise", "nosuchgame", "--roll", "1", *DICE], "unknown ruleset 'nosuchgame'"),
     (["solve", "nosuchgame"], "unknown ruleset"),

@@ -409,6 +409,12 @@ SETUP_BAD = [
     ["table", "general", "--json", "--format", "csv"], ["table", "general", "--plot", "x.png"],
     ["table", "general", "--what", "opening", "--out", "."], ["rules", "generl"],
     ["table", "general", "--what", "nope"],
+    # refused by the command line's parser, before the command runs
+    ["advise"], ["advize"], ["advise", "general", "--rol", "1"],
+    ["advise", "general", "--roll", "1.5", "--dice", "1", "2", "3", "4", "5"],
+    ["advise", "general", *DICE, "6"], ["advise", "general", "--dice", "1", "2"],
+    ["play", "general", "--players", "abc"], ["play", "general", "--players", "9"],
+    ["table", "general", "--format", "xml"], ["rules", "general", "--json=3"],
 ]
 
 
@@ -432,6 +438,39 @@ def test_bad_settings_are_refused_in_the_players_language(args, monkeypatch):
     english = r"\b(the|is|not|of|for|give|takes|unknown|option|names?|see|need)\b"
     assert not re.search(english, said["ru"]), said["ru"]
     assert not re.search(english, said["pl"].replace("--", "")), said["pl"]
+
+
+def test_a_refused_command_line_names_what_is_wrong(monkeypatch):
+    """The parser's refusals name the option and what it takes; they follow ``--lang`` or
+    the locale where the command speaks one, else (and for a language dicewise does not
+    speak) they stay English."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    def refused(*args):
+        result = CliRunner().invoke(cli, list(args), prog_name="dicewise")
+        assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+        return result.stderr.removeprefix("dicewise: error: ").rstrip("\n")
+
+    _no_locale(monkeypatch)
+    assert refused("advise") == "missing argument RULESET (see `dicewise advise --help`)"
+    assert refused("play", "general", "--players", "abc").startswith(
+        "--players abc: give a whole number from 1 to 6 (see")
+    assert refused("advise", "general", "--roll", "1", "--dice", "1", "2", "x", "4",
+                   "5").startswith("--dice 1 2 x 4 5: give a whole number (see")
+    assert refused("advise", "general", "--rol", "1").startswith(
+        "no such option --rol (did you mean --roll")
+    assert refused("advise", "general", "--dice", "1", "2").startswith(
+        "option --dice takes 5 values")
+    assert refused("advise", "general", *DICE, "6", "6").startswith("unexpected arguments: 6 6")
+    assert refused("advise", "general", "--roll", "x", "--lang", "de").startswith(
+        "--roll x: give a whole number")
+    monkeypatch.setenv("LANG", "ru_RU.UTF-8")
+    assert refused("advise").startswith(i18n.translator("ru")("missing argument {name}").format(
+        name="RULESET"))
+    assert refused("simulate", "general", "--games", "0").startswith(  # speaks no language
+        "--games 0: give a whole number from 1 to")
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])

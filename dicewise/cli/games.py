@@ -6,6 +6,7 @@ import click
 
 from .. import api, i18n
 from .format import checked_output, emit_json, progress, speak
+from .main import Command
 
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
                            help="A rule option (see `dicewise rules RULESET`); repeatable.")
@@ -57,7 +58,7 @@ def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
         choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset", required=False)
 @lang_flag
 @json_flag
@@ -119,7 +120,7 @@ def rules(ruleset, lang, as_json):
             name=o["name"], default=default, choices=choices, help=tr(o["help"])))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @option_flag
 @click.option("--out", type=click.Path(), help="Write the table here (default: the cache).")
@@ -190,7 +191,7 @@ def _report_lines(key, value, indent: str = ""):
         yield f"{name}: {value}"
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @click.option("--roll", type=int, default=None, help="Which roll of the turn the dice show (1..3).")
 @click.option("--dice", "faces", type=int, nargs=5, required=True, metavar="D D D D D",
@@ -309,7 +310,7 @@ def choice_label(ruleset: str, choice, tr) -> str:
     return i18n.choice_text(ruleset, choice.action, choice.detail, tr) or choice.label
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @target_flag
 @seats_flag

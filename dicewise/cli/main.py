@@ -7,26 +7,31 @@ import sys
 
 import click
 
-from .. import __version__
+from .. import __version__, i18n
 from ..errors import DicewiseError
 from ..i18n import Message
-from .format import error_text
+from .format import SPOKEN, error_text
+from .refusals import refusal, typed_value
 
 
 #: Raised by a group called without arguments so that it prints its help (click ≥ 8.2).
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+#: Where the group keeps the command line as typed: a refusal made while parsing it is said
+#: in the language of its ``--lang``, which was not parsed yet.
+TYPED = "dicewise.typed"
 
 
 class Group(click.Group):
     """A click group that reports bad input as one line on stderr and exit status 2."""
 
     def parse_args(self, ctx, args):
+        ctx.meta.setdefault(TYPED, list(args))
         try:
             return super().parse_args(ctx, args)
         except _NO_ARGS_IS_HELP:
             raise  # a bare group shows its help, as click does
         except click.UsageError as e:  # the group's own options, before any subcommand
-            fail(f"{e.format_message()} (see `{ctx.command_path} --help`)")
+            fail(_usage_error(ctx, e))
 
     def invoke(self, ctx):
         try:
@@ -36,8 +41,51 @@ class Group(click.Group):
         except _NO_ARGS_IS_HELP:
             raise
         except click.UsageError as e:
-            fail(error_text(ctx, Message("{error} (see `{command} --help`)", error=e.message,
-                                         command=_help_path(ctx, e))))
+            fail(_usage_error(ctx, e))
+
+
+class Command(click.Command):
+    """A command whose stray arguments are refused in the player's language (click's own
+    refusal of them is English and names no option, so it is made here)."""
+
+    def parse_args(self, ctx, args):
+        ctx.allow_extra_args = True
+        stray = super().parse_args(ctx, args)
+        if stray and not ctx.resilient_parsing:
+            raise click.UsageError(Message("unexpected arguments: {arguments}",
+                                           arguments=" ".join(stray)), ctx)
+        return stray
+
+
+def _usage_error(ctx, error: click.UsageError) -> str:
+    """A refused command line, said in the language the command speaks."""
+    if SPOKEN not in ctx.meta:  # refused while parsing, before the command said its language
+        ctx.meta[SPOKEN] = _typed_language(ctx, _refused(ctx, error))
+    return error_text(ctx, Message("{error} (see `{command} --help`)",
+                                   error=refusal(error, _refused(ctx, error),
+                                                 ctx.meta.get(TYPED, [])),
+                                   command=_help_path(ctx, error)))
+
+
+def _refused(ctx, error: click.UsageError) -> click.Command:
+    """The command whose command line was refused (click does not always say)."""
+    if error.ctx is not None:
+        return error.ctx.command
+    if ctx.invoked_subcommand:
+        return ctx.command.get_command(ctx, ctx.invoked_subcommand)
+    return ctx.command
+
+
+def _typed_language(ctx, command: click.Command):
+    """The translator of the refused command line: its ``--lang`` (else the locale) where
+    the command speaks one, as the command itself would; English for the others."""
+    if not (isinstance(command, LazyGroup) or any(p.name == "lang" for p in command.params)):
+        return i18n.translator("en")
+    lang = typed_value(ctx.meta.get(TYPED, []), ["--lang"])
+    try:
+        return i18n.translator(i18n.language(lang))
+    except DicewiseError:  # a language dicewise does not speak: the refusal in English
+        return i18n.translator("en")
 
 
 def _help_path(ctx, error: click.UsageError) -> str:

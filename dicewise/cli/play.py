@@ -14,6 +14,7 @@ from ..errors import DicewiseError
 from .format import (checked_output, emit_json, progress, pyplot, speak, write_figure,
                      write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
+from .main import Command
 
 
 def _histogram(histogram, width: int = 40) -> list[str]:
@@ -27,7 +28,7 @@ seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntR
                          help="The dice stream: the same seed gives the same dice.")
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @games_flag
 @seed_flag
@@ -73,7 +74,7 @@ def simulate(ruleset, games, seed, policy, options, as_json):
         click.echo(line)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @click.option("--a", "policy_a", default="optimal", show_default=True, help="Policy A.")
 @click.option("--b", "policy_b", default="greedy", show_default=True, help="Policy B.")
@@ -161,7 +162,7 @@ def _print_table(duel, as_json) -> None:
                                              for k, v in r.rival_extra.items()))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @click.option("--what", default=None, help="Which table (`dicewise rules RULESET` lists them; "
               "default: the first).")
@@ -257,7 +258,7 @@ def _plot_target(plt, result, out) -> None:
     click.echo(f"wrote the plot to {out}", err=True)
 
 
-@click.command("bench-agent")
+@click.command("bench-agent", cls=Command)
 @click.argument("ruleset")
 @click.option("--agent", "agent_spec", help="A Python callable, MODULE:FUNCTION.")
 @click.option("--agent-cmd", help="A program speaking JSON lines on stdin/stdout.")
@@ -347,7 +348,7 @@ def _print_agent_report(d):
         click.echo(f"first: game {e['game']} turn {e['turn']}: {e['error']} (sent {e['sent']!r})")
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset")
 @click.argument("log", type=click.File("r"))
 @click.option("--game", "game_index", type=int, default=None,

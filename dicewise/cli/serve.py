@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from ..errors import DicewiseError
+from .main import Command
 
 
 def default_games_dir() -> Path:
@@ -48,7 +49,7 @@ def addresses(host: str, port: int, token: str | None) -> list[str]:
     return [f"http://{f'[{n}]' if ':' in n else n}:{port}{query}" for n in names]
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; 0.0.0.0 lets phones on this network join "
               "(with a token in the address).")

@@ -18,9 +18,10 @@ from ..play import commands
 from ..play.session import TableGame
 from .format import _clean, progress, speak
 from .games import choice_label, dominated_note, option_flag, quality
+from .main import Command
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("ruleset", required=False)
 @click.option("--players", type=click.IntRange(1, 6), default=None,
               help="How many play (default 2, or as many as --names).")
