@@ -614,3 +614,69 @@ def test_a_table_being_built_is_said_in_the_players_language(monkeypatch):
     assert result.exit_code == 0, result.output
     assert i18n.translator("pl")("solving {game}").format(game="general") + " ..." in (
         result.stderr.splitlines())
+
+
+def _commands():
+    """Every command of the top group, by name, and whether it speaks ``--lang``."""
+    from dicewise.cli.main import cli
+
+    ctx = cli.make_context("dicewise", ["rules"])
+    commands = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    return cli, {name: (command, any(p.name == "lang" for p in command.params))
+                 for name, command in commands.items()}
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_every_help_screen_a_player_reads_is_translated(lang):
+    """The commands that speak ``--lang``: every paragraph of their help and every option's
+    help; every command's first sentence in the list; the group's own help."""
+    from dicewise.cli.helptext import paragraphs
+
+    cli, commands = _commands()
+    tr = i18n.translator(lang)
+    wanted = paragraphs(cli.help) + [p.help for p in cli.params if p.help]
+    for command, speaks in commands.values():
+        wanted += paragraphs(command.help) if speaks else paragraphs(command.help)[:1]
+        if speaks:
+            wanted += [" ".join(p.help.split()) for p in command.params if p.help]
+    wanted += ["Usage: ", "Options", "Commands", "default: ", "required",
+               "Show this message and exit."]
+    assert [text for text in wanted if tr(text) == text] == []
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_help_follows_lang_and_the_locale(lang, monkeypatch):
+    """``--help`` of a command that speaks, with ``--lang`` or the locale; the command list
+    in the locale's language; English as click renders it; a command that speaks no
+    language keeps its English help."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.helptext import paragraphs
+
+    cli, commands = _commands()
+
+    def helped(*args):
+        result = CliRunner().invoke(cli, list(args), prog_name="dicewise")
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    _no_locale(monkeypatch)
+    english = helped("advise", "--help")
+    assert english.startswith("Usage: dicewise advise [OPTIONS] RULESET")
+    assert "[default: 1; 1<=x<=6]" in english and "Show this message and exit." in english
+    words = r"\b(the|of|for|and|with|show|this|Usage|Options|Commands|default|required)\b"
+    tr = i18n.translator(lang)
+    for name, (command, speaks) in commands.items():
+        if speaks:
+            said = helped(name, "--help", "--lang", lang)
+            assert said.startswith(tr("Usage: ") + f"dicewise {name} ") and said == helped(
+                name, "--lang", lang, "--help")
+            assert not re.search(words, re.sub(r"`[^`]*`|\"[^\"]*\"", "", said)), said
+    monkeypatch.setenv("LANG", f"{lang}_{lang.upper()}.UTF-8")
+    listing = helped("--help")
+    assert listing.startswith(tr("Usage: ")) and tr("Commands") + ":" in listing
+    for name, (command, _) in commands.items():  # each command's first words, in the language
+        first = tr(paragraphs(command.help)[0]).split()[:2]
+        assert re.search(rf"\n  {name} +{re.escape(' '.join(first))}", listing), (name, listing)
+    assert helped("advise", "--help") == helped("advise", "--help", "--lang", lang)
+    assert helped("simulate", "--help").startswith("Usage: dicewise simulate")

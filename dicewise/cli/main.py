@@ -7,18 +7,17 @@ import sys
 
 import click
 
-from .. import __version__, i18n
+from .. import __version__
 from ..errors import DicewiseError
 from ..i18n import Message
 from .format import SPOKEN, error_text
-from .refusals import refusal, typed_value
+from .helptext import SpokenHelp
+from .refusals import refusal
+from .typed import TYPED, typed_language
 
 
 #: Raised by a group called without arguments so that it prints its help (click ≥ 8.2).
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
-#: Where the group keeps the command line as typed: a refusal made while parsing it is said
-#: in the language of its ``--lang``, which was not parsed yet.
-TYPED = "dicewise.typed"
 
 
 class Group(click.Group):
@@ -44,9 +43,9 @@ class Group(click.Group):
             fail(_usage_error(ctx, e))
 
 
-class Command(click.Command):
-    """A command whose stray arguments are refused in the player's language (click's own
-    refusal of them is English and names no option, so it is made here)."""
+class Command(SpokenHelp, click.Command):
+    """A command whose help and stray arguments are said in the player's language (click's
+    own refusal of stray arguments is English, so it is made here)."""
 
     def parse_args(self, ctx, args):
         ctx.allow_extra_args = True
@@ -59,11 +58,11 @@ class Command(click.Command):
 
 def _usage_error(ctx, error: click.UsageError) -> str:
     """A refused command line, said in the language the command speaks."""
+    command = _refused(ctx, error)
     if SPOKEN not in ctx.meta:  # refused while parsing, before the command said its language
-        ctx.meta[SPOKEN] = _typed_language(ctx, _refused(ctx, error))
-    return error_text(ctx, Message("{error} (see `{command} --help`)",
-                                   error=refusal(error, _refused(ctx, error),
-                                                 ctx.meta.get(TYPED, [])),
+        ctx.meta[SPOKEN] = typed_language(ctx, command)
+    said = refusal(error, command, ctx.meta.get(TYPED, []))
+    return error_text(ctx, Message("{error} (see `{command} --help`)", error=said,
                                    command=_help_path(ctx, error)))
 
 
@@ -76,18 +75,6 @@ def _refused(ctx, error: click.UsageError) -> click.Command:
     return ctx.command
 
 
-def _typed_language(ctx, command: click.Command):
-    """The translator of the refused command line: its ``--lang`` (else the locale) where
-    the command speaks one, as the command itself would; English for the others."""
-    if not (isinstance(command, LazyGroup) or any(p.name == "lang" for p in command.params)):
-        return i18n.translator("en")
-    lang = typed_value(ctx.meta.get(TYPED, []), ["--lang"])
-    try:
-        return i18n.translator(i18n.language(lang))
-    except DicewiseError:  # a language dicewise does not speak: the refusal in English
-        return i18n.translator("en")
-
-
 def _help_path(ctx, error: click.UsageError) -> str:
     """The command whose help fits the error: a subcommand whose options failed to parse
     reports the group's context, so name the subcommand being invoked."""
@@ -98,7 +85,7 @@ def _help_path(ctx, error: click.UsageError) -> str:
     return ctx.command_path
 
 
-class LazyGroup(Group):
+class LazyGroup(SpokenHelp, Group):
     """The top-level group: each command's module is imported only when it is run, so a
     one-shot command (``advise``) does not pay for the others' imports."""
 

@@ -7,21 +7,10 @@ from __future__ import annotations
 import click
 
 from ..i18n import Message
+from .typed import typed_value
 
 #: An unknown command's refusal, with the close names (click ≥ 8.4).
 _NO_SUCH_COMMAND = getattr(click.exceptions, "NoSuchCommand", ())
-
-
-def typed_value(typed: list[str], names, count: int = 1) -> str | None:
-    """What the command line gave the last of the options ``names`` (click takes the last),
-    its ``count`` words joined; None where it gave none."""
-    value = None
-    for at, word in enumerate(typed):
-        if word in names:
-            value = " ".join(typed[at + 1:at + 1 + count]) or None
-        elif "=" in word and word.split("=", 1)[0] in names:
-            value = word.split("=", 1)[1]
-    return value
 
 
 def refusal(error: click.UsageError, command: click.Command, typed: list[str]) -> str:
