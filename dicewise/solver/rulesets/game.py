@@ -20,7 +20,7 @@ from ...i18n import Message
 from .. import category, dice
 from ..advice import advise_position, check_position
 from ..category import CategoryRules, StateValues, solve_states
-from ..digest import rules_digest
+from ..digest import code_text, rules_digest
 from ..options import option_specs
 from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
 from ..sheet import parse_sheet
@@ -66,7 +66,7 @@ class CategoryGame(Game):
     def rules_digest(self, rules: CategoryRules) -> str:
         module = sys.modules[type(rules).__module__]
         helpers = sorted(Path(module.__file__).parent.glob("_*.py"))  # shared rule helpers
-        return rules_digest(module, settings="".join(p.read_text() for p in helpers))
+        return rules_digest(module, settings="".join(code_text(p.read_text()) for p in helpers))
 
     def build_units(self, rules: CategoryRules) -> float:
         return int(category.reachable_states(rules).sum())
