@@ -137,7 +137,8 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
         solution = store.solution(game, rules, table, progress_factory=progress)
     else:
         solution = Solution(game, rules, None, {}, None, False, 0.0)
-    with (progress or _quiet)(games, f"playing {games:,} games ({policy})") as update:
+    label = Message("playing {games} games ({policy})", games=f"{games:,}", policy=policy)
+    with (progress or _quiet)(games, label) as update:
         played = game.play(solution, policy, games, seed, update)
     return solution, policy, played
 
@@ -161,7 +162,8 @@ def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optim
     extra = dict(played.extra)
     if policy == "search" and "optimal" in game.policies:
         # What looking deeper gains: the table's policy on the same rolls, game by game.
-        with (progress or _quiet)(games, f"playing {games:,} games (optimal)") as update:
+        label = Message("playing {games} games ({policy})", games=f"{games:,}", policy="optimal")
+        with (progress or _quiet)(games, label) as update:
             table_played = game.play(solution, "optimal", games, seed, update)
         paired = PairedComparison.of(played.scores, table_played.scores)
         extra["against_optimal"] = {"policy": "optimal", "mean": paired.mean_b,
@@ -614,8 +616,9 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     else:
         solution = Solution(game, rules, None, {}, None, False, 0.0)
     deals = -(-games // players)
-    with (progress or _quiet)(deals * players, f"playing {deals * players:,} games of "
-                              f"{players} players") as update:
+    label = Message("playing {games} games of {players} players", games=f"{deals * players:,}",
+                    players=players)
+    with (progress or _quiet)(deals * players, label) as update:
         result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),
                             a, b, players, games, seed, update)
     approximate = (not game.exact or (solution.payload is not None and solution.approximate)

@@ -227,6 +227,33 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     assert report.to_json()["regret_total"] == pytest.approx(data["regret_total"])
 
 
+#: Words of the English reports that must not be left in a Russian or Polish one (names a
+#: command line types, such as policies, rule options and sheets, are left out first).
+ENGLISH = re.compile(r"\b(the|of|for|and|with|against|games?|seed|mean|median|max|wins|"
+                     r"draws|states|table|loaded|built|exact|approximate|policy|score|rate|"
+                     r"rolls|crosses|premiums|bonuses|seat|rivals|share|points|value|True)\b")
+
+
+@pytest.mark.parametrize("name", tiered(PLAYED))
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
+    """The reports of ``solve``, ``simulate`` and ``duel`` (two policies, and a table of
+    three) in Russian and Polish, each report entry a game adds included; English and
+    ``--json`` as before."""
+    runs = [["solve", name], ["simulate", name, "--games", "30", "--policy", "greedy"],
+            ["duel", name, "--games", "30", "--b", "random"],
+            ["duel", name, "--games", "30", "--players", "3"]]
+    for args in runs:
+        said = ok(*args, "--lang", lang).stdout
+        english = ok(*args, "--lang", "en").stdout
+        assert said.splitlines()[0] != english.splitlines()[0]
+        words = " ".join(w for w in said.split() if "=" not in w and "/" not in w)
+        assert not ENGLISH.search(words), (args, ENGLISH.search(words), said)
+        assert len(said.splitlines()) == len(english.splitlines())
+    assert json.loads(ok("simulate", name, "--games", "30", "--policy", "greedy", "--json",
+                         "--lang", lang).stdout)["games"] == 30
+
+
 def test_commands_a_game_lacks_say_so_in_one_line():
     for name in GAME_NAMES:
         game = get_game(name)

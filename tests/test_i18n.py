@@ -20,7 +20,8 @@ from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
-           ("play/session.py", "cli/table.py", "cli/games.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
+           ("play/session.py", "cli/table.py", "cli/games.py", "cli/play.py", "i18n.py", "tables/store.py",
+             "tables/two_player.py")]
 
 
 def messages_made() -> set[str]:
@@ -469,8 +470,10 @@ def test_a_refused_command_line_names_what_is_wrong(monkeypatch):
     monkeypatch.setenv("LANG", "ru_RU.UTF-8")
     assert refused("advise").startswith(i18n.translator("ru")("missing argument {name}").format(
         name="RULESET"))
-    assert refused("simulate", "general", "--games", "0").startswith(  # speaks no language
+    assert refused("bench-agent", "general", "--games", "0").startswith(  # speaks no language
         "--games 0: give a whole number from 1 to")
+    assert refused("simulate", "general", "--games", "0").startswith("--games 0: " + i18n.translator(
+        "ru")("give a whole number from {low} to {high}").format(low=1, high=10**8))
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])
@@ -679,4 +682,4 @@ def test_help_follows_lang_and_the_locale(lang, monkeypatch):
         first = tr(paragraphs(command.help)[0]).split()[:2]
         assert re.search(rf"\n  {name} +{re.escape(' '.join(first))}", listing), (name, listing)
     assert helped("advise", "--help") == helped("advise", "--help", "--lang", lang)
-    assert helped("simulate", "--help").startswith("Usage: dicewise simulate")
+    assert helped("bench-agent", "--help").startswith("Usage: dicewise bench-agent")

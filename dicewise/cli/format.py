@@ -30,6 +30,13 @@ def speak(lang: str | None):
     return tr
 
 
+def named(key: str, tr) -> str:
+    """A report's key (``mean_crosses``) for people, through ``tr``: its translation, else
+    its words."""
+    said = tr(str(key))
+    return said if said != key else tr(str(key).replace("_", " "))
+
+
 def error_text(ctx: click.Context, error: Exception | str) -> str:
     """``error`` (or a message) said in the language of the command that raised it (English
     if it spoke none): a ``Message`` is translated, other text shown as it is."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api, i18n
-from .format import checked_output, emit_json, progress, speak
+from .format import checked_output, emit_json, named, progress, speak
 from .main import Command
 
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
@@ -133,12 +133,14 @@ def rules(ruleset, lang, as_json):
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="Two players: processes, threads or local Dask workers (default: the "
                    "cores).")
+@lang_flag
 @json_flag
-def solve(ruleset, options, out, rebuild, players, scheduler, workers, as_json):
+def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_json):
     """Solve RULESET (or fit its policy), write its table, and print the expected score.
 
     With --players 2 the two-player race is solved (resumable: every finished layer is
     checkpointed beside the table, and a killed solve goes on from there)."""
+    tr = speak(lang)
     if out:
         checked_output(out)
     if players == 2:
@@ -147,48 +149,58 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, as_json):
         report = api.two_player_report(solved)
         if as_json:
             return emit_json(report)
-        how = f"solved in {solved.seconds:.1f} s on {solved.runner}" if solved.built else "loaded"
-        click.echo(f"{report['ruleset']}, two players: the first player's P(win) + ½P(draw) = "
-                   f"{report['probability']:.6f} ({report['states']:,} states, {how})")
-        click.echo(f"table: {report['table']}")
+        how = (tr("solved in {seconds} s on {runner}").format(
+            seconds=f"{solved.seconds:.1f}", runner=solved.runner) if solved.built else tr("loaded"))
+        click.echo(tr("{ruleset}, two players: the first player's P(win) + ½P(draw) = {value} "
+                      "({states} states, {how})").format(
+            ruleset=report["ruleset"], value=f"{report['probability']:.6f}",
+            states=f"{report['states']:,}", how=how))
+        click.echo(tr("table: {path}").format(path=report["table"]))
         return
     if scheduler or workers:
-        raise click.UsageError("--scheduler and --workers are for --players 2")
+        raise click.UsageError(i18n.Message("--scheduler and --workers are for --players 2"))
     solution = api.solve(ruleset, options, table=out, rebuild=rebuild, progress=progress)
     report = api.solve_report(solution)
     if as_json:
         return emit_json(report)
-    how = f"built in {solution.seconds:.2f} s" if solution.built else "loaded"
-    slug = ", ".join(f"{k}={v}" for k, v in report["rule_options"].items()) or "default rules"
-    what = quality(solution.approximate, solution.error_estimate, report.get("upper_bound"))
-    kind = "expected score of the best policy" if solution.approximate else "optimal expected score"
-    line = f"{report['ruleset']} ({slug}): {kind} {report['expected_score']:.7f} ({what}"
+    how = (tr("built in {seconds} s").format(seconds=f"{solution.seconds:.2f}") if solution.built
+           else tr("loaded"))
+    slug = (", ".join(f"{k}={v}" for k, v in report["rule_options"].items())
+            or tr("default rules"))
+    what = quality(solution.approximate, solution.error_estimate, report.get("upper_bound"), tr)
     if report.get("ci95"):
         lo, hi = report["ci95"]
-        line += f"; 95% CI {lo:.2f} .. {hi:.2f}"
-    click.echo(line + f"; {how})")
+        what += "; " + tr("95% CI {low} .. {high}").format(low=f"{lo:.2f}", high=f"{hi:.2f}")
+    kind = ("{ruleset} ({rules}): expected score of the best policy {value} ({quality}; {how})"
+            if solution.approximate else
+            "{ruleset} ({rules}): optimal expected score {value} ({quality}; {how})")
+    click.echo(tr(kind).format(ruleset=report["ruleset"], rules=slug,
+                               value=f"{report['expected_score']:.7f}", quality=what, how=how))
     shown = {"ruleset", "rule_options", "expected_score", "approximate", "ci95", "error_estimate",
              "seconds", "built", "table", "upper_bound"}
     for key, value in report.items():
         if key not in shown:
-            for line in _report_lines(key, value):
+            for line in _report_lines(key, value, tr):
                 click.echo(line)
-    click.echo(f"table: {report['table']}")
+    click.echo(tr("table: {path}").format(path=report["table"]))
 
 
-def _report_lines(key, value, indent: str = ""):
-    """A report entry as lines, a nested mapping indented under its key (None is left out)."""
+def _report_lines(key, value, tr, indent: str = "", typed: bool = False):
+    """A report entry as lines, a nested mapping indented under its key (None is left out);
+    a ``typed`` key (a rule option, a policy) keeps the name a command line gives it."""
     if value is None:
         return
-    name = f"{indent}{str(key).replace('_', ' ')}"
+    name = indent + (str(key) if typed else named(key, tr))
     if isinstance(value, dict):
         yield f"{name}:"
         for k, v in value.items():
-            yield from _report_lines(k, v, indent + "  ")
-    elif isinstance(value, int) and not isinstance(value, bool):
+            yield from _report_lines(k, v, tr, indent + "  ", key in ("options", "policies"))
+    elif isinstance(value, bool):
+        yield f"{name}: {tr(str(value))}"
+    elif isinstance(value, int):
         yield f"{name}: {value:,}"
     else:
-        yield f"{name}: {value}"
+        yield f"{name}: {i18n.in_language(value, tr)}"
 
 
 @click.command(cls=Command)

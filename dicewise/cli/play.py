@@ -11,7 +11,7 @@ import click
 
 from .. import api, i18n
 from ..errors import DicewiseError
-from .format import (checked_output, emit_json, progress, pyplot, speak, write_figure,
+from .format import (checked_output, emit_json, named, progress, pyplot, speak, write_figure,
                      write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
 from .main import Command
@@ -36,40 +36,50 @@ seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntR
               help="optimal (the best policy dicewise has) | greedy | random; "
                    "`dicewise rules RULESET` lists a game's policies.")
 @option_flag
+@lang_flag
 @json_flag
-def simulate(ruleset, games, seed, policy, options, as_json):
+def simulate(ruleset, games, seed, policy, options, lang, as_json):
     """Play many games with a policy and summarise the final scores."""
+    tr = speak(lang)
     sim = api.simulate(ruleset, games=games, seed=seed, policy=policy, options=options,
                        progress=progress)
     if as_json:
         return emit_json(sim)
     s = sim.summary
     lo, hi = s.ci95
-    click.echo(f"{sim.ruleset} {sim.policy}: {s.games:,} games, seed {seed}, "
-               f"{sim.games_per_second:,.0f} games/s")
-    click.echo(f"mean {s.mean:.3f} ± {(hi - lo) / 2:.3f} (95% CI {lo:.3f} .. {hi:.3f}), "
-               f"std {s.std:.3f}")
+    click.echo(tr("{ruleset} {policy}: {games} games, seed {seed}, {speed} games/s").format(
+        ruleset=sim.ruleset, policy=sim.policy, games=f"{s.games:,}", seed=seed,
+        speed=f"{sim.games_per_second:,.0f}"))
+    click.echo(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
+        mean=f"{s.mean:.3f}", half=f"{(hi - lo) / 2:.3f}", low=f"{lo:.3f}", high=f"{hi:.3f}",
+        std=f"{s.std:.3f}"))
     if sim.expected_score is not None:
-        click.echo(f"the optimal policy's expected score: {sim.expected_score:.4f} "
-                   f"({quality(sim.approximate, sim.error_estimate)})")
+        click.echo(tr("the optimal policy's expected score: {value} ({quality})").format(
+            value=f"{sim.expected_score:.4f}",
+            quality=quality(sim.approximate, sim.error_estimate, tr=tr)))
     p = s.percentiles
-    click.echo(f"min {s.minimum:g}  p5 {p['5']:g}  p25 {p['25']:g}  median {p['50']:g}  "
-               f"p75 {p['75']:g}  p95 {p['95']:g}  max {s.maximum:g}")
+    click.echo(tr("min {p0}  p5 {p5}  p25 {p25}  median {p50}  p75 {p75}  p95 {p95}  max {p100}")
+               .format(p0=f"{s.minimum:g}", p100=f"{s.maximum:g}",
+                       **{f"p{q}": f"{p[str(q)]:g}" for q in (5, 25, 50, 75, 95)}))
     for key, value in sim.extra.items():
         if key == "exact":
-            click.echo(f"the optimal policy's exact score distribution (computed, not "
-                       f"simulated): mean {value['mean']:.4f}, std {value['std']:.3f}, median "
-                       f"{value['percentiles']['50']:g}")
+            click.echo(tr("the optimal policy's exact score distribution (computed, not "
+                          "simulated): mean {mean}, std {std}, median {median}").format(
+                mean=f"{value['mean']:.4f}", std=f"{value['std']:.3f}",
+                median=f"{value['percentiles']['50']:g}"))
         elif key == "against_optimal":
             lo, hi = value["gain_ci95"]
-            click.echo(f"against optimal on the same rolls (paired): {value['gain']:+.3f} a game "
-                       f"(95% CI {lo:+.3f} .. {hi:+.3f}); optimal's mean {value['mean']:.3f}")
+            click.echo(tr("against optimal on the same rolls (paired): {gain} a game (95% CI "
+                          "{low} .. {high}); optimal's mean {mean}").format(
+                gain=f"{value['gain']:+.3f}", low=f"{lo:+.3f}", high=f"{hi:+.3f}",
+                mean=f"{value['mean']:.3f}"))
         elif key == "example_games":
-            for i, ex in enumerate(value, 1):
-                click.echo(f"game {i}: " + ", ".join(f"{k} {v}" for k, v in ex.items()))
+            for i, example in enumerate(value, 1):
+                click.echo(tr("game {number}: {facts}").format(number=i, facts=", ".join(
+                    f"{named(k, tr)} {v}" for k, v in example.items())))
         elif isinstance(value, float):
-            click.echo(f"{key.replace('_', ' ')}: {value:.4f}")
-    click.echo(f"the {s.games:,} simulated games' scores:")
+            click.echo(f"{named(key, tr)}: {value:.4f}")
+    click.echo(tr("the {games} simulated games' scores:").format(games=f"{s.games:,}"))
     for line in _histogram(s.histogram):
         click.echo(line)
 
@@ -84,21 +94,23 @@ def simulate(ruleset, games, seed, policy, options, as_json):
 @click.option("--exact", is_flag=True, help="Two players: also the exact value of win against "
               "optimal by policy evaluation (three solves' time).")
 @option_flag
+@lang_flag
 @json_flag
-def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, as_json):
+def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang, as_json):
     """Two policies play the same dice: win/draw/loss rates of A against B, mean margin.
 
     With --players 2 (or the policy `win`) they play the two-player race against each
     other, seats alternating: `win` plays to win, `optimal` for the best mean.  With
     --players N, A sits at a table of N with B in every other seat, the seats rotating."""
+    tr = speak(lang)
     game, rules = api.make_rules(ruleset, options)
     if players > 2 or ((players == 2 or "win" in (policy_a, policy_b))
                        and 2 not in game.players(rules)):
         if exact:
-            raise click.UsageError("--exact is for the two-player race")
+            raise click.UsageError(i18n.Message("--exact is for the two-player race"))
         return _print_table(api.duel_players(ruleset, players=max(players, 2), a=policy_a,
                                              b=policy_b, games=games, seed=seed, options=options,
-                                             progress=progress), as_json)
+                                             progress=progress), as_json, tr)
     if players == 2 or "win" in (policy_a, policy_b):
         race = api.duel_two_player(ruleset, a=policy_a, b=policy_b, games=games, seed=seed,
                                    exact=exact, options=options, progress=progress)
@@ -106,60 +118,79 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, as_j
             return emit_json(race)
         r = race.result
         lo, hi = r.ci95
-        click.echo(f"{race.ruleset}, two players: {r.a} (A) against {r.b} (B), {r.games:,} games "
-                   f"on shared dice, seats alternating, seed {seed}")
-        click.echo(f"A: {r.wins:,} wins, {r.draws:,} draws, {r.losses:,} losses; P(win) + ½P(draw) "
-                   f"= {r.value:.5f} (95% CI {lo:.5f} .. {hi:.5f}); moving first {r.value_first:.5f},"
-                   f" second {r.value_second:.5f}")
+        click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} games on shared "
+                      "dice, seats alternating, seed {seed}").format(
+            ruleset=race.ruleset, a=r.a, b=r.b, games=f"{r.games:,}", seed=seed))
+        click.echo(tr("A: {wins} wins, {draws} draws, {losses} losses; P(win) + ½P(draw) = "
+                      "{value} (95% CI {low} .. {high}); moving first {first}, second {second}")
+                   .format(wins=f"{r.wins:,}", draws=f"{r.draws:,}", losses=f"{r.losses:,}",
+                           value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
+                           first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
         if race.exact is not None:
-            click.echo(f"exact, by policy evaluation: {race.exact['alternating']:.5f} "
-                       f"(first {race.exact['win_first']:.5f}, second {race.exact['win_second']:.5f})")
+            click.echo(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
+                       .format(value=f"{race.exact['alternating']:.5f}",
+                               first=f"{race.exact['win_first']:.5f}",
+                               second=f"{race.exact['win_second']:.5f}"))
         return
     if exact:
-        raise click.UsageError("--exact is for the two-player race")
+        raise click.UsageError(i18n.Message("--exact is for the two-player race"))
     d = api.duel(ruleset, a=policy_a, b=policy_b, games=games, seed=seed, options=options,
                  progress=progress)
     if as_json:
         return emit_json(d)
     c = d.comparison
-    click.echo(f"{d.ruleset}: {d.a} (A) against {d.b} (B), {c.games:,} games on the same dice, "
-               f"seed {seed}")
-    for label, rate in (("A wins", c.wins), ("draws", c.draws), ("B wins", c.losses)):
+    click.echo(tr("{ruleset}: {a} (A) against {b} (B), {games} games on the same dice, seed "
+                  "{seed}").format(ruleset=d.ruleset, a=d.a, b=d.b, games=f"{c.games:,}",
+                                   seed=seed))
+    outcomes = [(tr("A wins"), c.wins), (tr("draws"), c.draws), (tr("B wins"), c.losses)]
+    width = max(len(label) for label, _ in outcomes) + 1
+    for label, rate in outcomes:
         lo, hi = c.rate_ci95(rate)
-        click.echo(f"{label:<7} {100 * rate:6.2f}%  (95% CI {100 * lo:.2f} .. {100 * hi:.2f})")
+        ci = tr("95% CI {low} .. {high}").format(low=f"{100 * lo:.2f}", high=f"{100 * hi:.2f}")
+        click.echo(f"{label:<{width}} {100 * rate:6.2f}%  ({ci})")
     lo, hi = c.margin_ci95
-    click.echo(f"mean margin A − B {c.margin:.3f} (95% CI {lo:.3f} .. {hi:.3f}); "
-               f"means {c.mean_a:.3f} vs {c.mean_b:.3f}")
+    click.echo(tr("mean margin A − B {margin} (95% CI {low} .. {high}); means {a} vs {b}").format(
+        margin=f"{c.margin:.3f}", low=f"{lo:.3f}", high=f"{hi:.3f}", a=f"{c.mean_a:.3f}",
+        b=f"{c.mean_b:.3f}"))
 
 
-def _print_table(duel, as_json) -> None:
+def _print_table(duel, as_json, tr) -> None:
     """A's results at a table of N: its share of the win, margin, and every seat's points."""
     if as_json:
         return emit_json(duel)
     r = duel.result
     lo, hi = r.share_ci95
-    note = " (approximate policy)" if duel.approximate else ""
-    click.echo(f"{duel.ruleset}, {r.players} players: {r.a} (A) in one seat, {r.b} (B) in the "
-               f"others, {r.games:,} games, seats rotating, seed {r.seed}{note}")
-    click.echo(f"A's share of the win {r.share:.4f} (95% CI {lo:.4f} .. {hi:.4f}; a fair share is "
-               f"{1 / r.players:.4f}); won alone {r.wins:.4f}, shared the top {r.ties:.4f}")
+    line = tr("{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the others, {games} "
+              "games, seats rotating, seed {seed}").format(
+        ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=f"{r.games:,}", seed=r.seed)
+    click.echo(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
+    click.echo(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
+                  "won alone {wins}, shared the top {ties}").format(
+        share=f"{r.share:.4f}", low=f"{lo:.4f}", high=f"{hi:.4f}", fair=f"{1 / r.players:.4f}",
+        wins=f"{r.wins:.4f}", ties=f"{r.ties:.4f}"))
     lo, hi = r.margin_ci95
-    click.echo(f"A's margin over the rivals' mean {r.margin:+.3f} (95% CI {lo:+.3f} .. {hi:+.3f});"
-               f" A's points {r.points:.3f}, the rivals' {r.rival_points:.3f}")
+    click.echo(tr("A's margin over the rivals' mean {margin} (95% CI {low} .. {high}); A's points "
+                  "{points}, the rivals' {rivals}").format(
+        margin=f"{r.margin:+.3f}", low=f"{lo:+.3f}", high=f"{hi:+.3f}", points=f"{r.points:.3f}",
+        rivals=f"{r.rival_points:.3f}"))
     lo, hi = r.settlement_ci95
-    click.echo(f"A's settlement (score − the table's mean) {r.settlement:+.3f} "
-               f"(95% CI {lo:+.3f} .. {hi:+.3f})")
+    click.echo(tr("A's settlement (score − the table's mean) {settlement} (95% CI {low} .. "
+                  "{high})").format(settlement=f"{r.settlement:+.3f}", low=f"{lo:+.3f}",
+                                    high=f"{hi:+.3f}"))
     if r.instant_wins:
-        click.echo(f"games won at once (big general): {r.instant_wins:.4f}")
+        click.echo(tr("games won at once (big general): {rate}").format(
+            rate=f"{r.instant_wins:.4f}"))
     for s in r.seats:
         slo, shi = s.share_ci95
-        extra = "".join(f", {k.replace('_', ' ')} {v:.3f}" for k, v in s.extra.items())
-        click.echo(f"seat {s.seat + 1}: A's share {s.share:.4f} ({slo:.4f} .. {shi:.4f}), A's points "
-                   f"{s.points:.3f}, the rivals' {s.rival_points:.3f}, A's settlement "
-                   f"{s.settlement:+.3f}{extra}")
+        extra = "".join(f", {named(k, tr)} {v:.3f}" for k, v in s.extra.items())
+        click.echo(tr("seat {seat}: A's share {share} ({low} .. {high}), A's points {points}, the "
+                      "rivals' {rivals}, A's settlement {settlement}").format(
+            seat=s.seat + 1, share=f"{s.share:.4f}", low=f"{slo:.4f}", high=f"{shi:.4f}",
+            points=f"{s.points:.3f}", rivals=f"{s.rival_points:.3f}",
+            settlement=f"{s.settlement:+.3f}") + extra)
     if r.rival_extra:
-        click.echo("the rivals: " + ", ".join(f"{k.replace('_', ' ')} {v:.3f}"
-                                             for k, v in r.rival_extra.items()))
+        click.echo(tr("the rivals: {facts}").format(facts=", ".join(
+            f"{named(k, tr)} {v:.3f}" for k, v in r.rival_extra.items())))
 
 
 @click.command(cls=Command)
