@@ -238,8 +238,8 @@ ENGLISH = re.compile(r"\b(the|of|for|and|with|against|games?|seed|mean|median|ma
 @pytest.mark.parametrize("lang", ["ru", "pl"])
 def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
     """The reports of ``solve``, ``simulate`` and ``duel`` (two policies, and a table of
-    three) in Russian and Polish, each report entry a game adds included; English and
-    ``--json`` as before."""
+    three) in Russian and Polish, each report entry a game adds and the sheets of example
+    games included; ``--json`` the same in every language."""
     runs = [["solve", name], ["simulate", name, "--games", "30", "--policy", "greedy"],
             ["duel", name, "--games", "30", "--b", "random"],
             ["duel", name, "--games", "30", "--players", "3"]]
@@ -250,8 +250,16 @@ def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
         words = " ".join(w for w in said.split() if "=" not in w and "/" not in w)
         assert not ENGLISH.search(words), (args, ENGLISH.search(words), said)
         assert len(said.splitlines()) == len(english.splitlines())
-    assert json.loads(ok("simulate", name, "--games", "30", "--policy", "greedy", "--json",
-                         "--lang", lang).stdout)["games"] == 30
+        if args[0] != "simulate":
+            continue
+        for line, shown in zip(english.splitlines(), said.splitlines()):
+            boxes = re.findall(r"([a-z_]+)=", line)  # an example game's sheet names its boxes
+            assert sum(f"{box}=" in shown for box in boxes) <= len(boxes) / 2, shown
+    scripts = [json.loads(ok("simulate", name, "--games", "30", "--policy", "greedy", "--json",
+                             "--lang", said).stdout) for said in (lang, "en")]
+    for data in scripts:
+        data.pop("games_per_second")
+    assert scripts[0] == scripts[1] and scripts[0]["games"] == 30
 
 
 def test_commands_a_game_lacks_say_so_in_one_line():

@@ -75,8 +75,10 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                 mean=f"{value['mean']:.3f}"))
         elif key == "example_games":
             for i, example in enumerate(value, 1):
-                click.echo(tr("game {number}: {facts}").format(number=i, facts=", ".join(
-                    f"{named(k, tr)} {v}" for k, v in example.items())))
+                facts = (f"{named(k, tr)} " + (i18n.sheet_in_language(sim.ruleset, v, tr.lang)
+                                               if k in ("sheet", "fifth") else str(v))
+                         for k, v in example.items())
+                click.echo(tr("game {number}: {facts}").format(number=i, facts="; ".join(facts)))
         elif isinstance(value, float):
             click.echo(f"{named(key, tr)}: {value:.4f}")
     click.echo(tr("the {games} simulated games' scores:").format(games=f"{s.games:,}"))
