@@ -191,10 +191,12 @@ class RyzykantGame(Game):
 
     def solve_report(self, solution: Solution) -> dict:
         m = solution.meta
+        kind = (policy_table.score_kind(m["eval_games"], exact=m.get("exact") is not None)
+                if "eval_games" in m else None)
         return {"value_at_start": m.get("value_at_start"),
                 "bellman_residual_rms": m.get("bellman_residual_rms"),
                 "parameters": m.get("parameters"), "eval_games": m.get("eval_games"),
-                "expected_score_kind": _score_kind(m),
+                "expected_score_kind": kind,
                 # the exact optimum and the policy's exact gap, for variants solved exactly
                 "exact": m.get("exact")}
 
@@ -329,17 +331,6 @@ def _values(solution: Solution, pos: Position, rolls: np.ndarray):
     legal, pusc = rz.legal_splits(lo, rolls)
     vals = approx.move_values(solution.payload.dense, solution.rules, up, lo, rolls, legal, pusc)
     return vals, legal, pusc
-
-
-def _score_kind(meta: Mapping) -> str | None:
-    """What the table's expected score is, as its build recorded it, in words a player's
-    language can take (the record itself is English)."""
-    if meta.get("expected_score_kind") is None:
-        return None
-    if meta.get("exact") is not None:
-        return Message("exact value of the table's policy")
-    return Message("simulated mean of the table's policy over {games} games",
-                   games=meta["eval_games"])
 
 
 def _advice(solution: Solution, pos: Position, roll: int) -> Advice:

@@ -25,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ...errors import DicewiseError, TableError
+from ...i18n import Message
 from . import rules, approx, exact
 from .rules import Position, RyzykantRules
 
@@ -132,7 +133,7 @@ def build(ruleset: RyzykantRules, progress: Callable[[int], None] | None = None,
     meta = {
         "expected_score": mean, "ci95": [mean - 1.96 * se, mean + 1.96 * se],
         "eval_games": eval_games, "policy": f"lookahead {LOOKAHEAD}",
-        "expected_score_kind": f"simulated mean of the table's policy over {eval_games} games",
+        "expected_score_kind": str(score_kind(eval_games, exact=False)),
         "value_at_start": ahead0, "model_value_at_start": v0, "bellman_residual_rms": rms,
         "error_estimate": max(abs(ahead0 - mean), rms), "rounds": rounds,
         "games_per_round": games, "refine_rounds": r_rounds, "refine_games": r_games,
@@ -150,11 +151,18 @@ def build(ruleset: RyzykantRules, progress: Callable[[int], None] | None = None,
         loss = max(optimum.value - value, 0.0)
         meta.update(exact=optimum.as_dict(), expected_score=value, ci95=None,
                     approximate=loss > 1e-9, error_estimate=loss,
-                    expected_score_kind="exact value of the table's policy",
+                    expected_score_kind=str(score_kind(eval_games, exact=True)),
                     simulated_mean=mean)
         if progress:
             progress(1)
     return PolicyTable(model, meta)
+
+
+def score_kind(eval_games: int, exact: bool) -> Message:
+    """What a table's expected score is: the build records it, ``solve`` says it."""
+    if exact:
+        return Message("exact value of the table's policy")
+    return Message("simulated mean of the table's policy over {games} games", games=eval_games)
 
 
 def build_steps(rounds: int = BUILD_ROUNDS, games: int = BUILD_GAMES,
