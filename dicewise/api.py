@@ -137,10 +137,14 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
         solution = store.solution(game, rules, table, progress_factory=progress)
     else:
         solution = Solution(game, rules, None, {}, None, False, 0.0)
-    label = Message("playing {games} games ({policy})", games=f"{games:,}", policy=policy)
-    with (progress or _quiet)(games, label) as update:
+    with (progress or _quiet)(games, _playing(games, policy)) as update:
         played = game.play(solution, policy, games, seed, update)
     return solution, policy, played
+
+
+def _playing(games: int, policy: str) -> Message:
+    """The progress line of ``games`` games of ``policy``."""
+    return Message("playing {games} games ({policy})", games=f"{games:,}", policy=policy)
 
 
 def check_policy(game: Game, rules, policy: str) -> None:
@@ -162,8 +166,7 @@ def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optim
     extra = dict(played.extra)
     if policy == "search" and "optimal" in game.policies:
         # What looking deeper gains: the table's policy on the same rolls, game by game.
-        label = Message("playing {games} games ({policy})", games=f"{games:,}", policy="optimal")
-        with (progress or _quiet)(games, label) as update:
+        with (progress or _quiet)(games, _playing(games, "optimal")) as update:
             table_played = game.play(solution, "optimal", games, seed, update)
         paired = PairedComparison.of(played.scores, table_played.scores)
         extra["against_optimal"] = {"policy": "optimal", "mean": paired.mean_b,

@@ -33,8 +33,9 @@ def speak(lang: str | None):
 def named(key: str, tr) -> str:
     """A report's key (``mean_crosses``) for people, through ``tr``: its translation, else
     its words."""
-    said = tr(str(key))
-    return said if said != key else tr(str(key).replace("_", " "))
+    key = str(key)
+    said = tr(key)
+    return said if said != key else tr(key.replace("_", " "))
 
 
 def error_text(ctx: click.Context, error: Exception | str) -> str:

@@ -70,10 +70,10 @@ def code_text(source: str) -> str:
         elif kind == "close":
             depth = max(depth - 1, 0)
         elif kind == "end" and depth == 0:
-            # The statement from `statement` on ends here: strings (joined) and nothing else?
-            rest = strings and _without(source, strings + cuts[comments:], statement, span[0])
-            if strings and not rest.strip(" \t\f\\\n"):
-                cuts.append((strings[0][0], strings[-1][1]))
+            if strings:  # the statement from `statement` on: strings (joined), nothing else?
+                rest = _without(source, strings + cuts[comments:], statement, span[0])
+                if not rest.strip(" \t\f\\\n"):
+                    cuts.append((strings[0][0], strings[-1][1]))
             strings, statement, comments = [], span[1], len(cuts)
     kept = (line.rstrip() for line in _without(source, cuts, 0, len(source)).split("\n"))
     return "\n".join(line for line in kept if line.strip())
