@@ -192,3 +192,25 @@ def test_a_table_for_people_rounds_and_aligns():
     assert lines[1] == "   1  1 1 1 1 4  171.011  0.0123"
     assert lines[2] == "   2  6 6 6 6 6            1.000"
     assert len({len(line) for line in lines[:2]}) == 1
+
+
+def test_a_resumed_game_keeps_its_number_of_choices_and_a_finished_one_its_result(tmp_path):
+    """`--top` given when a game began holds after `--resume`, unless given again; a game
+    that ended shows its result when resumed, and its last move can still be taken back."""
+    path = tmp_path / "game.json"
+    play = ["play", "general", "--players", "2", "--objective", "score", "--seed", "4",
+            "--top", "2", "--lang", "en"]
+    result = CliRunner().invoke(cli, play, input=f"dice 2 2 4 6 6\nsave {path}\n")
+    assert result.exit_code == 0 and "saved to" in result.stdout
+
+    def rows(args, lines="advise\n"):
+        out = CliRunner().invoke(cli, ["play", "--resume", str(path), *args], input=lines).stdout
+        return len(re.findall(r"^ +\d+ +\d+\.\d\d +\d+\.\d\d  ", out, re.M))
+
+    assert rows([]) == 2 * 2  # the prompt's advice and the advise command's, two choices each
+    assert rows(["--top", "3"]) == 2 * 3
+    game = json.loads(path.read_text())
+    game["events"] = [{"dice": [4, 4, 4, 4, 4]}]  # a big general on roll 1 wins at once
+    path.write_text(json.dumps(game))
+    out = CliRunner().invoke(cli, ["play", "--resume", str(path)], input="undo\n").stdout
+    assert out.index("the game is over") < out.index("Player 1: the dice?")

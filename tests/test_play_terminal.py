@@ -86,7 +86,10 @@ def type_whole_game(ruleset, tmp_path, players=2, options=(), seed=1, extra=()):
     assert "the game is over" in out
     for r in shadow.result()["ranking"]:
         assert f"{r['place']}. {r['name']}: {r['score']}" in out
-    assert not term.alive  # the game ended the command
+    # The game stays on the table, so that a typo that ended it can be taken back.
+    assert "undo takes the last move back" in out and term.alive
+    assert "the game is over" not in term.send("undo")
+    term.close()
     return out
 
 
@@ -107,11 +110,12 @@ def test_general_rolled_by_dicewise_with_advice(tmp_path):
     assert "Ann: 0 points" in undone and "* Ann" in before
     out = ""
     for _ in range(300):
-        if not term.alive:
-            break
         out = term.send("roll" if "the dice?" in out or "the dice?" in undone else "pick 1")
         undone = ""
+        if "the game is over" in out:
+            break
     assert "the game is over" in out and re.search(r"1\. (Ann|Boris): \d+", out)
+    term.close()
 
 
 def test_a_short_general_game_with_advice_in_the_terminal(tmp_path):
@@ -131,7 +135,10 @@ def test_a_short_general_game_with_advice_in_the_terminal(tmp_path):
                 "general"):
         term.send("dice 1 2 3 4 5")
         out = term.send(f"write {box}")
-    assert "the game is over" in out and "1. Ann:" in out and not term.alive
+    assert "the game is over" in out and "1. Ann:" in out
+    assert "Ann: roll 1 of 3, dice 1 2 3 4 5" in term.send("undo")
+    assert "the game is over" in term.send("write general")
+    term.close()
 
 
 @pytest.mark.slow

@@ -121,10 +121,13 @@ def test_undo_save_and_resume_mid_game(tmp_path):
 
 def test_a_big_general_wins_at_once():
     game = TableGame.new("general", players=3, seed=1, names=["A", "B", "C"])
-    play_one_turn(game)
+    assert game.apply("dice 1 2 3 4 5")["ok"] and game.apply("write straight")["ok"]
     state = game.apply("dice 4 4 4 4 4")["state"]
     assert state["over"] and state["result"]["reason"] == "won_at_once"
     assert state["result"]["winners"] == ["B"]
+    # The others keep their order by points: A's 25 before C's 0.
+    assert [(r["place"], r["name"]) for r in state["result"]["ranking"]] == [
+        (1, "B"), (2, "A"), (3, "C")]
     assert not game.apply("roll")["ok"]
     assert game.apply("undo")["state"]["over"] is False
 
@@ -409,3 +412,43 @@ def test_a_whole_game_through_play_json(ruleset, players, tmp_path):
     assert answers[-1]["state"]["over"] and answers[7]["ok"] is False
     resumed = TableGame.load(tmp_path / "mid.json")
     assert resumed.state() == answers[10]["state"]
+
+
+SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=2).to_json()
+
+
+@pytest.mark.parametrize("change, why", [
+    ({"seed": -5}, "a seed is a whole number"), ({"seed": True}, "a seed is a whole number"),
+    ({"names": [1, 2]}, "every player needs a name"), ({"names": ["Ann", " "]}, "needs a name"),
+    ({"names": list("abcdefg")}, "played by 1, 2, 3, 4, 5, 6 players, not 7"),
+    ({"names": []}, "not 0"), ({"names": ["a", "a"]}, "the same name"),
+    ({"target": -3}, "a target is a whole number"), ({"top": 0}, "--top takes"),
+    ({"top": "x"}, "--top takes"), ({"advice": "no"}, "advice is true or false"),
+    ({"lang": "de"}, "unknown language"), ({"objective": "win", "target": 150}, "not both"),
+    ({"events": [{"dice": [5.5, 1, 2, 3, 4]}]}, "dice are whole numbers"),
+    ({"events": [{"dice": "12345"}]}, "dice are whole numbers"),
+    ({"events": [{"dice": [True, 1, 2, 3, 4]}]}, "dice are whole numbers"),
+])
+def test_a_hand_edited_save_is_refused_in_one_line(change, why):
+    """A save is checked as a new game's settings are: one clear error, never a crash later."""
+    with pytest.raises(DicewiseError, match=why):
+        TableGame.from_json({**SAVED, **change})
+    assert TableGame.from_json(SAVED).table.top == 2
+
+
+def test_a_table_seats_what_the_game_seats():
+    with pytest.raises(DicewiseError, match="poker-school is played by 1, 2, 3, 4 players, not 5"):
+        TableGame.new("poker-school", players=5, advice=False)
+    assert len(TableGame.new("general", players=6, advice=False).table.names) == 6
+
+
+def test_a_move_the_game_does_not_have_is_refused_in_the_players_language():
+    general = TableGame.new("general", players=2, lang="ru", advice=False)
+    general.apply("dice 1 2 3 4 6")
+    answer = general.apply("cross ones")
+    assert not answer["ok"] and answer["error"].startswith("в этой игре нет крестиков")
+    ryzykant = TableGame.new("ryzykant", players=2, lang="pl", advice=False)
+    ryzykant.apply("dice 1 2 3 4 6")
+    for line in ("write 7", "keep 1", "cross 7"):
+        answer = ryzykant.apply(line)
+        assert not answer["ok"] and answer["error"].startswith("w tej grze rzut tylko"), line

@@ -12,6 +12,7 @@ import json
 import sys
 
 import click
+from click.core import ParameterSource
 
 from .. import i18n
 from ..play import commands
@@ -61,7 +62,8 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
             game.table.lang = i18n.language(lang)
             game.tr = i18n.translator(game.table.lang)
         speak(game.table.lang)
-        game.table.top = top
+        if click.get_current_context().get_parameter_source("top") is not ParameterSource.DEFAULT:
+            game.table.top = top  # else the saved game's
         if no_advice:
             game.table.advice = False
     else:
@@ -92,6 +94,8 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
     click.echo(tr("{game}: {players}. Type help for the commands.").format(
         game=game.game.name, players=", ".join(game.table.names)))
     _show_sheets(game)
+    if game.over:
+        _show_result(game)
     _prompt_line(game)
     while True:
         try:
@@ -120,10 +124,9 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         turn_over = before[2] is not None and game.to_move != before[2]
         if verb == "sheet" or turn_over or game.over or verb == "undo":
             _show_sheets(game)
-        if game.over:
+        if game.over and not before[0]:
             _show_result(game)
-            return
-        if verb == "advise":
+        if verb == "advise" and not game.over:
             _show_advice(game)
         else:
             _prompt_line(game)
@@ -132,7 +135,8 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
 def _prompt_line(game: TableGame) -> None:
     """What is awaited, and the advice where a choice is."""
     tr = game.tr
-    if game.over:
+    if game.over:  # a typo that ended the game can still be taken back
+        click.echo(tr("undo takes the last move back; save FILE keeps the game; quit leaves"))
         return
     name = game.table.names[game.to_move]
     if game.awaiting == "dice":
@@ -153,6 +157,10 @@ def _show_advice(game: TableGame) -> None:
     tr = game.tr
     advice = game.advice()
     if advice is None:
+        if game.awaiting == "dice":
+            click.echo(tr("no advice before the dice: dice D D D D D, or roll"))
+        elif not game.table.advice:
+            click.echo(tr("advice is off: name the choice"))
         return
     if advice.ended:
         click.echo(tr("the game is over: {why}").format(why=i18n.in_language(advice.ended, tr)))

@@ -59,6 +59,40 @@ class Table:
                 "seed": self.seed, "target": self.target, "objective": self.objective,
                 "lang": self.lang, "top": self.top, "advice": self.advice}
 
+    def check(self, seats: tuple[int, ...]) -> None:
+        """DicewiseError unless these settings can be played; ``seats``: the numbers of
+        players a table of the game seats besides one (a new game's or a saved one's)."""
+        names = self.names
+        if not all(isinstance(n, str) and n.strip() for n in names):
+            raise DicewiseError(Message("every player needs a name"))
+        if len(names) != 1 and len(names) not in seats:
+            raise DicewiseError(Message("{game} is played by {seats} players, not {players}",
+                                        game=self.ruleset, players=len(names),
+                                        seats=", ".join(map(str, (1,) + tuple(seats)))))
+        if len(set(names)) != len(names):
+            raise DicewiseError(Message("two players have the same name"))
+        if not _whole(self.seed) or self.seed < 0:
+            raise DicewiseError(Message("a seed is a whole number from 0, not {seed!r}",
+                                        seed=self.seed))
+        if self.target is not None:
+            self.target = api.check_target(self.target)
+        if self.top is not None and (not _whole(self.top) or self.top < 1):
+            raise DicewiseError(Message("--top takes a number of choices from 1, not {top}",
+                                        top=self.top))
+        if not isinstance(self.advice, bool):
+            raise DicewiseError(Message("advice is true or false, not {value!r}",
+                                        value=self.advice))
+        self.lang = i18n.language(self.lang)
+        if self.objective not in ("auto", "score", "win"):
+            raise DicewiseError(Message("the objective is auto, score or win, not {objective!r}",
+                                        objective=self.objective))
+        if self.objective == "win" and self.target is not None:
+            raise DicewiseError(Message("advice plays to win or for a target, not both"))
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
 
 class TableGame:
     """A whole game of several players at one table (see the module docstring)."""
@@ -69,9 +103,7 @@ class TableGame:
         if "play" not in self.game.commands:
             raise unsupported(self.game, "play")
         self.game.player_sheet(self.rules)  # a game without table play says so now
-        if table.objective not in ("auto", "score", "win"):
-            raise DicewiseError(Message("the objective is auto, score or win, not {objective!r}",
-                                        objective=table.objective))
+        table.check(self.game.table_players(self.rules))
         exact = len(table.names) == 2 and 2 in self.game.players(self.rules)
         approximate = ("win" in self.game.table_policies(self.rules)
                        and len(table.names) in self.game.table_players(self.rules))
@@ -109,16 +141,9 @@ class TableGame:
         if not 1 <= players <= 6:
             raise DicewiseError(Message("a table seats 1 to 6 players, not {players}",
                                         players=players))
-        if len(set(names)) != len(names):
-            raise DicewiseError(Message("two players have the same name"))
         lang = i18n.language(lang)
         names = names or [i18n.translator(lang)("Player {n}").format(n=i + 1)
                           for i in range(players)]
-        if target is not None:
-            target = api.check_target(target)
-        if top is not None and top < 1:
-            raise DicewiseError(Message("--top takes a number of choices from 1, not {top}",
-                                        top=top))
         table = Table(game.name, names, game.rule_options(rules),
                       secrets.randbits(31) if seed is None else int(seed), target, objective,
                       lang, top, bool(advice))
@@ -140,9 +165,8 @@ class TableGame:
                                         ours=VERSION))
         try:
             table = Table(data["ruleset"], list(data["names"]), dict(data.get("options") or {}),
-                          int(data.get("seed", 0)), data.get("target"),
-                          data.get("objective", "auto"), data.get("lang") or "en", data.get("top"),
-                          bool(data.get("advice", True)))
+                          data.get("seed", 0), data.get("target"), data.get("objective", "auto"),
+                          data.get("lang") or "en", data.get("top"), data.get("advice", True))
             events = list(data["events"])
         except (KeyError, TypeError, ValueError) as e:
             raise DicewiseError(Message("the saved game is damaged ({why})", why=e)) from None
@@ -239,7 +263,8 @@ class TableGame:
         if self.won_at_once is not None:
             w = self.won_at_once
             order = [w] + sorted((i for i in range(len(names)) if i != w), key=lambda i: -finals[i])
-            places = {w: 1, **{i: 2 for i in order[1:]}}
+            places = {w: 1, **{i: 2 + sum(finals[j] > finals[i] for j in order[1:])
+                               for i in order[1:]}}
             reason = "won_at_once"
         else:
             order = sorted(range(len(names)), key=lambda i: -finals[i])
@@ -311,6 +336,12 @@ class TableGame:
                 raise DicewiseError(Message("there are {n} choices, not {k}",
                                             n=len(advice.choices), k=k))
             return self._event({"action": advice.choices[k - 1].action})
+        if verb in ("keep", "write", "cross") and self.shared:
+            raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
+        if verb == "cross" and self.awaiting == "choice" and not any("cross" in a
+                                                                     for a in self.legal()):
+            raise DicewiseError(Message("this game has no crosses: write the box (0 where the "
+                                        "dice do not fit)"))
         if verb == "keep":
             return self._event({"action": {"keep": sorted(args)}})
         if verb in ("write", "cross"):
@@ -393,6 +424,8 @@ class TableGame:
     def _show_dice(self, values) -> None:
         if self.dice is not None:
             raise DicewiseError(Message("the dice are on the table: make a choice first"))
+        if not isinstance(values, (list, tuple)) or not all(_whole(v) for v in values):
+            raise DicewiseError(Message("dice are whole numbers, not {dice!r}", dice=values))
         faces = [int(v) for v in values]
         if any(not 1 <= v <= 6 for v in faces):
             raise DicewiseError(Message("a die shows 1..6"))
