@@ -236,6 +236,10 @@ def test_bad_requests_are_4xx_json(server):
                         headers={"Content-Type": "application/json"}), 400, "JSON object"),
         (server.request("POST", "/api/advise", raw=b"\xff\xfe",
                         headers={"Content-Type": "application/json"}), 400, "not valid JSON"),
+        (server.request("POST", "/api/advise", raw=b'{"roll": ' + b"9" * 5000 + b"}",
+                        headers={"Content-Type": "application/json"}), 400, "not valid JSON"),
+        (server.request("POST", "/api/game", raw=b"[" * 100000 + b"]" * 100000,
+                        headers={"Content-Type": "application/json"}), 400, "not valid JSON"),
         (server.request("GET", "/api/nothing"), 404, "no such address"),
         (server.request("GET", "/api/advise"), 405, ""),
         (server.request("GET", "/api/game/0123456789abcdef"), 404, ""),
@@ -424,14 +428,25 @@ def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, t
     assert status == 200 and resumed["game"] != game_id
     assert resumed["state"] == server.request("GET", f"/api/game/{game_id}")[2]["state"]
     outside = tmp_path / "escaped.json"
-    status, _, answer = server.post(f"/api/game/{game_id}", {"command": f"save {outside}"})
-    assert status == 400 and answer["ok"] is False and not outside.exists()
+    for space in (" ", "\t", "\u00a0", "  "):  # however the words are parted, as play reads them
+        for verb in ("save", "Save", "SAVE"):
+            status, _, answer = server.post(f"/api/game/{game_id}",
+                                            {"command": f"{verb}{space}{outside}"})
+            assert status == 400 and answer["ok"] is False and not outside.exists()
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "quit"})
+    assert status == 400 and "close the page" in answer["error"]
     status, _, answer = server.post("/api/game/resume", {"saved": {"format": "nope"}})
     assert status == 400 and "not a saved dicewise game" in answer["error"]
     damaged = {**saved, "events": [{"dice": [9, 9, 9, 9, 9]}]}
     status, _, answer = server.post("/api/game/resume", {"saved": damaged})
     assert status == 400 and answer["ok"] is False
+    for body, words in [({"saved": {**saved, "lang": 5}}, "unknown language"),
+                        ({"saved": {**saved, "names": "abc"}}, "every player needs a name")]:
+        status, _, answer = server.post("/api/game/resume", body)
+        assert status == 400 and words in answer["error"], answer
     for body, words in [({"ruleset": "general", "names": [1, 2]}, "names"),
+                        ({"ruleset": "poker-school", "players": 3, "target": 500}, "target"),
+                        ({"ruleset": "ryzykant", "target": 500}, "no play for a target"),
                         ({"ruleset": "general", "players": 99}, "players"),
                         ({"ruleset": "nope"}, "unknown ruleset"),
                         ({"ruleset": "general", "lang": "xx"}, "language")]:

@@ -63,7 +63,8 @@ class Table:
         """DicewiseError unless these settings can be played; ``seats``: the numbers of
         players a table of the game seats besides one (a new game's or a saved one's)."""
         names = self.names
-        if not all(isinstance(n, str) and n.strip() for n in names):
+        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip()
+                                                  for n in names):
             raise DicewiseError(Message("every player needs a name"))
         if len(names) != 1 and len(names) not in seats:
             raise DicewiseError(Message("{game} is played by {seats} players, not {players}",
@@ -82,7 +83,7 @@ class Table:
         if not isinstance(self.advice, bool):
             raise DicewiseError(Message("advice is true or false, not {value!r}",
                                         value=self.advice))
-        self.lang = i18n.language(self.lang)
+        self.lang = i18n.language(self.lang if isinstance(self.lang, str) else repr(self.lang))
         if self.objective not in ("auto", "score", "win"):
             raise DicewiseError(Message("the objective is auto, score or win, not {objective!r}",
                                         objective=self.objective))
@@ -104,6 +105,11 @@ class TableGame:
             raise unsupported(self.game, "play")
         self.game.player_sheet(self.rules)  # a game without table play says so now
         table.check(self.game.table_players(self.rules))
+        if table.target is not None:  # a game with no play for a target says so now
+            if "chance" not in self.game.commands:
+                raise DicewiseError(Message("{game} has no play for a target",
+                                            game=self.game.name))
+            self.game.category_rules(self.rules)
         exact = len(table.names) == 2 and 2 in self.game.players(self.rules)
         approximate = ("win" in self.game.table_policies(self.rules)
                        and len(table.names) in self.game.table_players(self.rules))
@@ -164,7 +170,7 @@ class TableGame:
                                         "version {ours}", version=data.get("version"),
                                         ours=VERSION))
         try:
-            table = Table(data["ruleset"], list(data["names"]), dict(data.get("options") or {}),
+            table = Table(data["ruleset"], data["names"], dict(data.get("options") or {}),
                           data.get("seed", 0), data.get("target"), data.get("objective", "auto"),
                           data.get("lang") or "en", data.get("top"), data.get("advice", True))
             events = list(data["events"])
@@ -294,11 +300,15 @@ class TableGame:
 
     def apply(self, line: str) -> dict:
         """Run one command line; the JSON answer ``play --json`` prints for it."""
+        events = list(self.events)
         try:
             extra = self.run(commands.parse(line))
+            advice = self.advice()
         except DicewiseError as e:  # BadAction included: nothing has changed
+            if self.events != events:  # the move was made but no advice can follow it
+                self._reset()
+                self._replay(events)
             return {"ok": False, "error": i18n.said(e, self.tr)}
-        advice = self.advice()
         return {"ok": True, **extra, "state": self.state(),
                 "advice": None if advice is None else advice.to_json()}
 

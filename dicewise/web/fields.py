@@ -25,8 +25,10 @@ async def read_json(request: Request) -> dict:
     raw = await request.body()
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number too long
         raise BadRequest(f"the request is not valid JSON ({e})") from None
+    except RecursionError:
+        raise BadRequest("the request is not valid JSON (nested too deep)") from None
     if not isinstance(data, dict):
         raise BadRequest("the request must be a JSON object")
     return data

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import i18n
 from ..errors import DicewiseError
+from ..play import commands
 from .fields import Fields
 
 ID = re.compile(r"[0-9a-f]{16}")
@@ -165,10 +166,13 @@ class GameStore:
 
     def apply(self, game_id: str, command: str) -> dict:
         """One command of ``dicewise play``: exactly the line its ``--json`` answers."""
-        word = command.strip().split(" ", 1)[0].lower()
-        if word in REFUSED:
-            return {"ok": False, "error": REFUSED[word]}
+        try:  # the command's verb as play reads it, whatever spaces part the words
+            verb = commands.parse(command).verb
+        except DicewiseError:
+            verb = None  # the game answers the error itself
         game, lock = self._entry(game_id)
+        if verb in REFUSED:
+            return {"ok": False, "error": game.tr(REFUSED[verb])}
         with lock:
             answer = game.apply(command)
             if answer.get("ok"):

@@ -253,17 +253,17 @@ class PokerSchoolGame(Game):
     def category_rules(self, rules: PokerSchoolRules):
         """The one-column game (``one_column.OneColumnRules``), the variant solved exactly."""
         if not rules.exact:
-            raise DicewiseError(f"{self.name} with these options has no exact solver, so no play "
-                                "for a target")
+            raise DicewiseError(i18n.Message("{game} with these options has no exact solver, so "
+                                             "no play for a target", game=self.name))
         return rules.one_column
 
     def state_values(self, solution: Solution):
         from ..category import StateValues
 
         if not solution.rules.exact:
-            raise DicewiseError("poker-school is solved exactly for one column only "
-                                "(--option columns=1 --option school_cross_erases=false): play for "
-                                "a target needs the exact solution")
+            raise DicewiseError(i18n.Message(
+                "poker-school is solved exactly for one column only (--option columns=1 --option "
+                "school_cross_erases=false): play for a target needs the exact solution"))
         values = solution.payload.values
         return StateValues(values, ~np.isnan(values), solution.rules.one_column.initial_state)
 
