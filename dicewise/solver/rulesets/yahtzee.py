@@ -122,5 +122,5 @@ class Yahtzee(CategoryRules):
         return sum(scores.values()) + YAHTZEE_BONUS * counters.get("yahtzee_bonus", 0)
 
     def possible_scores(self, c):
-        extra = set(JOKER_VALUE.values()) if c in JOKER_VALUE else set()
+        extra = {JOKER_VALUE[c]} if c in JOKER_VALUE and self.joker in ("free", "forced") else set()
         return super().possible_scores(c) | extra
