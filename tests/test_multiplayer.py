@@ -243,12 +243,13 @@ def plain_turn(write):
 
 
 @lru_cache(maxsize=None)
-def beat(open_boxes: frozenset, lead: int):
-    """P(finish above the best rival) + ½P(level), every rival finished: ``lead`` is the
-    mover's points minus the best rival's; a first-roll five of a kind wins at once."""
+def beat(open_boxes: frozenset, lead: int, level: int = 1):
+    """P(finish above the best rival) + P(level)/(level + 1), every rival finished: ``lead``
+    is the mover's points minus the best rival's, ``level`` how many rivals have that best;
+    a first-roll five of a kind wins at once."""
     if not open_boxes:
-        return 1.0 if lead > 0 else 0.5 if lead == 0 else 0.0
-    return plain_turn(lambda r, k: max(beat(open_boxes - {c}, lead + score(c, r, k))
+        return 1.0 if lead > 0 else 1 / (level + 1) if lead == 0 else 0.0
+    return plain_turn(lambda r, k: max(beat(open_boxes - {c}, lead + score(c, r, k), level)
                                        for c in open_boxes))[2]
 
 
@@ -262,18 +263,22 @@ def endgame(solved):
     return game, values, mask, WinChooser(two_player_rules(game), target, rivals, values.values)
 
 
-@pytest.mark.parametrize("lead", [-45, -24, -20, -3, 0, 12])
-def test_with_every_rival_finished_the_win_policy_is_exact(endgame, lead):
+@pytest.mark.parametrize("lead, level", [(-45, 1), (-24, 1), (-20, 1), (-3, 1), (0, 1), (12, 1),
+                                         (-40, 2), (-20, 2), (0, 2), (-40, 3)])
+def test_with_every_rival_finished_the_win_policy_is_exact(endgame, lead, level):
+    """``level`` rivals share the best total: a tie with them is worth 1/(level + 1)."""
     game, values, mask, chooser = endgame
+    best, other = (3, 6, 9, 12, 15, 18, 20, 30, 40, 0), (2, 4, 6, 8, 10, 12, 0, 0, 0, 0)
     rivals = [parse_sheet(game, ",".join(f"{b}={v}" for b, v in zip(NAMES, row)))
-              for row in ((3, 6, 9, 12, 15, 18, 20, 30, 40, 0), (2, 4, 6, 8, 10, 12, 0, 0, 0, 0))]
+              for row in [best] * level + [other] * (level == 1)]
     sheet = parse_sheet(game, "ones=3,twos=6,threes=9,fives=15,sixes=18,straight=25,"
                               "full_house=30,four=40,general=0")
     assert sheet.mask == mask
     # the same sheet holding the points that give the lead asked for
     me = type(sheet)(sheet.scores, sheet.counters, mask, sheet.extra,
                      max(s.points for s in rivals) + lead)
-    e2, e3, start_value = plain_turn(lambda r, k: beat(frozenset(), lead + score(3, r, k)))
+    e2, e3, start_value = plain_turn(lambda r, k: beat(frozenset(), lead + score(3, r, k),
+                                                       level))
     for faces, roll in (((2, 3, 4, 4, 6), 1), ((4, 4, 4, 5, 6), 2), ((1, 4, 4, 4, 4), 1)):
         advice = advise_table(game, values, me, rivals, faces, roll, chooser=chooser)
         assert advice.approximate and advice.objective == "win"
@@ -283,7 +288,7 @@ def test_with_every_rival_finished_the_win_policy_is_exact(endgame, lead):
             if "keep" in ch.action:
                 want = kept[tuple(sorted(ch.action["keep"]))]
             else:
-                want = beat(frozenset(), lead + score(3, tuple(sorted(faces)), roll))
+                want = beat(frozenset(), lead + score(3, tuple(sorted(faces)), roll), level)
             assert ch.probability == pytest.approx(want, abs=2e-6), ch.label
         assert advice.choices[0].loss == 0
 
@@ -292,10 +297,14 @@ def test_the_rivals_best_total_is_a_distribution(endgame):
     _, _, mask, chooser = endgame
     masks = np.array([[FULL, mask], [mask, mask], [FULL, FULL]])
     points = np.array([[150, 120], [100, 101], [90, 90]])
-    lo, pmf = chooser.best_rival(masks, points)
+    lo, pmf, tie = chooser.best_rival(masks, points)
     assert pmf.sum(axis=1) == pytest.approx(np.ones(3), abs=1e-8)
     assert (pmf >= -1e-12).all()
     assert lo[2] == 90 and pmf[2, 0] == pytest.approx(1.0)
+    assert tie[2, 0] == pytest.approx(1 / 3)  # two rivals level at 90
+    # one rival at 150 for sure, the other (120, fours open) below it: a tie is ½
+    assert tie[0, 0] == pytest.approx(pmf[0, 0] / 2)
+    assert (tie <= pmf / 2 + 1e-12).all() and (tie >= pmf / 3 - 1e-12).all()
     totals = lo[0] + np.arange(pmf.shape[1])
     assert pmf[0][totals < 150].sum() == pytest.approx(0.0)
 

@@ -60,8 +60,8 @@ def advise_table(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
     masks = np.array([start.masks])
     points = np.array([start.points])
     others = [j for j in range(players) if j != seat]
-    lo, pmf = chooser.best_rival(masks[:, others], points[:, others])
-    vec = chooser.vector_values(masks[:, seat], points[:, seat], lo, pmf)
+    vec = chooser.vector_values(masks[:, seat], points[:, seat],
+                                *chooser.best_rival(masks[:, others], points[:, others]))
     writes, _ = chooser.turn_writes(vec)
     turn = solve_turn(writes, chooser.first_roll_end)
     r = dice.roll_index(dice.counts_of(faces))
@@ -116,8 +116,8 @@ def table_chance(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
     chooser = win_chooser(game, solitaire.values)
     masks, points = np.array([start.masks]), np.array([start.points])
     others = [j for j in range(players) if j != seat]
-    lo, pmf = chooser.best_rival(masks[:, others], points[:, others])
-    vec = chooser.vector_values(masks[:, seat], points[:, seat], lo, pmf)
+    vec = chooser.vector_values(masks[:, seat], points[:, seat],
+                                *chooser.best_rival(masks[:, others], points[:, others]))
     estimate = float(turn_start_value(chooser.turn_writes(vec)[0], chooser.first_roll_end)[0])
     seats = tuple("win" if j == seat else "optimal" for j in range(players))
     played = seated_race(game, solitaire.values, seats, games, seed, 0, start)

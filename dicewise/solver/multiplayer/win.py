@@ -7,10 +7,11 @@ rival's remaining points distributed as under the expected-score policy from tha
 sheet (``target.policy_target_values``: P(remaining ≥ need) for every sheet and need),
 rivals independent — and then values ending the turn on sheet s' with p' points as
 
-    V(s', p') = Σ_m P(M = m) · ½ [W(s', m + 1 − p') + W(s', m − p')],
+    V(s', p') = Σ_m P(M = m) · W(s', m + 1 − p') + T(m) · [W(s', m − p') − W(s', m + 1 − p')],
 
 W(s, need) the largest probability of writing at least ``need`` more points
-(``target.solve_target``): the chance to finish above m, a tie counted half.  The turn is
+(``target.solve_target``): the chance to finish above m, and a tie at m shared with the k
+rivals there, T(m) = E[1/(k + 1); M = m] (½ P(M = m) against one rival).  The turn is
 then solved exactly with V as its write values.  V mixes W's of different targets, each
 with its own best play, so it overstates the chance a little (it plays as if it knew M);
 its choices are what is measured (docs/players.md).
@@ -63,6 +64,10 @@ class WinChooser:
         pad = int(rules.max_points.sum()) + int(rules.max_points.max()) + 2
         self.u = np.concatenate([np.ones((n_states, pad), np.float32), u,
                                  np.zeros((n_states, pad), np.float32)], axis=1)
+        # D[s, y] = W(s, y) − W(s, y + 1), the chance of exactly y more points (a tie's)
+        d = (w[:, :-1] - w[:, 1:]).astype(np.float32)
+        self.d = np.concatenate([np.zeros((n_states, pad), np.float32), d,
+                                 np.zeros((n_states, pad), np.float32)], axis=1)
         self.w_lo -= pad
         self.e, self.e_lo = dense_rows(rivals, n_states)
         self.rules = rules
@@ -77,32 +82,40 @@ class WinChooser:
 
     # --- the rivals' best total ------------------------------------------------------
 
-    def best_rival(self, masks: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(lo (G,), pmf (G, K)): P(M = lo + i), M the best final total of the rivals."""
+    def best_rival(self, masks: np.ndarray, points: np.ndarray):
+        """(lo (G,), pmf (G, K), tie (G, K)): P(M = lo + i), M the best final total of the
+        rivals, and E[1/(k + 1); M = lo + i], k the rivals who reach it (a tie's share)."""
         lo = points.max(axis=1)
         hi = (points + self.most_of[masks]).max(axis=1)
         k = int((hi - lo).max()) + 1
-        m = lo[:, None] + np.arange(k)[None, :]  # (G, K) totals
-        cdf = np.ones(m.shape)
+        m = lo[:, None] + np.arange(-1, k)[None, :]  # (G, K + 1) totals, from lo − 1
+        cdf = np.ones((len(lo), k))
         width = self.e.shape[1]
+        # by_count[n]: P(every rival ends at most m, n of them exactly at m)
+        by_count = [np.ones((len(lo), k))]
         for j in range(masks.shape[1]):
             # P(p_j + R_j ≤ m) = 1 − P(R_j ≥ m − p_j + 1)
             need = np.clip(m - points[:, j:j + 1] + 1 - self.e_lo, 0, width - 1)
-            cdf *= 1.0 - self.e[masks[:, j:j + 1], need]
+            at_most = 1.0 - self.e[masks[:, j:j + 1], need]
+            below, at = at_most[:, :-1], at_most[:, 1:] - at_most[:, :-1]
+            cdf *= at_most[:, 1:]
+            by_count = [c * below + (by_count[n - 1] * at if n else 0.0)
+                        for n, c in enumerate(by_count + [np.zeros_like(cdf)])]
+        tie = sum(c / (n + 1) for n, c in enumerate(by_count) if n)
         pmf = np.diff(cdf, axis=1, prepend=0.0)
         # drop the tails that hold less than TAIL of the probability
         first = (cdf <= TAIL).sum(axis=1)
         last = np.minimum((cdf < 1 - TAIL).sum(axis=1), k - 1)
         width = int((last - first).max()) + 1
         at = first[:, None] + np.arange(width)[None, :]
-        pmf = np.where(at < k, np.take_along_axis(pmf, np.minimum(at, k - 1), axis=1), 0.0)
-        return lo + first, pmf
-        return lo, pmf
+        pmf, tie = (np.where(at < k, np.take_along_axis(x, np.minimum(at, k - 1), axis=1), 0.0)
+                    for x in (pmf, tie))
+        return lo + first, pmf, tie
 
     # --- the values of ending the turn ------------------------------------------------
 
     def vector_values(self, mine: np.ndarray, points: np.ndarray, lo: np.ndarray,
-                      pmf: np.ndarray) -> np.ndarray:
+                      pmf: np.ndarray, tie: np.ndarray) -> np.ndarray:
         """(G, n_vec) V of each write vector (box, points); −inf where the box is filled."""
         r = self.rules
         g = len(mine)
@@ -111,6 +124,8 @@ class WinChooser:
             sl = slice(a, a + CHUNK)
             m, p, l, f = mine[sl], points[sl], lo[sl], pmf[sl]
             k = int(np.flatnonzero(f.any(axis=0)).max()) + 1 if f.any() else 1
+            # U counts a tie half; the share it is beyond one rival corrects that
+            shared = (tie[sl, :k] - 0.5 * f[:, :k]).astype(np.float32)
             f = f[:, :k].astype(np.float32)
             nxt = m[:, None] | (1 << r.vec_box)[None, :]  # (g, n_vec)
             filled = (m[:, None] >> r.vec_box[None, :]) & 1 == 1
@@ -120,6 +135,9 @@ class WinChooser:
             col = base[:, :, None] + np.arange(k)[None, None, :]
             vals = self.u[nxt[:, :, None], col]  # (g, n_vec, k)
             v = np.einsum("gvk,gk->gv", vals, f, dtype=np.float64)
+            if shared.any():
+                v += np.einsum("gvk,gk->gv", self.d[nxt[:, :, None], col], shared,
+                               dtype=np.float64)
             v += self.nudge * (r.vec_points[None, :] + self.solitaire[nxt])
             out[sl] = np.where(filled, -np.inf, v)
         return out
@@ -147,8 +165,8 @@ class WinChooser:
 
     def decisions(self, seat: int, masks: np.ndarray, points: np.ndarray) -> Decisions:
         others = np.delete(np.arange(masks.shape[1]), seat)
-        lo, pmf = self.best_rival(masks[:, others], points[:, others])
-        vec = self.vector_values(masks[:, seat], points[:, seat], lo, pmf)
+        vec = self.vector_values(masks[:, seat], points[:, seat],
+                                 *self.best_rival(masks[:, others], points[:, others]))
         writes, boxes = self.turn_writes(vec)
         e2, e3 = solve_turn(writes, self.first_roll_end).before_roll
         b3, k3 = best_sub_keep_and_keep(e3)
