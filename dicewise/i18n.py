@@ -139,11 +139,16 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
     language of ``tr``, box names translated; None for a kind of choice it does not know."""
     lang = getattr(tr, "lang", "en")
     if "keep" in action:
-        kept = action["keep"]
+        kept, left = action["keep"], detail.get("rolls_left")
         if len(kept) == 5:
-            return tr("stop and write (keep all five)")
-        return tr("keep {kept} (reroll {n})").format(
-            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
+            if left is None or left < 2:
+                return tr("stop and write (keep all five)")
+            return tr("keep all five (reroll none; rolls left: {left})").format(left=left)
+        if left is None:
+            return tr("keep {kept} (reroll {n})").format(
+                kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
+        return tr("keep {kept} (reroll {n}; rolls left: {left})").format(
+            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept), left=left)
     if "write" in action:
         return tr("write {box} for {score}").format(box=box_label(ruleset, action["write"], lang),
                                                     score=detail.get("score"))

@@ -101,7 +101,8 @@ def test_advise_json_shape():
     writes = [o for o in doc["choices"] if "write" in o["action"]]
     keeps = [o for o in doc["choices"] if "keep" in o["action"]]
     for o in keeps:
-        assert list(o) == ["action", "label", "expected", "loss", "dice"]
+        assert list(o) == ["action", "label", "expected", "loss", "dice", "rolls_left"]
+        assert o["rolls_left"] == 2
         assert o["action"] == {"keep": o["dice"]}
     for o in writes:
         assert list(o) == ["action", "label", "expected", "loss", "category", "score"]

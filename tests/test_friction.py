@@ -62,10 +62,17 @@ def test_advise_top_keeps_the_best_k():
     assert f"and {len(full['choices']) - 4} more choices (--top K" in out
 
 
-def test_keeping_all_five_reads_stop_and_write():
-    full = json.loads(run("advise", "general", "--roll", "1", *DICE, "--json")[1])
-    labels = {c["label"] for c in full["choices"] if c["action"] == {"keep": [2, 2, 4, 6, 6]}}
-    assert labels == {"stop and write (keep all five)"}
+@pytest.mark.parametrize("roll, label", [
+    (2, "stop and write (keep all five)"),
+    # after roll 1 the five go to roll 2 as they are and may still be rolled, so its value
+    # can pass every write of roll 1: it is no stop
+    (1, "keep all five (reroll none; 2 rolls left)")])
+def test_keeping_all_five_says_what_it_does(roll, label):
+    full = json.loads(run("advise", "general", "--roll", str(roll), *DICE, "--json")[1])
+    keep = [c for c in full["choices"] if c["action"] == {"keep": [2, 2, 4, 6, 6]}]
+    assert [c["label"] for c in keep] == [label] and keep[0]["rolls_left"] == 3 - roll
+    ru = run("advise", "general", "--roll", str(roll), *DICE, "--lang", "ru", "--top", "30")[1]
+    assert ("осталось бросков: 2" in ru) == (roll == 1)
 
 
 @pytest.mark.parametrize("args,message", [

@@ -244,11 +244,11 @@ def _no_locale(monkeypatch):
 
 @pytest.mark.parametrize("lang,words", [
     ("ru", ["general: бросок 2 из 3, кости 1 1 2 5 6; записано очков: 0, ожидание в начале хода",
-            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3)",
+            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3; осталось бросков: 1)",
             "... и ещё вариантов: 31 (--top K покажет K лучших)",
             "игра окончена: пять одинаковых с первого броска заканчивают игру"]),
     ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano pkt: 0, oczekiwana na początku tury",
-            "wartości: dokładnie", "oczekiwane", "strata", "ruch", "zostaw 1 1 (przerzuć 3)",
+            "wartości: dokładnie", "oczekiwane", "strata", "ruch", "zostaw 1 1 (przerzuć 3; zostało rzutów: 1)",
             "... i jeszcze ruchów: 31 (--top K pokazuje K najlepszych)",
             "gra skończona: pięć jednakowych w pierwszym rzucie kończy grę"])])
 def test_advise_speaks_the_players_language(lang, words, monkeypatch):
@@ -558,7 +558,7 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
 
     opening = run("--format", "text", "--lang", "ru").splitlines()
     assert opening[0].split()[:3] == ["бросок", "кости", "лучший"]
-    assert any("оставить 1 1 1 1 (перебросить 1)" in line for line in opening)
+    assert any("оставить 1 1 1 1 (перебросить 1; осталось бросков: " in line for line in opening)
     assert any("записать полный дом: 35" in line for line in opening)
     assert "пять одинаковых с первого броска заканчивают игру" in opening[1]
     table = api.strategy_table("general", "opening")

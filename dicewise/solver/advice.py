@@ -22,15 +22,19 @@ from .turn import solve_turn
 def keep_label(kept, rolls_left: int | None = None) -> str:
     """``keep 6 6 (reroll 3; 1 roll left)`` for people."""
     left = "" if rolls_left is None else f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
-    if len(kept) == dice.N_DICE:  # rolling none is stopping: the dice are written next
-        return "stop and write (keep all five)"
+    if len(kept) == dice.N_DICE:
+        if rolls_left is None or rolls_left < 2:  # before the last roll: the dice are written next
+            return "stop and write (keep all five)"
+        # after roll 1 the dice go to roll 2 as they are, where they may still be rolled
+        return f"keep all five (reroll none{left})"
     return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"
 
 
 def keep_choice(kept, expected: float, loss: float, rolls_left: int) -> Choice:
     """Keep ``kept`` and roll the rest, valued."""
     kept = list(kept)
-    return Choice({"keep": kept}, keep_label(kept, rolls_left), expected, loss, {"dice": kept})
+    return Choice({"keep": kept}, keep_label(kept, rolls_left), expected, loss,
+                  {"dice": kept, "rolls_left": rolls_left})
 
 
 def write_choice(box: str, score, expected: float, loss: float) -> Choice:

@@ -95,7 +95,8 @@ def advise_table(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
         for k in dice.sub_keeps(r):
             held = tuple(dice.faces_of(dice.KEEPS[k]))
             options.append((float(kept[k]), 1, held, {"keep": list(held)},
-                            keep_label(held, 3 - roll), {"dice": list(held)}))
+                            keep_label(held, 3 - roll),
+                            {"dice": list(held), "rolls_left": 3 - roll}))
     options.sort(key=lambda o: (-o[0], o[1], o[2]))
     best = options[0][0]
     choices = tuple(Choice(action, label, expected.get(str(action)), best - value, detail,
