@@ -311,7 +311,9 @@ def test_a_damaged_explicit_table_names_the_way_out(tmp_path):
     ok("solve", "general", "--out", str(path))
     path.write_bytes(path.read_bytes()[:100])
     one_error_line(run("advise", "general", "--roll", "1", "--dice", *DICE, "--table", str(path)),
-                   "--rebuild")
+                   f"dicewise solve general --out {path} --rebuild")
+    assert "dicewise solve general --out" in run("advise", "general", "--roll", "1", "--dice",
+                                                 *DICE, "--table", str(path), "--lang", "ru").stderr
     ok("solve", "general", "--out", str(path), "--rebuild")
     ok("advise", "general", "--roll", "1", "--dice", *DICE, "--table", str(path))
 

@@ -160,7 +160,9 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
             return load(game, rules, path)
         except TableError as e:
             if explicit or must_exist:
-                raise TableError(f"{e}; or build it anew with --rebuild") from None
+                raise TableError(Message("{why}; or build it anew: dicewise solve {game} --out "
+                                         "{path} --rebuild (with the same --option flags)",
+                                         why=str(e), game=game.name, path=str(path))) from None
             warn(f"{e}; rebuilding it")
     with _build_lock(path):
         if not rebuild and path.exists():  # another process built it while we waited
