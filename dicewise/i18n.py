@@ -144,11 +144,10 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
             if left is None or left < 2:
                 return tr("stop and write (keep all five)")
             return tr("keep all five (reroll none; rolls left: {left})").format(left=left)
-        if left is None:
-            return tr("keep {kept} (reroll {n})").format(
-                kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept))
-        return tr("keep {kept} (reroll {n}; rolls left: {left})").format(
-            kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept), left=left)
+        text = (tr("keep {kept} (reroll {n})") if left is None else
+                tr("keep {kept} (reroll {n}; rolls left: {left})"))
+        return text.format(kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept),
+                           left=left)
     if "write" in action:
         return tr("write {box} for {score}").format(box=box_label(ruleset, action["write"], lang),
                                                     score=detail.get("score"))
