@@ -10,6 +10,12 @@ usually pass nothing.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
+import numbers
+import os
+import reprlib
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -24,11 +30,108 @@ from .solver.stats import PairedComparison, ScoreSummary
 from .tables import store
 
 
+# --- arguments -------------------------------------------------------------------------------
+
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _text(value) -> bool:
+    return isinstance(value, str)
+
+
+def _maybe(test):
+    return lambda value: value is None or test(value)
+
+
+def _many(value) -> bool:
+    """Whether ``value`` is a collection of things (a list, a tuple, an array), not a text
+    or a mapping."""
+    return isinstance(value, Collection) and not isinstance(value, (str, bytes, Mapping))
+
+
+def _each(test):
+    return lambda value: _many(value) and all(test(v) for v in value)
+
+
+def _texts(value) -> bool:
+    """One text, or a collection of texts (None for an empty sheet)."""
+    return _text(value) or _each(_maybe(_text))(value)
+
+
+def _options(value) -> bool:
+    if isinstance(value, Mapping):
+        return all(map(_text, value))
+    return value is None or _each(_text)(value)
+
+
+def _lines(value) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
+
+
+#: What each parameter of the API takes: (test, the words that say it).  A name means the
+#: same thing in every function.
+TAKES = {
+    "options": (_options, "a dict of option values, KEY=VALUE texts, or None"),
+    "dice": (_each(_whole), "five whole numbers, such as [2, 2, 4, 6, 6]"),
+    "roll": (_maybe(_whole), "the roll number (a whole number) or None"),
+    "sheet": (_maybe(_text), "a text in the --sheet notation, or None"),
+    "opponent_sheet": (_maybe(_text), "a text in the --sheet notation, or None"),
+    "opponent_sheets": (_texts, "a text in the --sheet notation, or a list of them"),
+    "fifth": (_maybe(_text), "a text in the --fifth notation, or None"),
+    "opponent_fifths": (_texts, "a text in the --fifth notation, or a list of them"),
+    "games": (_whole, "a whole number"),
+    "seed": (_whole, "a whole number"),
+    "players": (_whole, "a whole number"),
+    "max_failures": (_whole, "a whole number"),
+    "workers": (_maybe(_whole), "a whole number or None"),
+    "scheduler": (_maybe(_text), "a text or None"),
+    "table": (_maybe(lambda v: isinstance(v, (str, os.PathLike))), "a path or None"),
+    "progress": (_maybe(callable), "a factory (units, label) -> context manager, or None"),
+    "agent": (lambda v: callable(v) or hasattr(v, "act"),
+              "a callable observation -> action, or an object with act"),
+    "lines": (_lines, "JSON lines: an open file or a list of texts"),
+    "log": (_maybe(lambda v: callable(getattr(v, "write", None))),
+            "a text file open for writing, or None"),
+    "solution": (lambda v: isinstance(v, Solution), "a Solution (what solve returns)"),
+}
+
+
+def _shown(value) -> str:
+    """An argument in a one-line message: its short repr, else its type."""
+    shown = reprlib.repr(value)
+    return shown if "\n" not in shown else type(value).__name__
+
+
+def _checked(function):
+    """``function``, refusing first, in one line that names the parameter, an argument of a
+    type the parameter does not take (``TAKES``); a NumPy whole number goes on as an int."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:  # a call that does not fit: Python's own message says why
+            return function(*args, **kwargs)
+        for name, value in bound.arguments.items():
+            if name in TAKES and not TAKES[name][0](value):
+                raise DicewiseError(f"{name} takes {TAKES[name][1]}, not {_shown(value)}")
+            if isinstance(value, np.integer):
+                bound.arguments[name] = int(value)
+        return function(*bound.args, **bound.kwargs)
+
+    return checked
+
+
+# --- the commands ------------------------------------------------------------------------------
+
 def game_of(ruleset) -> Game:
     """The protocol object of a ruleset name (or the object itself)."""
     return ruleset if isinstance(ruleset, Game) else get_game(ruleset)
 
 
+@_checked
 def make_rules(ruleset, options=None):
     """(game, rules) for a ruleset name and options (dict or ``KEY=VALUE`` strings)."""
     game = game_of(ruleset)
@@ -40,6 +143,7 @@ def _needs(game: Game, command: str) -> None:
         raise unsupported(game, command)
 
 
+@_checked
 def for_command(ruleset, command: str, options=None):
     """(game, rules) for a command, refusing a game that lacks it or bad options, in one line."""
     game, rules = make_rules(ruleset, options)
@@ -51,24 +155,20 @@ def _quiet(units, label):
     return contextlib.nullcontext(None)
 
 
+@_checked
 def solve(ruleset, options=None, *, table=None, rebuild: bool = False, progress=None) -> Solution:
     """Solve (or fit) a ruleset, reusing its table when present (``rebuild`` forces a new one)."""
     game, rules = for_command(ruleset, "solve", options)
     return store.solution(game, rules, table, rebuild=rebuild, progress_factory=progress)
 
 
+@_checked
 def solve_report(solution: Solution) -> dict:
-    """What ``dicewise solve --json`` prints for a solution."""
-    game = solution.game
-    report = {"ruleset": game.name, "rule_options": solution.rule_options,
-              "expected_score": solution.expected_score, "approximate": solution.approximate,
-              "ci95": list(solution.ci95) if solution.ci95 else None,
-              "error_estimate": solution.error_estimate,
-              "seconds": round(solution.seconds, 3), "built": solution.built,
-              "table": str(solution.table) if solution.table else None}
-    return {**report, **game.solve_report(solution)}
+    """What ``dicewise solve --json`` prints for a solution (``Solution.to_json``)."""
+    return solution.to_json()
 
 
+@_checked
 def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
            fifth: str | None = None, options=None, table=None, target: int | None = None,
            progress=None) -> Advice:
@@ -158,6 +258,7 @@ def check_policy(game: Game, rules, policy: str) -> None:
     table_for(game, rules, target)
 
 
+@_checked
 def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optimal", options=None,
              table=None, progress=None) -> Simulation:
     """Play ``games`` games with a policy on the dice stream of ``seed`` and summarise them."""
@@ -201,6 +302,7 @@ class Duel:
                 "b": self.b, "seed": self.seed, **self.comparison.to_json()}
 
 
+@_checked
 def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, seed: int = 0,
          options=None, table=None, progress=None) -> Duel:
     """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin."""
@@ -226,6 +328,7 @@ class StrategyTable:
         return [dict(zip(self.header, r)) for r in self.rows]
 
 
+@_checked
 def strategy_table(ruleset, what: str | None = None, *, options=None, games: int = 20000,
                    seed: int = 0, table=None, progress=None) -> StrategyTable:
     """One of the game's strategy tables (``game.tables`` names them; the first by default)."""
@@ -242,6 +345,7 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
     return StrategyTable(game.name, what, list(header), [list(r) for r in rows])
 
 
+@_checked
 def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: str = "continue",
                 max_failures: int = 3, options=None, table=None, log=None, target: int | None = None,
                 players: int = 1, sheet: str | None = None, opponent_sheet: str | None = None,
@@ -264,6 +368,7 @@ def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: s
         return run(solution, agent, games, seed, on_error, log, update, max_failures)
 
 
+@_checked
 def check_bench_modes(target, players: int, sheet, opponent_sheet):
     """The objective bench-agent judges by, or one line (before any table is built) saying
     why these modes cannot be judged together."""
@@ -291,6 +396,7 @@ def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
                     solution.meta, solution.table, False, 0.0)
 
 
+@_checked
 def review(ruleset, lines, *, options=None, table=None, progress=None):
     """Judge a logged game (agent-protocol JSON lines), decision by decision."""
     from .play.review import review_lines
@@ -331,6 +437,7 @@ def _two_player_game(ruleset, options):
     return game, rules
 
 
+@_checked
 def exact_race(ruleset, players: int, options=None) -> bool:
     """Whether a table of ``players`` is the exactly solved two-player race (else the game's
     approximate table play answers, where it has one)."""
@@ -338,11 +445,13 @@ def exact_race(ruleset, players: int, options=None) -> bool:
     return players == 2 and 2 in game.players(rules)
 
 
+@_checked
 def check_two_players(ruleset, options=None) -> None:
     """Refuse, in one line, a ruleset whose two-player race is not solved."""
     _two_player_game(ruleset, options)
 
 
+@_checked
 def solve_two_player(ruleset, options=None, *, table=None, rebuild: bool = False,
                      must_exist: bool = False, scheduler: str | None = None,
                      workers: int | None = None, progress=None):
@@ -402,6 +511,7 @@ class Chance:
                 **dict(self.fields), "probability": self.probability}
 
 
+@_checked
 def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str | None = None,
                       options=None, table=None, progress=None) -> Chance:
     """P(win) + ½P(draw) for the player to move (``sheet``) against ``opponent_sheet``."""
@@ -425,6 +535,7 @@ def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str 
     return Chance(game.name, rules.options, probability, fields)
 
 
+@_checked
 def advise_two_player(ruleset, *, dice, roll: int, sheet: str | None = None,
                       opponent_sheet: str | None = None, options=None, table=None,
                       progress=None) -> Advice:
@@ -432,6 +543,7 @@ def advise_two_player(ruleset, *, dice, roll: int, sheet: str | None = None,
     from .solver.two_player import advise_two_player as advise_race
 
     game, rules = _two_player_game(ruleset, options)
+    game.check_position(rules, {"dice": dice, "roll": roll, "sheet": sheet})  # before a build
     values, me, them, _ = _race(game, rules, sheet, opponent_sheet, table, progress)
     solitaire = store.solution(game, rules, progress_factory=progress).payload
     return advise_race(values, me, them, dice, roll, solitaire)
@@ -451,6 +563,7 @@ class RaceDuel:
                 **self.result.to_json(), "exact": None if self.exact is None else dict(self.exact)}
 
 
+@_checked
 def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int = 10000,
                     seed: int = 0, exact: bool = False, options=None, table=None,
                     progress=None) -> RaceDuel:
@@ -521,6 +634,7 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
     return Solution(game, rules, None, {}, None, False, 0.0), f"target:{target}", played
 
 
+@_checked
 def chance(ruleset, *, target: int, sheet: str | None = None, options=None, table=None,
            progress=None) -> Chance:
     """P(final ≥ target) from the start of the next turn with ``sheet``, playing for it, and
@@ -539,6 +653,7 @@ def chance(ruleset, *, target: int, sheet: str | None = None, options=None, tabl
         "points": written.points, "probability_expected_score_policy": q})
 
 
+@_checked
 def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, target: int,
                   options=None, table=None, progress=None) -> Advice:
     """Every choice ranked by P(final ≥ target), with its expected final score beside and the
@@ -552,6 +667,7 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
     return rank_for_target(game, base, tsol, sheet, dice, roll, target)
 
 
+@_checked
 def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
     from .solver.target.table import table_for
@@ -599,6 +715,7 @@ def _seat_policy(game: Game, rules, policy: str) -> str:
     return policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
 
 
+@_checked
 def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
                  games: int = 10000, seed: int = 0, options=None, table=None,
                  progress=None) -> TableDuel:
@@ -647,6 +764,7 @@ def _table_sheets(ruleset, players, sheet, opponent_sheets, options):
             [parse_sheet(rules, s or None) for s in (opponent_sheets or [])])
 
 
+@_checked
 def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
                    sheet: str | None = None, opponent_sheets=(), fifth: str | None = None,
                    opponent_fifths=(), options=None, table=None, progress=None) -> Advice:
@@ -686,6 +804,7 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     return game.advise_table(solution, position, rivals)
 
 
+@_checked
 def chance_players(ruleset, *, players: int, sheet: str | None = None, opponent_sheets=(),
                    games: int = 2000, seed: int = 0, options=None, progress=None) -> Chance:
     """The mover's share of the win at a table of ``players`` from the start of its turn:

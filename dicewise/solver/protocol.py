@@ -93,15 +93,16 @@ class Choice:
 def with_loss_errors(deep, shallow, scale: float, floor, slope: float = 0.0) -> tuple:
     """The choices ``deep`` (searched values, best first) with their ``loss_error``.
 
-    ``shallow`` are the same choices valued without the search.  Searching moves a choice's
-    loss against the best by |ΔL|; the error left is taken as ``scale`` × |ΔL| + ``slope`` ×
-    loss + ``floor`` (a number, or a function of the choice and the best choice), constants
-    each game sets where the losses can be measured.  The best choice's error is the most by
+    ``shallow`` are the same choices valued without the search (``value``: the expected
+    score, or the probability played for).  Searching moves a choice's loss against the
+    best by |ΔL|; the error left is taken as ``scale`` × |ΔL| + ``slope`` × loss + ``floor``
+    (a number, or a function of the choice and the best choice), constants each game sets
+    where the losses can be measured.  The best choice's error is the most by
     which another might be better: max(error − loss) over the others that the rules do not
     prove worse than it (``detail["dominated_by"]``), or 0.
     """
-    top = max(c.expected for c in shallow)
-    shallow_loss = {repr(c.action): top - c.expected for c in shallow}
+    top = max(c.value for c in shallow)
+    shallow_loss = {repr(c.action): top - c.value for c in shallow}
     floor_of = floor if callable(floor) else (lambda choice, best: floor)
     errors = [scale * abs(c.loss - shallow_loss[repr(c.action)]) + slope * c.loss
               + floor_of(c, deep[0]) for c in deep]
@@ -187,6 +188,17 @@ class Solution:
     @property
     def rule_options(self) -> dict:
         return self.game.rule_options(self.rules)
+
+    def to_json(self) -> dict:
+        """What ``dicewise solve --json`` prints: the value and how sure it is, the table,
+        and what the game adds (``Game.solve_report``)."""
+        report = {"ruleset": self.game.name, "rule_options": self.rule_options,
+                  "expected_score": self.expected_score, "approximate": self.approximate,
+                  "ci95": list(self.ci95) if self.ci95 else None,
+                  "error_estimate": self.error_estimate,
+                  "seconds": round(self.seconds, 3), "built": self.built,
+                  "table": str(self.table) if self.table else None}
+        return {**report, **self.game.solve_report(self)}
 
 
 @dataclass(frozen=True)
