@@ -8,6 +8,7 @@
     python3 benchmarks/bench_ryzykant.py bound --streams 200 --streams-long 40 --seed 0
     python3 benchmarks/bench_ryzykant.py budget
     python3 benchmarks/bench_ryzykant.py loss-error --games 2000 --positions 12000 --seed 3
+    python3 benchmarks/bench_ryzykant.py race-loss-error --positions 48 --rollouts 1000 --seed 3
 
 ``quality``: every policy on the same rolls (common random numbers), mean and 95% CI, the
 paired difference of each against ``optimal`` and the gap to the outside one-roll
@@ -20,7 +21,9 @@ lost (per-sum marks and points, game length, open boxes at the end) and the Bell
 residual by stage of the game, for the previous fit and the new model.  ``loss-error``: on
 ``end_marks=2`` (``puscioch=reroll``, solved exactly) at positions met in play by three
 policies, how often searched and table advice is exactly optimal, its exact loss, and how
-well ``loss_error`` covers the error of the printed losses.  ``exact``: reduced
+well ``loss_error`` covers the error of the printed losses.  ``race-loss-error``: the same
+for the advice of two-player tables, against each split's share of the win measured by
+continuations on common rolls.  ``exact``: reduced
 games solved exactly beside every policy's exact value.  ``endgame``: positions of the
 full game with at most three rolls left, solved exactly.  ``bound``: the information-
 relaxation upper bound on reduced games, and the size of its inner problem on the full
@@ -37,11 +40,12 @@ import time
 import numpy as np
 
 from dicewise.solver.registry import get_game
-from dicewise.solver.ryzykant import approx, bound, exact, search
+from dicewise.solver.ryzykant import approx, bound, exact, race, search
+from dicewise.solver.ryzykant import game as protocol_game
 from dicewise.solver.ryzykant import policy_table as game
 from dicewise.tables import store
 from dicewise.solver.ryzykant.rules import (VALUES, Position, RyzykantRules, apply_splits, legal_splits,
-                                            ruleset_from)
+                                            moves, ruleset_from)
 
 #: The outside one-roll look-ahead heuristic of issue 11 (100,000 games, common rolls).
 BASELINE = 7554.0
@@ -347,8 +351,6 @@ def loss_error_bench(args):
     """How sure searched advice is on ``end_marks=2`` (``puscioch=reroll``), solved exactly:
     at positions and rolls met in play by several policies, every split's exact value, the
     table's (depth 1) and the search's (depth 2)."""
-    from dicewise.solver.ryzykant import game as protocol_game
-
     rules = ruleset_from(["end_marks=2", "puscioch=reroll"])
     table = _table(rules)
     dense = table.model.dense()
@@ -403,6 +405,126 @@ def loss_error_bench(args):
            error_quantiles={q: float(np.quantile(err, q)) for q in (0.5, 0.9, 0.95, 0.99)})
 
 
+def _race_positions(solution, policies, n, seed):
+    """``n`` positions of two-player games on shared rolls (seat 0 ``win``, seat 1
+    ``optimal``), drawn uniformly among the rolls seat 0 split: (its upper, lower; the
+    rival's upper, lower, whether its game goes on; the roll)."""
+    seen = []
+
+    def record(up, lo, alive, rolls):
+        for g in np.flatnonzero(alive[:, 0]):
+            seen.append((up[g, 0], lo[g, 0], up[g, 1], lo[g, 1], bool(alive[g, 1]), int(rolls[g])))
+
+    race.play_shared(solution.rules, policies, n, [seed, 41], record=record)
+    pick = np.random.default_rng(seed).choice(len(seen), size=n, replace=False)
+    return [seen[i] for i in sorted(pick)]
+
+
+def _race_position_rows(task):
+    """One position: the race advice (searched and one roll deep) and every split's share of
+    the win by ``rollouts`` continuations on common rolls, both seats as in the duel."""
+    (up, lo, r_up, r_lo, r_alive, roll), rollouts, seed = task
+    solution, policies = _RACE
+    rules = solution.rules
+    me, them = Position(tuple(map(int, up)), tuple(map(int, lo))), \
+        Position(tuple(map(int, r_up)), tuple(map(int, r_lo)))
+    t = time.perf_counter()
+    advice = race.advise_at_table(solution, me, roll, [(them, not r_alive)])
+    seconds = time.perf_counter() - t
+    win = policies[0]
+    legal, pusc = legal_splits(lo[None], np.array([roll]))
+    rivals = (r_up[None, None], r_lo[None, None], np.array([[not r_alive]]),
+              np.array([[float(score_of(r_up[None])[0])]]))
+    shallow = win.split_values(up[None], lo[None], np.array([roll]), legal, pusc, rivals)[0][0]
+    r_up2, r_lo2, r_end2, _ = win.rivals_after(np.array([roll]), rivals)
+    shares = {}
+    for c in advice.choices:
+        slot = next(m.slot for m in moves(rules, me, roll)
+                    if protocol_game.split_action(*m.pairs, m.fifth) == c.action)
+        u1, l1, end1 = apply_splits(rules, up[None], lo[None], np.array([roll]),
+                                    np.array([slot]), pusc)
+        start_up = np.broadcast_to(np.stack([u1[0], r_up2[0, 0]])[None], (rollouts, 2, len(up)))
+        start_lo = np.broadcast_to(np.stack([l1[0], r_lo2[0, 0]])[None], (rollouts, 2, 6))
+        alive = np.broadcast_to([not end1[0], not r_end2[0, 0]], (rollouts, 2))
+        scores = race.play_shared(rules, policies, rollouts, [seed, 43], start_up, start_lo,
+                                  start_alive=alive)
+        d = scores[:, 0] - scores[:, 1]
+        shares[repr(c.action)] = (d > 0) + 0.5 * (d == 0)
+        shares[repr(c.action) + "shallow"] = float(shallow[slot])
+    return advice, shares, seconds
+
+
+_RACE = None
+
+
+def race_loss_error_bench(args):
+    """How sure the race advice of ``advise ryzykant --players 2`` is: at positions of
+    two-player games (``win`` against ``optimal``), every split's share of the win measured
+    by continuations on common rolls (both seats playing on as in the duel) against the
+    printed losses and their ``loss_error``."""
+    import multiprocessing as mp
+
+    global _RACE
+    solution = store.solution(RYZYKANT, ruleset_from(args.option))
+    dense = solution.payload.dense
+    optimal = approx.model_policy(dense, solution.rules)
+    _RACE = solution, [race.WinPolicy(solution.rules, dense, optimal), optimal]
+    positions = _race_positions(solution, _RACE[1], args.positions, args.seed)
+    tasks = [(p, args.rollouts, args.seed + i) for i, p in enumerate(positions)]
+    with mp.get_context("fork").Pool(args.workers) as pool:
+        rows = pool.map(_race_position_rows, tasks, chunksize=1)
+    covered, covered_noise, se_all, seconds = [], [], [], []
+    grid = {"printed": [], "moved": [], "measured": [], "se": []}  # non-best choices
+    advised = {"searched": [], "one roll deep": []}
+    noise_best = {"searched": [], "one roll deep": []}
+    for advice, shares, sec in rows:
+        seconds.append(sec)
+        keys = [repr(c.action) for c in advice.choices]
+        S = np.array([shares[k] for k in keys])  # (choices, rollouts)
+        mean = S.mean(axis=1)
+        best = advice.choices[0]
+        diff = S[0][None] - S  # the advised split's share minus each one's, paired
+        true_loss = diff.mean(axis=1)
+        se = diff.std(axis=1, ddof=1) / math.sqrt(S.shape[1]) if S.shape[1] > 1 else 0 * mean
+        se_all.extend(se[1:].tolist())
+        shallow = np.array([shares[k + "shallow"] for k in keys])
+        grid["printed"].extend(c.loss for c in advice.choices[1:])
+        grid["moved"].extend(abs(c.loss - (shallow[0] - shallow[i]))
+                             for i, c in enumerate(advice.choices) if i)
+        grid["measured"].extend(true_loss[1:].tolist())
+        grid["se"].extend(se[1:].tolist())
+        for i, c in enumerate(advice.choices):
+            err = max(0.0, -true_loss.min()) if i == 0 else abs(c.loss - true_loss[i])
+            noise = se.max() if i == 0 else se[i]
+            covered.append(err <= c.loss_error)
+            covered_noise.append(err <= c.loss_error + 2 * noise)
+        for name, pick in (("searched", 0), ("one roll deep", int(np.argmax(shallow)))):
+            gap = S - S[pick][None]
+            gap_se = gap.std(axis=1, ddof=1) / math.sqrt(S.shape[1])
+            advised[name].append(float(mean.max() - mean[pick]))
+            noise_best[name].append(bool((gap.mean(axis=1) <= 2 * gap_se + 1e-12).all()))
+    for name in advised:
+        loss = np.array(advised[name])
+        _print(advice=name, positions=len(loss),
+               best_within_noise=float(np.mean(noise_best[name])),
+               mean_loss=float(loss.mean()), p99_loss=float(np.quantile(loss, 0.99)),
+               max_loss=float(loss.max()))
+    g = {k: np.array(v) for k, v in grid.items()}
+    err = np.abs(g["printed"] - g["measured"])
+    for a in (2.0, 3.0, 5.0):
+        for f in (0.0, 0.01, 0.02, 0.03, 0.05):
+            bound = a * g["moved"] + f
+            _print(scale=a, floor=f, coverage=float((err <= bound).mean()),
+                   coverage_within_two_se=float((err <= bound + 2 * g["se"]).mean()),
+                   mean_loss_error=float(bound.mean()))
+    _print(loss_error=f"{race.LOSS_ERROR_SCALE}·|ΔL| + {race.LOSS_ERROR_FLOOR}",
+           choices=len(covered), coverage=float(np.mean(covered)),
+           coverage_within_two_se=float(np.mean(covered_noise)),
+           mean_se_of_measured_loss=float(np.mean(se_all)),
+           advice_seconds_median=float(np.median(seconds)),
+           advice_seconds_max=float(np.max(seconds)))
+
+
 def score_of(upper):
     from dicewise.solver.ryzykant.rules import score
 
@@ -444,12 +566,18 @@ def main():
     le.add_argument("--games", type=int, default=2000)
     le.add_argument("--positions", type=int, default=12000)
     le.add_argument("--seed", type=int, default=3)
+    rl = sub.add_parser("race-loss-error")
+    rl.add_argument("--positions", type=int, default=48)
+    rl.add_argument("--rollouts", type=int, default=1000)
+    rl.add_argument("--seed", type=int, default=3)
+    rl.add_argument("--workers", type=int, default=2)
+    rl.add_argument("-o", "--option", action="append", default=[])
     u = sub.add_parser("budget")
     u.add_argument("--out", default=None)
     args = p.parse_args()
     {"quality": quality, "search": search_bench, "diagnose": diagnose, "exact": exact_variants,
      "endgame": endgame, "bound": bound_bench, "budget": budget,
-     "loss-error": loss_error_bench}[args.what](args)
+     "loss-error": loss_error_bench, "race-loss-error": race_loss_error_bench}[args.what](args)
 
 
 if __name__ == "__main__":

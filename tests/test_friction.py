@@ -173,6 +173,11 @@ def test_tables_for_people_are_rounded_and_csv_keeps_full_precision():
     code, csv_text = run("table", "general", "--what", "opening")
     assert re.search(r"\s171\.011\s", text) and "171.011281" in csv_text
     assert not re.search(r"\d\.\d{5,}", text)
+    code, js = run("table", "general", "--what", "opening", "--format", "json")
+    ended = [row for row in json.loads(js) if "ends the game" in row["best"]]  # 1 1 1 1 1..
+    assert ended and all(row[k] is None for row in ended for k in (
+        "best_expected_points", "runner_up", "runner_up_expected_points", "margin_points"))
+    assert ",,,," in csv_text  # and empty cells in the CSV
 
 
 @pytest.mark.parametrize("args", [

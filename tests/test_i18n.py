@@ -410,10 +410,13 @@ SETUP_BAD = [
     ["table", "general", "--json", "--format", "csv"], ["table", "general", "--plot", "x.png"],
     ["table", "general", "--what", "opening", "--out", "."], ["rules", "generl"],
     ["table", "general", "--what", "nope"],
+    ["advise", "general", "--dice", "1", "2", "3", "4", "5"],  # no --roll
+    ["advise", "poker-school", "--dice", "1", "2", "3", "4", "5"],
     # refused by the command line's parser, before the command runs
     ["advise"], ["advize"], ["advise", "general", "--rol", "1"],
     ["advise", "general", "--roll", "1.5", "--dice", "1", "2", "3", "4", "5"],
     ["advise", "general", *DICE, "6"], ["advise", "general", "--dice", "1", "2"],
+    ["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "--json"],
     ["play", "general", "--players", "abc"], ["play", "general", "--players", "9"],
     ["table", "general", "--format", "xml"], ["rules", "general", "--json=3"],
 ]

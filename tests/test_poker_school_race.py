@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from dicewise.cli.main import cli
+from dicewise.solver import dice
 from dicewise.solver.poker_school import contest, race
 from dicewise.solver.poker_school.game import POKER_SCHOOL
 from dicewise.solver.poker_school.rules import ROW_INDEX
@@ -161,6 +162,52 @@ def test_a_prize_a_rival_earned_is_lost_to_the_mover():
     write_taken = choice_of(taken, {"write": "pair"})
     write_free = choice_of(free, {"write": "pair"})
     assert write_free.expected - write_taken.expected == pytest.approx(12)
+
+
+def test_table_advice_errs_on_the_race_loss_and_shows_it(capsys):
+    """Approximate table advice: each race loss carries its ``loss_error`` (how far the search
+    moved that loss, as for the solitaire advice), close calls by the race losses, and the
+    text shows the ± column and the choices the rules prove worse."""
+    from dicewise.cli.games import print_advice
+    from dicewise.solver.poker_school import advice as advisor
+    from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
+    from dicewise.solver.poker_school.turns import Batch as B
+
+    lin = LinearEvaluator(RULES, prior_weights(RULES) + np.random.default_rng(3).normal(
+        0, 5, Features.of(RULES).size))
+    sheet, rivals, faces = "pair=12/10,twos=6", ["pair=12/12,ones=3,fives=15"], [6, 6, 2, 2, 1]
+    advice = race.advise_at_table(RULES, lin, sheet, rivals, faces, 3, 6.4)
+    mine, others, owners = race.table_sheets(RULES, sheet, rivals)
+    bonus = race.race_bonus(RULES, [B.of_sheet(s) for s in (mine, *others)], 0,
+                            (np.array([owners.premium_owner]), np.array([owners.column_owner])))
+    shallow = advisor.TurnAdvice(RULES, lin, mine, race_bonus=bonus).choices(
+        dice.roll_index(dice.counts_of(faces)), 3)
+    top = shallow[0].expected
+    shallow_loss = {repr(c.action): top - c.expected for c in shallow}
+    share = (RULES.turns - sum(mine.filled)) / RULES.turns
+    best = advice.best
+    # completing the pair row takes its premium (12) from the rival: the race's best, not
+    # the solitaire's
+    assert best.action == {"write": "pair"}
+    assert best.detail["race_value"] - best.expected == pytest.approx(12)
+    assert max(c.expected for c in advice.choices) > best.expected
+    for c in advice.choices[1:]:
+        assert c.loss == pytest.approx(best.detail["race_value"] - c.detail["race_value"])
+        floor = advisor.LOSS_ERROR_FLOOR if "write" in c.action or "cross" in c.action \
+            else advisor.LOSS_ERROR_KEEP_FLOOR
+        want = (advisor.LOSS_ERROR_SCALE * abs(c.loss - shallow_loss[repr(c.action)])
+                + advisor.LOSS_ERROR_SLOPE * c.loss + floor * 6.4 * share)
+        assert c.loss_error == pytest.approx(want, abs=1e-9), c.label
+        dominated = bool(c.detail.get("dominated_by"))
+        assert c.close_call == (c.loss <= c.loss_error and not dominated)
+    others_ = [c.loss_error - c.loss for c in advice.choices[1:]
+               if c.detail.get("dominated_by") != best.action]
+    assert best.loss_error == pytest.approx(max(others_ + [0.0]))
+    print_advice(advice)
+    out = capsys.readouterr().out
+    assert " ± " in out.splitlines()[2] + " "
+    assert f"±{advice.choices[1].loss_error:.2f}" in out
+    assert "(worse than write pair for 12, by the rules)" in out  # crossing the pair
 
 
 @pytest.mark.parametrize("sheet, rivals, message", [

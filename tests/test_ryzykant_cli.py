@@ -69,6 +69,22 @@ def test_solve_of_the_one_roll_game_is_the_exact_optimum(tmp_path, monkeypatch):
     human = run("solve", "ryzykant", "-o", "end_marks=1")
     assert "optimal expected score -593.4310700 (exact" in human.stdout
     assert "fraction: -576815/972" in human.stdout
+    # every split of the one roll ends the game: advice is each split's final score, exact
+    from dicewise.solver import dice
+    from dicewise.solver.ryzykant import rules as rz
+
+    rules, start = rz.RyzykantRules(end_marks=1), rz.Position()
+    roll = dice.roll_index(dice.counts_of([1, 2, 3, 4, 6]))
+    finals = sorted((rz.play(rules, start, roll, m.slot)[0].score
+                     for m in rz.moves(rules, start, roll)), reverse=True)
+    d = _json(run("advise", "ryzykant", "-o", "end_marks=1", "--dice", "1", "2", "3", "4", "6",
+                  "--json"))
+    assert d["approximate"] is False and d["error_estimate"] is None
+    assert [c["expected"] for c in d["choices"]] == finals
+    assert not any("loss_error" in c for c in d["choices"])
+    human = run("advise", "ryzykant", "-o", "end_marks=1", "--dice", "1", "2", "3", "4", "6")
+    assert "every split ends the game, values exact" in human.stdout
+    assert "values: exact" in human.stdout and "±" not in human.stdout
 
 def test_advise_ranks_every_split_best_first():
     d = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet",

@@ -4,7 +4,10 @@ Proves: every seat of a game meets the same rolls (one seat plays exactly the ga
 solitaire simulator on the same stream; identical policies split alike and tie); with the
 rival finished and one roll left (``end_marks=1``: the first mark below ends a game) the win
 policy takes a split that finishes ahead whenever one does — brute force over the splits;
-and the table goes through ``duel --players N`` with A rotating.  Its measured win share is
+advice at a table searched two rolls deep is the next roll's best one-roll-deep chance,
+averaged roll by roll, and each loss carries the documented ``loss_error`` (exact advice,
+every game over with this roll, carries none); and the table goes through ``duel
+--players N`` with A rotating.  Its measured win share is
 in the slow tier and in docs/players.md.
 """
 
@@ -106,13 +109,15 @@ def test_table_advice_on_the_last_roll_is_the_brute_force_chance_to_finish_ahead
                                (1, 0, 0, 0, 0, 0)), True) for _ in range(2)]
         best_rival = max(p.score for p, _ in rivals)
         advice = advise_at_table(solution, pos, roll, rivals)
-        assert advice.objective == "win" and advice.approximate
+        assert advice.objective == "win" and not advice.approximate
+        assert advice.error_estimate is None and "exact: every game ends" in str(advice.headline)
         chances = [c.probability for c in advice.choices]
         assert chances == sorted(chances, reverse=True)
         for c in advice.choices:
             final = finals[str(c.action)]
             want = 1.0 if final > best_rival else 0.5 if final == best_rival else 0.0
             assert c.probability == pytest.approx(want, abs=1e-6)
+            assert c.loss_error is None and not c.close_call  # exact
             checked[want] += 1
     assert checked[0.0] > 20 and checked[1.0] > 20
 
@@ -144,3 +149,81 @@ def test_a_rival_who_split_this_roll_already_is_not_split_again():
     assert keep.sum() > 30
     np.testing.assert_allclose(after[0], before[0])
     np.testing.assert_allclose(after[1], before[1])
+
+
+def _table_position(seed):
+    """A position, a roll with at least four legal splits and one rival before it, mid-game."""
+    rng = np.random.default_rng(seed)
+    pos = rz.Position(tuple(int(x) for x in rng.integers(0, 3, rz.N_SUMS) * 2), (2, 1, 0, 0, 0, 0))
+    rival = rz.Position(tuple(int(x) for x in rng.integers(0, 3, rz.N_SUMS) * 2),
+                        (0, 0, 2, 1, 0, 0))
+    roll = int(rng.integers(0, dice.N_ROLLS))
+    while rz.legal_splits(np.array([pos.lower]), np.array([roll]))[0].sum() < 4:
+        roll = int(rng.integers(0, dice.N_ROLLS))
+    return pos, roll, rival
+
+
+def test_searched_race_values_are_the_next_roll_brute_force(seed=2):
+    # Two rolls deep: for each split, over the 252 next rolls one by one, the best split then
+    # by the one-roll-deep chance, the rival having split this roll as its policy does.
+    rules = rz.RyzykantRules(end_marks=4)
+    model = approx.ValueModel.zero()
+    policy = WinPolicy(rules, model, approx.model_policy(model, rules), spread=300.0)
+    pos, roll, rival = _table_position(seed)
+    up, lo = np.array([pos.upper]), np.array([pos.lower])
+    legal, pusc = rz.legal_splits(lo, np.array([roll]))
+    rivals = (np.array([[rival.upper]]), np.array([[rival.lower]]), np.array([[False]]),
+              np.array([[float(rival.score)]]))
+    deep = policy.searched_values(up, lo, roll, legal, pusc, rivals)
+    shallow = policy.split_values(up, lo, np.array([roll]), legal, pusc, rivals)[0][0]
+    r_up, r_lo, r_end, r_score = policy.rivals_after(np.array([roll]), rivals)
+    going = 0
+    for slot in np.flatnonzero(legal[0]):
+        u1, l1, ended = rz.apply_splits(rules, up, lo, np.array([roll]), np.array([slot]), pusc)
+        if ended[0]:  # the game is over: nothing more to search
+            assert deep[slot] == shallow[slot]
+            continue
+        going += 1
+        want = 0.0
+        for nxt in range(dice.N_ROLLS):
+            lg, pu = rz.legal_splits(l1, np.array([nxt]))
+            chance = policy.split_values(u1, l1, np.array([nxt]), lg, pu,
+                                         (r_up, r_lo, r_end, r_score))[0][0]
+            want += dice.ROLL_PROBABILITY[nxt] * chance.max()
+        assert deep[slot] == pytest.approx(want, abs=1e-12)
+    assert going >= 3 and np.isneginf(deep[~legal[0]]).all()
+
+
+def test_table_advice_errs_on_how_far_the_search_moved_each_loss(capsys):
+    from dicewise.cli.games import print_advice
+    from dicewise.solver.ryzykant.game import split_action
+    from dicewise.solver.ryzykant.race import LOSS_ERROR_FLOOR, LOSS_ERROR_SCALE, advise_at_table
+
+    rules = rz.RyzykantRules(end_marks=4)
+    solution = Solution(RYZYKANT, rules, _Zero(), {}, None, False, 0.0)
+    pos, roll, rival = _table_position(1)
+    advice = advise_at_table(solution, pos, roll, [(rival, False)])
+    policy = WinPolicy(rules, _Zero.dense, approx.model_policy(_Zero.dense, rules))
+    up, lo = np.array([pos.upper]), np.array([pos.lower])
+    legal, pusc = rz.legal_splits(lo, np.array([roll]))
+    rivals = (np.array([[rival.upper]]), np.array([[rival.lower]]), np.array([[False]]),
+              np.array([[float(rival.score)]]), np.array([[False]]))
+    shallow = policy.split_values(up, lo, np.array([roll]), legal, pusc, rivals)[0][0]
+    deep = policy.searched_values(up, lo, roll, legal, pusc, rivals)
+    slot = {str(split_action(*m.pairs, m.fifth)): m.slot for m in rz.moves(rules, pos, roll)}
+    best = advice.choices[0]
+    assert best.probability == pytest.approx(deep.max())
+    for c in advice.choices[1:]:
+        s = slot[str(c.action)]
+        assert c.probability == pytest.approx(deep[s])
+        shallow_loss = shallow[slot[str(best.action)]] - shallow[s]
+        assert c.loss_error == pytest.approx(LOSS_ERROR_SCALE * abs(c.loss - shallow_loss)
+                                             + LOSS_ERROR_FLOOR)
+        assert c.close_call == (0 < c.loss_error and c.loss <= c.loss_error)
+    assert best.loss_error == pytest.approx(
+        max([c.loss_error - c.loss for c in advice.choices[1:]] + [0.0]))
+    assert any(c.loss_error > 0 for c in advice.choices)
+    print_advice(advice)
+    out = capsys.readouterr().out
+    assert "two rolls ahead exactly" in out
+    assert f"±{advice.choices[1].loss_error:.4f}" in out

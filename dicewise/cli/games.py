@@ -288,8 +288,7 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     else:  # ranked by the expected score, or by another value in points ("race value")
         head = tr(ranked_by.replace("_", " ")) if ranked_by else tr("expected")
     width = max(15 if chance else 10, len(head))
-    errors = not chance and not ranked_by and any(
-        ch.loss_error is not None for ch in result.choices)
+    errors = any(ch.loss_error is not None for ch in result.choices)
     error_head = f" {'±':>8}" if errors else ""
     beside = f" {tr('expected'):>10}" if chance or ranked_by else ""
     click.echo(f"{'':>3} {head:>{width}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
@@ -303,9 +302,9 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
             value, loss = f"{ch.probability:.6f}", f"{ch.loss:.6f}"
         else:
             value, loss, expected = expected, f"{ch.loss:.4f}", ""
-        error = f" {f'±{ch.loss_error:.2f}':>8}" if errors and ch.loss_error is not None else \
-            f" {'':>8}" if errors else ""
-        close = "" if chance or ranked_by else f"  ({tr('close call')})" if ch.close_call \
+        error = f" {f'±{ch.loss_error:.{4 if chance else 2}f}':>8}" \
+            if errors and ch.loss_error is not None else f" {'':>8}" if errors else ""
+        close = f"  ({tr('close call')})" if ch.close_call \
             else dominated_note(ch, result.choices, label, tr)
         tail = f" {expected:>10}" if beside else ""
         click.echo(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{close}{mark}")

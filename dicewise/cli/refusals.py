@@ -28,6 +28,10 @@ def refusal(error: click.UsageError, command: click.Command, typed: list[str]) -
         wanted = _wanted(param.type)
         value = typed_value(typed, param.opts, param.nargs) if isinstance(
             param, click.Option) else None
+        if param.nargs > 1 and value and any(w.startswith("--") for w in value.split()):
+            # too few values: click took the next option for one of them
+            return Message("option {name} takes {count} values", name=_name(param),
+                           count=param.nargs)
         if wanted is not None and value is not None:
             return Message("{name} {value}: {wanted}", name=_name(param), value=value,
                            wanted=wanted)

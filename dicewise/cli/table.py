@@ -171,7 +171,7 @@ def _show_advice(game: TableGame) -> None:
         if chance else tr("race value") if ranked_by == "race_value" else tr("expected")
     width = max(10, len(head))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
-    errors = not chance and any(ch.loss_error is not None for ch in advice.choices)
+    errors = any(ch.loss_error is not None for ch in advice.choices)
     error_head = f" {'±':>7}" if errors else ""
     click.echo(f"  {'':>2} {head:>{width}} {tr('loss'):>8}{error_head}  {tr('choice')}   "
                f"({quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)})")
@@ -179,7 +179,7 @@ def _show_advice(game: TableGame) -> None:
         value = (f"{ch.probability:.4f}" if chance else
                  f"{ch.detail[ranked_by]:.2f}" if ranked_by else f"{ch.expected:.2f}")
         loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
-        error = "" if ch.loss_error is None else f"±{ch.loss_error:.2f}"
+        error = "" if ch.loss_error is None else f"±{ch.loss_error:.{4 if chance else 2}f}"
         error = f" {error:>7}" if errors else ""
         close = f"  ({tr('close call')})" if ch.close_call else dominated_note(
             ch, advice.choices, lambda c: _label(game, c), tr)

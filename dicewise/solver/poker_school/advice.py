@@ -50,6 +50,15 @@ def loss_error_floor(error_estimate: float, share: float):
     return floor
 
 
+def searched_loss_errors(game: PokerSchoolRules, sheet: SheetState, searched, table,
+                         error_estimate: float | None) -> tuple[Choice, ...]:
+    """The ``searched`` choices (best first) with ``loss_error`` from how far the search moved
+    each loss against ``table``'s, the same choices valued without it (constants above)."""
+    share = (game.turns - sum(sheet.filled)) / game.turns
+    return with_loss_errors(searched, table, LOSS_ERROR_SCALE,
+                            loss_error_floor(error_estimate or 0.0, share), LOSS_ERROR_SLOPE)
+
+
 def write_choice(row: str, score: int | None, expected: float, loss: float,
                  dominated: bool = False) -> Choice:
     """Score ``score`` in the next cell of ``row`` (None: cross it), valued.
@@ -148,10 +157,8 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
     turn = table
     if approximate and search:
         turn = turn_advice(game, search_evaluator(evaluator), sheet)
-        share = (game.turns - sum(sheet.filled)) / game.turns
-        choices = with_loss_errors(turn.choices(roll_index, roll), choices, LOSS_ERROR_SCALE,
-                                   loss_error_floor(error_estimate or 0.0, share),
-                                   LOSS_ERROR_SLOPE)
+        choices = searched_loss_errors(game, sheet, turn.choices(roll_index, roll), choices,
+                                       error_estimate)
     label = Message("exact") if not approximate else Message(
         "{searched}approximate{shortfall}{bound}",
         searched=Message("searched one turn deep, ") if search else "",

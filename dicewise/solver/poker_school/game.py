@@ -135,7 +135,7 @@ class PokerSchoolGame(Game):
     def check_position(self, rules: PokerSchoolRules, position: Mapping):
         """(sheet, sorted dice, roll number), or a DicewiseError; needs no table."""
         if position.get("roll") is None:
-            raise DicewiseError("give the roll number (1, 2 or 3)")
+            raise DicewiseError(i18n.Message("give the roll number (--roll 1, 2 or 3)"))
         sheet = rules.parse_sheet(position.get("sheet"))
         faces = check_dice(position.get("dice", ()))
         roll = advisor.check_roll(position["roll"])

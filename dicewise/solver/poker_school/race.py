@@ -205,7 +205,7 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
     """Every choice ranked as the ``win`` policy plays it: the expected final score of the
     sheet with the prizes rivals took lost, plus, for a write that completes a prize a rival
     is near (``race_bonus``), that prize once more.  Approximate."""
-    from .advice import TurnAdvice, advise
+    from .advice import TurnAdvice, advise, searched_loss_errors
     from .search import search_evaluator
 
     mine, others, owners = table_sheets(game, sheet, rivals)
@@ -215,16 +215,19 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
     solitaire = advise(game, evaluator, mine, faces, roll, error_estimate, upper_bound,
                        sheet or "")
     faces = list(solitaire.position["dice"])
-    if evaluator.approximate:  # searched one turn deeper, as the solitaire advice is
-        evaluator = search_evaluator(evaluator)
-    racing = TurnAdvice(game, evaluator, mine, race_bonus=bonus)
-    by_action = {str(c.action): c for c in solitaire.choices}
     roll_index = dice.roll_index(dice.counts_of(faces))
+    searched = evaluator.approximate  # one turn deeper, as the solitaire advice is
+    racing = TurnAdvice(game, search_evaluator(evaluator) if searched else evaluator, mine,
+                        race_bonus=bonus)
+    by_action = {str(c.action): c for c in solitaire.choices}
     ranked = racing.choices(roll_index, roll)
     best = ranked[0].expected
     choices = tuple(replace(by_action[str(c.action)], loss=best - c.expected,
                             detail={**by_action[str(c.action)].detail, "race_value": c.expected})
                     for c in ranked)
+    if searched:  # each race loss's error, from how far the search moved it
+        table = TurnAdvice(game, evaluator, mine, race_bonus=bonus).choices(roll_index, roll)
+        choices = searched_loss_errors(game, mine, choices, table, error_estimate)
     near_rows = [ROW_NAMES[r] for r in np.flatnonzero(bonus[0][0] > 0)]
     near_columns = [j + 1 for j in np.flatnonzero(bonus[1][0] > 0)]
     near = near_rows + [f"column{j}" for j in near_columns]

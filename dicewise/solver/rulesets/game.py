@@ -105,7 +105,7 @@ class CategoryGame(Game):
 
     def check_position(self, rules: CategoryRules, position: Mapping):
         if position.get("roll") is None:
-            raise DicewiseError("give the roll number (--roll 1, 2 or 3)")
+            raise DicewiseError(Message("give the roll number (--roll 1, 2 or 3)"))
         sheet = parse_sheet(rules, position.get("sheet"))
         faces = check_position(rules, sheet, position.get("dice", ()), position["roll"])
         return sheet, faces, position["roll"]

@@ -26,10 +26,11 @@ def _empty_sheet(game: CategoryRules) -> Sheet:
     return Sheet((), (), 0, game.initial_extra, 0)
 
 
-def _describe(game: CategoryRules, choice) -> str:
-    """A choice in a few words (said in the players' language where a table is shown)."""
+def _describe(game: CategoryRules, choice):
+    """A choice in a few words (said in the players' language where a table is shown); None
+    where there is none."""
     if choice is None:
-        return ""
+        return None
     if "keep" in choice.action:
         text = "keep " + (" ".join(map(str, choice.action["keep"])) or "nothing")
     else:
@@ -48,13 +49,13 @@ def opening_table(game: CategoryRules, solved: StateValues):
             faces = dice.faces_of(dice.ROLLS[r])
             advice = advise_position(game, solved, sheet, faces, k)
             if not advice.choices:
-                rows.append([k, " ".join(map(str, faces)), advice.ended, "", "", "", ""])
+                rows.append([k, " ".join(map(str, faces)), advice.ended, None, None, None, None])
                 continue
             best, second = advice.choices[0], advice.choices[1] if len(advice.choices) > 1 else None
             rows.append([k, " ".join(map(str, faces)), _describe(game, best),
                          round(best.expected, 6), _describe(game, second),
-                         round(second.expected, 6) if second else "",
-                         round(second.loss, 6) if second else ""])
+                         round(second.expected, 6) if second else None,
+                         round(second.loss, 6) if second else None])
     return header, rows
 
 
@@ -82,7 +83,7 @@ def category_table(game: CategoryRules, solved: StateValues, games: int, seed: i
         s = rec.box_scores[filled, c]
         n = max(int(filled.sum()), 1)
         rows.append([i18n.Box(game.name, name), round(float(filled.mean()), 6),
-                     round(float(s.mean()), 4) if len(s) else "",
+                     round(float(s.mean()), 4) if len(s) else None,
                      round(float((s == 0).sum() / n), 6)]
                     + [round(float((rec.box_roll[filled, c] == k).sum() / n), 6) for k in (1, 2, 3)]
                     + [games])

@@ -350,25 +350,32 @@ def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
     moves.sort(key=lambda m: -round(float(value[m.slot]), 9))
     best = float(value[moves[0].slot])
     top = max(float(shallow[m.slot]) for m in moves)
-    choices = with_loss_errors(tuple(_choice(m, float(value[m.slot]), best) for m in moves),
-                               tuple(_choice(m, float(shallow[m.slot]), top) for m in moves),
-                               LOSS_ERROR_SCALE, LOSS_ERROR_FLOOR)
+    choices = tuple(_choice(m, float(value[m.slot]), best) for m in moves)
+    # Where every split ends the game (always with end_marks=1) each value is its final
+    # score: the advice is exact.
+    exact = all(m.ends for m in moves)
+    if not exact:
+        choices = with_loss_errors(choices,
+                                   tuple(_choice(m, float(shallow[m.slot]), top) for m in moves),
+                                   LOSS_ERROR_SCALE, LOSS_ERROR_FLOOR)
     start = float(approx.values_before(solution.payload.dense, np.array([pos.upper]),
                                        np.array([pos.lower]))[0])
     faces = dice.faces_of(dice.ROLLS[roll])
     # The value at the start is the model's: its measured error is the Bellman residual,
     # which may exceed the error of the expected score at the start.
     err = max(solution.error_estimate or 0.0, solution.meta.get("bellman_residual_rms") or 0.0)
+    values = Message("every split ends the game, values exact") if exact else Message(
+        "splits searched {depth} rolls deep, values approximate (error estimate ±{error} at "
+        "the start)", depth=found.depth, error=f"{err:.0f}")
     headline = Message("ryzykant: dice {dice}; sheet {sheet}; fifth {fifth}; {rolls} rolls, "
-                       "{points} points now; splits searched {depth} rolls deep, values "
-                       "approximate (error estimate ±{error} at the start)",
+                       "{points} points now; {values}",
                        dice=" ".join(map(str, faces)), sheet=pos.sheet or Message("(empty)"),
                        fifth=pos.fifth or Message("(none)"), rolls=pos.rolls,
-                       points=pos.score, depth=found.depth, error=f"{err:.0f}")
+                       points=pos.score, values=values)
     position = {"dice": faces, "sheet": pos.sheet, "fifth": pos.fifth, "points": pos.score,
                 "rolls": pos.rolls}
     return Advice(rules.name, rules.options, position, choices, headline, start,
-                  approximate=True, error_estimate=err)
+                  approximate=not exact, error_estimate=None if exact else err)
 
 
 def _choice(m: rz.Move, value: float, best: float) -> Choice:

@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ...i18n import Listing, Message
 from .. import dice
-from ..protocol import Advice, Choice
+from ..protocol import Advice, Choice, with_loss_errors
 from . import approx
 from .rules import RyzykantRules, apply_splits, legal_splits, score
 
@@ -37,6 +37,11 @@ from .rules import RyzykantRules, apply_splits, legal_splits, score
 SPREAD = 1000.0
 #: How strongly an equal chance is broken toward the better expected score.
 TIE_BREAK = 1e-9
+#: ``loss_error`` of advice at a table, in chance: LOSS_ERROR_SCALE × |how far the second roll
+#: of search moved the loss| + LOSS_ERROR_FLOOR, set against each split's share of the win
+#: measured by continuations of the duel's play (docs/ryzykant.md).
+LOSS_ERROR_SCALE = 3.0
+LOSS_ERROR_FLOOR = 0.05
 
 
 def _phi(x: np.ndarray) -> np.ndarray:
@@ -91,27 +96,15 @@ class WinPolicy:
         r = self.ruleset
         G = len(rolls)
         # the best rival after this roll and the next, on every next roll: (G, 252)
-        r_up, r_lo, r_end, r_score = rivals[:4]
-        split = rivals[4] if len(rivals) > 4 else np.zeros(r_end.shape, bool)
+        r_up, r_lo, r_end, r_score = self.rivals_after(rolls, rivals)
         best_rival = np.full((G, dice.N_ROLLS), -np.inf)
         rival_left = np.zeros(G)
         for k in range(r_up.shape[1]):
-            live = np.flatnonzero(~r_end[:, k])
             value = np.broadcast_to(r_score[:, k:k + 1], (G, dice.N_ROLLS)).copy()
-            if len(live):
-                up, lo = r_up[live, k], r_lo[live, k]
-                lg, pu = legal_splits(lo, rolls[live])
-                choice = self.rival(up, lo, rolls[live], lg, pu)
-                up2, lo2, ended = apply_splits(r, up, lo, rolls[live], choice, pu)
-                done = split[live, k]
-                up2[done], lo2[done], ended[done] = up[done], lo[done], False
-                v = np.broadcast_to(score(up2).astype(float)[:, None], (len(live), dice.N_ROLLS)).copy()
-                going = np.flatnonzero(~ended)
-                if len(going):
-                    v[going] = next_best(self.flat, r, up2[going], lo2[going])
-                    rival_left[live[going]] = np.maximum(rival_left[live[going]],
-                                                         rolls_left(r, lo2[going]))
-                value[live] = v
+            going = np.flatnonzero(~r_end[:, k])
+            if len(going):
+                value[going] = next_best(self.flat, r, r_up[going, k], r_lo[going, k])
+                rival_left[going] = np.maximum(rival_left[going], rolls_left(r, r_lo[going, k]))
             best_rival = np.fmax(best_rival, value)
         # each of my legal splits
         gi, ji = np.nonzero(legal)
@@ -134,23 +127,78 @@ class WinPolicy:
         return chance, expected
 
 
+    def rivals_after(self, rolls, rivals):
+        """The rivals' (upper, lower, ended, score) after this roll, which each still in the
+        game splits as ``rival`` does (``rivals`` as ``split_values`` takes them)."""
+        r_up, r_lo, r_end, r_score = (np.array(a) for a in rivals[:4])
+        split = rivals[4] if len(rivals) > 4 else np.zeros(r_end.shape, bool)
+        for k in range(r_up.shape[1]):
+            live = np.flatnonzero(~r_end[:, k] & ~split[:, k])
+            if not len(live):
+                continue
+            up, lo = r_up[live, k], r_lo[live, k]
+            lg, pu = legal_splits(lo, rolls[live])
+            choice = self.rival(up, lo, rolls[live], lg, pu)
+            up2, lo2, ended = apply_splits(self.ruleset, up, lo, rolls[live], choice, pu)
+            r_up[live, k], r_lo[live, k], r_end[live, k] = up2, lo2, ended
+            r_score[live, k] = score(up2)
+        return r_up, r_lo, r_end.astype(bool), r_score.astype(float)
+
+    def searched_values(self, upper, lower, roll: int, legal, pusc, rivals) -> np.ndarray:
+        """(15,) each legal split of ``roll`` in one position valued two rolls deep: the
+        exact expectation over the next roll of the chance of the best split then
+        (``split_values``), every rival splitting both rolls as ``rival`` does; a split that
+        ends the game keeps its chance one roll deep.  -inf where a split is not legal."""
+        r = self.ruleset
+        rolls = np.array([roll])
+        chance = self.split_values(upper, lower, rolls, legal, pusc, rivals)[0][0]
+        slots = np.flatnonzero(legal[0])
+        up2, lo2, ended = apply_splits(r, np.repeat(upper, len(slots), axis=0),
+                                       np.repeat(lower, len(slots), axis=0),
+                                       np.repeat(rolls, len(slots)), slots,
+                                       np.repeat(pusc, len(slots)))
+        going = slots[~ended]
+        if not len(going):
+            return chance
+        after = self.rivals_after(rolls, rivals)
+        n, R = len(going), dice.N_ROLLS
+        nxt = np.tile(np.arange(R), n)  # every next roll of every split still going
+        up, lo = np.repeat(up2[~ended], R, axis=0), np.repeat(lo2[~ended], R, axis=0)
+        lg, pu = legal_splits(lo, nxt)
+        rivals_then = tuple(np.repeat(a, n * R, axis=0) for a in after)
+        best = self.split_values(up, lo, nxt, lg, pu, rivals_then)[0].max(axis=1)
+        weight = np.tile(dice.ROLL_PROBABILITY, n)
+        if r.puscioch == "reroll":  # a puścioch is thrown again: it weighs nothing
+            weight = weight * ~pu
+        deep = chance.copy()
+        deep[going] = ((best * weight).reshape(n, R).sum(axis=1)
+                       / weight.reshape(n, R).sum(axis=1))
+        return deep
+
+
 def play_shared(ruleset: RyzykantRules, policies, games: int, seed, start_upper=None,
-                start_lower=None, max_steps: int = 2000):
+                start_lower=None, max_steps: int = 2000, start_alive=None, record=None):
     """Final scores (G, N) of ``games`` games of N players on one stream of rolls:
-    ``policies[j]`` is an ``approx.Policy`` or a ``WinPolicy`` (which also sees the rivals)."""
+    ``policies[j]`` is an ``approx.Policy`` or a ``WinPolicy`` (which also sees the rivals).
+    Every seat starts from ``start_upper``/``start_lower`` (G, 11)/(G, 6), or each from its
+    own (G, N, 11)/(G, N, 6); ``start_alive`` (G, N) marks the seats whose game goes on.
+    ``record``, if given, sees every roll before it is split: (upper, lower, alive, rolls)."""
     n = len(policies)
     rng = np.random.default_rng(seed)
     upper = np.zeros((games, n, len(approx._S)), np.int64)
     lower = np.zeros((games, n, 6), np.int64)
     if start_upper is not None:
-        upper[:] = np.asarray(start_upper)[:, None, :]
-        lower[:] = np.asarray(start_lower)[:, None, :]
-    alive = np.ones((games, n), bool)
+        su, sl = np.asarray(start_upper), np.asarray(start_lower)
+        upper[:] = su[:, None, :] if su.ndim == 2 else su
+        lower[:] = sl[:, None, :] if sl.ndim == 2 else sl
+    alive = np.ones((games, n), bool) if start_alive is None else np.array(start_alive, bool)
     for _ in range(max_steps):
         if not alive.any():
             break
         all_rolls = approx.draw_rolls(rng, games)
         before_up, before_lo, before_alive = upper.copy(), lower.copy(), alive.copy()
+        if record is not None:
+            record(before_up, before_lo, before_alive, all_rolls)
         for j, policy in enumerate(policies):
             idx = np.flatnonzero(before_alive[:, j])
             if not len(idx):
@@ -223,10 +271,13 @@ def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None)
 def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     """Every split of ``roll`` ranked by the win policy's estimate of the chance to finish
     ahead of ``rivals`` ((Position, ended) each: before this roll, which they split too, or
-    after it where their sheet has one roll more), the fitted expected score beside:
-    approximate."""
-    from .game import _choice, split_action
+    after it where their sheet has one roll more), searched two rolls deep, with each loss's
+    ``loss_error`` and the expected score of the solitaire advice beside: approximate."""
+    from .game import _advice, _choice, split_action
     from .rules import moves
+
+    def action(m):
+        return split_action(*m.pairs, m.fifth)
 
     rules = solution.rules
     dense = solution.payload.dense
@@ -239,27 +290,38 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     r_end = np.array([[ended for _, ended in rivals]])
     r_score = np.array([[float(p.score) for p, _ in rivals]])
     r_split = np.array([[p.rolls > pos.rolls and not ended for p, ended in rivals]])
-    chance, mean = policy.split_values(upper, lower, rolls, legal, pusc,
-                                       (r_up, r_lo, r_end, r_score, r_split))
-    chance, mean = chance[0], mean[0]
+    rivals_now = (r_up, r_lo, r_end, r_score, r_split)
+    shallow = policy.split_values(upper, lower, rolls, legal, pusc, rivals_now)[0][0]
+    chance = policy.searched_values(upper, lower, roll, legal, pusc, rivals_now)
+    alone = _advice(solution, pos, roll)  # the expected scores, searched as alone
+    mean = {repr(c.action): c.expected for c in alone.choices}
     found = moves(rules, pos, roll)
-    found.sort(key=lambda m: (-round(float(chance[m.slot]), 12), -float(mean[m.slot])))
-    best = float(chance[found[0].slot])
-    by_mean = max(found, key=lambda m: float(mean[m.slot]))
-    choices = []
-    for m in found:
-        c = _choice(m, float(mean[m.slot]), float(mean[by_mean.slot]))
-        choices.append(Choice(c.action, c.label, c.expected, best - float(chance[m.slot]),
-                              c.detail, probability=float(chance[m.slot])))
+    found.sort(key=lambda m: (-round(float(chance[m.slot]), 12), -mean[repr(action(m))]))
+
+    def ranked(values):
+        best = float(values[found[0].slot])
+        for m in found:
+            c = _choice(m, mean[repr(action(m))], alone.best.expected)
+            yield Choice(c.action, c.label, c.expected, best - float(values[m.slot]),
+                         c.detail, probability=float(values[m.slot]))
+
+    choices = tuple(ranked(chance))
+    # With every rival finished and every split ending the game, each chance is 1, ½ or 0.
+    exact = all(m.ends for m in found) and all(ended for _, ended in rivals)
+    if not exact:
+        choices = with_loss_errors(choices, tuple(ranked(shallow)), LOSS_ERROR_SCALE,
+                                   LOSS_ERROR_FLOOR)
+    best = choices[0].probability
     players = len(rivals) + 1
     faces = dice.faces_of(dice.ROLLS[roll])
     rival_text = Listing([Message("{points} (ended)", points=p.score) if ended else str(p.score)
                           for p, ended in rivals])
+    how = Message("exact: every game ends with this roll") if exact else Message(
+        "approximate: two rolls ahead exactly, the fitted value and a spread beyond")
     headline = Message("ryzykant, {players} players on shared rolls: dice {dice}; {points} "
                        "points against {rivals}; estimated chance to finish ahead {chance} with "
-                       "the best split (approximate: one roll ahead exactly, the fitted value "
-                       "and a spread beyond)", players=players, dice=" ".join(map(str, faces)),
-                       points=pos.score, rivals=rival_text, chance=f"{best:.4f}")
+                       "the best split ({how})", players=players, dice=" ".join(map(str, faces)),
+                       points=pos.score, rivals=rival_text, chance=f"{best:.4f}", how=how)
     position = {"players": players, "dice": faces, "sheet": pos.sheet, "fifth": pos.fifth,
                 "points": pos.score, "rolls": pos.rolls,
                 "opponent_sheets": [p.sheet for p, _ in rivals],
@@ -268,6 +330,7 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
                 "opponents_ended": [bool(e) for _, e in rivals]}
     start = float(approx.values_before(dense, upper, lower)[0])
     return Advice(rules.name, rules.options, position, tuple(choices), headline, start,
-                  approximate=True, error_estimate=solution.error_estimate, objective="win",
+                  approximate=not exact, error_estimate=None if exact else solution.error_estimate,
+                  objective="win",
                   turn_start_probability=best,
-                  expected_score_choice=split_action(*by_mean.pairs, by_mean.fifth))
+                  expected_score_choice=alone.best.action)

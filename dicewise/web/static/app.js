@@ -187,7 +187,7 @@ function adviceList(advice, onPick) {
       ].filter(known).join(", ")
     : t("exact");
   // Approximate values: each loss with its error, and the choices it cannot tell apart.
-  const errors = !chance && advice.choices.some(c => known(c.loss_error));
+  const errors = advice.choices.some(c => known(c.loss_error));
   const head = el("tr", {}, el("th", {}, "#"),
     chance ? el("th", {}, advice.objective === "win" ? t("P(win)") : t("P(≥ target)")) : null,
     el("th", {}, t("expected")), el("th", {}, t("loss")), errors ? el("th", {}, "±") : null,
@@ -204,7 +204,7 @@ function adviceList(advice, onPick) {
     chance ? el("td", {}, num(c.probability, 4)) : null,
     el("td", {class: "expected"}, num(c.expected)),
     el("td", {class: "loss"}, num(c.loss, chance ? 4 : 2)),
-    errors ? el("td", {class: "loss-error"}, known(c.loss_error) ? `±${num(c.loss_error)}` : "") : null,
+    errors ? el("td", {class: "loss-error"}, known(c.loss_error) ? `±${num(c.loss_error, chance ? 4 : 2)}` : "") : null,
     el("td", {class: "label"}, c.label,
       chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
         ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null,
