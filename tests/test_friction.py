@@ -226,3 +226,24 @@ def test_a_resumed_game_keeps_its_number_of_choices_and_a_finished_one_its_resul
     path.write_text(json.dumps(game))
     out = CliRunner().invoke(cli, ["play", "--resume", str(path)], input="undo\n").stdout
     assert out.index("the game is over") < out.index("Player 1: the dice?")
+
+
+def test_a_saved_game_that_does_not_replay_is_refused_in_its_own_language(tmp_path):
+    """The refusal of a damaged save speaks the saved game's language unless --lang says
+    otherwise, the reason included."""
+    path = tmp_path / "game.json"
+    result = CliRunner().invoke(cli, ["play", "general", "--players", "2", "--objective",
+                                      "score", "--lang", "ru"],
+                                input=f"dice 2 2 4 6 6\nsave {path}\n")
+    assert result.exit_code == 0
+    game = json.loads(path.read_text())
+    game["events"].append({"pick": 40})
+    path.write_text(json.dumps(game))
+    said = {}
+    for args in ([], ["--lang", "pl"], ["--lang", "en"]):
+        result = CliRunner().invoke(cli, ["play", "--resume", str(path), *args])
+        assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+        said[tuple(args)] = result.stderr
+    assert "это не ход партии: {'pick': 40}" in said[()]
+    assert "to nie jest ruch partii" in said[("--lang", "pl")]
+    assert "not an event of a game: {'pick': 40}" in said[("--lang", "en")]

@@ -16,7 +16,7 @@ from click.core import ParameterSource
 
 from .. import i18n
 from ..play import commands
-from ..play.session import TableGame
+from ..play.session import TableGame, read_saved, saved_language
 from .format import _clean, progress, speak
 from .games import choice_label, dominated_note, option_flag, quality
 from .main import Command
@@ -57,7 +57,9 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
             raise click.UsageError(i18n.Message(
                 "--resume takes the game's own settings: give only --lang, --top, --no-advice or "
                 "--json with it"))
-        game = TableGame.load(resume, progress=progress)
+        saved = read_saved(resume)
+        speak(lang or saved_language(saved))  # a refusal of the saved game in its language
+        game = TableGame.from_json(saved, progress=progress)
         if lang:
             game.table.lang = i18n.language(lang)
             game.tr = i18n.translator(game.table.lang)

@@ -192,15 +192,7 @@ class TableGame:
 
     @classmethod
     def load(cls, path, progress=None) -> "TableGame":
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as e:
-            raise DicewiseError(Message("cannot read {path}: {why}", path=str(path),
-                                        why=e.strerror)) from None
-        except ValueError:
-            raise DicewiseError(Message("{path} is not a saved dicewise game (not JSON)",
-                                        path=str(path))) from None
-        return cls.from_json(data, progress)
+        return cls.from_json(read_saved(path), progress)
 
     # --- the state --------------------------------------------------------------------------
 
@@ -420,7 +412,7 @@ class TableGame:
 
     def _play(self, event: dict) -> None:
         if not isinstance(event, dict) or len(event) != 1:
-            raise DicewiseError(f"not an event of a game: {event!r}")
+            raise DicewiseError(Message("not an event of a game: {event}", event=repr(event)))
         (kind, value), = event.items()
         if self.over:
             raise DicewiseError(Message("the game is over"))
@@ -429,7 +421,7 @@ class TableGame:
         elif kind == "action":
             self._act(self.game.canonical_action(value))
         else:
-            raise DicewiseError(f"not an event of a game: {event!r}")
+            raise DicewiseError(Message("not an event of a game: {event}", event=repr(event)))
 
     def _show_dice(self, values) -> None:
         if self.dice is not None:
@@ -516,3 +508,21 @@ class TableGame:
                 self.thrower = (self.thrower + step) % n
                 break
         self.to_move = self.thrower
+
+
+def read_saved(path) -> dict:
+    """The JSON of a saved game's file (DicewiseError if it cannot be read or is no JSON)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise DicewiseError(Message("cannot read {path}: {why}", path=str(path),
+                                    why=e.strerror)) from None
+    except ValueError:
+        raise DicewiseError(Message("{path} is not a saved dicewise game (not JSON)",
+                                    path=str(path))) from None
+
+
+def saved_language(data) -> str | None:
+    """The language a saved game was played in, where it names one dicewise speaks."""
+    lang = data.get("lang") if isinstance(data, dict) else None
+    return lang if lang in i18n.LANGUAGES else None
