@@ -126,7 +126,6 @@ class WinPolicy:
         chance[gi, ji], expected[gi, ji] = value, mean
         return chance, expected
 
-
     def rivals_after(self, rolls, rivals):
         """The rivals' (upper, lower, ended, score) after this roll, which each still in the
         game splits as ``rival`` does (``rivals`` as ``split_values`` takes them)."""
