@@ -15,6 +15,7 @@ with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -197,23 +198,34 @@ def test_the_advisor_page_shows_the_commands_choices_quickly(page, server, monke
     assert min(times) < 0.5, times
 
 
-def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_approximate_tables,
-                                                           tmp_path, monkeypatch):
-    """Approximate advice: each choice's loss with its error, and a close call where the
-    values cannot tell it from the best."""
-    cache, ruleset, options = quick_approximate_tables
-    monkeypatch.setenv("DICEWISE_CACHE", str(cache))
+@contextlib.contextmanager
+def page_on_tables(browser, tmp_path, cache, tab: str, ruleset: str, options):
+    """A page of its own server on the tables of ``cache``, on ``tab`` (``new`` or
+    ``position``) with ``ruleset`` and its ``options`` chosen."""
     server = Server(tmp_path, cache)
     context = browser.new_context(viewport=PHONE)
     try:
         page = context.new_page()
         page.goto(server.url)
         page.wait_for_selector("body[data-ready='1']")
-        page.click("[data-tab=position]")
-        page.select_option("[data-testid=position-ruleset]", ruleset)
+        page.click(f"[data-tab={tab}]")
+        page.select_option(f"#{tab}-form select[name=ruleset]", ruleset)
         for option in options:
             name, value = option.split("=")
-            page.fill(f"#position-form [name='opt:{name}']", value)
+            page.fill(f"#{tab}-form [name='opt:{name}']", value)
+        yield server, page
+    finally:
+        context.close()
+        server.stop()
+
+
+def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_approximate_tables,
+                                                           tmp_path, monkeypatch):
+    """Approximate advice: each choice's loss with its error, and a close call where the
+    values cannot tell it from the best."""
+    cache, ruleset, options = quick_approximate_tables
+    monkeypatch.setenv("DICEWISE_CACHE", str(cache))
+    with page_on_tables(browser, tmp_path, cache, "position", ruleset, options) as (_, page):
         tap_dice(page, "[data-testid=position-dice]", [1, 1, 2, 2, 5])
         page.click("[data-testid=show-advice]")
         page.wait_for_selector("[data-testid=position-advice] tr.choice")
@@ -221,14 +233,36 @@ def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_appro
         shown = shown_choices(page, root)
         quality = page.inner_text(f"{root} .quality")
         marks = shown_marks(page, root)
-    finally:
-        context.close()
-        server.stop()
     advice = api.advise(ruleset, dice=[1, 1, 2, 2, 5], options=options).to_json()
     assert agrees(shown, advice)
     assert f"error estimate ±{advice['error_estimate']:.2f}" in quality
     assert sum(c["close_call"] for c in advice["choices"]) >= 2
     assert marks == expected_marks(advice)
+
+
+def test_a_game_played_to_win_shows_each_chance_with_its_error(browser, quick_approximate_tables,
+                                                              tmp_path):
+    """A Ryzykant table of two played to win: each split's chance to finish ahead, its loss
+    with the error of the loss, and the close calls, as the game's own advice says."""
+    cache, ruleset, options = quick_approximate_tables
+    with page_on_tables(browser, tmp_path, cache, "new", ruleset, options) as (server, page):
+        page.select_option("[data-testid=players]", "2")
+        page.fill("[data-testid=seed]", "5")
+        page.select_option("[data-testid=objective]", "win")
+        tap(page, "[data-testid=start-game]")
+        page.wait_for_selector("[data-testid=game]:not([hidden])")
+        tap(page, "[data-testid=roll-button]")
+        answer = state_of(server, page)
+        root = "[data-testid=advice]"
+        shown = shown_choices(page, root)
+        marks = shown_marks(page, root)
+        head = page.inner_text(f"{root} thead")
+    advice = answer["advice"]
+    assert advice["objective"] == "win" and advice["approximate"]
+    assert "P(win)" in head and "±" in head
+    assert agrees(shown, advice)
+    assert marks == [[f"±{c['loss_error']:.4f}", c["close_call"], False]
+                     for c in advice["choices"]]
 
 
 def test_bad_input_is_shown_on_the_page(page):

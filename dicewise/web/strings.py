@@ -24,6 +24,7 @@ MESSAGES = (
     "roll {n}", "The server cannot follow games yet", "Connection lost; try again",
     "Tap a choice to play it", "Target", "Play for",
     "Two players: the win where it is solved, else the best mean", "The best mean score",
+    "To win: the best chance to finish first (approximate beyond two players of General)",
     "Show the best choices (off: keep the score only)", "keep", "write", "cross", "rolls",
 )
 
