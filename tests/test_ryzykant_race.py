@@ -174,8 +174,9 @@ def test_searched_race_values_are_the_next_roll_brute_force(seed=2):
     legal, pusc = rz.legal_splits(lo, np.array([roll]))
     rivals = (np.array([[rival.upper]]), np.array([[rival.lower]]), np.array([[False]]),
               np.array([[float(rival.score)]]))
-    deep = policy.searched_values(up, lo, roll, legal, pusc, rivals)
+    one_roll, deep = policy.searched_values(up, lo, roll, legal, pusc, rivals)
     shallow = policy.split_values(up, lo, np.array([roll]), legal, pusc, rivals)[0][0]
+    np.testing.assert_array_equal(one_roll, shallow)
     r_up, r_lo, r_end, r_score = policy.rivals_after(np.array([roll]), rivals)
     going = 0
     for slot in np.flatnonzero(legal[0]):
@@ -209,7 +210,7 @@ def test_table_advice_errs_on_how_far_the_search_moved_each_loss(capsys):
     rivals = (np.array([[rival.upper]]), np.array([[rival.lower]]), np.array([[False]]),
               np.array([[float(rival.score)]]), np.array([[False]]))
     shallow = policy.split_values(up, lo, np.array([roll]), legal, pusc, rivals)[0][0]
-    deep = policy.searched_values(up, lo, roll, legal, pusc, rivals)
+    deep = policy.searched_values(up, lo, roll, legal, pusc, rivals)[1]
     slot = {str(split_action(*m.pairs, m.fifth)): m.slot for m in rz.moves(rules, pos, roll)}
     best = advice.choices[0]
     assert best.probability == pytest.approx(deep.max())

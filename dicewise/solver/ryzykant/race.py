@@ -143,11 +143,12 @@ class WinPolicy:
             r_score[live, k] = score(up2)
         return r_up, r_lo, r_end.astype(bool), r_score.astype(float)
 
-    def searched_values(self, upper, lower, roll: int, legal, pusc, rivals) -> np.ndarray:
-        """(15,) each legal split of ``roll`` in one position valued two rolls deep: the
-        exact expectation over the next roll of the chance of the best split then
-        (``split_values``), every rival splitting both rolls as ``rival`` does; a split that
-        ends the game keeps its chance one roll deep.  -inf where a split is not legal."""
+    def searched_values(self, upper, lower, roll: int, legal, pusc, rivals):
+        """(one roll deep, two rolls deep), (15,) each: every legal split of ``roll`` in one
+        position valued by ``split_values``, and by the exact expectation over the next roll
+        of the chance of the best split then, every rival splitting both rolls as ``rival``
+        does (a split that ends the game keeps its chance one roll deep).  -inf where a
+        split is not legal."""
         r = self.ruleset
         rolls = np.array([roll])
         chance = self.split_values(upper, lower, rolls, legal, pusc, rivals)[0][0]
@@ -158,7 +159,7 @@ class WinPolicy:
                                        np.repeat(pusc, len(slots)))
         going = slots[~ended]
         if not len(going):
-            return chance
+            return chance, chance
         after = self.rivals_after(rolls, rivals)
         n, R = len(going), dice.N_ROLLS
         nxt = np.tile(np.arange(R), n)  # every next roll of every split still going
@@ -172,7 +173,7 @@ class WinPolicy:
         deep = chance.copy()
         deep[going] = ((best * weight).reshape(n, R).sum(axis=1)
                        / weight.reshape(n, R).sum(axis=1))
-        return deep
+        return chance, deep
 
 
 def play_shared(ruleset: RyzykantRules, policies, games: int, seed, start_upper=None,
@@ -290,8 +291,7 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     r_score = np.array([[float(p.score) for p, _ in rivals]])
     r_split = np.array([[p.rolls > pos.rolls and not ended for p, ended in rivals]])
     rivals_now = (r_up, r_lo, r_end, r_score, r_split)
-    shallow = policy.split_values(upper, lower, rolls, legal, pusc, rivals_now)[0][0]
-    chance = policy.searched_values(upper, lower, roll, legal, pusc, rivals_now)
+    shallow, chance = policy.searched_values(upper, lower, roll, legal, pusc, rivals_now)
     alone = _advice(solution, pos, roll)  # the expected scores, searched as alone
     mean = {repr(c.action): c.expected for c in alone.choices}
     found = moves(rules, pos, roll)
