@@ -339,12 +339,21 @@ def _exact_layers(rules, dense):
     return enc, keys[order], *(np.concatenate(x)[order] for x in (v, w1, w2))
 
 
-def loss_error_grid(exact_loss, table_loss, search_loss, share, scales, floors):
-    """Coverage of loss_error = scale·|ΔL| + floor·share over a grid, as rows."""
+def loss_error_grid(exact_loss, table_loss, search_loss, share, scales, floors, noise=None):
+    """Coverage of loss_error = scale·|ΔL| + floor·share over a grid, as rows; with the
+    ``noise`` (standard error) of measured losses, also the coverage allowing two of it."""
     err = np.abs(exact_loss - search_loss)
     d = np.abs(search_loss - table_loss)
-    return [{"scale": a, "floor": f, "coverage": float((err <= a * d + f * share).mean()),
-             "mean_loss_error": float((a * d + f * share).mean())} for a in scales for f in floors]
+    rows = []
+    for a in scales:
+        for f in floors:
+            bound = a * d + f * share
+            row = {"scale": a, "floor": f, "coverage": float((err <= bound).mean()),
+                   "mean_loss_error": float(bound.mean())}
+            if noise is not None:
+                row["coverage_within_two_se"] = float((err <= bound + 2 * noise).mean())
+            rows.append(row)
+    return rows
 
 
 def loss_error_bench(args):
@@ -435,12 +444,13 @@ def _race_position_rows(task):
     legal, pusc = legal_splits(lo[None], np.array([roll]))
     rivals = (r_up[None, None], r_lo[None, None], np.array([[not r_alive]]),
               np.array([[float(score_of(r_up[None])[0])]]))
-    shallow = win.split_values(up[None], lo[None], np.array([roll]), legal, pusc, rivals)[0][0]
+    one_roll = win.split_values(up[None], lo[None], np.array([roll]), legal, pusc, rivals)[0][0]
     r_up2, r_lo2, r_end2, _ = win.rivals_after(np.array([roll]), rivals)
-    shares = {}
+    slots = {repr(protocol_game.split_action(*m.pairs, m.fifth)): m.slot
+             for m in moves(rules, me, roll)}
+    shares, shallow = [], []
     for c in advice.choices:
-        slot = next(m.slot for m in moves(rules, me, roll)
-                    if protocol_game.split_action(*m.pairs, m.fifth) == c.action)
+        slot = slots[repr(c.action)]
         u1, l1, end1 = apply_splits(rules, up[None], lo[None], np.array([roll]),
                                     np.array([slot]), pusc)
         start_up = np.broadcast_to(np.stack([u1[0], r_up2[0, 0]])[None], (rollouts, 2, len(up)))
@@ -449,9 +459,9 @@ def _race_position_rows(task):
         scores = race.play_shared(rules, policies, rollouts, [seed, 43], start_up, start_lo,
                                   start_alive=alive)
         d = scores[:, 0] - scores[:, 1]
-        shares[repr(c.action)] = (d > 0) + 0.5 * (d == 0)
-        shares[repr(c.action) + "shallow"] = float(shallow[slot])
-    return advice, shares, seconds
+        shares.append((d > 0) + 0.5 * (d == 0))
+        shallow.append(float(one_roll[slot]))
+    return advice, np.array(shares), np.array(shallow), seconds
 
 
 _RACE = None
@@ -473,26 +483,20 @@ def race_loss_error_bench(args):
     tasks = [(p, args.rollouts, args.seed + i) for i, p in enumerate(positions)]
     with mp.get_context("fork").Pool(args.workers) as pool:
         rows = pool.map(_race_position_rows, tasks, chunksize=1)
-    covered, covered_noise, se_all, seconds = [], [], [], []
-    grid = {"printed": [], "moved": [], "measured": [], "se": []}  # non-best choices
+    covered, covered_noise, seconds = [], [], []
+    grid = {"printed": [], "one_roll": [], "measured": [], "se": []}  # every split but the best
     advised = {"searched": [], "one roll deep": []}
     noise_best = {"searched": [], "one roll deep": []}
-    for advice, shares, sec in rows:
+    for advice, S, shallow, sec in rows:  # S: (choices, rollouts) shares of the win
         seconds.append(sec)
-        keys = [repr(c.action) for c in advice.choices]
-        S = np.array([shares[k] for k in keys])  # (choices, rollouts)
         mean = S.mean(axis=1)
-        best = advice.choices[0]
         diff = S[0][None] - S  # the advised split's share minus each one's, paired
         true_loss = diff.mean(axis=1)
-        se = diff.std(axis=1, ddof=1) / math.sqrt(S.shape[1]) if S.shape[1] > 1 else 0 * mean
-        se_all.extend(se[1:].tolist())
-        shallow = np.array([shares[k + "shallow"] for k in keys])
+        se = diff.std(axis=1, ddof=1) / math.sqrt(S.shape[1])
         grid["printed"].extend(c.loss for c in advice.choices[1:])
-        grid["moved"].extend(abs(c.loss - (shallow[0] - shallow[i]))
-                             for i, c in enumerate(advice.choices) if i)
-        grid["measured"].extend(true_loss[1:].tolist())
-        grid["se"].extend(se[1:].tolist())
+        grid["one_roll"].extend((shallow.max() - shallow)[1:])
+        grid["measured"].extend(true_loss[1:])
+        grid["se"].extend(se[1:])
         for i, c in enumerate(advice.choices):
             err = max(0.0, -true_loss.min()) if i == 0 else abs(c.loss - true_loss[i])
             noise = se.max() if i == 0 else se[i]
@@ -510,17 +514,13 @@ def race_loss_error_bench(args):
                mean_loss=float(loss.mean()), p99_loss=float(np.quantile(loss, 0.99)),
                max_loss=float(loss.max()))
     g = {k: np.array(v) for k, v in grid.items()}
-    err = np.abs(g["printed"] - g["measured"])
-    for a in (2.0, 3.0, 5.0):
-        for f in (0.0, 0.01, 0.02, 0.03, 0.05):
-            bound = a * g["moved"] + f
-            _print(scale=a, floor=f, coverage=float((err <= bound).mean()),
-                   coverage_within_two_se=float((err <= bound + 2 * g["se"]).mean()),
-                   mean_loss_error=float(bound.mean()))
+    for r in loss_error_grid(g["measured"], g["one_roll"], g["printed"], 1.0, (2.0, 3.0, 5.0),
+                             (0.0, 0.01, 0.02, 0.03, 0.05), noise=g["se"]):
+        _print(**r)
     _print(loss_error=f"{race.LOSS_ERROR_SCALE}·|ΔL| + {race.LOSS_ERROR_FLOOR}",
            choices=len(covered), coverage=float(np.mean(covered)),
            coverage_within_two_se=float(np.mean(covered_noise)),
-           mean_se_of_measured_loss=float(np.mean(se_all)),
+           mean_se_of_measured_loss=float(g["se"].mean()),
            advice_seconds_median=float(np.median(seconds)),
            advice_seconds_max=float(np.max(seconds)))
 
