@@ -433,7 +433,7 @@ def describe(ruleset=None) -> dict | list:
 def _two_player_game(ruleset, options):
     game, rules = make_rules(ruleset, options)
     if 2 not in game.players(rules):
-        raise DicewiseError(f"{game.name} is not solved for two players")
+        raise DicewiseError(Message("{game} is not solved for two players", game=game.name))
     return game, rules
 
 
@@ -573,20 +573,22 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     win-optimal against expected-score play is also computed by policy evaluation over the
     same states (three solves' time) for comparison with the simulation.
     """
-    from .solver.two_player import duel_edge, make_policy, simulate_duel
+    from .solver.two_player import check_policy_name, duel_edge, make_policy, simulate_duel
     from .solver import runtime
 
-    if games < 1:
-        raise DicewiseError("the number of games must be at least 1")
+    if games < 2:
+        raise DicewiseError(Message("a duel needs at least 2 games (one per seat)"))
     game, rules = _two_player_game(ruleset, options)
+    for name in (a, b):  # refused before the table is built (minutes)
+        check_policy_name(name)
+    if exact and {a, b} != {"win", "optimal"} and {a, b} != {"win", "expected"}:
+        raise DicewiseError(Message("--exact compares win against optimal (expected-score) play"))
     solitaire = store.solution(game, rules, progress_factory=progress).payload.values
     race = solve_two_player(game, options, table=table, progress=progress).values
     result = simulate_duel(race, make_policy(a, race, solitaire), make_policy(b, race, solitaire),
                            games, seed)
     edge = None
     if exact:
-        if {a, b} != {"win", "optimal"} and {a, b} != {"win", "expected"}:
-            raise DicewiseError("--exact compares win against optimal (expected-score) play")
         with runtime.local() as where:
             edge = duel_edge(race, solitaire, runtime=where)
         if a != "win":  # the edge is the win-optimal player's; report A's side
@@ -603,8 +605,8 @@ def _target_of(policy: str) -> int | None:
     try:
         return check_target(int(policy.partition(":")[2]))
     except ValueError:
-        raise DicewiseError(f"a target policy is target:T with T a whole number, not {policy!r}") \
-            from None
+        raise DicewiseError(Message("a target policy is target:T with T a whole number, not "
+                                    "{policy!r}", policy=policy)) from None
 
 
 def _target_solutions(game, rules, target, table, progress):
@@ -727,10 +729,12 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     game, rules = for_command(ruleset, "duel", options)
     if players not in game.table_players(rules):
         seats = ", ".join(map(str, game.table_players(rules)))
-        raise DicewiseError(f"{game.name} is played by {seats} players, not {players}")
+        raise DicewiseError(Message("{game} is played by {seats} players, not {players}",
+                                    game=game.name, seats=seats, players=players))
     a, b = _seat_policy(game, rules, a), _seat_policy(game, rules, b)
     if games < players:
-        raise DicewiseError(f"{players} players need at least {players} games (one per seat)")
+        raise DicewiseError(Message("{players} players need at least {players} games (one per "
+                                    "seat)", players=players))
     if any(p in game.table_policies(rules) or game.needs_solution(p) for p in (a, b)):
         solution = store.solution(game, rules, table, progress_factory=progress)
     else:

@@ -325,7 +325,9 @@ def test_every_refused_line_is_said_in_the_players_language(lang):
                     verb="dice", word="'7'"),
                 "write": tr("write: name the box, as write sixes"),
                 "undo now": tr("{verb} takes no arguments").format(verb="undo"),
-                "split 1+2 3+4 5": tr("this game has no splits: keep dice or write a box")}
+                "split 1+2 3+4 5": tr("this game has no splits: keep dice or write a box"),
+                "cross ones": tr("unknown action {kind!r} (use keep or write)").format(
+                    kind="cross")}
 
     game = TableGame.new("general", players=2, lang=lang, advice=False, seed=1)
     shown, english = refusals(i18n.translator(lang)), refusals(i18n.translator("en"))
@@ -442,6 +444,165 @@ def test_bad_settings_are_refused_in_the_players_language(args, monkeypatch):
     english = r"\b(the|is|not|of|for|give|takes|unknown|option|names?|see|need)\b"
     assert not re.search(english, said["ru"]), said["ru"]
     assert not re.search(english, said["pl"].replace("--", "")), said["pl"]
+
+
+_PRIZE = i18n.Message("a prize taken twice: {prizes} is earned on two sheets (the first to earn "
+                      "it takes it; the others' sheets say taken=)",
+                      prizes=i18n.Listing([i18n.Box("poker-school", "pair")]))
+#: Refusals a player reaches from the command line, each with the message it must say (in
+#: English exactly as before, in Russian and Polish through the catalogs).
+REFUSED = {
+    "general-table-stages": (
+        ["advise", "general", *DICE, "--players", "3", "--opponent-sheet", "ones=1",
+         "--opponent-sheet", "ones=1,twos=2,threes=3"],
+        i18n.Message("sheets from different stages of a game: the mover has {k} boxes filled, "
+                     "the rivals {counts}; in seat order a rival has {k} (it moves later this "
+                     "round) or {next} (it moved)", k=0, counts="1, 3", next=1)),
+    "general-table-stages-chance": (
+        ["chance", "general", "--players", "3", "--games", "10", "--opponent-sheet", "ones=1",
+         "--opponent-sheet", "ones=1,twos=2,threes=3"],
+        i18n.Message("sheets from different stages of a game: the mover has {k} boxes filled, "
+                     "the rivals {counts}; in seat order a rival has {k} (it moves later this "
+                     "round) or {next} (it moved)", k=0, counts="1, 3", next=1)),
+    "poker-school-table-stages": (
+        ["advise", "poker-school", *DICE, "--players", "3", "--sheet", "threes=9",
+         "--opponent-sheet", "ones=3/3/3", "--opponent-sheet", "twos=6"],
+        i18n.Message("sheets from different stages of a game: the mover has {k} cells written, "
+                     "the rivals {counts}; in seat order a rival has {k} (it moves later this "
+                     "round) or {next} (it moved)", k=1, counts="3, 1", next=2)),
+    "poker-school-prize-twice": (
+        ["advise", "poker-school", *DICE, "--players", "2", "--sheet", "pair=12/12/12",
+         "--opponent-sheet", "pair=12/12/12"], _PRIZE),
+    "ryzykant-table-stages": (
+        ["advise", "ryzykant", "--dice", "1", "2", "3", "4", "5", "--players", "2",
+         "--opponent-sheet", "7=4", "--opponent-fifth", "1=1,2=1"],
+        i18n.Message("sheets from different stages of a game: the mover has split {mine} rolls, "
+                     "a rival {theirs}; on shared rolls a rival still playing has split {mine} "
+                     "(or {next}: this roll too), one whose game ended no more",
+                     mine=0, theirs=2, next=1)),
+    "ryzykant-rival-past-the-end": (
+        ["advise", "ryzykant", "--dice", "1", "2", "3", "4", "5", "--players", "2", "-o",
+         "end_marks=1", "--opponent-sheet", "7=4", "--opponent-fifth", "1=2"],
+        i18n.Message("a rival's fifth {fifth!r} goes past the end of a game "
+                     "(end_marks={end_marks})", fifth="1=2", end_marks=1)),
+    "ryzykant-puscioch-reroll": (
+        ["advise", "ryzykant", "--dice", "4", "4", "5", "5", "6", "-o", "puscioch=reroll",
+         "--sheet", "8=6", "--fifth", "1=1,2=1,3=1"],
+        i18n.Message("with puscioch=reroll this roll (none of the three chosen faces) is "
+                     "thrown again")),
+    "table-plot-format": (
+        ["table", "general", "--what", "target", "--plot", "x.xyz"],
+        i18n.Message("cannot draw a .{format} image (--out names a .png, .svg, .pdf... file)",
+                     format="xyz")),
+    "two-players-not-solved": (
+        ["chance", "poker-school", "--players", "2"],
+        i18n.Message("{game} is not solved for two players", game="poker-school")),
+    "target-policy-not-a-number": (
+        ["simulate", "general", "--policy", "target:abc", "--games", "10"],
+        i18n.Message("a target policy is target:T with T a whole number, not {policy!r}",
+                     policy="target:abc")),
+    "duel-too-few-games": (
+        ["duel", "general", "--players", "5", "--games", "3", "--a", "optimal", "--b",
+         "optimal"],
+        i18n.Message("{players} players need at least {players} games (one per seat)",
+                     players=5)),
+    "duel-seats": (
+        ["duel", "poker-school", "--players", "5"],
+        i18n.Message("{game} is played by {seats} players, not {players}", game="poker-school",
+                     seats="2, 3, 4", players=5)),
+    "duel-one-game": (
+        ["duel", "general", "--players", "2", "--games", "1"],
+        i18n.Message("a duel needs at least 2 games (one per seat)")),
+    "duel-exact-pair": (
+        ["duel", "general", "--players", "2", "--a", "win", "--b", "win", "--exact"],
+        i18n.Message("--exact compares win against optimal (expected-score) play")),
+    "two-player-policy": (
+        ["duel", "general", "--players", "2", "--a", "greedy"],
+        i18n.Message("unknown two-player policy {name!r} (policies: {policies})", name="greedy",
+                     policies="win, expected, optimal")),
+}
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+@pytest.mark.parametrize("case", REFUSED)
+def test_a_refusal_once_left_in_english_is_said_in_the_players_language(case, lang,
+                                                                         monkeypatch):
+    """Impossible tables of several players (General, poker-school, Ryzykant), a prize on two
+    sheets, a re-thrown puścioch, a plot of an unknown kind, a duel that cannot be played
+    (refused before its two-player table is built): one line, exit 2, in the language asked;
+    English word for word as before."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    args, message = REFUSED[case]
+    said = {}
+    for language in ("en", lang):
+        result = CliRunner().invoke(cli, [*args, "--lang", language])
+        assert result.exit_code == 2 and not result.stdout, result.output
+        said[language] = result.stderr
+    assert said["en"] == f"dicewise: error: {message}\n"
+    shown = message.in_language(i18n.translator(lang))
+    assert said[lang] == f"dicewise: error: {shown}\n" and shown != str(message)
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_missing_matplotlib_is_said_in_the_players_language(lang, monkeypatch):
+    import sys
+
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    result = CliRunner().invoke(cli, ["table", "general", "--what", "target", "--plot", "x.png",
+                                      "--lang", lang])
+    message = i18n.Message("plots need matplotlib: pip install 'dicewise[plot]'")
+    assert result.exit_code == 2 and result.stderr == (
+        f"dicewise: error: {message.in_language(i18n.translator(lang))}\n")
+    assert "matplotlib" in result.stderr and "need" not in result.stderr
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_the_pages_game_refusals_are_said_in_the_players_language(lang, tmp_path, monkeypatch):
+    """``serve``: a name too long for the page, a full server, a game that cannot be saved."""
+    import os
+
+    pytest.importorskip("starlette")
+    from dicewise.web import games
+
+    tr = i18n.translator(lang)
+    store = games.GameStore(tmp_path)
+    with pytest.raises(DicewiseError) as refused:
+        store.new({"ruleset": "general", "players": 2, "names": ["A" * 41, "B"], "lang": lang})
+    assert str(refused.value) == tr("names must be a list of texts of 1 to 40 characters")
+    new = {"ruleset": "general", "players": 1, "lang": lang, "advice": False, "seed": 1}
+    game_id = store.new(new)["game"]
+    store.apply(game_id, "roll")
+    monkeypatch.setattr(games, "MAX_GAMES", 1)
+    with pytest.raises(DicewiseError) as refused:
+        store.new(new)
+    assert str(refused.value) == tr("this server already keeps {n} games; remove old ones from "
+                                    "{folder}").format(n=1, folder=tmp_path)
+    monkeypatch.setattr(games, "MAX_GAMES", 100)
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(games.NotSaved) as refused:
+        store.new(new)
+    assert str(refused.value) == tr("cannot save the game ({why})").format(
+        why="No space left on device")
+    with pytest.raises(games.NotSaved) as refused:
+        store.apply(game_id, "write ones")
+    assert str(refused.value) == tr("cannot save the game ({why}); the last move is not "
+                                    "kept").format(why="No space left on device")
+    assert str(refused.value) != i18n.translator("en")(
+        "cannot save the game ({why}); the last move is not kept").format(
+        why="No space left on device")
 
 
 def test_a_refused_command_line_names_what_is_wrong(monkeypatch):
@@ -686,3 +847,18 @@ def test_help_follows_lang_and_the_locale(lang, monkeypatch):
         assert re.search(rf"\n  {name} +{re.escape(' '.join(first))}", listing), (name, listing)
     assert helped("advise", "--help") == helped("advise", "--help", "--lang", lang)
     assert helped("bench-agent", "--help").startswith("Usage: dicewise bench-agent")
+
+
+def test_a_duel_that_cannot_be_played_is_refused_before_any_table_is_built(tmp_path,
+                                                                           monkeypatch):
+    """An unknown policy, one game, or --exact on another pair: refused at once, not after
+    minutes of building the two-player table."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))
+    for case in ("two-player-policy", "duel-one-game", "duel-exact-pair"):
+        result = CliRunner().invoke(cli, REFUSED[case][0])
+        assert result.exit_code == 2, result.output
+    assert not list(tmp_path.iterdir())

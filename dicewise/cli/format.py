@@ -145,15 +145,16 @@ def pyplot(out):
     try:
         import matplotlib
     except ImportError:
-        raise DicewiseError("plots need matplotlib: pip install 'dicewise[plot]'") from None
+        raise DicewiseError(i18n.Message("plots need matplotlib: pip install 'dicewise[plot]'")) \
+            from None
     checked_output(out)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.backend_bases import FigureCanvasBase
 
     if image_format(out) not in FigureCanvasBase.get_supported_filetypes():
-        raise DicewiseError(f"cannot draw a .{image_format(out)} image (--out names a .png, "
-                            ".svg, .pdf... file)")
+        raise DicewiseError(i18n.Message("cannot draw a .{format} image (--out names a .png, "
+                                         ".svg, .pdf... file)", format=image_format(out)))
     return plt
 
 

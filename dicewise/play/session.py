@@ -352,7 +352,8 @@ class TableGame:
             if not self.shared:
                 raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
             return self._event({"action": args[0]})
-        raise DicewiseError(f"unknown command {verb!r}")
+        raise DicewiseError(Message("unknown command {word} (commands: {commands})",
+                                    word=repr(verb), commands=", ".join(commands.HELP)))
 
     def describe(self, action: dict) -> str:
         """An action in the players' language: write BOX, cross ROW, a split, keep D..."""

@@ -117,14 +117,17 @@ class GameStore:
 
     def _add(self, game) -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
+        tr = getattr(game, "tr", i18n.translator("en"))  # said in the game's language
         if sum(1 for _ in self.folder.glob("*.json")) >= MAX_GAMES:
-            raise DicewiseError(f"this server already keeps {MAX_GAMES} games; remove old ones "
-                                f"from {self.folder}")
+            raise DicewiseError(i18n.Message("this server already keeps {n} games; remove old "
+                                             "ones from {folder}", n=MAX_GAMES,
+                                             folder=str(self.folder)).in_language(tr))
         game_id = secrets.token_hex(8)
         try:
             self._write(game_id, game)
         except OSError as e:
-            raise NotSaved(f"cannot save the game ({e.strerror or e})") from None
+            raise NotSaved(i18n.Message("cannot save the game ({why})",
+                                        why=str(e.strerror or e)).in_language(tr)) from None
         self._remember(game_id, game)
         return game_id
 
@@ -141,9 +144,10 @@ class GameStore:
                   "objective": f.get("objective", str, default="auto"), "top": f.get("top", int),
                   "advice": f.get("advice", bool, default=True)}
         names = kwargs["names"]
-        if names is not None and not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names):
-            raise DicewiseError("names must be a list of texts of 1 to 40 characters")
         tr = i18n.translator(i18n.language(kwargs["lang"] or "en"))
+        if names is not None and not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names):
+            raise DicewiseError(i18n.Message("names must be a list of texts of 1 to 40 "
+                                             "characters").in_language(tr))
         try:
             game = _session_module().TableGame.new(f.get("ruleset", str, required=True),
                                                    progress=self.progress, **kwargs)
@@ -181,8 +185,9 @@ class GameStore:
                 except OSError as e:
                     with self._lock:  # the next request reads the last good file again
                         self._games.pop(game_id, None)
-                    raise NotSaved(f"cannot save the game ({e.strerror or e}); the last move "
-                                   "is not kept") from None
+                    raise NotSaved(i18n.Message("cannot save the game ({why}); the last move "
+                                                "is not kept", why=str(e.strerror or e))
+                                   .in_language(game.tr)) from None
             return answer
 
     def download(self, game_id: str):

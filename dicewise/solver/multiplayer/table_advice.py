@@ -31,17 +31,22 @@ def table_position(game: CategoryRules, me: Sheet, rivals: list[Sheet], players:
     """The seats of a position (the mover's seat first to move), or a DicewiseError for
     sheets that turns in seat order cannot have led to."""
     if len(rivals) != players - 1:
-        raise DicewiseError(f"{players} players need {players - 1} rival sheet"
-                            f"{'s' * (players > 2)} (--opponent-sheet, once each), not {len(rivals)}")
+        fields = dict(players=players, n=players - 1, given=len(rivals))
+        raise DicewiseError(
+            Message("{players} players need {n} rival sheet (--opponent-sheet, once each), not "
+                    "{given}", **fields) if players == 2 else
+            Message("{players} players need {n} rival sheets (--opponent-sheet, once each), not "
+                    "{given}", **fields))
     n = game.n_categories
     if me.mask == (1 << n) - 1:
-        raise DicewiseError("the sheet is full: the game is over")
+        raise DicewiseError(Message("the sheet is full: the game is over"))
     k = bin(me.mask).count("1")
     counts = [bin(r.mask).count("1") for r in rivals]
     if any(c not in (k, k + 1) for c in counts):
-        raise DicewiseError(f"sheets from different stages of a game: the mover has {k} boxes "
-                            f"filled, the rivals {', '.join(map(str, counts))}; in seat order "
-                            f"a rival has {k} (it moves later this round) or {k + 1} (it moved)")
+        raise DicewiseError(Message(
+            "sheets from different stages of a game: the mover has {k} boxes filled, the rivals "
+            "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
+            "moved)", k=k, counts=", ".join(map(str, counts)), next=k + 1))
     ahead = [r for r, c in zip(rivals, counts) if c == k + 1]  # they moved before the mover
     behind = [r for r, c in zip(rivals, counts) if c == k]
     seats = ahead + [me] + behind

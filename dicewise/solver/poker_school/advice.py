@@ -81,7 +81,7 @@ class TurnAdvice:
     def __init__(self, game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState,
                  race_bonus=None):
         if not sheet.open_rows(game.columns):
-            raise DicewiseError("the sheet is full: the game is over")
+            raise DicewiseError(Message("the sheet is full: the game is over"))
         self.game, self.sheet = game, sheet
         batch = Batch.of_sheet(sheet)
         self.options = turn_options(evaluator, batch)
@@ -136,7 +136,7 @@ def turn_advice(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState)
 
 def check_roll(roll) -> int:
     if roll not in (1, 2, 3) or isinstance(roll, bool):
-        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+        raise DicewiseError(Message("the roll number is 1, 2 or 3, not {roll}", roll=roll))
     return int(roll)
 
 

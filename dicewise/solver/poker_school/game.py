@@ -140,7 +140,7 @@ class PokerSchoolGame(Game):
         faces = check_dice(position.get("dice", ()))
         roll = advisor.check_roll(position["roll"])
         if not sheet.open_rows(rules.columns):
-            raise DicewiseError("the sheet is full: the game is over")
+            raise DicewiseError(i18n.Message("the sheet is full: the game is over"))
         return sheet, faces, roll
 
     def advise(self, solution: Solution, position: Mapping) -> Advice:

@@ -175,24 +175,28 @@ def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
     mine = game.parse_sheet(sheet)
     others = [game.parse_sheet(text) for text in rivals]
     if not mine.open_rows(game.columns):
-        raise DicewiseError("the sheet is full: the game is over")
+        raise DicewiseError(Message("the sheet is full: the game is over"))
     k = sum(mine.filled)
     counts = [sum(o.filled) for o in others]
     if any(c not in (k, k + 1) for c in counts):
-        raise DicewiseError(f"sheets from different stages of a game: the mover has {k} cells "
-                            f"written, the rivals {', '.join(map(str, counts))}; in seat order a "
-                            f"rival has {k} (it moves later this round) or {k + 1} (it moved)")
+        raise DicewiseError(Message(
+            "sheets from different stages of a game: the mover has {k} cells written, the rivals "
+            "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
+            "moved)", k=k, counts=", ".join(map(str, counts)), next=k + 1))
     sheets = [mine, *others]
     row_owner = np.full(N_ROWS, contest.NOBODY)
     col_owner = np.full(game.columns, contest.NOBODY)
     for seat, s in enumerate(sheets):
         rows = contest.earned_premiums(s.filled, s.clean, game.columns)
         cols = contest.completed_columns(s.filled, s.column_clean)
-        twice = [ROW_NAMES[r] for r in np.flatnonzero(rows & (row_owner != contest.NOBODY))]
-        twice += [f"column{j + 1}" for j in np.flatnonzero(cols & (col_owner != contest.NOBODY))]
+        twice = [Box("poker-school", ROW_NAMES[r])
+                 for r in np.flatnonzero(rows & (row_owner != contest.NOBODY))]
+        twice += [Message("column{n}", n=int(j) + 1)
+                  for j in np.flatnonzero(cols & (col_owner != contest.NOBODY))]
         if twice:
-            raise DicewiseError(f"a prize taken twice: {', '.join(twice)} is earned on two sheets "
-                                "(the first to earn it takes it; the others' sheets say taken=)")
+            raise DicewiseError(Message("a prize taken twice: {prizes} is earned on two sheets "
+                                        "(the first to earn it takes it; the others' sheets say "
+                                        "taken=)", prizes=Listing(twice)))
         row_owner = contest.claim(row_owner, rows, seat)
         col_owner = contest.claim(col_owner, cols, seat)
     owners = contest.Prizes(tuple(int(s) for s in row_owner), tuple(int(s) for s in col_owner))

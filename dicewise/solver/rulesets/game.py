@@ -166,7 +166,7 @@ class CategoryGame(Game):
         if kind == "keep":
             return dice.keep_action(arg)
         if kind != "write":
-            raise BadAction(f"unknown action {kind!r} (use keep or write)")
+            raise BadAction(Message("unknown action {kind!r} (use keep or write)", kind=kind))
         return action
 
     def target_sheet(self, rules: CategoryRules, text: str | None):

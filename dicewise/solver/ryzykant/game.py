@@ -168,11 +168,11 @@ class RyzykantGame(Game):
         if rules.puscioch == "score":
             for p, ended in others:
                 if p.rolls > pos.rolls + 1 or (p.rolls < pos.rolls and not ended):
-                    raise DicewiseError(
-                        f"sheets from different stages of a game: the mover has split "
-                        f"{pos.rolls} rolls, a rival {p.rolls}; on shared rolls a rival still "
-                        f"playing has split {pos.rolls} (or {pos.rolls + 1}: this roll too), "
-                        "one whose game ended no more")
+                    raise DicewiseError(Message(
+                        "sheets from different stages of a game: the mover has split {mine} "
+                        "rolls, a rival {theirs}; on shared rolls a rival still playing has "
+                        "split {mine} (or {next}: this roll too), one whose game ended no more",
+                        mine=pos.rolls, theirs=p.rolls, next=pos.rolls + 1))
         return pos, roll, others
 
     def advise_table(self, solution: Solution, position, rivals) -> Advice:
@@ -209,8 +209,8 @@ class RyzykantGame(Game):
         if rules.puscioch == "reroll":
             _, pusc = rz.legal_splits(np.array([pos.lower]), np.array([roll]))
             if pusc[0]:
-                raise DicewiseError("with puscioch=reroll this roll (none of the three chosen "
-                                    "faces) is thrown again")
+                raise DicewiseError(Message("with puscioch=reroll this roll (none of the three "
+                                            "chosen faces) is thrown again"))
         return pos, roll
 
     def advise(self, solution: Solution, position: Mapping) -> Advice:

@@ -259,8 +259,9 @@ def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None)
     if not full:
         return check_position(ruleset, pos), False
     if len(full) > 1 or pos.lower[full[0]] > ruleset.end_marks:
-        raise DicewiseError(f"a rival's fifth {pos.fifth!r} goes past the end of a game "
-                            f"(end_marks={ruleset.end_marks})")
+        raise DicewiseError(Message("a rival's fifth {fifth!r} goes past the end of a game "
+                                    "(end_marks={end_marks})", fifth=pos.fifth,
+                                    end_marks=ruleset.end_marks))
     # the position just before the split that ended it must be one of a game in progress
     before = list(pos.lower)
     before[full[0]] -= 1

@@ -16,11 +16,13 @@ threads or a Dask cluster with checkpoints.
 """
 
 from .advice import advise_two_player, chance, seat_of
-from .duel import DuelResult, ExpectedPolicy, WinPolicy, make_policy, simulate_duel
+from .duel import (DuelResult, ExpectedPolicy, WinPolicy, check_policy_name, make_policy,
+                   simulate_duel)
 from .solve import duel_edge, evaluate_many, evaluate_policies, solve_layout, solve_subgame
 from .space import Layout, TwoPlayerRules, TwoPlayerValues, build_layout, two_player_rules
 
 __all__ = ["Layout", "TwoPlayerRules", "TwoPlayerValues", "build_layout", "two_player_rules",
            "solve_layout", "solve_subgame", "evaluate_policies", "evaluate_many", "duel_edge",
            "advise_two_player", "chance", "seat_of",
-           "WinPolicy", "ExpectedPolicy", "make_policy", "DuelResult", "simulate_duel"]
+           "WinPolicy", "ExpectedPolicy", "check_policy_name", "make_policy", "DuelResult",
+           "simulate_duel"]

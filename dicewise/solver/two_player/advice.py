@@ -27,7 +27,7 @@ def seat_of(n: int, sheet: Sheet, opponent: Sheet) -> str:
     """Which player moves with these sheets (a DicewiseError if turns cannot have led here)."""
     check_pair(n, sheet.mask, opponent.mask)
     if sheet.mask == (1 << n) - 1:
-        raise DicewiseError("the sheet is full: the game is over")
+        raise DicewiseError(Message("the sheet is full: the game is over"))
     return "first" if bin(sheet.mask).count("1") == bin(opponent.mask).count("1") else "second"
 
 
@@ -63,7 +63,7 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
     rules = two_player_rules(game)
     faces = check_dice(faces)
     if roll not in ROLL_NUMBERS:
-        raise DicewiseError(f"the roll number is 1, 2 or 3, not {roll}")
+        raise DicewiseError(Message("the roll number is 1, 2 or 3, not {roll}", roll=roll))
     seat = seat_of(layout.n, sheet, opponent)
     m, o, d = sheet.mask, opponent.mask, sheet.points - opponent.points
     turn_start = values.value(m, o, d)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from .layers import (BATCH_COLUMNS, Decisions, ExpectedScorePolicy, expected_score_policy,
                      make_columns, win_decisions)
@@ -93,13 +94,19 @@ POLICY_NAMES = ("win", "expected", "optimal")
 def make_policy(name: str, values: TwoPlayerValues, solitaire_values: np.ndarray | None = None):
     """A lockstep player by name: ``win`` (from ``values``) or ``expected``/``optimal``
     (from the solitaire solution's values)."""
-    if name == "win":
+    if check_policy_name(name) == "win":
         return WinPolicy(values)
-    if name in ("expected", "optimal"):
-        if solitaire_values is None:
-            raise DicewiseError("the expected-score policy needs the solitaire solution's values")
-        return ExpectedPolicy(values.game, solitaire_values)
-    raise DicewiseError(f"unknown two-player policy {name!r} (policies: {', '.join(POLICY_NAMES)})")
+    if solitaire_values is None:
+        raise DicewiseError("the expected-score policy needs the solitaire solution's values")
+    return ExpectedPolicy(values.game, solitaire_values)
+
+
+def check_policy_name(name) -> str:
+    """``name`` if it names a two-player policy (``POLICY_NAMES``), else a DicewiseError."""
+    if name not in POLICY_NAMES:
+        raise DicewiseError(Message("unknown two-player policy {name!r} (policies: {policies})",
+                                    name=name, policies=", ".join(POLICY_NAMES)))
+    return name
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,7 @@ def simulate_duel(values: TwoPlayerValues, policy_a, policy_b, games: int = 1000
     five faces, and a roll that rerolls n dice takes the first n of them.
     """
     if games < 2:
-        raise DicewiseError("a duel needs at least 2 games (one per seat)")
+        raise DicewiseError(Message("a duel needs at least 2 games (one per seat)"))
     rules, n = two_player_rules(values.game), values.layout.n
     m0, o0, d0 = start if start is not None else (*values.layout.root, 0)
     check_pair(n, m0, o0)
