@@ -510,6 +510,12 @@ REFUSED = {
         ["duel", "poker-school", "--players", "5"],
         i18n.Message("{game} is played by {seats} players, not {players}", game="poker-school",
                      seats="2, 3, 4", players=5)),
+    "table-path-a-folder": (
+        ["advise", "general", *DICE, "--table", "/"],
+        i18n.Message("{path} is not a regular file", path="/")),
+    "table-path-no-folder": (
+        ["advise", "general", *DICE, "--table", "/no such folder/t.dwt"],
+        i18n.Message("folder {folder} does not exist", folder="/no such folder")),
     "duel-one-game": (
         ["duel", "general", "--players", "2", "--games", "1"],
         i18n.Message("a duel needs at least 2 games (one per seat)")),

@@ -176,9 +176,9 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
 def check_table_path(path: Path) -> None:
     """A table path is a regular file or a new name in an existing folder: one line otherwise."""
     if path.exists() and not path.is_file():
-        raise DicewiseError(f"{path} is not a regular file")
+        raise DicewiseError(Message("{path} is not a regular file", path=str(path)))
     if not path.parent.is_dir():
-        raise DicewiseError(f"folder {path.parent} does not exist")
+        raise DicewiseError(Message("folder {folder} does not exist", folder=str(path.parent)))
 
 
 def warn(message: str) -> None:
