@@ -384,6 +384,59 @@ def test_builds_in_progress_are_reported():
         assert json.loads(json.dumps(builds.snapshot())) == [entry]
 
 
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_ctrl_c_stops_the_server_while_a_table_is_built(tmp_path):
+    """Ctrl+C while a request builds the two-player table (minutes): the server and every
+    worker of the build are gone within seconds, the request is answered, no table is left
+    (before, the port closed but the build went on to its end)."""
+    import signal
+    import threading
+
+    s = Server(tmp_path)
+    answered = []
+    ask = threading.Thread(target=lambda: answered.append(s.post("/api/advise", {
+        "ruleset": "general", "players": 2, "dice": [1, 2, 3, 4, 6], "roll": 1})))
+    ask.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        building = s.request("GET", "/api/status")[2]["building"]
+        if any("two players" in b["label"] for b in building):
+            break
+        time.sleep(0.2)
+    else:
+        s.stop()
+        pytest.fail("the two-player table was never reported as being built")
+    time.sleep(2)  # well into the build
+    workers = _children(s.process.pid)
+    s.process.send_signal(signal.SIGINT)
+    try:
+        s.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        s.stop()
+        pytest.fail("the server went on after Ctrl+C")
+    ask.join(timeout=30)
+    assert answered and answered[0][0] >= 400, answered
+    time.sleep(1)
+    assert not {pid for pid in workers if Path(f"/proc/{pid}").exists()
+                and (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                     != "Z")}
+    assert not list(s.cache.glob("*-2p*.dwt"))
+
+
 # --- the game in progress ------------------------------------------------------------------
 
 @pytest.fixture

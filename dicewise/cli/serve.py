@@ -73,6 +73,7 @@ def serve(host, port, games_dir, use_token, as_json):
         import uvicorn
 
         from ..web.app import create_app
+        from ..web.builds import Builds
         from ..web.guard import new_token
     except ImportError:
         raise DicewiseError("serve needs the web extra: pip install 'dicewise[web]'") from None
@@ -87,7 +88,8 @@ def serve(host, port, games_dir, use_token, as_json):
     if use_token is False and not loopback:
         raise DicewiseError(f"--host {host} is open to the network: it needs its token")
     token = new_token() if use_token or not loopback else None
-    app = create_app(folder, token=token, loopback=loopback)
+    builds = Builds()
+    app = create_app(folder, token=token, loopback=loopback, builds=builds)
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -112,5 +114,16 @@ def serve(host, port, games_dir, use_token, as_json):
                        "network); Ctrl+C stops the server.")
         click.echo(f"Games are kept in {folder}", err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    _server(uvicorn, config, builds).run(sockets=[sock])
+
+
+def _server(uvicorn, config, builds):
+    """A uvicorn server whose Ctrl+C also stops the tables being built: it waits for the
+    requests in progress, and a build would keep it for minutes."""
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame):
+            builds.stop()
+            super().handle_exit(sig, frame)
+
+    return Server(config)

@@ -124,10 +124,11 @@ def _advice(f: Fields, progress):
 
 
 def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
-               body_limit: int = BODY_LIMIT):
+               body_limit: int = BODY_LIMIT, builds: Builds | None = None):
     """The application: games kept in ``games_dir``; ``token`` required when given; a
-    loopback server answers only to its loopback names."""
-    builds = Builds()
+    loopback server answers only to its loopback names; table builds reported to
+    ``builds`` (which the server stops when it stops)."""
+    builds = builds or Builds()
     store = GameStore(Path(games_dir), progress=builds.factory)
 
     async def answer(work, *args):
