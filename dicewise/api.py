@@ -776,6 +776,8 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     the rivals' sheets (``opponent_sheets``, one each; ``opponent_fifths`` for Ryzykant),
     approximate, the expected score beside.  Two-player General is the exact race
     (``advise_two_player``); this is every other table."""
+    from .solver.multiplayer.table_advice import check_rival_count
+
     game, rules = for_command(ruleset, "advise", options)
     if "win" not in game.table_policies(rules):
         raise DicewiseError(no_table_play(game.name))
@@ -788,13 +790,7 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     if isinstance(opponent_fifths, str):
         opponent_fifths = [opponent_fifths]
     opponent_sheets, opponent_fifths = list(opponent_sheets or ()), list(opponent_fifths or ())
-    if len(opponent_sheets) != players - 1:
-        counts = dict(players=players, n=players - 1, given=len(opponent_sheets))
-        raise DicewiseError(
-            Message("{players} players need {n} rival sheet (--opponent-sheet, once each), not "
-                    "{given}", **counts) if players == 2 else
-            Message("{players} players need {n} rival sheets (--opponent-sheet, once each), not "
-                    "{given}", **counts))
+    check_rival_count(players, len(opponent_sheets))
     if len(opponent_fifths) > len(opponent_sheets):
         raise DicewiseError(Message("more --opponent-fifth than --opponent-sheet: give one "
                                     "fifth per rival sheet, in the same order"))

@@ -27,16 +27,21 @@ from .seats import win_shares
 from .win import win_chooser
 
 
-def table_position(game: CategoryRules, me: Sheet, rivals: list[Sheet], players: int) -> Start:
-    """The seats of a position (the mover's seat first to move), or a DicewiseError for
-    sheets that turns in seat order cannot have led to."""
-    if len(rivals) != players - 1:
-        fields = dict(players=players, n=players - 1, given=len(rivals))
+def check_rival_count(players: int, given: int) -> None:
+    """A table of ``players`` needs one rival sheet per other seat: a DicewiseError if not."""
+    if given != players - 1:
+        fields = dict(players=players, n=players - 1, given=given)
         raise DicewiseError(
             Message("{players} players need {n} rival sheet (--opponent-sheet, once each), not "
                     "{given}", **fields) if players == 2 else
             Message("{players} players need {n} rival sheets (--opponent-sheet, once each), not "
                     "{given}", **fields))
+
+
+def table_position(game: CategoryRules, me: Sheet, rivals: list[Sheet], players: int) -> Start:
+    """The seats of a position (the mover's seat first to move), or a DicewiseError for
+    sheets that turns in seat order cannot have led to."""
+    check_rival_count(players, len(rivals))
     n = game.n_categories
     if me.mask == (1 << n) - 1:
         raise DicewiseError(Message("the sheet is full: the game is over"))
