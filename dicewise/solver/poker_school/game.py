@@ -122,6 +122,7 @@ class PokerSchoolGame(Game):
         if solution.rules.exact:
             return {"states": m.get("states")}
         return {"weights": Features.of(solution.rules).size, "upper_bound": m.get("upper_bound"),
+                "upper_bound_steps": m.get("upper_bound_steps"),
                 "error_fraction": m.get("error_fraction"), "eval_games": m.get("eval_games"),
                 "predicted_start_value": m.get("predicted_start_value"),
                 "one_column_exact": m.get("one_column_exact"),

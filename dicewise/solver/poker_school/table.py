@@ -6,8 +6,9 @@ of ``one_column.OneColumnRules``): their table is the value of every reachable s
 the mean score of fresh games with its 95% interval, the method's shortfall on the exactly
 solved one-column game (the error estimate) and the proven upper bound (``bound``).
 
-No file is read or written here: ``tables/store.py`` does that for every game, through the
-protocol methods of ``game.py`` that call these functions.
+No table is read or written here: ``tables/store.py`` does that for every game, through the
+protocol methods of ``game.py`` that call these functions (the bound's shipped multipliers,
+package data, are read by ``certificate.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .. import category
 from ..category import solve_states
 from ..digest import rules_digest as digest_of
 from ..stats import mean_ci95
-from . import approx, bound, one_column, rules as rules_module, turns
+from . import approx, bound, certificate, one_column, rules as rules_module, turns
 from .approx import Features, LinearEvaluator, fit_policy
 from .rules import PokerSchoolRules
 from .turns import Batch, ExactEvaluator
@@ -42,7 +43,9 @@ class FitSettings:
     upper bound over λ, μ, the dice prices and the keep prices (75 s of the full game's
     build; the bound still falls by a few points per 50 steps at 150), then, if
     ``bound_groups``, ``bound_bonus_iterations`` steps with ``bound.BONUS_ROWS`` as one
-    group (about 150 s) and its rows in ``bound.GROUPS`` (50 s).  ``measure_gap``: measure
+    group (about 150 s) and its rows in ``bound.GROUPS`` (50 s) — unless ``bound_shipped``
+    and multipliers ship for the game (``certificate``): then only the groups at those
+    (tighter, found by hours of steps).  ``measure_gap``: measure
     the method's shortfall on the exact one-column game (``one_column_gap``; its exact solve
     is 5 s of the build) — without it the error estimate takes the fraction measured once
     with erasure, ``ERASURE_GAP_FRACTION``.
@@ -56,6 +59,7 @@ class FitSettings:
     bound_iterations: int = 150
     bound_groups: bool = True
     bound_bonus_iterations: int = 10
+    bound_shipped: bool = True
     measure_gap: bool = True
     seed: int = 1
 
@@ -85,8 +89,15 @@ def rules_digest(game: PokerSchoolRules) -> str:
     (its error estimate on the exact one-column game among it)."""
     if game.exact:
         return digest_of(rules_module, one_column)
-    return digest_of(rules_module, one_column, turns, approx, bound, blas_threads,
-                     sys.modules[__name__], settings=repr(SETTINGS))
+    shipped = _shipped(game)
+    return digest_of(rules_module, one_column, turns, approx, bound, blas_threads, certificate,
+                     sys.modules[__name__],
+                     settings=repr(SETTINGS) + ("" if shipped is None else shipped.checksum))
+
+
+def _shipped(game: PokerSchoolRules):
+    """The multipliers the build evaluates its bound at, if it takes shipped ones."""
+    return certificate.shipped(game) if SETTINGS.bound_shipped else None
 
 
 def build_units(game: PokerSchoolRules) -> float:
@@ -96,6 +107,8 @@ def build_units(game: PokerSchoolRules) -> float:
     s = SETTINGS
     fit = (s.iterations + 1) * s.games + s.eval_games
     one_column = fit + s.eval_games if game.columns > 1 and s.measure_gap else 0
+    if _shipped(game) is not None:
+        return fit + one_column / 3 + bound.GROUP_SWEEPS * BOUND_UNITS
     groups = 0
     if s.bound_groups:
         groups = bound.GROUP_SWEEPS + (s.bound_bonus_iterations + 1) * (1 + bound.BONUS_SWEEPS)
@@ -149,11 +162,19 @@ def build_policy(game: PokerSchoolRules, progress=None):
     scores = turns.play(game, s.eval_games, s.eval_seed, "solved", ev, chunk=EVAL_CHUNK,
                         progress=progress)
     gap = one_column_gap(game, progress) if game.columns > 1 and s.measure_gap else {}
-    upper = bound.upper_bound(game, iterations=s.bound_iterations,
-                              groups=bound.GROUPS if s.bound_groups else None,
-                              bonus_iterations=s.bound_bonus_iterations,
-                              progress=None if progress is None else
-                              (lambda x: progress(x * BOUND_UNITS)))
+    bound_progress = None if progress is None else (lambda x: progress(x * BOUND_UNITS))
+    shipped = _shipped(game)
+    if shipped is None:
+        upper = bound.upper_bound(game, iterations=s.bound_iterations,
+                                  groups=bound.GROUPS if s.bound_groups else None,
+                                  bonus_iterations=s.bound_bonus_iterations,
+                                  progress=bound_progress)
+        steps = {"rows": s.bound_iterations,
+                 "bonus": s.bound_bonus_iterations if s.bound_groups else 0, "groups": 0}
+    else:
+        upper = bound.evaluated(game, shipped.lambdas, shipped.mu, bound.GROUPS, shipped.prices,
+                                shipped.nu, shipped.keep_prices, progress=bound_progress)
+        steps = shipped.steps
     mean = float(scores.mean())
     lo, hi = mean_ci95(scores)
     frac = gap.get("one_column_gap_fraction")
@@ -168,7 +189,10 @@ def build_policy(game: PokerSchoolRules, progress=None):
             "error_fraction": frac, **gap,
             # Proven: no policy expects more than this (``bound``), so the policy's shortfall
             # is at most upper_bound − ci95[0] (at 95% confidence).
-            "upper_bound": upper.value, "upper_bound_seconds": round(upper.seconds, 3)}
+            "upper_bound": upper.value, "upper_bound_seconds": round(upper.seconds, 3),
+            # How its multipliers were found: subgradient steps on the rows, with the bonus
+            # rows as a group and with the groups; ``shipped``: by hours of steps, shipped.
+            "upper_bound_steps": {**steps, "shipped": shipped is not None}}
     return ev, meta
 
 
