@@ -866,14 +866,8 @@ def _upper_bound(game: PokerSchoolRules, iterations: int, progress, groups, pric
         candidates.append((search.best, groups))
     elif groups is not None:
         _, lambdas, mu, nu, prices, keep_prices = search.best
-        share = None
-        if progress is not None:
-            work = group_work(game, groups)
-            share = lambda n: progress(GROUP_SWEEPS * n / work)  # noqa: E731
-        grouped = float(lambdas.sum() + _thrown(prices, keep_prices)
-                        + group_values(game, lambdas, mu, groups, share, prices, nu,
-                                       keep_prices).sum())
-        candidates.append(((grouped,) + search.best[1:], groups))
+        grouped = evaluated(game, lambdas, mu, groups, prices, nu, keep_prices, progress)
+        candidates.append(((grouped.value,) + search.best[1:], groups))
     (value, lambdas, mu, nu, prices, keep_prices), used = min(candidates, key=lambda c: c[0][0])
     return Bound(value, lambdas, mu, tuple(search.history), time.perf_counter() - start, used,
                  prices if priced else None, nu if nu.any() else None, keep_prices)
