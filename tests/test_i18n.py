@@ -529,6 +529,10 @@ REFUSED = {
 }
 
 
+#: The optional extra a case needs to be refused for its own reason.
+NEEDS = {"table-plot-format": "matplotlib"}
+
+
 @pytest.mark.parametrize("lang", ["ru", "pl"])
 @pytest.mark.parametrize("case", REFUSED)
 def test_a_refusal_once_left_in_english_is_said_in_the_players_language(case, lang,
@@ -541,6 +545,8 @@ def test_a_refusal_once_left_in_english_is_said_in_the_players_language(case, la
 
     from dicewise.cli.main import cli
 
+    if case in NEEDS:
+        pytest.importorskip(NEEDS[case], reason=f"the extra with {NEEDS[case]} is not installed")
     _no_locale(monkeypatch)
     args, message = REFUSED[case]
     said = {}
