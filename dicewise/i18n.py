@@ -30,7 +30,8 @@ def language(lang: str | None = None) -> str:
     if lang:
         code = lang.lower().replace("-", "_").split("_")[0]
         if code not in LANGUAGES:
-            raise DicewiseError(f"unknown language {lang!r} (languages: {', '.join(LANGUAGES)})")
+            raise DicewiseError(Message("unknown language {lang!r} (languages: {languages})",
+                                        lang=lang, languages=", ".join(LANGUAGES)))
         return code
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(var, "")

@@ -91,6 +91,12 @@ def test_the_cached_table_answers_both_policies_from_any_sheet(monkeypatch):
     (["chance", "ryzykant", "--target", "100"], "ryzykant has no `chance`"),
     (["simulate", "general", "--policy", "target:x"], "target:x"),
     (["simulate", "general", "--policy", "target:-3"], "-3"),
+    # past 64 bits (and far past any score): refused, not an overflow in the solvers
+    (["chance", "general", "--target", str(10**23)], "at most 1000000000 points"),
+    (["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "6", "--target",
+      str(2**63)], "at most 1000000000 points"),
+    (["bench-agent", "general", "--agent-cmd", "cat", "--target", str(10**23)], "at most"),
+    (["simulate", "general", "--policy", f"target:{2**63 - 1}"], "target:"),
     (["chance", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", "ones=2"],
      "turns alternate"),
     (["chance", "poker-programs", "--players", "2"], "not solved for two players"),

@@ -135,3 +135,6 @@ def test_taken_prizes_read_back_from_the_sheet_notation():
         game.parse_sheet("taken=column4")
     with pytest.raises(DicewiseError, match="neither a row"):
         game.parse_sheet("taken=pairs")
+    # A second taken= entry would silently replace the first.
+    with pytest.raises(DicewiseError, match="taken= given twice"):
+        game.parse_sheet("pair=12,taken=fives,taken=pair")

@@ -526,6 +526,28 @@ REFUSED = {
         ["duel", "general", "--players", "2", "--a", "greedy"],
         i18n.Message("unknown two-player policy {name!r} (policies: {policies})", name="greedy",
                      policies="win, expected, optimal")),
+    "two-players-sheets-out-of-turn": (
+        ["advise", "general", *DICE, "--players", "2", "--sheet", "ones=3,twos=6",
+         "--opponent-sheet", ""],
+        i18n.Message("the player to move has {mover} boxes filled and the opponent {other}: "
+                     "turns alternate, so the mover has as many boxes as the opponent (first "
+                     "player) or one fewer (second player)", mover=2, other=0)),
+    "yahtzee-bonus-not-armed": (
+        ["advise", "yahtzee", *DICE, "--sheet", "yahtzee=0,ones=3,yahtzee_bonus=1"],
+        i18n.Message("yahtzee_bonus needs yahtzee=50 (and a joker rule other than off)")),
+    "yahtzee-bonus-too-many": (
+        ["chance", "yahtzee", "--target", "200", "--sheet", "yahtzee=50,yahtzee_bonus=1"],
+        i18n.Message("yahtzee_bonus={bonus}: each bonus Yahtzee fills another box, and only "
+                     "{filled} are filled", bonus=1, filled=0)),
+    "table-file-missing": (
+        ["advise", "general", *DICE, "--table", "/no such table.dwt"],
+        i18n.Message("table file {path} does not exist", path="/no such table.dwt")),
+    "table-file-not-a-table": (
+        ["advise", "general", *DICE, "--table", __file__],
+        i18n.Message("{why}; or build it anew: dicewise solve {game} --out {path} --rebuild "
+                     "(with the same --option flags)", game="general", path=__file__,
+                     why=i18n.Message("{path} is not a dicewise table file, or it is truncated",
+                                      path=__file__))),
 }
 
 
@@ -557,6 +579,34 @@ def test_a_refusal_once_left_in_english_is_said_in_the_players_language(case, la
     assert said["en"] == f"dicewise: error: {message}\n"
     shown = message.in_language(i18n.translator(lang))
     assert said[lang] == f"dicewise: error: {shown}\n" and shown != str(message)
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_an_unknown_scheduler_and_language_are_refused_in_the_players_language(lang,
+                                                                               monkeypatch):
+    """``solve --scheduler`` that names none (refused before the solve says it starts), and
+    a ``--lang`` dicewise does not speak (said in the locale's)."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    tr = i18n.translator(lang)
+    result = CliRunner().invoke(cli, ["solve", "general", "--players", "2", "--scheduler", "mpi",
+                                      "--lang", lang])
+    message = i18n.Message("unknown scheduler {scheduler!r} (processes, threads, dask-threads, "
+                           "local, or a dask.distributed address such as tcp://host:8786)",
+                           scheduler="mpi")
+    assert result.exit_code == 2 and not result.stdout, result.output
+    shown = message.in_language(tr)
+    assert result.stderr == f"dicewise: error: {shown}\n" and shown != message
+    monkeypatch.setenv("LANG", f"{lang}_{lang.upper()}.UTF-8")
+    result = CliRunner().invoke(cli, ["advise", "general", *DICE, "--lang", "de"])
+    message = i18n.Message("unknown language {lang!r} (languages: {languages})", lang="de",
+                           languages="en, ru, pl")
+    assert result.exit_code == 2 and result.stderr == (
+        f"dicewise: error: {message.in_language(tr)}\n")
+    assert message.in_language(tr) != message
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])

@@ -203,6 +203,29 @@ def test_python_agent_from_module(tmp_path, monkeypatch):
     assert missing.exit_code == 2 and "cannot load agent" in missing.stderr
 
 
+@pytest.mark.parametrize("args", [
+    ["--agent-cmd", "python3 'unclosed"],  # shlex cannot split it
+    ["--agent-cmd", "   "],  # no program at all
+    ["--agent-cmd", "cat", "--timeout", "nan"],  # a FloatRange lets NaN through
+])
+def test_unusable_agent_commands_are_one_line(args):
+    result = run("bench-agent", "general", *args, "--games", "2")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicewise: error: "), result.stderr
+
+
+def test_a_python_agent_that_exits_is_an_agent_failure(tmp_path, monkeypatch):
+    """sys.exit in an in-process agent is its crash, reported like any exception, not the
+    end of the run with the agent's exit status and no word."""
+    (tmp_path / "quitter.py").write_text("def leave(obs):\n    raise SystemExit(5)\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("bench-agent", "general", "--agent", "quitter:leave", "--games", "2")
+    assert result.exit_code == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("dicewise: error:")]
+    assert len(errors) == 1 and "SystemExit: 5" in errors[0]
+
+
 def test_review_command(solved, tmp_path):
     game, values = solved("general")
     log = tmp_path / "game.jsonl"
@@ -215,6 +238,36 @@ def test_review_command(solved, tmp_path):
     assert len(data["decisions"]) == 10 and data["total_loss"] > 0
     log.write_text("not json\n")
     assert run("review", "general", str(log)).exit_code == 2
+
+
+def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
+    game, values = solved("general")
+    log = tmp_path / "game.jsonl"
+    assert run("bench-agent", "general", "--agent-cmd", _bot(tmp_path, "good", GOOD),
+               "--games", "1", "--log", str(log)).exit_code == 0
+    record = json.loads(log.read_text().splitlines()[0])
+
+    def refused(data: bytes, fragment: str):
+        log.write_bytes(data)
+        result = run("review", "general", str(log))
+        assert result.exit_code == 2 and "Traceback" not in result.stderr, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and fragment in lines[0], result.stderr
+
+    refused(b"\xff\xfe not text\n", "line 1: expected")  # not UTF-8
+    refused(b"[" * 100000 + b"]" * 100000 + b"\n", "line 1: expected")  # too deep for json
+    no_dice = {**record, "observation": {**record["observation"], "dice": None}}
+    refused(json.dumps(no_dice).encode(), "an observation has dice")
+    # A game under other rules is not judged under the defaults without a word.
+    plain = {**record, "observation": {**record["observation"],
+                                       "options": {"straight": "plain", "big_general": "ends"}}}
+    refused(json.dumps(plain).encode(), "options")
+    assert run("review", "general", str(log), "-o", "straight=plain").exit_code == 0
+    # A log that leaves an option out (an older one) is judged under the review's rules.
+    older = {**record, "observation": {**record["observation"], "options": {"straight": "plain"}}}
+    log.write_text(json.dumps(older) + "\n")
+    assert run("review", "general", str(log), "-o", "straight=plain").exit_code == 0
+    refused(json.dumps(older).encode(), "options")
 
 
 def test_simulate_command_json(solved):

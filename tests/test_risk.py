@@ -364,6 +364,7 @@ def test_minimax_chain(rules):
     lambda: rc.set_value(0), lambda: rc.reinforcements(0), lambda: rc.starting_armies(2),
     lambda: rc.parse_hand("iqx"), lambda: rc.card_outlook(0), lambda: rc.p_set_after(-1),
     lambda: rc.card_outlook(3, conquer_prob=1.5),
+    lambda: rc.card_outlook(3, hand=rc.parse_hand("iw")),  # no wild card in the deck
 ])
 def test_bad_input_is_refused(call):
     with pytest.raises(DicewiseError):
@@ -407,7 +408,7 @@ def test_card_outlook():
     assert rc.card_outlook(1, 0, rc.parse_hand("ica")).per_turn == (4.0,)
     assert rc.card_outlook(1, 0, rc.parse_hand("iic")).per_turn == (0.0,)
     assert rc.card_outlook(3, 0, conquer_prob=0.0).total == 0.0
-    assert rc.card_outlook(2, 7, rc.parse_hand("iw")).per_turn[1] == pytest.approx(25.0)
+    assert rc.card_outlook(2, 7, rc.parse_hand("iw"), wild=1).per_turn[1] == pytest.approx(25.0)
 
 
 def test_seeing_defender_without_kept_moves(monkeypatch):

@@ -115,6 +115,8 @@ def test_table_csv_and_table_file(tmp_path):
     ["table", "--max", "1", "--out", "x.csv"], ["table", "--max", "100000", "--out", "x.csv"],
     ["cards", "--hand", "iqz"], ["cards", "--territories", "0"], ["cards", "--sets-traded", "-1"],
     ["cards", "--players", "9"], ["cards", "--conquer-prob", "2"],
+    # wild cards in the hand that the deck does not have (it has none by default)
+    ["cards", "--hand", "iw"], ["cards", "--hand", "ww", "--wild-cards", "1"],
     # --option: unknown, malformed, a bad value, one the command does not read, given twice
     ["battle", "5", "3", "-o", "glory=1"], ["battle", "5", "3", "--option", "ties"],
     ["battle", "5", "3", "-o", "ties=nobody"], ["battle", "5", "3", "-o", "max_attacker_dice=4"],

@@ -24,8 +24,12 @@ SPOKEN = "dicewise.translator"
 
 def speak(lang: str | None):
     """The translator of ``--lang`` (else the locale) for the command being run, which its
-    error line will use too."""
-    tr = i18n.translator(i18n.language(lang))
+    error line will use too (a language dicewise does not speak is refused in the locale's)."""
+    try:
+        tr = i18n.translator(i18n.language(lang))
+    except DicewiseError:
+        click.get_current_context().meta[SPOKEN] = i18n.translator(i18n.language())
+        raise
     click.get_current_context().meta[SPOKEN] = tr
     return tr
 

@@ -383,7 +383,7 @@ def _print_agent_report(d):
 
 @click.command(cls=Command)
 @click.argument("ruleset")
-@click.argument("log", type=click.File("r"))
+@click.argument("log", type=click.File("r", errors="replace"))
 @click.option("--game", "game_index", type=int, default=None,
               help="Only the decisions of game N of the log (its `game` field).")
 @click.option("--all", "show_all", is_flag=True,

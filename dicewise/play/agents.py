@@ -51,7 +51,8 @@ class CallableAgent:
     def act(self, observation: dict) -> dict:
         try:
             return self.fn(observation)
-        except Exception as e:  # the agent's own bug: report it, never crash the harness
+        except (Exception, SystemExit) as e:  # the agent's own bug, sys.exit included:
+            # report it, never crash the harness
             raise AgentFailure("exception", f"{type(e).__name__}: {e}") from None
 
     def close(self):
@@ -62,13 +63,22 @@ class ProcessAgent:
     """An agent in a subprocess: one JSON observation per line in, one JSON action per line out."""
 
     def __init__(self, command: str, timeout: float = 10.0):
+        if not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
+            raise DicewiseError("an agent's timeout is a number of seconds above 0, "
+                                f"not {timeout!r}")
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as e:  # an unclosed quote, say
+            raise DicewiseError(f"cannot read agent command {command!r}: {e}") from None
+        if not self.argv:
+            raise DicewiseError(f"agent command {command!r} names no program")
         self.command, self.name, self.timeout = command, command, timeout
         self.proc = None
         self._buffer = b""
 
     def _start(self):
         try:
-            self.proc = subprocess.Popen(shlex.split(self.command), stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as e:
             raise DicewiseError(f"cannot start agent {self.command!r}: {e.strerror}") from None

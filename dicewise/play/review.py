@@ -50,11 +50,17 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
             obs, action = record["observation"], record["action"]
             if not isinstance(obs, dict):
                 raise TypeError
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
                                 "as the agent protocol writes them") from None
         if obs.get("ruleset", game.name) != game.name:
             raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {game.name}")
+        options, logged = dict(solution.rules.options), obs.get("options", {})
+        if not isinstance(logged, dict) or any(k not in options or options[k] != v
+                                               for k, v in logged.items()):
+            # an option the log leaves out is taken as the review's (an older log)
+            raise DicewiseError(f"line {number}: a game with options {json.dumps(logged)}, "
+                                f"not {json.dumps(options)} (give them with --option)")
         try:
             advice = game.advise_observation(solution, obs)
         except DicewiseError as e:

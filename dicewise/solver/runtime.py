@@ -36,6 +36,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from ..errors import DicewiseError
+from ..i18n import Message
 
 
 class Runtime:
@@ -95,7 +96,8 @@ class Forked(Runtime):
 
     def __init__(self, workers: int):
         if not can_fork():
-            raise DicewiseError("scheduler 'processes' needs a system that can fork; use threads")
+            raise DicewiseError(Message("scheduler 'processes' needs a system that can fork; use "
+                                        "threads"))
         self.workers = workers
 
     def map(self, fn, items, *shared):
@@ -126,7 +128,8 @@ class DaskThreads(Runtime):
         try:
             import dask
         except ImportError:
-            raise DicewiseError("scheduler 'dask-threads' needs dask: pip install dask") from None
+            raise DicewiseError(Message("scheduler 'dask-threads' needs dask: pip install "
+                                        "dask")) from None
         self._dask, self.workers = dask, workers
 
     def map(self, fn, items, *shared):
@@ -146,8 +149,8 @@ class Distributed(Runtime):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise DicewiseError(f"scheduler {address!r} needs dask.distributed: "
-                                "pip install dask distributed") from None
+            raise DicewiseError(Message("scheduler {address!r} needs dask.distributed: pip "
+                                        "install dask distributed", address=address)) from None
         self._cluster = None
         try:
             if address == "local":
@@ -160,7 +163,8 @@ class Distributed(Runtime):
             if self._cluster is not None:
                 self._cluster.close()
             reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise DicewiseError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+            raise DicewiseError(Message("cannot reach the Dask scheduler at {address}: {reason}",
+                                        address=address, reason=reason)) from None
         self.workers = len(self._client.scheduler_info().get("workers", {})) or workers
         self._scattered: dict[int, tuple] = {}  # id -> (object, its future)
 
@@ -180,7 +184,8 @@ class Distributed(Runtime):
 
     @contextmanager
     def pool(self, fn):
-        raise DicewiseError("a dask.distributed cluster shares no memory with this process")
+        raise DicewiseError(Message("a dask.distributed cluster shares no memory with this "
+                                    "process"))
         yield  # pragma: no cover
 
     def close(self):
@@ -191,8 +196,6 @@ class Distributed(Runtime):
 
 #: Shared arguments small enough to travel with each task (a layer's number) unscattered.
 _INLINE = (int, float, str, bytes, type(None))
-
-SCHEDULERS = "processes, threads, dask-threads, local, or a dask.distributed address such as tcp://host:8786"
 
 
 def local(workers: int | None = None) -> Runtime:
@@ -216,9 +219,18 @@ def open_runtime(scheduler: str | None, workers: int | None = None, timeout: flo
         return Threads(workers)
     if scheduler == "dask-threads":
         return DaskThreads(workers)
-    if scheduler == "local" or "://" in scheduler:
+    if check_scheduler(scheduler) == "local" or "://" in scheduler:
         return Distributed(scheduler, workers, timeout)
-    raise DicewiseError(f"unknown scheduler {scheduler!r} ({SCHEDULERS})")
+
+
+def check_scheduler(scheduler: str | None) -> str | None:
+    """``scheduler`` itself where it names a runtime, else refused in one line (before any
+    work starts: opening it may come minutes later)."""
+    if scheduler in (None, "processes", "threads", "dask-threads", "local") or "://" in scheduler:
+        return scheduler
+    raise DicewiseError(Message("unknown scheduler {scheduler!r} (processes, threads, "
+                                "dask-threads, local, or a dask.distributed address such as "
+                                "tcp://host:8786)", scheduler=scheduler))
 
 
 def shared_array(n: int, dtype=np.float64) -> np.ndarray:

@@ -28,6 +28,7 @@ import msgpack
 import numpy as np
 
 from ..errors import DicewiseError, TableError  # noqa: F401  (TableError is re-exported)
+from ..i18n import Message
 from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
 
 MAGIC = "dicewise-table"
@@ -121,22 +122,25 @@ def _read(path):
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise TableError(f"table file {path} does not exist") from None
+        raise TableError(Message("table file {path} does not exist", path=str(path))) from None
     except OSError as e:
-        raise TableError(f"cannot read table file {path}: {e.strerror}") from None
+        raise TableError(Message("cannot read table file {path}: {why}", path=str(path),
+                                 why=e.strerror)) from None
     try:
         doc = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         header, payload = doc["header"], doc["payload"]
         if header.get("format") != MAGIC or not isinstance(payload, bytes):
             raise ValueError
     except Exception:
-        raise TableError(f"{path} is not a dicewise table file, or it is truncated") from None
+        raise TableError(Message("{path} is not a dicewise table file, or it is truncated",
+                                 path=str(path))) from None
     if header.get("format_version") != FORMAT_VERSION:
-        raise TableError(f"{path} has table format {header.get('format_version')}, this dicewise "
-                         f"reads format {FORMAT_VERSION}; rebuild it with `dicewise solve`")
+        raise TableError(Message("{path} has table format {have}, this dicewise reads format "
+                                 "{want}; rebuild it with `dicewise solve`", path=str(path),
+                                 have=header.get("format_version"), want=FORMAT_VERSION))
     if not isinstance(header, dict) or header.get("checksum") != checksum(header, payload):
-        raise TableError(f"{path} is damaged (checksum mismatch); delete it or rebuild it "
-                         "with `dicewise solve`")
+        raise TableError(Message("{path} is damaged (checksum mismatch); delete it or rebuild it "
+                                 "with `dicewise solve`", path=str(path)))
     return header, payload
 
 
@@ -150,9 +154,13 @@ def read_table(path, **expect) -> Table:
     for key, want in expect.items():
         have = header.get(key)
         if have != want:
-            what = {"rules_digest": "other rules (a different dicewise version)"}.get(key, f"{key} {have}")
-            raise TableError(f"{path} was built for {what}, not for {key} {want}; "
-                             "rebuild it with `dicewise solve`")
+            if key == "rules_digest":
+                raise TableError(Message("{path} was built for other rules (a different dicewise "
+                                         "version), not for {key} {want}; rebuild it with "
+                                         "`dicewise solve`", path=str(path), key=key, want=want))
+            raise TableError(Message("{path} was built for {key} {have}, not for {key} {want}; "
+                                     "rebuild it with `dicewise solve`", path=str(path), key=key,
+                                     have=have, want=want))
     try:
         blobs = msgpack.unpackb(payload, raw=False)
         arrays = {}
@@ -160,5 +168,6 @@ def read_table(path, **expect) -> Table:
             arr = np.frombuffer(blobs[name], dtype=np.dtype(desc["dtype"])).reshape(desc["shape"])
             arrays[name] = arr
     except Exception:
-        raise TableError(f"{path} is damaged (its arrays do not match its header)") from None
+        raise TableError(Message("{path} is damaged (its arrays do not match its header)",
+                                 path=str(path))) from None
     return Table(header, arrays)

@@ -55,12 +55,19 @@ def load(game: Game, rules, path) -> Solution:
                        options=game.rule_options(rules), rules_digest=game.rules_digest(rules))
     meta = dict(table.header.get("meta", {}))
     if "expected_score" not in meta:
-        raise TableError(f"{path} lacks the expected score of a solved game")
+        raise TableError(Message("{path} lacks the expected score of a solved game",
+                                 path=str(path)))
     try:
         payload = game.from_arrays(rules, table.arrays, meta)
     except TableError as e:
-        raise TableError(f"{path}: {e}") from None
+        raise TableError(Message("{path}: {why}", path=str(path), why=_why(e))) from None
     return Solution(game, rules, payload, meta, path, False, 0.0)
+
+
+def _why(error: Exception):
+    """An error's message as raised, a ``Message`` kept whole (so that it is still said in
+    the players' language when it is part of another)."""
+    return error.args[0] if len(error.args) == 1 else str(error)
 
 
 def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
@@ -154,7 +161,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
     if explicit:
         check_table_path(path)
     if must_exist and not path.exists():
-        raise DicewiseError(f"table file {path} does not exist")
+        raise DicewiseError(Message("table file {path} does not exist", path=str(path)))
     if not rebuild and path.exists():
         try:
             return load(game, rules, path)
@@ -162,7 +169,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
             if explicit or must_exist:
                 raise TableError(Message("{why}; or build it anew: dicewise solve {game} --out "
                                          "{path} --rebuild (with the same --option flags)",
-                                         why=str(e), game=game.name, path=str(path))) from None
+                                         why=_why(e), game=game.name, path=str(path))) from None
             warn(f"{e}; rebuilding it")
     with _build_lock(path):
         if not rebuild and path.exists():  # another process built it while we waited

@@ -24,7 +24,7 @@ from ..errors import TableError
 from ..solver.category import CategoryRules
 from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
-from ..solver.runtime import open_runtime
+from ..solver.runtime import check_scheduler, open_runtime
 from ..solver.two_player.space import Layout, TwoPlayerValues, build_layout, two_player_rules
 from . import store
 from .store import checkpoint_dir  # noqa: F401 - where a solve's layers are checkpointed
@@ -49,7 +49,8 @@ class RaceTable:
 
         self.game, self.root = get_game(rules.name), tuple(int(r) for r in root)
         self.name = self.game.name
-        self.scheduler, self.workers, self.chunk_columns = scheduler, workers, chunk_columns
+        self.scheduler, self.workers = check_scheduler(scheduler), workers
+        self.chunk_columns = chunk_columns
         self.keep_checkpoints, self.connect_timeout = keep_checkpoints, connect_timeout
         self.build_label = "solving {game} for two players"
 

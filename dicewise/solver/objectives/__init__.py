@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import DicewiseError
+from ...i18n import Message
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,21 @@ class Objective:
                 "win": "P(win) + ½P(draw)"}[self.name]
 
 
+#: The largest target taken: far above any game's score (so its chance is 0), and small
+#: enough for the solvers' 64-bit needs.
+MAX_TARGET = 10**9
+
+
 def check_target(target) -> int:
-    """A target is a whole number of points, at least 0."""
+    """A target is a whole number of points, at least 0 (and at most ``MAX_TARGET``)."""
     import numpy as np
 
     if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
-        raise DicewiseError(f"a target is a whole number of points, at least 0, not {target!r}")
+        raise DicewiseError(Message("a target is a whole number of points, at least 0, not "
+                                    "{target!r}", target=target))
+    if target > MAX_TARGET:
+        raise DicewiseError(Message("a target is at most {high} points, not {target}",
+                                    high=MAX_TARGET, target=target))
     return int(target)
 
 

@@ -150,11 +150,15 @@ def parse_taken(text: str, columns: int) -> tuple[tuple[int, ...], tuple[int, ..
 
 def split_taken(text: str | None, columns: int) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
     """A sheet's text without its ``taken=`` entry, and the rows and columns that entry lists."""
-    kept, rows, cols = [], (), ()
+    kept, rows, cols, seen = [], (), (), False
     for part in (text or "").split(","):
         name, sep, value = part.partition("=")
         if sep and name.strip().lower() == TAKEN:
+            if seen:  # a second entry would replace the first
+                raise DicewiseError(Message("taken= given twice (list every prize in one "
+                                            "entry: taken=fives/column2)"))
             rows, cols = parse_taken(value, columns)
+            seen = True
         elif part.strip():
             kept.append(part)
     return ",".join(kept), rows, cols

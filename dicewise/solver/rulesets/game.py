@@ -118,7 +118,7 @@ class CategoryGame(Game):
         try:
             sheet = {**observation.get("sheet", {}), **observation.get("counters", {})}
             position = {"sheet": ",".join(f"{k}={v}" for k, v in sheet.items()),
-                        "dice": observation["dice"], "roll": int(observation["roll"])}
+                        "dice": list(observation["dice"]), "roll": int(observation["roll"])}
         except (KeyError, TypeError, ValueError, AttributeError):
             raise DicewiseError("an observation has dice, roll and sheet, as the agent protocol "
                                 "writes them") from None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..category import Category, CategoryRules, Write
 from ..options import option
@@ -112,10 +113,12 @@ class Yahtzee(CategoryRules):
         bonus = counters.get("yahtzee_bonus", 0)
         if bonus:
             if not armed:
-                raise DicewiseError("yahtzee_bonus needs yahtzee=50 (and a joker rule other than off)")
+                raise DicewiseError(Message("yahtzee_bonus needs yahtzee=50 (and a joker rule "
+                                            "other than off)"))
             if bonus > len(scores) - 1:
-                raise DicewiseError(f"yahtzee_bonus={bonus}: each bonus Yahtzee fills another box, "
-                                    f"and only {len(scores) - 1} are filled")
+                raise DicewiseError(Message("yahtzee_bonus={bonus}: each bonus Yahtzee fills "
+                                            "another box, and only {filled} are filled",
+                                            bonus=bonus, filled=len(scores) - 1))
         return upper_sum_of_sheet(scores) + UPPER_STATES * armed
 
     def sheet_points(self, scores, counters):

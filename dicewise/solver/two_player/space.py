@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .. import dice
 from ..category import CategoryRules, ROLL_NUMBERS
 
@@ -173,9 +174,10 @@ def check_pair(n: int, mover: int, other: int) -> None:
     if a == b == n:
         return
     if a not in (b, b - 1):
-        raise DicewiseError(f"the player to move has {a} boxes filled and the opponent {b}: turns "
-                            "alternate, so the mover has as many boxes as the opponent (first "
-                            "player) or one fewer (second player)")
+        raise DicewiseError(Message("the player to move has {mover} boxes filled and the "
+                                    "opponent {other}: turns alternate, so the mover has as many "
+                                    "boxes as the opponent (first player) or one fewer (second "
+                                    "player)", mover=a, other=b))
 
 
 def build_layout(rules: TwoPlayerRules, root: tuple[int, int] = (0, 0)) -> Layout:
