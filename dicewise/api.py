@@ -333,7 +333,7 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
                    seed: int = 0, table=None, progress=None) -> StrategyTable:
     """One of the game's strategy tables (``game.tables`` names them; the first by default)."""
     game, rules = for_command(ruleset, "table", options)
-    what = what or next(iter(game.tables))
+    what = next(iter(game.tables)) if what is None else what
     if what == "target" and "chance" in game.commands:
         return target_curve(ruleset, options=options, progress=progress)
     if what not in game.tables:

@@ -193,6 +193,10 @@ def test_every_strategy_table(name, tmp_path):
                     "--lang", "ru").stdout
             assert len(ru.splitlines()) == len(lines) and not re.search("[A-Za-z]", ru), ru[:2000]
     one_error_line(run("table", name, "--what", "no-such-table"), "unknown table")
+    # an empty name is not "the first table", an empty --out or --plot not "none"
+    one_error_line(run("table", name, "--what", ""), "unknown table")
+    one_error_line(run("table", name, "--out", ""), "is a directory")
+    one_error_line(run("table", name, "--plot", ""), "--plot")
 
 
 @pytest.mark.parametrize("name", tiered(n for n in GAME_NAMES if "bench-agent" in get_game(n).commands))

@@ -141,7 +141,7 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
     With --players 2 the two-player race is solved (resumable: every finished layer is
     checkpointed beside the table, and a killed solve goes on from there)."""
     tr = speak(lang)
-    if out:
+    if out is not None:
         checked_output(out)
     if players == 2:
         solved = api.solve_two_player(ruleset, options, table=out, rebuild=rebuild,

@@ -221,10 +221,10 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
             raise click.UsageError(i18n.Message("--json is --format json, not --format {fmt}",
                                                 fmt=fmt))
         fmt = "json"
-    if out:
+    if out is not None:
         checked_output(out)  # before any solve
     plt = None
-    if plot_out:
+    if plot_out is not None:
         if what != "target":
             raise click.UsageError(i18n.Message("--plot draws the target table (--what target)"))
         plt = pyplot(plot_out)
@@ -242,7 +242,7 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
         writer.writerow(result.header)
         writer.writerows(result.rows)
         text = buf.getvalue()
-    if out:
+    if out is not None:
         write_output(out, text)
         click.echo(tr("wrote {n} rows to {path}").format(n=f"{len(result.rows):,}", path=out),
                    err=True)
