@@ -28,7 +28,7 @@ DOMAIN = "dicewise"
 def language(lang: str | None = None) -> str:
     """``lang`` checked, else the locale's language if dicewise speaks it, else English."""
     if lang:
-        code = lang.lower().replace("-", "_").split("_")[0]
+        code = _code(lang)
         if code not in LANGUAGES:
             raise DicewiseError(Message("unknown language {lang!r} (languages: {languages})",
                                         lang=lang, languages=", ".join(LANGUAGES)))

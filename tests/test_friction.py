@@ -195,6 +195,18 @@ def test_bad_command_lines_answer_one_line(args):
     assert err.startswith("dicewise: error: ") and err.count("\n") == 1
 
 
+def test_a_pick_that_is_no_number_is_one_line_and_the_game_goes_on():
+    """`pick ²` (a digit that is no decimal) and a pick of thousands of digits were a
+    traceback: now each is one line, and the game goes on."""
+    lines = ["dice 2 2 4 6 6", "pick ²", "pick " + "9" * 5000, "pick 1", "sheet"]
+    result = CliRunner().invoke(cli, ["play", "general", "--players", "1", "--no-advice",
+                                      "--lang", "en"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0 and result.exception is None, result.output
+    refused = [line for line in result.stdout.splitlines() if line.startswith("not done: ")]
+    assert refused == ["not done: pick takes the number of a choice of the advice, as pick 1"] * 2 \
+        + ["not done: advice is off: name the choice"]
+
+
 def test_a_table_for_people_rounds_and_aligns():
     from dicewise.cli.play import _text_table
 

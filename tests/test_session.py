@@ -313,6 +313,17 @@ def test_any_line_answers_one_json_object_and_a_refused_one_changes_nothing(line
             assert game.to_json() == before
 
 
+@pytest.mark.parametrize("line", ["pick ²", "pick " + "9" * 5000, "pick 1234567890"])
+def test_a_pick_that_is_no_number_of_a_choice_is_refused(line):
+    """int() refuses "²" (a digit, not a decimal) and thousands of digits: refused, not a crash."""
+    game = TableGame.new("general", players=1, seed=1, advice=False)
+    game.apply("roll")
+    before = game.to_json()
+    assert game.apply(line) == {"ok": False, "error": "pick takes the number of a choice of the "
+                                                      "advice, as pick 1"}
+    assert game.to_json() == before
+
+
 def test_advice_follows_the_position_after_an_undo():
     game = TableGame.new("general", players=1, seed=1)
     first = game.apply("dice 2 2 4 6 6")["advice"]
@@ -423,7 +434,9 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
     ({"names": list("abcdefg")}, "played by 1, 2, 3, 4, 5, 6 players, not 7"),
     ({"names": []}, "not 0"), ({"names": ["a", "a"]}, "the same name"),
     ({"target": -3}, "a target is a whole number"), ({"top": 0}, "--top takes"),
-    ({"top": "x"}, "--top takes"), ({"advice": "no"}, "advice is true or false"),
+    ({"top": "x"}, "--top takes"), ({"top": "3"}, "from 1, not '3'"),
+    ({"version": "1"}, "a saved game of version '1'; this dicewise reads version 1"),
+    ({"advice": "no"}, "advice is true or false"),
     ({"lang": "de"}, "unknown language"), ({"objective": "win", "target": 150}, "not both"),
     ({"events": [{"dice": [5.5, 1, 2, 3, 4]}]}, "dice are whole numbers"),
     ({"events": [{"dice": "12345"}]}, "dice are whole numbers"),

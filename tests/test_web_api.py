@@ -200,6 +200,8 @@ BAD = [
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "opponent_sheet": ""},
      "opponent sheets are for two players"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "players": 2}, "roll"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 2,
+      "opponent_fifths": ["x"]}, "no fifth"),  # as advise --players 2 refuses --opponent-fifth
 ]
 
 
@@ -488,6 +490,9 @@ def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, t
             assert status == 400 and answer["ok"] is False and not outside.exists()
     status, _, answer = server.post(f"/api/game/{game_id}", {"command": "quit"})
     assert status == 400 and "close the page" in answer["error"]
+    for line in ("pick ²", "pick " + "9" * 5000):  # int() refuses both: once a 500
+        status, _, answer = server.post(f"/api/game/{game_id}", {"command": line})
+        assert status == 400 and answer["error"].startswith("pick takes the number"), answer
     status, _, answer = server.post("/api/game/resume", {"saved": {"format": "nope"}})
     assert status == 400 and "not a saved dicewise game" in answer["error"]
     damaged = {**saved, "events": [{"dice": [9, 9, 9, 9, 9]}]}
@@ -559,6 +564,9 @@ def test_the_strings_endpoint(server):
     assert ru["messages"]["Undo"] == "Отменить" and ru["boxes"]["ones"] == "единицы"
     status, _, en = server.request("GET", "/api/strings?lang=xx")
     assert status == 200 and en["lang"] == "en" and en["messages"]["Undo"] == "Undo"
+    for lang, code in [("RU", "ru"), ("ru-RU", "ru"), ("pl_PL", "pl")]:  # as a game reads them
+        status, _, said = server.request("GET", f"/api/strings?lang={lang}")
+        assert status == 200 and said["lang"] == code, said["lang"]
     # the games as the page lists them: titles, options' help, sheet notations
     status, _, general = server.request("GET", "/api/rules/general")
     assert ru["messages"][general["title"]] == "Генерал, по русскому источнику"

@@ -87,7 +87,9 @@ def parse(line: str) -> Command:
     if verb == "split":
         return Command(verb, (_split(rest),))
     if verb == "pick":
-        if len(rest) != 1 or not rest[0].isdigit() or int(rest[0]) < 1:
+        # decimal, not any digit (int() refuses "²"); at most 9 of them (no advice has more
+        # choices, and int() refuses thousands)
+        if len(rest) != 1 or not rest[0].isdecimal() or len(rest[0]) > 9 or int(rest[0]) < 1:
             raise DicewiseError(Message("pick takes the number of a choice of the advice, as "
                                         "pick 1"))
         return Command(verb, (int(rest[0]),))

@@ -79,7 +79,7 @@ class Table:
             self.target = api.check_target(self.target)
         if self.top is not None and (not _whole(self.top) or self.top < 1):
             raise DicewiseError(Message("--top takes a number of choices from 1, not {top}",
-                                        top=self.top))
+                                        top=repr(self.top)))
         if not isinstance(self.advice, bool):
             raise DicewiseError(Message("advice is true or false, not {value!r}",
                                         value=self.advice))
@@ -167,7 +167,7 @@ class TableGame:
             raise DicewiseError(Message("this is not a saved dicewise game"))
         if data.get("version") != VERSION:
             raise DicewiseError(Message("a saved game of version {version}; this dicewise reads "
-                                        "version {ours}", version=data.get("version"),
+                                        "version {ours}", version=repr(data.get("version")),
                                         ours=VERSION))
         try:
             table = Table(data["ruleset"], data["names"], dict(data.get("options") or {}),

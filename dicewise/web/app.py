@@ -101,7 +101,7 @@ def _advice(f: Fields, progress):
                                     opponent_sheets=rivals, fifth=fifth, opponent_fifths=fifths,
                                     options=options, progress=progress)
     elif players == 2:
-        if fifth is not None or roll is None:
+        if fifth is not None or fifths or roll is None:  # as advise --players 2 refuses them
             raise BadRequest("two players take a roll and no fifth")
         api.check_two_players(ruleset, options)
         if len(rivals) > 1:
@@ -156,7 +156,7 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
 
     async def status(request):
         return DicewiseJSON({"version": __version__, "building": builds.snapshot(),
-                             "languages": strings.LANGUAGES, "game_commands": store.available()})
+                             "languages": list(i18n.LANGUAGES), "game_commands": store.available()})
 
     async def page_strings(request):
         query = request.query_params

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-LANGUAGES = ["en", "ru", "pl"]
+from .. import i18n
+from ..errors import DicewiseError
 
 #: Every text the page shows that does not come from the game itself.
 MESSAGES = (
@@ -36,10 +37,6 @@ DOMAIN = "dicewise-web"
 def _translator(lang: str):
     """gettext for the page in ``lang``: its own catalog first, then the command line's."""
     if lang == "en":
-        return None
-    try:
-        from .. import i18n
-    except ImportError:  # an installation without catalogs: English
         return None
     import gettext
 
@@ -96,7 +93,10 @@ def _game_texts(lang: str) -> dict:
 def catalog(lang: str | None, ruleset: str | None = None) -> dict:
     """``{"lang", "messages": {english: shown}, "boxes": {box: shown}}`` for the page: its
     own words, and the games' titles, options and sheet notations."""
-    lang = lang if lang in LANGUAGES else "en"
+    try:  # RU, ru-RU: read as a game reads them; a language dicewise does not speak: English
+        lang = i18n.language(lang) if lang else "en"
+    except DicewiseError:
+        lang = "en"
     gettext = _translator(lang)
     messages = {**_game_texts(lang), **{m: (gettext(m) if gettext else m) for m in MESSAGES}}
     return {"lang": lang, "messages": messages, "boxes": _box_labels(ruleset, lang)}
