@@ -620,3 +620,50 @@ def test_a_move_that_cannot_be_saved_is_not_kept(tmp_path, monkeypatch, session)
         store.apply(game_id, "write ones")
     monkeypatch.setattr(os, "fsync", fsync)
     assert store.state(game_id)["state"] == kept
+
+
+def test_a_game_dropped_from_memory_mid_command_is_not_played_twice(tmp_path, monkeypatch,
+                                                                      session):
+    """A game pushed out of memory while one of its commands runs is read again from its
+    file only after that command has saved it: no move is lost to a stale copy."""
+    import threading
+
+    from dicewise.web import games
+
+    monkeypatch.setattr(games, "IN_MEMORY", 1)
+    store = games.GameStore(tmp_path)
+    game_id = store.new({"ruleset": "general", "players": 1, "seed": 3, "advice": False})["game"]
+    with store._held(game_id) as game:
+        inside, release = threading.Event(), threading.Event()
+        apply = game.apply
+
+        def slow_apply(command):  # a command that takes a while (a table being built, say)
+            inside.set()
+            release.wait(10)
+            return apply(command)
+
+        game.apply = slow_apply
+    first = threading.Thread(target=store.apply, args=(game_id, "roll"))
+    first.start()
+    assert inside.wait(10)
+    store.new({"ruleset": "general", "players": 1, "seed": 4, "advice": False})  # drops it
+    second = threading.Thread(target=store.apply, args=(game_id, "write ones"))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive()  # it waits for the first command, not for a copy of the file
+    release.set()
+    first.join(10)
+    second.join(10)
+    saved = json.loads((tmp_path / f"{game_id}.json").read_text())
+    assert [list(e) for e in saved["events"]] == [["dice"], ["action"]]  # the roll, then ones
+    assert store.state(game_id)["state"]["players"][0]["sheet"].startswith("ones=")
+
+
+def test_an_id_that_names_no_game_leaves_nothing_behind(tmp_path):
+    from dicewise.web.games import GameStore, UnknownGame
+
+    store = GameStore(tmp_path)
+    for n in range(100):
+        with pytest.raises(UnknownGame, match="no game"):
+            store.state(f"{n:016x}")
+    assert store._locks == {} and not list(tmp_path.iterdir())

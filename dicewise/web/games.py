@@ -15,6 +15,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 
 from .. import i18n
@@ -49,13 +50,19 @@ def _session_module():
 
 
 class GameStore:
-    """Games by id: created, resumed, commanded and saved, one lock per game."""
+    """Games by id: created, resumed, commanded and saved, one lock per game.
+
+    The last ``IN_MEMORY`` games stay in memory, the others are read from their files when
+    asked for; a game's lock outlives its place in memory (a game dropped while one of its
+    commands runs is read again only after that command has written its file).
+    """
 
     def __init__(self, folder: Path, progress=None):
         self.folder = Path(folder)
         self.progress = progress
-        self._lock = threading.Lock()
-        self._games: OrderedDict[str, tuple[object, threading.Lock]] = OrderedDict()
+        self._lock = threading.Lock()  # guards the two dicts, never held during a command
+        self._games: OrderedDict[str, object] = OrderedDict()
+        self._locks: dict[str, threading.Lock] = {}  # at most MAX_GAMES: one per file
 
     def available(self) -> bool:
         """Whether games can be followed (the game in progress is installed)."""
@@ -92,28 +99,33 @@ class GameStore:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise UnknownGame(f"no game {game_id} here (it may have been played on another "
-                              "server; resume it from its saved file)") from None
+            raise _missing(game_id) from None
         return _session_module().TableGame.from_json(json.loads(text), progress=self.progress)
 
-    def _remember(self, game_id: str, game) -> tuple[object, threading.Lock]:
+    def _remember(self, game_id: str, game) -> None:
         with self._lock:
-            entry = self._games.get(game_id)
-            if entry is None:
-                entry = (game, threading.Lock())
-                self._games[game_id] = entry
+            self._games[game_id] = game
             self._games.move_to_end(game_id)
             while len(self._games) > IN_MEMORY:
                 self._games.popitem(last=False)
-            return entry
 
-    def _entry(self, game_id: str):
-        self.path(game_id)  # refuses a malformed id before any file is touched
-        with self._lock:
-            entry = self._games.get(game_id)
-        if entry is not None:
-            return entry
-        return self._remember(game_id, self._read(game_id))
+    @contextmanager
+    def _held(self, game_id: str):
+        """The game ``game_id``, its lock held: from memory, else read from its file."""
+        path = self.path(game_id)  # refuses a malformed id before any file is touched
+        with self._lock:  # a lock for every game here, none for ids that name none
+            lock = self._locks.get(game_id)
+            if lock is None and (game_id in self._games or path.exists()):
+                lock = self._locks[game_id] = threading.Lock()
+        if lock is None:
+            raise _missing(game_id)
+        with lock:
+            with self._lock:
+                game = self._games.get(game_id)
+            if game is None:
+                game = self._read(game_id)
+            self._remember(game_id, game)
+            yield game
 
     def _add(self, game) -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -164,8 +176,7 @@ class GameStore:
         return {"game": game_id, **game.apply("sheet")}
 
     def state(self, game_id: str) -> dict:
-        game, lock = self._entry(game_id)
-        with lock:
+        with self._held(game_id) as game:
             return {"game": game_id, **game.apply("sheet")}
 
     def apply(self, game_id: str, command: str) -> dict:
@@ -174,10 +185,9 @@ class GameStore:
             verb = commands.parse(command).verb
         except DicewiseError:
             verb = None  # the game answers the error itself
-        game, lock = self._entry(game_id)
-        if verb in REFUSED:
-            return {"ok": False, "error": game.tr(REFUSED[verb])}
-        with lock:
+        with self._held(game_id) as game:
+            if verb in REFUSED:
+                return {"ok": False, "error": game.tr(REFUSED[verb])}
             answer = game.apply(command)
             if answer.get("ok"):
                 try:
@@ -194,11 +204,15 @@ class GameStore:
         """The game's saved file, as ``dicewise play --resume`` reads it."""
         from starlette.responses import Response
 
-        game, lock = self._entry(game_id)
-        with lock:
+        with self._held(game_id) as game:
             text = json.dumps(_saved(game), ensure_ascii=False, indent=1)
         return Response(text, media_type="application/json", headers={
             "content-disposition": f'attachment; filename="dicewise-game-{game_id}.json"'})
+
+
+def _missing(game_id: str) -> UnknownGame:
+    return UnknownGame(f"no game {game_id} here (it may have been played on another server; "
+                       "resume it from its saved file)")
 
 
 def _saved(game) -> dict:
