@@ -69,6 +69,15 @@ def _lines(value) -> bool:
     return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
 
 
+def _flag(value) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+#: The most games one call plays: the command line's bound.  The dice of every game are
+#: drawn at once, so more would not fit in memory.
+MAX_GAMES = 10**8
+
+
 #: What each parameter of the API takes: (test, the words that say it).  A name means the
 #: same thing in every function.
 TAKES = {
@@ -80,12 +89,19 @@ TAKES = {
     "opponent_sheets": (_texts, "a text in the --sheet notation, or a list of them"),
     "fifth": (_maybe(_text), "a text in the --fifth notation, or None"),
     "opponent_fifths": (_texts, "a text in the --fifth notation, or a list of them"),
-    "games": (_whole, "a whole number"),
-    "seed": (_whole, "a whole number"),
+    "games": (lambda v: _whole(v) and v <= MAX_GAMES, f"a whole number up to {MAX_GAMES:,}"),
+    "seed": (lambda v: _whole(v) and v >= 0, "a whole number, at least 0"),
     "players": (_whole, "a whole number"),
     "max_failures": (_whole, "a whole number"),
-    "workers": (_maybe(_whole), "a whole number or None"),
+    "workers": (_maybe(lambda v: _whole(v) and v >= 1), "a whole number, at least 1, or None"),
     "scheduler": (_maybe(_text), "a text or None"),
+    "policy": (_text, "a policy name, such as optimal"),
+    "a": (_text, "a policy name, such as optimal"),
+    "b": (_text, "a policy name, such as optimal"),
+    "what": (_maybe(_text), "a table name or None"),
+    "rebuild": (_flag, "True or False"),
+    "must_exist": (_flag, "True or False"),
+    "exact": (_flag, "True or False"),
     "table": (_maybe(lambda v: isinstance(v, (str, os.PathLike))), "a path or None"),
     "progress": (_maybe(callable), "a factory (units, label) -> context manager, or None"),
     "agent": (lambda v: callable(v) or hasattr(v, "act"),

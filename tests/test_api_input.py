@@ -60,6 +60,21 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
      "opponent_sheets"),
     ("chance_players", {"players": 3, "opponent_sheets": [1, 2]}, "opponent_sheets"),
     ("duel_players", {"players": "3"}, "players"),
+    # beyond the command line's bounds: NumPy's ValueError, MemoryError or a hang
+    ("simulate", {"games": 10**30}, "games"),
+    ("duel", {"games": 2**40}, "games"),
+    ("strategy_table", {"what": "categories", "games": 10**30}, "games"),
+    ("bench_agent", {"agent": lambda o: o["legal"][0], "games": 10**30}, "games"),
+    ("duel_players", {"players": 3, "games": 10**30}, "games"),
+    ("chance_players", {"players": 3, "opponent_sheets": ["", ""], "games": 10**30}, "games"),
+    ("simulate", {"games": 1, "seed": -1}, "seed"),
+    ("duel_players", {"players": 3, "games": 3, "seed": -1}, "seed"),
+    ("duel_two_player", {"seed": -1}, "seed"),  # before the race table's build
+    ("solve_two_player", {"workers": -1}, "workers"),
+    ("simulate", {"games": 1, "policy": ["optimal"]}, "policy"),  # TypeError: unhashable
+    ("duel_players", {"players": 3, "a": ["win"]}, "a"),
+    ("strategy_table", {"what": ["opening"]}, "what"),
+    ("solve", {"rebuild": "no"}, "rebuild"),  # a truthy text rebuilt the table
 ])
 def test_an_argument_of_the_wrong_type_is_refused_in_one_line(function, arguments, parameter):
     with pytest.raises(DicewiseError) as refused:
@@ -86,4 +101,39 @@ def test_two_player_advice_refuses_bad_dice_before_building_its_table(dice, roll
     monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))
     with pytest.raises(DicewiseError, match=message):
         api.advise_two_player("general", dice=dice, roll=roll)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("line", [5, None, ["{}"]])
+def test_review_refuses_a_line_that_is_no_text(line):
+    # AttributeError: 'int' object has no attribute 'strip'
+    with pytest.raises(DicewiseError, match=r"line 1: expected \{\"observation\""):
+        api.review("general", [line])
+
+
+def _logged_line() -> dict:
+    import io
+
+    log = io.StringIO()
+    api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=1, log=log)
+    return json.loads(log.getvalue().splitlines()[1])
+
+
+@pytest.mark.parametrize("key, value", [("roll", 2.5), ("roll", "2"), ("roll", True),
+                                        ("dice", [True, 1, 1, 1, 1])])
+def test_review_refuses_a_roll_or_die_that_is_no_whole_number(key, value):
+    # int() took roll 2.5 for roll 2 and true for roll 1; a die true was a 1
+    record = _logged_line()
+    record["observation"][key] = value
+    with pytest.raises(DicewiseError, match="line 1: (an observation has dice|a die shows)"):
+        api.review("yahtzee", [json.dumps(record)])
+    assert api.review("yahtzee", [json.dumps(_logged_line())])  # the log as written
+
+
+def test_a_table_path_with_a_nul_character_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DicewiseError, match="a table path cannot hold a NUL character"):
+        api.solve("general", table="a\0b")  # ValueError: embedded null byte
+    with pytest.raises(DicewiseError, match="NUL character"):
+        api.advise("general", dice=DICE, roll=1, table="\0")
     assert not any(tmp_path.iterdir())

@@ -242,6 +242,76 @@ def test_illegal_actions_raise_or_end():
         gym.make("dicewise/General-v0", illegal_action="ignore")
 
 
+@pytest.mark.parametrize("action", [1.5, "3", None, [0], np.array([1]), np.float64(2.0),
+                                    float("nan"), True])
+def test_an_action_that_is_no_whole_number_is_illegal(action):
+    # int() took 1.5 for action 1 and "3" for action 3, and None or [0] raised TypeError
+    env = gym.make("dicewise/General-v0").unwrapped
+    env.reset(seed=1)
+    with pytest.raises(BadAction, match="is not an index of the action space"):
+        env.step(action)
+    env = gym.make("dicewise/General-v0", illegal_action="end").unwrapped
+    env.reset(seed=1)
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert terminated and reward == 0 and "not an index" in info["illegal_action"]
+    assert env.observation_space.contains(obs)
+    assert env.reset(seed=1)[0]["action_mask"].any()  # np.int64 and 0-d arrays stay actions
+    env.step(np.int64(0)), env.reset(seed=1), env.step(np.array(0))
+    with pytest.raises(BadAction, match="not an index of the action space"):
+        env.action_json(10**30)
+    with pytest.raises(BadAction, match="not an index of the action space"):
+        env.action_json(-1)  # was the last action, by Python's negative indexing
+
+
+@pytest.mark.parametrize("seed, options, message", [
+    (-1, None, "seed is a whole number, at least 0"), (1.5, None, "seed is"),
+    ("1", None, "seed is"), (True, None, "seed is"),
+    (0, "x", "options is a dict or None"), (0, [1], "options is a dict"),
+    (0, {"game": 10**30}, r"options\['game'\] is a game number"),
+    (0, {"game": -1}, "is a game number"), (0, {"game": 1.5}, "is a game number"),
+])
+def test_reset_refuses_odd_seeds_and_options_in_one_line(seed, options, message):
+    # gymnasium's own error (not a DicewiseError), AttributeError, or NumPy's ValueError
+    envs = [gym.make("dicewise/General-v0").unwrapped,
+            gym.make_vec("dicewise/General-v0", num_envs=2).unwrapped,
+            dicewise.envs.two_player_general()]
+    for env in envs:
+        with pytest.raises(DicewiseError, match=message):
+            env.reset(seed=seed, options=options)
+
+
+def test_numpy_seeds_are_taken_as_ints():
+    env = gym.make("dicewise/General-v0").unwrapped
+    first = env.reset(seed=np.int64(7))[0]
+    assert all(np.array_equal(first[k], v) for k, v in env.reset(seed=7)[0].items())
+    gym.make_vec("dicewise/General-v0", num_envs=2).reset(seed=np.uint32(7))
+
+
+def test_step_before_reset_and_odd_actions_are_refused_in_one_line():
+    venv = gym.make_vec("dicewise/General-v0", num_envs=2, illegal_action="end")
+    with pytest.raises(DicewiseError, match=r"call reset\(\) before step\(\)"):
+        venv.step(np.zeros(2, int))
+    venv.reset(seed=1)
+    for actions in (np.array([1.5, 1.5]), ["3", "3"], [None, None]):
+        with pytest.raises(DicewiseError, match="actions are indices of the action space"):
+            venv.step(actions)  # astype took 1.5 for action 1
+    env = dicewise.envs.two_player_general(oracle_open=0)
+    with pytest.raises(DicewiseError, match=r"call reset\(\) before step\(\)"):
+        env.step(0)
+    env.reset(seed=1)
+    with pytest.raises(BadAction, match="action 1.5 is not legal"):
+        env.step(1.5)
+
+
+def test_a_table_that_is_no_path_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DicewiseError, match="table is a path or None, not 5"):
+        gym.make("dicewise/General-v0", table=5)  # wrote a table file named "5"
+    with pytest.raises(DicewiseError, match="NUL character"):
+        gym.make("dicewise/General-v0", table="a\0b")
+    assert not any(tmp_path.iterdir())
+
+
 def test_rule_options_are_make_keywords():
     plain = gym.make("dicewise/General-v0", straight="plain").unwrapped
     assert plain.rules.straight == "plain"

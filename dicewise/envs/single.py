@@ -20,12 +20,14 @@ stream instead, and ``info["game"]`` says which game is played.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..api import MAX_GAMES
 from ..errors import BadAction, DicewiseError
 from ..solver.protocol import Game
 from ..solver.rulesets.game import CategoryGame
@@ -67,6 +69,8 @@ class DicewiseEnv(gym.Env):
                  render_mode: str | None = None, table=None, **options):
         from ..api import make_rules
 
+        if table is not None and not isinstance(table, (str, os.PathLike)):
+            raise DicewiseError(f"table is a path or None, not {table!r}")
         game, rules = make_rules(ruleset, options)
         if "bench-agent" not in game.commands:
             raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
@@ -105,7 +109,11 @@ class DicewiseEnv(gym.Env):
 
     def action_json(self, index: int) -> dict:
         """The JSON action of an index (a fresh copy)."""
-        return _copy(self.actions[int(index)])
+        i = whole_number(index)
+        if i is None or not 0 <= i < len(self.actions):
+            raise BadAction(f"{index!r} is not an index of the action space "
+                            f"(0..{len(self.actions) - 1})")
+        return _copy(self.actions[i])
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now as booleans (the hook of sb3-contrib's MaskablePPO)."""
@@ -121,15 +129,13 @@ class DicewiseEnv(gym.Env):
     # -- the Gymnasium API --------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed, options = check_reset(seed, options)
         super().reset(seed=seed)
-        options = options or {}
         if seed is not None:
-            self.stream_seed = int(seed)
+            self.stream_seed = seed
         elif self.stream_seed is None or "game" not in options:
             self.stream_seed = int(self.np_random.integers(2**31))
         index = options.get("game", 0)
-        if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or index < 0:
-            raise DicewiseError(f"options['game'] is a game number 0, 1, 2..., not {index!r}")
         self.game_index = int(index)
         self.episode = self.game.episode(self.solution, self.stream_seed, self.game_index)
         while self.episode.done:  # its first throw ended it: no decision, so no episode
@@ -143,9 +149,9 @@ class DicewiseEnv(gym.Env):
             raise DicewiseError("call reset() before step()")
         if self.episode.done:
             raise DicewiseError("the episode is over: call reset()")
-        a = int(action)
-        if not 0 <= a < len(self.actions) or not self._mask[a]:
-            why = self._illegal(a)
+        a = whole_number(action)
+        if a is None or not 0 <= a < len(self.actions) or not self._mask[a]:
+            why = self._illegal(action if a is None else a)
             if self.illegal_action == "raise":
                 raise BadAction(why)
             self._mask = np.zeros(len(self.actions), np.int8)
@@ -210,12 +216,39 @@ class DicewiseEnv(gym.Env):
         info["expected_score"] = float(self.episode.score if done else self._q[self._best])
         return info
 
-    def _illegal(self, a: int) -> str:
+    def _illegal(self, a) -> str:
+        if whole_number(a) is None:
+            return (f"action {a!r} is not an index of the action space (a whole number "
+                    f"0..{len(self.actions) - 1})")
         if not 0 <= a < len(self.actions):
             return f"action {a} is outside the action space (0..{len(self.actions) - 1})"
         legal = [self.actions[i] for i in np.flatnonzero(self._mask)]
         shown = ", ".join(map(str, legal[:12])) + (", ..." if len(legal) > 12 else "")
         return f"action {a} ({self.actions[a]}) is not legal here (legal: {shown})"
+
+
+def check_reset(seed, options) -> tuple[int | None, dict]:
+    """(seed as an int or None, options as a dict) of a ``reset``, or a DicewiseError: a seed
+    is a whole number at least 0, and ``options["game"]`` a game number of the stream."""
+    if seed is not None and (whole_number(seed) is None or seed < 0):
+        raise DicewiseError(f"seed is a whole number, at least 0, or None, not {seed!r}")
+    if options is not None and not isinstance(options, dict):
+        raise DicewiseError(f"options is a dict or None, not {options!r}")
+    index = (options or {}).get("game", 0)
+    if whole_number(index) is None or not 0 <= index < MAX_GAMES:
+        raise DicewiseError(f"options['game'] is a game number 0, 1, 2... below {MAX_GAMES:,}, "
+                            f"not {index!r}")
+    return (None if seed is None else int(seed)), dict(options or {})
+
+
+def whole_number(value) -> int | None:
+    """``value`` as an int when it is a whole number (a NumPy one, or a 0-d integer array),
+    else None: 1.5, "3", None, True or [0] are none (``int()`` would take 1.5 for 1)."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        value = value.item()
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    return None
 
 
 def _copy(action):

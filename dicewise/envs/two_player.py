@@ -49,7 +49,7 @@ from ..solver.registry import get_game
 from ..solver.sheet import parse_sheet
 from .observe import BIG, category_sheet_fields, counts_field, number_field
 from .oracle import game_actions, solution
-from .single import action_key
+from .single import action_key, check_reset, whole_number
 
 #: Boxes still open for each player when the oracle starts (0: never).
 ORACLE_OPEN = 4
@@ -101,12 +101,13 @@ class TwoPlayerGeneralEnv(AECEnv):
     # -- the AEC API --------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        seed, options = check_reset(seed, options)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-            self.stream_seed = int(seed)
+            self.stream_seed = seed
         else:
             self.stream_seed = int(self._rng.integers(2**31))
-        index = (options or {}).get("game", 0)
+        index = int(options.get("game", 0))
         while True:  # a game whose first throw ends it has no decision: play the next one
             self.episodes = [self.game.episode(self.solution, self.stream_seed, 2 * index + p)
                              for p in range(2)]
@@ -128,6 +129,8 @@ class TwoPlayerGeneralEnv(AECEnv):
         self._advise()
 
     def step(self, action):
+        if self.episodes is None:
+            raise DicewiseError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -135,10 +138,10 @@ class TwoPlayerGeneralEnv(AECEnv):
         p = self.possible_agents.index(agent)
         ep = self.episodes[p]
         legal = self._legal(p)
-        a = int(action)
-        if not 0 <= a < len(self.actions) or not legal[a]:
+        a = whole_number(action)
+        if a is None or not 0 <= a < len(self.actions) or not legal[a]:
             shown = [self.actions[i] for i in np.flatnonzero(legal)][:12]
-            raise BadAction(f"{agent}: action {a} is not legal here (legal: {shown} ...)")
+            raise BadAction(f"{agent}: action {action!r} is not legal here (legal: {shown} ...)")
         self._cumulative_rewards[agent] = 0.0
         self.infos = {x: {} for x in self.agents}
         if self._advice is not None:

@@ -19,6 +19,8 @@ terminates starts its next game and ignores its action.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -31,7 +33,7 @@ from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import category_encoder
 from .oracle import game_actions, solution
-from .single import ILLEGAL
+from .single import ILLEGAL, check_reset
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
 STREAM_BLOCK = 1 << 16
@@ -72,11 +74,14 @@ class CategoryVectorEnv(VectorEnv):
                  illegal_action: str = "raise", table=None, **options):
         from ..api import make_rules
 
+        if table is not None and not isinstance(table, (str, os.PathLike)):
+            raise DicewiseError(f"table is a path or None, not {table!r}")
         game, rules = make_rules(ruleset, options)
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if (not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool)
+                or num_envs < 1):
             raise DicewiseError(f"num_envs is a positive number, not {num_envs!r}")
         if illegal_action not in ILLEGAL:
             raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
@@ -115,6 +120,7 @@ class CategoryVectorEnv(VectorEnv):
     # -- the Gymnasium API --------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed, _ = check_reset(seed, options)
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(2**31))
@@ -127,9 +133,14 @@ class CategoryVectorEnv(VectorEnv):
 
     def step(self, actions):
         g = self.num_envs
+        if self.stream is None:
+            raise DicewiseError("call reset() before step()")
         actions = np.asarray(actions).reshape(-1)
         if len(actions) != g:
             raise DicewiseError(f"give {g} actions, one per sub-environment, not {len(actions)}")
+        if actions.dtype.kind not in "iu":  # astype would take 1.5 for action 1
+            raise DicewiseError(f"actions are indices of the action space (whole numbers), "
+                                f"not {actions.dtype} values")
         actions = actions.astype(np.int64)
         restart = self.over.copy()
         live = np.flatnonzero(~restart)

@@ -43,7 +43,7 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
     game = solution.game
     out = []
     for number, text in enumerate(lines, 1):
-        if not text.strip():
+        if isinstance(text, (str, bytes)) and not text.strip():
             continue
         try:
             record = json.loads(text)

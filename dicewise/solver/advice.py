@@ -73,7 +73,8 @@ def check_dice(values) -> tuple[int, ...]:
     values = tuple(values)
     if len(values) != dice.N_DICE:
         raise DicewiseError(Message("give exactly five dice, not {n}", n=len(values)))
-    bad = [v for v in values if not isinstance(v, (int, np.integer)) or not 1 <= v <= 6]
+    bad = [v for v in values
+           if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= v <= 6]
     if bad:
         raise DicewiseError(Message("a die shows 1..6, not {die}", die=repr(bad[0])))
     return tuple(sorted(int(v) for v in values))

@@ -182,6 +182,8 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
 
 def check_table_path(path: Path) -> None:
     """A table path is a regular file or a new name in an existing folder: one line otherwise."""
+    if "\0" in str(path):  # no system opens it (Python raises ValueError)
+        raise DicewiseError(Message("a table path cannot hold a NUL character"))
     if path.exists() and not path.is_file():
         raise DicewiseError(Message("{path} is not a regular file", path=str(path)))
     if not path.parent.is_dir():

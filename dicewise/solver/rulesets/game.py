@@ -117,8 +117,11 @@ class CategoryGame(Game):
     def advise_observation(self, solution: Solution, observation: Mapping) -> Advice:
         try:
             sheet = {**observation.get("sheet", {}), **observation.get("counters", {})}
+            roll = observation["roll"]
+            if isinstance(roll, bool) or not isinstance(roll, (int, np.integer)):
+                raise TypeError  # int() would take 2.5 for roll 2 and true for roll 1
             position = {"sheet": ",".join(f"{k}={v}" for k, v in sheet.items()),
-                        "dice": list(observation["dice"]), "roll": int(observation["roll"])}
+                        "dice": list(observation["dice"]), "roll": int(roll)}
         except (KeyError, TypeError, ValueError, AttributeError):
             raise DicewiseError("an observation has dice, roll and sheet, as the agent protocol "
                                 "writes them") from None
@@ -232,7 +235,8 @@ class CategoryGame(Game):
         return [CategoryEpisode(solution, i, stream[i]) for i in range(games)]
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
-        return self.episodes(solution, seed, index + 1)[index]
+        stream = dice_stream(seed, index + 1, solution.rules.n_categories)
+        return CategoryEpisode(solution, index, stream[index])
 
 
 class CategoryEpisode(Episode):
