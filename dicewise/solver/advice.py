@@ -62,8 +62,8 @@ def ranked_choices(writes, keeps, rolls_left: int, *, chances: bool = False) -> 
     for neg, kind, key, score, expected in options:
         choice = write_choice(key, score, expected, best + neg) if kind == 0 else \
             keep_choice(key, expected, best + neg, rolls_left)
-        if chances:
-            choice = replace(choice, probability=-neg)
+        if chances:  # a probability, within 1e-15 of [0, 1] by rounding: shown inside it
+            choice = replace(choice, probability=min(max(-neg, 0.0), 1.0))
         choices.append(choice)
     return tuple(choices)
 

@@ -25,7 +25,7 @@ def chance(game: CategoryRules, values: TargetValues, mask: int, extra: int, poi
     w = float(values.at(game.state_index(mask, extra), need))
     if np.isnan(w):
         raise DicewiseError(f"no value for a need of {need} from this sheet in this table")
-    return w
+    return min(max(w, 0.0), 1.0)  # sums of products of chances end 1e-15 past 1 at most
 
 
 def advise_target(game: CategoryRules, values: TargetValues, sheet: Sheet, faces, roll: int,
