@@ -137,3 +137,15 @@ def test_a_table_path_with_a_nul_character_is_refused(tmp_path, monkeypatch):
     with pytest.raises(DicewiseError, match="NUL character"):
         api.advise("general", dice=DICE, roll=1, table="\0")
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("roll, read", [(2, 2), (np.int64(3), 3), (2.5, None), ("2", None),
+                                        (True, None), (None, None)])
+def test_an_observed_roll_is_a_whole_number_as_written(roll, read):
+    from dicewise.solver.protocol import observed_roll
+
+    if read is None:
+        with pytest.raises(TypeError):
+            observed_roll({"roll": roll})
+    else:
+        assert observed_roll({"roll": roll}) == read and type(observed_roll({"roll": roll})) is int

@@ -472,6 +472,15 @@ class Game(ABC):
         return name
 
 
+def observed_roll(observation: Mapping) -> int:
+    """The roll number of an agent-protocol observation, a whole number as written (``int()``
+    would read 2.5 as roll 2 and true as roll 1); a TypeError or KeyError otherwise."""
+    roll = observation["roll"]
+    if isinstance(roll, bool) or not isinstance(roll, (int, np.integer)):
+        raise TypeError(f"roll {roll!r}")
+    return int(roll)
+
+
 def no_table_play(game: str) -> Message:
     """Why ``advise --players N`` refuses a game without play to win at a table."""
     return Message("{game} has no play to win at a table: `dicewise advise {game}` ranks "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..protocol import Advice, Game, Played, Solution
+from ..protocol import Advice, DicewiseError, Game, Played, Solution, observed_roll
 
 
 class RaceReferee:
@@ -42,9 +42,14 @@ class RaceReferee:
         from ..two_player import advise_two_player as advise_race
 
         rules = self.values.game
+        try:
+            roll = observed_roll(observation)
+        except (KeyError, TypeError):
+            raise DicewiseError("an observation has dice, roll and sheet, as the agent protocol "
+                                "writes them") from None
         sheets = [parse_sheet(rules, ",".join(f"{k}={v}" for k, v in observation[key].items()))
                   for key in ("sheet", "opponent_sheet")]
-        return advise_race(self.values, *sheets, observation["dice"], int(observation["roll"]))
+        return advise_race(self.values, *sheets, observation["dice"], roll)
 
     def play(self, solution: Solution, policy: str, games: int, seed: int, progress=None) -> Played:
         """The win-optimal player in the agent's seat, on the same dice."""

@@ -22,7 +22,7 @@ from ..advice import advise_position, check_position
 from ..category import CategoryRules, StateValues, solve_states
 from ..digest import code_text, rules_digest
 from ..options import option_specs
-from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
+from ..protocol import Advice, BadAction, Episode, Game, Played, Solution, observed_roll
 from ..sheet import parse_sheet
 from . import CATEGORY_GAMES, category_game
 from .decisions import write_options
@@ -117,11 +117,8 @@ class CategoryGame(Game):
     def advise_observation(self, solution: Solution, observation: Mapping) -> Advice:
         try:
             sheet = {**observation.get("sheet", {}), **observation.get("counters", {})}
-            roll = observation["roll"]
-            if isinstance(roll, bool) or not isinstance(roll, (int, np.integer)):
-                raise TypeError  # int() would take 2.5 for roll 2 and true for roll 1
             position = {"sheet": ",".join(f"{k}={v}" for k, v in sheet.items()),
-                        "dice": list(observation["dice"]), "roll": int(roll)}
+                        "dice": list(observation["dice"]), "roll": observed_roll(observation)}
         except (KeyError, TypeError, ValueError, AttributeError):
             raise DicewiseError("an observation has dice, roll and sheet, as the agent protocol "
                                 "writes them") from None
