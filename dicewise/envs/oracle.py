@@ -18,6 +18,7 @@ action is not legal), so an environment reads the regret of any action from it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,7 +40,9 @@ PLAN_CHUNK = 4096
 def solution(game: Game, rules, table: str | None = None) -> Solution:
     """The game's solved (or fitted) table, built or loaded once per process and rules:
     from the cache, or from the file ``table`` (built there if missing)."""
-    return store.solution(game, rules, table)
+    if table is not None and not isinstance(table, (str, os.PathLike)):
+        raise DicewiseError(f"table is a path or None, not {table!r}")
+    return store.solution(game, rules, None if table is None else str(table))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ stream instead, and ``info["game"]`` says which game is played.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import gymnasium as gym
@@ -69,8 +68,6 @@ class DicewiseEnv(gym.Env):
                  render_mode: str | None = None, table=None, **options):
         from ..api import make_rules
 
-        if table is not None and not isinstance(table, (str, os.PathLike)):
-            raise DicewiseError(f"table is a path or None, not {table!r}")
         game, rules = make_rules(ruleset, options)
         if "bench-agent" not in game.commands:
             raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
@@ -86,7 +83,7 @@ class DicewiseEnv(gym.Env):
         self.encoder = encoder_for(game, rules, self.actions)
         self.action_space = spaces.Discrete(len(self.actions))
         self.observation_space = self.encoder.space
-        self.solution = solution(game, rules, None if table is None else str(table))
+        self.solution = solution(game, rules, table)
         self.illegal_action, self.render_mode = illegal_action, render_mode
         self.exact = not self.solution.approximate
         self.oracle = None

@@ -19,7 +19,6 @@ terminates starts its next game and ignores its action.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 from gymnasium import spaces
@@ -74,8 +73,6 @@ class CategoryVectorEnv(VectorEnv):
                  illegal_action: str = "raise", table=None, **options):
         from ..api import make_rules
 
-        if table is not None and not isinstance(table, (str, os.PathLike)):
-            raise DicewiseError(f"table is a path or None, not {table!r}")
         game, rules = make_rules(ruleset, options)
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
@@ -93,7 +90,7 @@ class CategoryVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(len(self.actions))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.solution = solution(game, rules, None if table is None else str(table))
+        self.solution = solution(game, rules, table)
         self.values = self.solution.payload.values
         self.oracle, self.illegal_action = oracle, illegal_action
         n, g = rules.n_categories, self.num_envs
