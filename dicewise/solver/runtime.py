@@ -219,8 +219,8 @@ def open_runtime(scheduler: str | None, workers: int | None = None, timeout: flo
         return Threads(workers)
     if scheduler == "dask-threads":
         return DaskThreads(workers)
-    if check_scheduler(scheduler) == "local" or "://" in scheduler:
-        return Distributed(scheduler, workers, timeout)
+    check_scheduler(scheduler)  # what is left: "local" or an address, else refused
+    return Distributed(scheduler, workers, timeout)
 
 
 def check_scheduler(scheduler: str | None) -> str | None:
