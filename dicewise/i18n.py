@@ -170,7 +170,13 @@ def box_listing(ruleset: str, boxes) -> Listing:
 
 def said(error: Exception, tr) -> str:
     """An error's message through ``tr``: translated where it was raised with a ``Message``."""
-    return in_language(error.args[0] if len(error.args) == 1 else str(error), tr)
+    return in_language(message_of(error), tr)
+
+
+def message_of(error: Exception):
+    """An error's message as raised: a ``Message`` kept whole (to be said in the players'
+    language, or inside another), else its text."""
+    return error.args[0] if len(error.args) == 1 else str(error)
 
 
 def in_language(text, tr) -> str:

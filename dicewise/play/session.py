@@ -180,9 +180,8 @@ class TableGame:
         try:
             game._replay(events)
         except DicewiseError as e:  # an event the game refuses: a Message is said in the language
-            why = e.args[0] if len(e.args) == 1 else str(e)
             raise DicewiseError(Message("the saved game does not replay: {why}",
-                                        why=why)) from None
+                                        why=i18n.message_of(e))) from None
         return game
 
     def save(self, path) -> Path:

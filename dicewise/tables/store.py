@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import DicewiseError
-from ..i18n import Message
+from ..i18n import Message, message_of
 from ..solver.protocol import Game, Solution
 from .format import TableError, read_table, write_table
 
@@ -60,14 +60,8 @@ def load(game: Game, rules, path) -> Solution:
     try:
         payload = game.from_arrays(rules, table.arrays, meta)
     except TableError as e:
-        raise TableError(Message("{path}: {why}", path=str(path), why=_why(e))) from None
+        raise TableError(Message("{path}: {why}", path=str(path), why=message_of(e))) from None
     return Solution(game, rules, payload, meta, path, False, 0.0)
-
-
-def _why(error: Exception):
-    """An error's message as raised, a ``Message`` kept whole (so that it is still said in
-    the players' language when it is part of another)."""
-    return error.args[0] if len(error.args) == 1 else str(error)
 
 
 def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
@@ -169,7 +163,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
             if explicit or must_exist:
                 raise TableError(Message("{why}; or build it anew: dicewise solve {game} --out "
                                          "{path} --rebuild (with the same --option flags)",
-                                         why=_why(e), game=game.name, path=str(path))) from None
+                                         why=message_of(e), game=game.name, path=str(path))) from None
             warn(f"{e}; rebuilding it")
     with _build_lock(path):
         if not rebuild and path.exists():  # another process built it while we waited
