@@ -696,7 +696,7 @@ def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
                           progress_factory=progress)
     chances = tsol.payload.chances()
     expected = tsol.payload.expected_score_policy().chances()
-    rows = [[t, round(float(chances[t]), 9), round(float(expected[t]), 9)]
+    rows = [[t, float(chances[t]), float(expected[t])]
             for t in range(len(chances))]
     return StrategyTable(game.name, "target",
                          ["target", "probability", "probability_expected_score_policy"], rows)

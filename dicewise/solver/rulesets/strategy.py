@@ -53,9 +53,9 @@ def opening_table(game: CategoryRules, solved: StateValues):
                 continue
             best, second = advice.choices[0], advice.choices[1] if len(advice.choices) > 1 else None
             rows.append([k, " ".join(map(str, faces)), _describe(game, best),
-                         round(best.expected, 6), _describe(game, second),
-                         round(second.expected, 6) if second else None,
-                         round(second.loss, 6) if second else None])
+                         best.expected, _describe(game, second),
+                         second.expected if second else None,
+                         second.loss if second else None])
     return header, rows
 
 
@@ -68,7 +68,7 @@ def state_table(game: CategoryRules, solved: StateValues):
         mask, extra = divmod(int(s), game.n_extra)
         filled = i18n.Listing([i18n.Box(game.name, names[c]) for c in range(game.n_categories)
                                if mask >> c & 1], sep="+")
-        rows.append([int(s), filled, extra, round(float(solved.values[s]), 9)])
+        rows.append([int(s), filled, extra, float(solved.values[s])])
     return header, rows
 
 
@@ -82,10 +82,10 @@ def category_table(game: CategoryRules, solved: StateValues, games: int, seed: i
         filled = ~np.isnan(rec.box_scores[:, c])
         s = rec.box_scores[filled, c]
         n = max(int(filled.sum()), 1)
-        rows.append([i18n.Box(game.name, name), round(float(filled.mean()), 6),
-                     round(float(s.mean()), 4) if len(s) else None,
-                     round(float((s == 0).sum() / n), 6)]
-                    + [round(float((rec.box_roll[filled, c] == k).sum() / n), 6) for k in (1, 2, 3)]
+        rows.append([i18n.Box(game.name, name), float(filled.mean()),
+                     float(s.mean()) if len(s) else None,
+                     float((s == 0).sum() / n)]
+                    + [float((rec.box_roll[filled, c] == k).sum() / n) for k in (1, 2, 3)]
                     + [games])
     return header, rows
 
