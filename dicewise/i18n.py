@@ -249,6 +249,7 @@ BOX_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
 #: ruleset -> the other names a sheet's notation uses -> (Russian, Polish): poker-school's
 #: ``taken=`` entry, the premiums and column 60s rivals took first, and its columns.
 SHEET_NAMES: dict[str, dict[str, tuple[str, str]]] = {
+    "yahtzee": {"yahtzee_bonus": ("бонусные покеры", "dodatkowe generały")},
     "poker-school": {"taken": ("взяли соперники", "zajęte przez rywali"),
                      **{f"column{j}": (f"столбец {j}", f"kolumna {j}") for j in (1, 2, 3)}},
 }
@@ -257,17 +258,21 @@ SHEET_NAMES: dict[str, dict[str, tuple[str, str]]] = {
 def sheet_in_language(ruleset: str, sheet: str, lang: str = "en") -> str:
     """A sheet in its notation (``fives=15/15,taken=pair/column2``) with its names in
     ``lang``: boxes, and the notation's other names; scores and crosses as they are."""
-    def name(word: str) -> str:
-        other = SHEET_NAMES.get(ruleset, {}).get(word)
-        if lang == "en" or not other:
-            return box_label(ruleset, word, lang)
-        return other[LANGUAGES.index(lang) - 1]
-
     entries = []
     for entry in filter(None, sheet.split(",")):
         key, _, value = entry.partition("=")
-        entries.append(f"{name(key)}={'/'.join(name(v) for v in value.split('/'))}")
+        words = "/".join(sheet_word(ruleset, v, lang) for v in value.split("/"))
+        entries.append(f"{sheet_word(ruleset, key, lang)}={words}")
     return ", ".join(entries)
+
+
+def sheet_word(ruleset: str, word: str, lang: str = "en") -> str:
+    """A name of a sheet's notation in ``lang``: a box, a counter (``yahtzee_bonus``) or a
+    word of the notation (``taken``); anything else as it is."""
+    other = SHEET_NAMES.get(ruleset, {}).get(word)
+    if lang == "en" or not other:
+        return box_label(ruleset, word, lang)
+    return other[LANGUAGES.index(lang) - 1]
 
 
 def _key(text: str) -> str:

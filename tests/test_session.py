@@ -465,3 +465,34 @@ def test_a_move_the_game_does_not_have_is_refused_in_the_players_language():
     for line in ("write 7", "keep 1", "cross 7"):
         answer = ryzykant.apply(line)
         assert not answer["ok"] and answer["error"].startswith("w tej grze rzut tylko"), line
+
+
+def test_an_upper_bonus_counts_as_soon_as_it_is_earned():
+    """Yatzy's 50 for 63 in the upper section cannot be lost once earned: the standings
+    count it then (not only when the sheet is full), and the state says which points no box
+    shows."""
+    game = TableGame.new("yatzy", players=1, advice=False)
+    for face, box in enumerate(["ones", "twos", "threes", "fours", "fives", "sixes"], 1):
+        other = 2 if face == 1 else 1
+        assert game.apply(f"dice {face} {face} {face} {face} {other}")["ok"]
+        assert game.apply(f"write {box}")["ok"]
+        player = game.state()["players"][0]
+        upper = 4 * sum(range(1, face + 1))
+        assert player["points"] == upper + (50 if upper >= 63 else 0)
+        assert player.get("bonus", 0) == (50 if upper >= 63 else 0)
+    assert player["sheet"].startswith("ones=4,twos=8")
+
+
+def test_the_sheet_lists_its_boxes_in_the_sheets_order():
+    game = TableGame.new("general", players=1, advice=False)
+    for box in ("sixes", "ones"):
+        game.apply("dice 1 1 6 6 6")
+        game.apply(f"write {box}")
+    assert game.state()["players"][0]["sheet"] == "ones=2,sixes=18"
+
+
+def test_default_names_follow_the_language_a_game_goes_on_in():
+    game = TableGame.new("general", players=2, advice=False)
+    named = TableGame.new("general", names=["Ann", "Boris"], advice=False)
+    game.speak("ru"), named.speak("ru")
+    assert game.table.names == ["Игрок 1", "Игрок 2"] and named.table.names == ["Ann", "Boris"]

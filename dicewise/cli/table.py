@@ -53,7 +53,10 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     in English, Russian or Polish, or as the seeds abbreviate them."""
     speak(lang)  # the language of its errors and progress lines (a resumed game's, once read)
     if resume:
-        if ruleset or players or names or seed is not None or options or target is not None:
+        objective_given = (click.get_current_context().get_parameter_source("objective")
+                           is not ParameterSource.DEFAULT)
+        if (ruleset or players or names or seed is not None or options or target is not None
+                or objective_given):
             raise click.UsageError(i18n.Message(
                 "--resume takes the game's own settings: give only --lang, --top, --no-advice or "
                 "--json with it"))
@@ -61,8 +64,7 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
         speak(lang or saved_language(saved))  # a refusal of the saved game in its language
         game = TableGame.from_json(saved, progress=progress)
         if lang:
-            game.table.lang = i18n.language(lang)
-            game.tr = i18n.translator(game.table.lang)
+            game.speak(lang)
         speak(game.table.lang)
         if click.get_current_context().get_parameter_source("top") is not ParameterSource.DEFAULT:
             game.table.top = top  # else the saved game's
@@ -109,6 +111,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         if not line.strip():
             continue
         before = (game.over, len(game.events), game.to_move if not game.over else None)
+        sheets = [p["sheet"] for p in game.state()["players"]]
         answer = game.apply(line)
         if not answer["ok"]:
             click.echo(tr("not done: {error}").format(error=answer["error"]))
@@ -123,8 +126,10 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             click.echo(tr("saved to {path}").format(path=answer["saved"]))
             continue
         verb = commands.parse(line).verb
+        # after every write (a solitaire game's too) and split, and when the turn passes
         turn_over = before[2] is not None and game.to_move != before[2]
-        if verb == "sheet" or turn_over or game.over or verb == "undo":
+        written = sheets != [p["sheet"] for p in game.state()["players"]]
+        if verb in ("sheet", "undo") or turn_over or written or game.over:
             _show_sheets(game)
         if game.over and not before[0]:
             _show_result(game)
@@ -189,6 +194,9 @@ def _show_advice(game: TableGame) -> None:
 
 
 def _label(game: TableGame, choice) -> str:
+    """A choice in the players' language (in English the solver's own words, as ``advise``)."""
+    if game.table.lang == "en":
+        return choice.label
     return choice_label(game.game.name, choice, game.tr)
 
 
@@ -198,7 +206,7 @@ def _show_sheets(game: TableGame) -> None:
     for i, p in enumerate(state["players"]):
         mark = "*" if state["to_move"] == i else " "
         shown = i18n.sheet_in_language(game.game.name, p["sheet"], lang)
-        extra = "".join(f"; {tr(k)} {v}" for k, v in p.items()
+        extra = "".join(f"; {tr(k)} {_notation(game, v, lang)}" for k, v in p.items()
                         if k not in ("name", "sheet", "points", "done") and v)
         click.echo(f"{mark} {p['name']}: {tr('{points} points').format(points=p['points'])}"
                    f" — {shown or tr('(empty)')}{extra}")
@@ -210,9 +218,22 @@ def _show_result(game: TableGame) -> None:
     if result["reason"] == "won_at_once":
         click.echo(tr("{name} wins the game at once").format(
             name=result["winners"][0]))
-    click.echo(tr("the game is over; winners: {names}").format(names=", ".join(result["winners"])))
+    winners = ", ".join(result["winners"])
+    if len(result["winners"]) == 1:
+        click.echo(tr("the game is over; winners: {names}").format(names=winners))
+    elif len(result["winners"]) == len(result["ranking"]):  # RULES.md: equal totals draw
+        click.echo(tr("the game is over: a draw ({names})").format(names=winners))
+    else:  # several at the top of a larger table share the win
+        click.echo(tr("the game is over; the win is shared: {names}").format(names=winners))
     for r in result["ranking"]:
         line = f"  {r['place']}. {r['name']}: {r['score']}"
         if "settlement" in result:
-            line += f" ({result['settlement'][r['name']]:+g})"
+            line += f" ({result['settlement'][r['name']]:+.2f})"
         click.echo(line)
+
+
+def _notation(game: TableGame, value, lang: str) -> str:
+    """A sheet's other field for people: notation (Ryzykant's fifth die, ``2=2,5=1``) spaced
+    and named as the sheet is, numbers as they are."""
+    return i18n.sheet_in_language(game.game.name, value, lang) if isinstance(value, str) \
+        else str(value)

@@ -148,8 +148,7 @@ class TableGame:
             raise DicewiseError(Message("a table seats 1 to 6 players, not {players}",
                                         players=players))
         lang = i18n.language(lang)
-        names = names or [i18n.translator(lang)("Player {n}").format(n=i + 1)
-                          for i in range(players)]
+        names = names or default_names(players, lang)
         table = Table(game.name, names, game.rule_options(rules),
                       secrets.randbits(31) if seed is None else int(seed), target, objective,
                       lang, top, bool(advice))
@@ -183,6 +182,13 @@ class TableGame:
             raise DicewiseError(Message("the saved game does not replay: {why}",
                                         why=i18n.message_of(e))) from None
         return game
+
+    def speak(self, lang: str) -> None:
+        """Go on in ``lang``: its words, and the default names (Player 1, ...) in it too."""
+        lang = i18n.language(lang)
+        if self.table.names == default_names(len(self.table.names), self.table.lang):
+            self.table.names = default_names(len(self.table.names), lang)
+        self.table.lang, self.tr = lang, i18n.translator(lang)
 
     def save(self, path) -> Path:
         from ..cli.format import write_output
@@ -508,6 +514,11 @@ class TableGame:
                 self.thrower = (self.thrower + step) % n
                 break
         self.to_move = self.thrower
+
+
+def default_names(players: int, lang: str) -> list[str]:
+    """The names of seats nobody named: Player 1..N in ``lang``."""
+    return [i18n.translator(lang)("Player {n}").format(n=i + 1) for i in range(players)]
 
 
 def read_saved(path) -> dict:

@@ -27,6 +27,7 @@ MESSAGES = (
     "Two players: the win where it is solved, else the best mean", "The best mean score",
     "To win: the best chance to finish first (approximate beyond two players of General)",
     "Show the best choices (off: keep the score only)", "keep", "write", "cross", "rolls",
+    "bonus",
 )
 
 
@@ -63,8 +64,8 @@ def _box_labels(ruleset: str | None, lang: str) -> dict:
         info = describe(ruleset)
     except Exception:  # an unknown ruleset has no labels; the page says nothing of it
         return {}
-    boxes = info.get("categories") or info.get("rows") or []
-    return {box: i18n.box_label(info["name"], box, lang) for box in boxes}
+    boxes = (info.get("categories") or info.get("rows") or []) + info.get("sheet_counters", [])
+    return {box: i18n.sheet_word(info["name"], box, lang) for box in boxes}
 
 
 @lru_cache(maxsize=None)

@@ -35,9 +35,12 @@ class CategorySheet(PlayerSheet):
 
     @property
     def text(self) -> str:
+        """The boxes in the sheet's order (not the order written), then the counters."""
+        order = self.game.category_names.index
         counters = [f"{name}={self.bonus_count}" for name in self.game.sheet_counters
                     if self.bonus_count]
-        return ",".join([f"{n}={s}" for n, s in self.scores] + counters)
+        return ",".join([f"{n}={s}" for n, s in sorted(self.scores, key=lambda e: order(e[0]))]
+                        + counters)
 
     @property
     def full(self) -> bool:
@@ -49,8 +52,18 @@ class CategorySheet(PlayerSheet):
 
     @property
     def points(self) -> float:
-        bonus = self.game.final_bonus(np.array([self.sheet.extra]))[0] if self.full else 0
+        """The boxes and bonuses earned: the final bonus once the sheet is full, or as soon as
+        it is earned where it cannot be lost again (``final_bonus_kept``: Yahtzee's and
+        Yatzy's upper bonus, since the upper sum never falls)."""
+        kept = getattr(self.game, "final_bonus_kept", False)
+        bonus = self.game.final_bonus(np.array([self.sheet.extra]))[0] \
+            if self.full or kept else 0
         return int(self.sheet.points + bonus)
+
+    def to_json(self) -> dict:
+        """The bonuses in ``points`` that no box shows (an upper bonus, bonus Yahtzees)."""
+        bonus = self.points - sum(s for _, s in self.scores)
+        return {"bonus": bonus} if bonus else {}
 
     def _writes(self, faces, roll: int) -> dict[str, tuple[int, int]]:
         """Every box allowed now: name -> (score written, bonus count it adds)."""

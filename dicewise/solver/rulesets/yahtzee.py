@@ -100,6 +100,8 @@ class Yahtzee(CategoryRules):
             allowed = face_box_filled
         return ~yahtzee_filled[None, :] | allowed
 
+    final_bonus_kept = True  # the upper sum never falls: the bonus, once earned, stays
+
     def final_bonus(self, extras):
         return np.where(extras % UPPER_STATES >= UPPER_GOAL, UPPER_BONUS, 0)
 

@@ -50,6 +50,8 @@ class Yatzy(CategoryRules):
         w = super().write(c, roll_number, masks, extras)
         return upper_write(c + 1, masks, extras, w.points) if c < 6 else w
 
+    final_bonus_kept = True  # the upper sum never falls: the bonus, once earned, stays
+
     def final_bonus(self, extras):
         return np.where(extras >= UPPER_GOAL, UPPER_BONUS, 0)
 

@@ -280,10 +280,13 @@ function boxSheet(state, d) {
     el("th", {class: i === state.to_move ? "to-move" : ""}, p.name)));
   const rows = [...boxes, ...more].map(b => el("tr", {"data-box": b}, el("th", {}, boxLabel(b)),
     ...sheets.map(s => el("td", {class: s[b] === undefined ? "empty" : ""}, s[b] ?? ""))));
+  // Bonuses the points hold that no box shows (an upper bonus, bonus Yahtzees): a row of their own.
+  const bonus = players.some(p => p.bonus) ? [el("tr", {class: "bonus"}, el("th", {}, t("bonus")),
+    ...players.map(p => el("td", {"data-testid": "bonus"}, p.bonus ? String(p.bonus) : "")))] : [];
   const total = el("tr", {class: "total"}, el("th", {}, t("points")),
     ...players.map(p => el("td", {"data-testid": "points"}, String(p.points ?? ""))));
-  return [el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, total)),
-          ...players.flatMap(extras)];
+  return [el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, ...bonus, total)),
+          ...players.flatMap(({bonus, ...rest}) => extras(rest))];
 }
 
 function columnSheets(state, d) {

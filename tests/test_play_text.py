@@ -1,0 +1,45 @@
+"""What a player reads at the table (``dicewise play`` from a pipe): the sheets after every
+write, a draw said as one, and the settings a resumed game keeps."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from dicewise.cli.main import cli
+from dicewise.solver.registry import get_game
+
+
+def play(*args, lines=()):
+    return CliRunner().invoke(cli, ["play", *args], input="".join(f"{l}\n" for l in lines),
+                              prog_name="dicewise")
+
+
+def test_a_solitaire_game_shows_the_sheet_after_each_write():
+    result = play("yatzy", "--players", "1", "--no-advice", "--lang", "en",
+                  lines=["dice 3 3 3 1 2", "write threes", "quit"])
+    assert result.exit_code == 0
+    assert "* Player 1: 9 points — threes=9" in result.output
+
+
+def test_equal_totals_of_two_players_are_a_draw():
+    """RULES.md: equal totals draw (one winner, or two said as winners, would misreport it)."""
+    boxes = get_game("general").rules({}).category_names
+    lines = [line for box in boxes for line in ("dice 2 2 3 4 6", f"write {box}") * 2]
+    result = play("general", "--players", "2", "--no-advice", "--lang", "en", lines=lines)
+    assert result.exit_code == 0
+    assert "the game is over: a draw (Player 1, Player 2)" in result.output
+    assert "winners" not in result.output
+    ru = play("general", "--players", "2", "--no-advice", "--lang", "ru", lines=lines)
+    assert "игра окончена: ничья (Игрок 1, Игрок 2)" in ru.output
+
+
+def test_a_resumed_game_keeps_its_objective_and_speaks_the_new_language(tmp_path):
+    saved = tmp_path / "g.json"
+    result = play("general", "--players", "2", "--no-advice", "--lang", "en",
+                  lines=["dice 1 2 3 4 6", f"save {saved}", "quit"])
+    assert result.exit_code == 0 and saved.exists()
+    refused = play("--resume", str(saved), "--objective", "win")
+    assert refused.exit_code == 2 and "--resume takes the game's own settings" in refused.output
+    resumed = play("--resume", str(saved), "--lang", "ru", lines=["sheet", "quit"])
+    assert resumed.exit_code == 0 and "Игрок 1" in resumed.output
+    assert "Player 1" not in resumed.output
