@@ -425,6 +425,23 @@ def test_the_page_in_russian(games, page, server):
     assert labels["messages"]["Undo"] == page.inner_text("[data-testid=undo]")
 
 
+def test_a_bonus_no_box_shows_has_a_row_of_its_own(games, page, server):
+    """Yatzy's 50 for 63 in the upper section counts as soon as it is earned: the sheet shows
+    it in its own row, and the points hold it."""
+    start_game(page, "yatzy", ["Ann"], seed=2, advice=False)
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+    for face, box in enumerate(["ones", "twos", "threes", "fours", "fives", "sixes"], 1):
+        for command in (f"dice {face} {face} {face} {face} {2 if face == 1 else 1}", f"write {box}"):
+            conn.request("POST", f"/api/game/{game_id(page)}", json.dumps({"command": command}),
+                         {"Content-Type": "application/json"})
+            assert json.loads(conn.getresponse().read())["ok"], command
+    conn.close()
+    page.reload()
+    page.wait_for_selector("[data-testid=game]:not([hidden])")
+    assert page.inner_text("[data-testid=bonus]") == "50"
+    assert page.inner_text("[data-testid=points]") == str(4 * 21 + 50)
+
+
 def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, artifacts):
     """Three columns and a premium column per player; no advice, so no table is built: the
     page offers every legal write and cross, and the test taps the first each turn."""
