@@ -149,7 +149,10 @@ def test_sheet_notation_round_trip():
     ("7=4", "2=3", ["end_marks=3"], "game is over"),
     ("7=3", "2=1", [], "must be even"),
     ("7=8", "2=2", [], "puścioch"),
-    ("7=8", "1=1,2=1,3=1", ["puscioch=reroll"], "reroll"),
+    # a puścioch's pairs are of the faces not chosen: sums 8..12 here, 2..6 below
+    ("7=8", "4=1,5=1,6=1", [], "sums those make \\(2, 3, 4, 5, 6\\) have 0 marks, not at least 2"),
+    ("2=2,7=6", "1=1,2=1,3=1", [], "faces not chosen \\(4, 5, 6\\)"),
+    ("7=6,9=2", "1=1,2=1,3=1", ["puscioch=reroll"], "reroll"),
     ("13=2", None, [], "2..12"),
     ("7", None, [], "SUM=MARKS"),
     ("7=1,7=1", None, [], "twice"),
@@ -162,8 +165,23 @@ def test_impossible_positions_are_refused(sheet, fifth, options, words):
 
 
 def test_a_puscioch_is_possible_with_three_faces():
-    pos = rz.parse_position(RyzykantRules(), "7=8", "1=1,2=1,3=1")
+    pos = rz.parse_position(RyzykantRules(), "7=6,9=2", "1=1,2=1,3=1")  # 4+5 and 4+5
     assert pos.puscioch == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_every_position_play_reaches_passes_the_checks(seed):
+    """The position checks refuse only what cannot happen: every sheet of a game played
+    with random rolls and splits (puściochs included) is taken."""
+    rules, rng, pos = RyzykantRules(), np.random.default_rng(seed), Position()
+    for _ in range(60):
+        roll = int(rng.integers(dice.N_ROLLS))
+        options = rz.moves(rules, pos, roll)
+        pos, ended = rz.play(rules, pos, roll, options[int(rng.integers(len(options)))].slot)
+        if ended:
+            break
+        assert rz.parse_position(rules, pos.sheet, pos.fifth) == pos
 
 
 @pytest.mark.parametrize("values", [[1, 2, 3, 4], [1, 2, 3, 4, 7], [0, 1, 2, 3, 4], [1, 2, 3, 4, 5, 6]])

@@ -270,8 +270,10 @@ def parse_position(ruleset: RyzykantRules, sheet: str | None = None, fifth: str 
 
     Raises DicewiseError for an entry that does not parse, a fourth fifth-die face, a face at
     or past ``end_marks`` (the game is over), an odd number of pair marks, more fifth-die
-    marks than rolls, or rolls without a fifth-die mark while fewer than three faces are
-    chosen (a puścioch needs three).
+    marks than rolls, rolls without a fifth-die mark while fewer than three faces are
+    chosen (a puścioch needs three), or fewer marks than those rolls made on the sums of the
+    faces not chosen (a puścioch shows none of the chosen faces, so both its pairs are of the
+    other three).
     """
     return check_position(ruleset, read_position(sheet, fifth))
 
@@ -309,6 +311,19 @@ def check_position(ruleset: RyzykantRules, pos: Position) -> Position:
         raise DicewiseError(Message("the sheet records {rolls} rolls but {fifth} fifth-die "
                                     "marks; a roll without one (puścioch) needs three chosen "
                                     "faces", rolls=pos.rolls, fifth=sum(pos.lower)))
+    if pos.puscioch:
+        # RULES.md: a puścioch shows none of the three chosen faces, so both its pairs are of
+        # the other three; the marks on their sums hold at least two for each puścioch
+        others = [f for f in range(1, 7) if f not in faces]
+        sums = sorted({a + b for a in others for b in others})
+        marked = sum(pos.upper[s - 2] for s in sums)
+        if marked < 2 * pos.puscioch:
+            raise DicewiseError(Message(
+                "{n} of the sheet's rolls had no fifth-die mark (puścioch), so their pairs are "
+                "of the faces not chosen ({faces}); but the sums those make ({sums}) have "
+                "{marked} marks, not at least {need}", n=pos.puscioch,
+                faces=", ".join(map(str, others)), sums=", ".join(map(str, sums)),
+                marked=marked, need=2 * pos.puscioch))
     if pos.puscioch and ruleset.puscioch == "reroll":
         raise DicewiseError(Message("with puscioch=reroll every roll marks a fifth die, but the "
                                     "sheet records {rolls} rolls and {fifth} fifth-die marks",
