@@ -226,8 +226,21 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
         for d in judged["decisions"]:
             assert d["loss_error"] is None or (approximate and d["loss_error"] >= 0)
             assert not d["close_call"] or d["loss"] <= d["loss_error"]
+            # a choice the rules prove worse is never a close call, and is said so
+            assert not (d["dominated_by"] and d["close_call"]) and d["dominated_by"] != d["chose"]
         text = ok("review", name, str(log), "--all").stdout
         assert ("±" in text and "values approximate" in text) == approximate, text
+        if name == "poker-school":  # crosses of rows the dice could write, some proven worse
+            crossed = tmp_path / "crossed.jsonl"
+            lines = [json.loads(line) for line in log.read_text().splitlines()]
+            crossed.write_text("".join(json.dumps({**r, "action": {"cross": a["write"]}}) + "\n"
+                                       for r in lines for a in r["observation"]["legal"]
+                                       if "write" in a and {"cross": a["write"]} in
+                                       r["observation"]["legal"]))
+            judged = json.loads(ok("review", name, str(crossed), "--json").stdout)["decisions"]
+            proven = [d for d in judged if d["dominated_by"]]
+            assert proven and all(d["dominated_by"] == {"write": d["chose"]["cross"]}
+                                  and not d["close_call"] and d["loss"] > 0 for d in proven)
     report = dicewise.bench_agent(name, first_legal, games=2, seed=0)
     assert report.to_json()["regret_total"] == pytest.approx(data["regret_total"])
 

@@ -33,6 +33,9 @@ class Reviewed:
     #: the best (None and False where the values are exact).
     loss_error: float | None = None
     close_call: bool = False
+    #: The choice the rules prove better than the one taken (no close call, whatever the
+    #: error), as ``advise`` says it; None where none is.
+    dominated_by: dict | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -75,7 +78,8 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
         out.append(Reviewed(number, obs.get("game"), obs.get("turn"), obs.get("roll"),
                             obs.get("dice"), action, chosen.value, advice.best.action,
                             advice.best.value, chosen.loss, chosen.label, advice.best.label,
-                            chosen.loss_error, chosen.close_call))
+                            chosen.loss_error, chosen.close_call,
+                            chosen.detail.get("dominated_by")))
     return out
 
 
