@@ -146,6 +146,9 @@ def test_the_target_curve():
         assert rows[t]["probability_expected_score_policy"] == pytest.approx(
             said["probability_expected_score_policy"], rel=1e-9, abs=0)
     assert rows[270]["probability"] > 0 and len(rows) == 271
+    # for people rounded, but a chance too small to show is not shown as none
+    text = ok("table", "general", "--what", "target", "--format", "text").splitlines()
+    assert text[-1].split() == ["270", "<0.0001", "<0.0001"]
 
 
 def test_two_players_from_a_late_position():

@@ -253,14 +253,14 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
 
 
 def _people(value) -> str:
-    """A cell for people: floats rounded (3 decimals, 4 below 1, 3 significant digits below
-    0.001, so that a small chance does not read as none), empty for None; text as it is (a
-    ``Message`` or box name, said in the players' language by the caller)."""
+    """A cell for people: floats rounded (3 decimals, 4 below 1; a chance too small for that
+    reads "<0.0001", not as none), empty for None; text as it is (a ``Message`` or box name,
+    said in the players' language by the caller)."""
     if value is None:
         return ""
     if isinstance(value, float):
-        if 0 < abs(value) < 1e-3:
-            return f"{value:.3g}"
+        if 0 < abs(value) < 0.00005:
+            return "<0.0001" if value > 0 else ">-0.0001"
         return f"{value:.3f}" if abs(value) >= 1 else f"{value:.4f}"
     return value if isinstance(value, str) else str(value)
 
