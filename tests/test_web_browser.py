@@ -423,6 +423,22 @@ def test_the_page_in_russian(games, page, server):
     if labels["boxes"].get("ones", "ones") != "ones":  # the catalogs name the boxes in Russian
         assert labels["boxes"]["ones"] in sheets
     assert labels["messages"]["Undo"] == page.inner_text("[data-testid=undo]")
+    # the choices are said in Russian too, as `dicewise advise --lang ru` says them
+    tap(page, "[data-testid=roll-button]")
+    said = page.eval_on_selector_all("[data-testid=advice] td.label", "els => els.map(e => e.innerText)")
+    assert said and all(re.match("(оставить|записать|крест|остановиться)", s) for s in said), said
+    assert not any(re.search("[A-Za-z]", s) for s in said), said
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_the_start_page_fits_a_phone(page, lang):
+    """No part of a form pushes the page sideways on a phone (a select as wide as its longest
+    option did)."""
+    page.select_option("[data-testid=lang]", lang)
+    page.wait_for_selector(f"html[lang={lang}]", state="attached")
+    for tab in ("new", "position", "resume"):
+        page.click(f"[data-tab={tab}]")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], tab
 
 
 def test_a_bonus_no_box_shows_has_a_row_of_its_own(games, page, server):

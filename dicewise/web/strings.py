@@ -28,6 +28,11 @@ MESSAGES = (
     "To win: the best chance to finish first (approximate beyond two players of General)",
     "Show the best choices (off: keep the score only)", "keep", "write", "cross", "rolls",
     "bonus",
+    # the choices of the advice, as the command line says them
+    "stop and write (keep all five)", "keep all five (reroll none; rolls left: {left})",
+    "keep {kept} (reroll {n})", "keep {kept} (reroll {n}; rolls left: {left})", "nothing",
+    "write {box} for {score}", "cross {box}", "split {a}+{b} {c}+{d}, fifth {e}",
+    " (puścioch: no fifth-die mark)", " (ends the game)",
 )
 
 

@@ -194,8 +194,10 @@ function adviceList(advice, onPick) {
     el("th", {}, ""));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   // The choice a rule proves better (a cross's own write), by its label where it is listed.
-  const nameOf = action => (advice.choices.find(o => same(o.action, action))
-    || {label: Object.entries(action).flat().join(" ")}).label;
+  const nameOf = action => {
+    const listed = advice.choices.find(o => same(o.action, action));
+    return listed ? choiceLabel(listed) : actionLabel(action);
+  };
   const rows = advice.choices.map((c, i) => el("tr", {
       class: `choice${i === 0 ? " best" : ""}`, "data-testid": "choice", "data-index": i + 1,
       tabindex: onPick ? 0 : null, onclick: onPick ? () => onPick(i + 1, c) : null,
@@ -205,7 +207,7 @@ function adviceList(advice, onPick) {
     el("td", {class: "expected"}, num(c.expected)),
     el("td", {class: "loss"}, num(c.loss, chance ? 4 : 2)),
     errors ? el("td", {class: "loss-error"}, known(c.loss_error) ? `±${num(c.loss_error, chance ? 4 : 2)}` : "") : null,
-    el("td", {class: "label"}, c.label,
+    el("td", {class: "label"}, choiceLabel(c),
       chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
         ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null,
       c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null,
@@ -419,10 +421,34 @@ function actionCommand(action) {
   return null;
 }
 
+function choiceLabel(c) {
+  // A choice in the page's language: in English the solver's own words (as `dicewise advise`
+  // prints them), else said from its action and detail as the command line says it.
+  if (document.documentElement.lang === "en" || !c.action) return c.label;
+  const a = c.action, left = c.rolls_left;
+  if (a.keep) {
+    if (a.keep.length === 5) return left == null || left < 2 ? t("stop and write (keep all five)")
+      : t("keep all five (reroll none; rolls left: {left})", {left});
+    return t(left == null ? "keep {kept} (reroll {n})" : "keep {kept} (reroll {n}; rolls left: {left})",
+             {kept: a.keep.join(" ") || t("nothing"), n: 5 - a.keep.length, left});
+  }
+  if (a.write) return t("write {box} for {score}", {box: boxLabel(a.write), score: c.score});
+  if (a.cross) return t("cross {box}", {box: boxLabel(a.cross)});
+  if (a.pairs) return splitLabel(a, c.puscioch, c.ends_game);
+  return c.label;
+}
+
+function splitLabel(a, puscioch = false, ends = false) {
+  const [[p, q], [r, s]] = a.pairs;
+  return t("split {a}+{b} {c}+{d}, fifth {e}", {a: p, b: q, c: r, d: s, e: puscioch ? "-" : a.fifth})
+    + (puscioch ? t(" (puścioch: no fifth-die mark)") : ends ? t(" (ends the game)") : "");
+}
+
 function actionLabel(action) {
   if (action.keep) return `${t("keep")} ${action.keep.length ? action.keep.map(f => FACES[f]).join("") : "∅"}`;
   if (action.write) return `${t("write")} ${boxLabel(action.write)}`;
   if (action.cross) return `${t("cross")} ${boxLabel(action.cross)}`;
+  if (action.pairs) return splitLabel(action);
   return actionCommand(action);
 }
 
@@ -471,6 +497,8 @@ async function setLanguage(lang) {
   for (const node of $$("option[data-title]")) node.textContent = `${node.value} — ${t(node.dataset.title)}`;
   for (const node of $$("[data-help]")) node.title = t(node.dataset.help);
   for (const node of $$("[data-sheet]")) node.textContent = t(node.dataset.sheet);
+  const form = $("#new-form");
+  if (form && $(".names", form)) fillNames(form);  // "Player {n}" in the new language
 }
 
 async function start() {
