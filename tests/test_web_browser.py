@@ -445,17 +445,39 @@ def test_a_bonus_no_box_shows_has_a_row_of_its_own(games, page, server):
     """Yatzy's 50 for 63 in the upper section counts as soon as it is earned: the sheet shows
     it in its own row, and the points hold it."""
     start_game(page, "yatzy", ["Ann"], seed=2, advice=False)
+    post_commands(server, page, [command for face, box in enumerate(
+        ["ones", "twos", "threes", "fours", "fives", "sixes"], 1) for command in (
+        f"dice {face} {face} {face} {face} {2 if face == 1 else 1}", f"write {box}")])
+    assert page.inner_text("[data-testid=bonus]") == "50"
+    assert page.inner_text("[data-testid=points]") == str(4 * 21 + 50)
+
+
+def post_commands(server, page, commands) -> None:
     conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
-    for face, box in enumerate(["ones", "twos", "threes", "fours", "fives", "sixes"], 1):
-        for command in (f"dice {face} {face} {face} {face} {2 if face == 1 else 1}", f"write {box}"):
-            conn.request("POST", f"/api/game/{game_id(page)}", json.dumps({"command": command}),
-                         {"Content-Type": "application/json"})
-            assert json.loads(conn.getresponse().read())["ok"], command
+    for command in commands:
+        conn.request("POST", f"/api/game/{game_id(page)}", json.dumps({"command": command}),
+                     {"Content-Type": "application/json"})
+        assert json.loads(conn.getresponse().read())["ok"], command
     conn.close()
     page.reload()
     page.wait_for_selector("[data-testid=game]:not([hidden])")
-    assert page.inner_text("[data-testid=bonus]") == "50"
-    assert page.inner_text("[data-testid=points]") == str(4 * 21 + 50)
+
+
+def test_a_game_won_at_once_says_so_and_can_be_taken_back(games, page, server):
+    """A first-roll five of a kind ends General: the result says who won at once (not a
+    ranking that looks wrong), and a mistap is taken back from the final screen."""
+    start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
+    post_commands(server, page, ["dice 1 2 3 4 6", "write sixes", "dice 5 5 5 5 5"])
+    assert page.inner_text("[data-testid=verdict]") == "Bob wins at once"
+    tap(page, "[data-testid=undo-end]")
+    assert page.is_hidden("[data-testid=result]") and not state_of(server, page)["state"]["over"]
+
+
+def test_a_draw_is_said_as_one(games, page, server):
+    start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
+    boxes = api.describe("general")["categories"]
+    post_commands(server, page, [c for box in boxes for c in ("dice 2 2 3 4 6", f"write {box}") * 2])
+    assert page.inner_text("[data-testid=verdict]") == "A draw: Ann, Bob"
 
 
 def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, artifacts):

@@ -33,6 +33,7 @@ MESSAGES = (
     "keep {kept} (reroll {n})", "keep {kept} (reroll {n}; rolls left: {left})", "nothing",
     "write {box} for {score}", "cross {box}", "split {a}+{b} {c}+{d}, fifth {e}",
     " (puścioch: no fifth-die mark)", " (ends the game)",
+    "{name} wins at once", "Winner: {names}", "A draw: {names}", "The win is shared: {names}",
 )
 
 

@@ -323,7 +323,8 @@ function markSheets(state, d) {
     const rows = d.pair_sums.map(sum => {
       const marks = Number(sheet[String(sum)] || 0);
       return el("tr", {"data-box": sum}, el("th", {}, String(sum)),
-        el("td", {class: "marks"}, "●".repeat(Math.min(marks, full)) + "○".repeat(Math.max(full - marks, 0))),
+        el("td", {class: "marks"}, "●".repeat(Math.min(marks, full)) + "○".repeat(Math.max(full - marks, 0))
+          + (marks > full ? ` ${marks}` : "")),  // a full box goes on scoring: its count
         el("td", {}, String((d.box_values || {})[sum] ?? "")));
     });
     const total = el("tr", {class: "total"}, el("th", {}, t("points")), el("td", {colspan: 2, "data-testid": "points"}, String(p.points ?? "")));
@@ -361,8 +362,11 @@ function drawGame() {
   const result = $(".result", section);
   result.hidden = !over;
   if (over) {
-    result.replaceChildren(el("h2", {}, t("Game over")), drawResult(state.result),
-      el("button", {type: "button", class: "primary", onclick: () => { forget(); location.hash = ""; showStart(); }}, t("Play again")));
+    // a mistyped last roll (or a first-roll five of a kind that ended General) can be taken back
+    result.replaceChildren(el("h2", {}, t("Game over")), ...[drawResult(state.result)].flat(),
+      el("div", {class: "buttons"},
+        el("button", {type: "button", class: "primary", onclick: () => { forget(); location.hash = ""; showStart(); }}, t("Play again")),
+        el("button", {type: "button", "data-testid": "undo-end", onclick: () => command("undo")}, t("Undo"))));
     return;
   }
   const awaitingDice = state.awaiting === "dice";
@@ -377,8 +381,15 @@ function drawGame() {
 function drawResult(result) {
   if (!result) return el("p", {}, "");
   const settlement = result.settlement || {};
-  return el("ol", {class: "ranking", "data-testid": "ranking"}, ...(result.ranking || []).map(r => el("li", {value: r.place},
-    `${r.name} — ${r.score}`, r.name in settlement ? ` (${settlement[r.name] > 0 ? "+" : ""}${num(settlement[r.name])})` : "")));
+  const winners = result.winners || [], names = winners.join(", ");
+  // RULES.md: equal totals draw; several at the top of a larger table share the win
+  const verdict = result.reason === "won_at_once" ? t("{name} wins at once", {name: names})
+    : winners.length === 1 ? t("Winner: {names}", {names})
+    : winners.length === (result.ranking || []).length ? t("A draw: {names}", {names})
+    : t("The win is shared: {names}", {names});
+  return [el("p", {class: "verdict", "data-testid": "verdict"}, verdict),
+    el("ol", {class: "ranking", "data-testid": "ranking"}, ...(result.ranking || []).map(r => el("li", {value: r.place},
+      `${r.name} — ${r.score}`, r.name in settlement ? ` (${settlement[r.name] > 0 ? "+" : ""}${num(settlement[r.name])})` : "")))];
 }
 
 function remember(id) {
