@@ -277,7 +277,9 @@ function boxSheet(state, d) {
   const players = state.players || [];
   const boxes = d.categories || [];
   const sheets = players.map(p => parseSheet(p.sheet));
-  const more = [...new Set(sheets.flatMap(s => Object.keys(s)).filter(k => !boxes.includes(k)))];
+  // counters (Yahtzee's bonus Yahtzees) are in the bonus row's points, not rows of their own
+  const counters = d.sheet_counters || [];
+  const more = [...new Set(sheets.flatMap(s => Object.keys(s)).filter(k => !boxes.includes(k) && !counters.includes(k)))];
   const head = el("tr", {}, el("th", {}, ""), ...players.map((p, i) =>
     el("th", {class: i === state.to_move ? "to-move" : ""}, p.name)));
   const rows = [...boxes, ...more].map(b => el("tr", {"data-box": b}, el("th", {}, boxLabel(b)),
