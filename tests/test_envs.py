@@ -238,6 +238,13 @@ def test_illegal_actions_raise_or_end():
     env.reset(seed=1)
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert terminated and reward == 0 and "not legal" in info["illegal_action"]
+    # over: no best action, the expected score is the score, and no step more
+    assert info["optimal_action"] == -1 and info["expected_score"] == info["score"]
+    with pytest.raises(DicewiseError, match="the episode is over"):
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert env.reset(seed=1)[1]["optimal_action"] >= 0
+    with pytest.raises(DicewiseError, match="single environment's"):
+        gym.make_vec("dicewise/General-v0", num_envs=2).reset(seed=1, options={"game": 5})
     with pytest.raises(DicewiseError, match="illegal_action"):
         gym.make("dicewise/General-v0", illegal_action="ignore")
 
@@ -369,11 +376,14 @@ def test_native_vector_env_plays_as_the_single_env():
         for j, (single, o, i) in enumerate(singles):
             for k in o:
                 assert np.array_equal(obs[k][j], o[k]), (step, j, k)
-            for k in ("regret", "expected_score", "score", "game"):
+            for k in ("regret", "expected_score", "score", "game", "seed"):
                 assert info[k][j] == pytest.approx(i[k], abs=1e-9), (step, j, k)
+            best = int(info["optimal_action"][j])
+            assert json.loads(info["optimal_action_json"][j]) == (
+                None if best < 0 else single.action_json(best))
             if i["optimal_action"] >= 0:  # ties may be broken apart; the values may not
                 q = single.action_values()
-                assert q[info["optimal_action"][j]] == pytest.approx(q.max(), abs=1e-9)
+                assert q[best] == pytest.approx(q.max(), abs=1e-9)
         legal = obs["action_mask"] > 0
         actions = (rng.random(legal.shape) * legal).argmax(axis=1)
         obs, reward, terminated, _, info = venv.step(actions)
@@ -555,6 +565,27 @@ def test_two_player_oracle_gives_win_optimal_play_no_regret():
         assert sorted(final.values()) in ([-1.0, 1.0], [0.0, 0.0])
         winner = [a for a, r in final.items() if r == 1]
         assert env.outcome == "draw" if not winner else env.outcome.startswith(winner[0])
+
+
+def test_every_judged_decision_leaves_its_win_regret_for_the_agent_that_took_it():
+    """A write ends the turn, so the rival moves before the writer reads its info again: the
+    writer's win_regret must still be there (the rival's step cleared it once)."""
+    env = dicewise.envs.two_player_general(oracle_open=3)
+    rng = np.random.default_rng(2)
+    judged, seen, writes = {a: 0 for a in env.possible_agents}, {a: 0 for a in env.possible_agents}, 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            seen[agent] += "win_regret" in info
+            if terminated or truncated:
+                env.step(None)
+                continue
+            judged[agent] += "optimal_action" in info
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            writes += "optimal_action" in info and "write" in env.actions[action]
+            env.step(action)
+    assert writes > 0 and judged == seen
 
 
 def test_two_player_random_play_gives_regret_and_zero_sum_rewards():

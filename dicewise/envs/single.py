@@ -92,6 +92,7 @@ class DicewiseEnv(gym.Env):
                            if isinstance(game, CategoryGame) and self.exact else
                            AdviceOracle(self.solution, self.action_index, len(self.actions)))
         self.episode = None
+        self.ended_by_illegal = False  # illegal_action="end" ended the episode
         self.stream_seed: int | None = None
         self.game_index = 0
 
@@ -133,7 +134,7 @@ class DicewiseEnv(gym.Env):
         elif self.stream_seed is None or "game" not in options:
             self.stream_seed = int(self.np_random.integers(2**31))
         index = options.get("game", 0)
-        self.game_index = int(index)
+        self.game_index, self.ended_by_illegal = int(index), False
         self.episode = self.game.episode(self.solution, self.stream_seed, self.game_index)
         while self.episode.done:  # its first throw ended it: no decision, so no episode
             self.game_index += 1
@@ -144,7 +145,7 @@ class DicewiseEnv(gym.Env):
     def step(self, action):
         if self.episode is None:
             raise DicewiseError("call reset() before step()")
-        if self.episode.done:
+        if self.episode.done or self.ended_by_illegal:
             raise DicewiseError("the episode is over: call reset()")
         a = whole_number(action)
         if a is None or not 0 <= a < len(self.actions) or not self._mask[a]:
@@ -152,6 +153,7 @@ class DicewiseEnv(gym.Env):
             if self.illegal_action == "raise":
                 raise BadAction(why)
             self._mask = np.zeros(len(self.actions), np.int8)
+            self.ended_by_illegal = True
             return self._obs(), 0.0, True, False, {**self._info(regret=0.0), "illegal_action": why}
         regret = None
         if self.oracle is not None:
@@ -202,7 +204,7 @@ class DicewiseEnv(gym.Env):
                                 "score": float(self.episode.score)}
         if self.oracle is None:
             return info
-        done = self.episode.done
+        done = self.episode.done or self.ended_by_illegal
         info["regret"] = float(regret or 0.0)
         info["regret_is_exact"] = self.exact
         if not self.exact:

@@ -143,7 +143,8 @@ class TwoPlayerGeneralEnv(AECEnv):
             shown = [self.actions[i] for i in np.flatnonzero(legal)][:12]
             raise BadAction(f"{agent}: action {action!r} is not legal here (legal: {shown} ...)")
         self._cumulative_rewards[agent] = 0.0
-        self.infos = {x: {} for x in self.agents}
+        # only the mover's: the other agent's win_regret of its last write stays for it to read
+        self.infos[agent] = {}
         if self._advice is not None:
             chosen = self._advice.choices[[c.action for c in self._advice.choices]
                                           .index(self.actions[a])]

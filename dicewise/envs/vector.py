@@ -19,6 +19,7 @@ terminates starts its next game and ignores its action.
 
 from __future__ import annotations
 
+import json
 
 import numpy as np
 from gymnasium import spaces
@@ -85,6 +86,8 @@ class CategoryVectorEnv(VectorEnv):
                                 f"not {illegal_action!r}")
         self.game, self.rules, self.num_envs = game, rules, int(num_envs)
         self.actions = game_actions(game, rules)
+        # each action as JSON text, and "null" (index -1) once a game is over
+        self._action_json = np.array([json.dumps(a) for a in self.actions] + ["null"], object)
         self.encoder = category_encoder(rules, self.actions)
         self.single_observation_space = self.encoder.space
         self.single_action_space = spaces.Discrete(len(self.actions))
@@ -117,11 +120,14 @@ class CategoryVectorEnv(VectorEnv):
     # -- the Gymnasium API --------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        seed, _ = check_reset(seed, options)
+        seed, options = check_reset(seed, options)
+        if "game" in options:
+            raise DicewiseError("options={'game': k} is the single environment's; a vector "
+                                "environment deals games 0, 1, 2... of the seed's stream")
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(2**31))
-        self.stream = GameStream(int(seed), self.rules.n_categories)
+        self.stream, self.stream_seed = GameStream(int(seed), self.rules.n_categories), int(seed)
         self.next_game = 0
         everyone = np.arange(self.num_envs)
         self._start(everyone)
@@ -287,13 +293,15 @@ class CategoryVectorEnv(VectorEnv):
 
     def _info(self, regret: np.ndarray) -> dict:
         g = self.num_envs
-        info = {"game": self.game_index.copy(), "score": self._score()}
+        info = {"game": self.game_index.copy(), "seed": np.full(g, self.stream_seed),
+                "score": self._score()}
         if self.oracle:
             rows = np.arange(g)
             best = self._best.copy()
             expected = np.where(self.over, info["score"], self._q[rows, np.maximum(best, 0)])
             info.update({"regret": regret.astype(float), "regret_is_exact": np.ones(g, bool),
-                         "optimal_action": best, "expected_score": expected})
+                         "optimal_action": best, "optimal_action_json": self._action_json[best],
+                         "expected_score": expected})
         for key in list(info):
             info[f"_{key}"] = np.ones(g, bool)
         return info
