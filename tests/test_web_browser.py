@@ -297,6 +297,9 @@ def test_the_games_are_described_in_the_pages_language(page):
     assert shown == f"general — {tr(info['title'])}" != f"general — {info['title']}"
     tooltip = page.get_attribute("#position-form label:has([name='opt:straight'])", "title")
     assert tooltip == tr(help) != help
+    # shown beside the option too: a phone shows no tooltip
+    assert page.text_content("#position-form label:has([name='opt:straight']) .option-help") \
+        == tr(help)
     assert page.input_value("#position-form [name='opt:straight']") == "plain"
     assert page.text_content("#position-form .sheet-hint").startswith("wypełnione rubryki")
     page.select_option("[data-testid=lang]", "en")
