@@ -471,6 +471,14 @@ def test_a_game_answers_what_play_answers(server, session, monkeypatch):
     assert downloaded == saved
     status, _, again = server.request("GET", f"/api/game/{game_id}")
     assert status == 200 and again["state"] == json.loads(json.dumps(twin.state()))
+    # the page's language, changed mid-game, is the game's from the next command on
+    twin.speak("ru")
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "write nowhere",
+                                                             "lang": "ru"})
+    assert status == 400 and answer == json.loads(json.dumps(twin.apply("write nowhere")))
+    assert re.search("[а-я]", answer["error"]), answer
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "sheet", "lang": "xx"})
+    assert status == 400 and "unknown language" in answer["error"]
 
 
 def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, tmp_path):

@@ -466,6 +466,15 @@ def post_commands(server, page, commands) -> None:
     page.wait_for_selector("[data-testid=game]:not([hidden])")
 
 
+def test_a_game_speaks_the_language_the_page_changes_to(games, page, server):
+    start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
+    drawn = page.evaluate("document.body.dataset.drawn || '0'")
+    page.select_option("[data-testid=lang]", "ru")  # the game is drawn again in Russian
+    page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+    tap(page, "[data-testid=undo]")  # nothing to undo yet: refused, in Russian now
+    assert page.inner_text("[data-testid=error]") == "нечего отменять"
+
+
 def test_a_game_won_at_once_says_so_and_can_be_taken_back(games, page, server):
     """A first-roll five of a kind ends General: the result says who won at once (not a
     ranking that looks wrong), and a mistap is taken back from the final screen."""

@@ -193,10 +193,12 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def game_command(request):
         try:
             data = await read_json(request)
-            command = Fields(data, {"command"}).get("command", str, required=True)
+            fields = Fields(data, {"command", "lang"})
+            command = fields.get("command", str, required=True)
+            lang = fields.get("lang", str)
         except BadRequest as e:
             return error(str(e), e.status)
-        return await answer(store.apply, request.path_params["game"], command)
+        return await answer(store.apply, request.path_params["game"], command, lang)
 
     async def game_file(request):
         return await answer(store.download, request.path_params["game"])

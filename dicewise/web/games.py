@@ -179,13 +179,17 @@ class GameStore:
         with self._held(game_id) as game:
             return {"game": game_id, **game.apply("sheet")}
 
-    def apply(self, game_id: str, command: str) -> dict:
-        """One command of ``dicewise play``: exactly the line its ``--json`` answers."""
+    def apply(self, game_id: str, command: str, lang: str | None = None) -> dict:
+        """One command of ``dicewise play``: exactly the line its ``--json`` answers; with
+        ``lang`` the game goes on in that language first (the page's, which a player may
+        change mid-game)."""
         try:  # the command's verb as play reads it, whatever spaces part the words
             verb = commands.parse(command).verb
         except DicewiseError:
             verb = None  # the game answers the error itself
         with self._held(game_id) as game:
+            if lang is not None and i18n.language(lang) != game.table.lang:
+                game.speak(lang)
             if verb in REFUSED:
                 return {"ok": False, "error": game.tr(REFUSED[verb])}
             answer = game.apply(command)

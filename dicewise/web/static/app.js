@@ -418,7 +418,7 @@ async function show(answer, id) {
 
 async function command(text) {
   const started = performance.now();
-  const answer = await call("POST", `/api/game/${game.id}`, {command: text});
+  const answer = await call("POST", `/api/game/${game.id}`, {command: text, lang: $("#lang").value});
   if (answer.ok === false) { showError(answer.error); document.body.dataset.drawn = ++drawn; return; }
   showError("");
   game.answer = answer;
