@@ -111,7 +111,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         if not line.strip():
             continue
         before = (game.over, len(game.events), game.to_move if not game.over else None)
-        sheets = [p["sheet"] for p in game.state()["players"]]
+        sheets = [s.text for s in game.sheets]
         answer = game.apply(line)
         if not answer["ok"]:
             click.echo(tr("not done: {error}").format(error=answer["error"]))
@@ -128,7 +128,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         verb = commands.parse(line).verb
         # after every write (a solitaire game's too) and split, and when the turn passes
         turn_over = before[2] is not None and game.to_move != before[2]
-        written = sheets != [p["sheet"] for p in game.state()["players"]]
+        written = sheets != [s.text for s in game.sheets]
         if verb in ("sheet", "undo") or turn_over or written or game.over:
             _show_sheets(game)
         if game.over and not before[0]:

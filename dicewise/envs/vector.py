@@ -33,7 +33,7 @@ from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import category_encoder
 from .oracle import game_actions, solution
-from .single import ILLEGAL, check_reset
+from .single import ILLEGAL, check_reset, whole_number
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
 STREAM_BLOCK = 1 << 16
@@ -78,8 +78,7 @@ class CategoryVectorEnv(VectorEnv):
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
-        if (not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool)
-                or num_envs < 1):
+        if whole_number(num_envs) is None or num_envs < 1:
             raise DicewiseError(f"num_envs is a positive number, not {num_envs!r}")
         if illegal_action not in ILLEGAL:
             raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
