@@ -326,8 +326,7 @@ def test_every_refused_line_is_said_in_the_players_language(lang):
                 "write": tr("write: name the box, as write sixes"),
                 "undo now": tr("{verb} takes no arguments").format(verb="undo"),
                 "split 1+2 3+4 5": tr("this game has no splits: keep dice or write a box"),
-                "cross ones": tr("unknown action {kind!r} (use keep or write)").format(
-                    kind="cross")}
+                "cross ones": tr("give the dice first (dice D D D D D, or roll)")}
 
     game = TableGame.new("general", players=2, lang=lang, advice=False, seed=1)
     shown, english = refusals(i18n.translator(lang)), refusals(i18n.translator("en"))
@@ -336,6 +335,11 @@ def test_every_refused_line_is_said_in_the_players_language(lang):
         assert not answer["ok"] and answer["error"] == error, line
         assert (error == english[line]) == (lang == "en"), line
     assert english["dice 1 2 3 4 7"] == "dice: a die shows 1..6, not '7'"
+    # with the dice shown, the same cross is refused by the game's rule
+    assert game.apply("dice 1 2 3 4 6")["ok"]
+    answer = game.apply("cross ones")
+    assert answer["error"] == i18n.translator(lang)(
+        "this game has no crosses: write the box (0 where the dice do not fit)")
 
 
 def test_a_sheet_is_shown_with_every_name_in_the_players_language():

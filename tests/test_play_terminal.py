@@ -163,7 +163,7 @@ def test_a_whole_game_of_general_from_real_dice(tmp_path):
 @pytest.mark.slow
 def test_a_whole_game_of_poker_programs_from_real_dice(tmp_path):
     out = type_whole_game("poker-programs", tmp_path, players=2, seed=2)
-    assert re.search(r"\d+\. Player \d: -?\d+ \([+-]", out)  # the settlement beside
+    assert re.search(r"\d+\. Player \d: -?\d+ \(settlement [+-]\d+\.\d\d\)", out)
 
 
 @pytest.mark.slow

@@ -492,6 +492,33 @@ def test_a_draw_is_said_as_one(games, page, server):
     assert page.inner_text("[data-testid=verdict]") == "A draw: Ann, Bob"
 
 
+def test_the_settlement_is_named_in_the_players_language(games, page, server):
+    """poker-programs pays score − the table's mean (RULES.md 2): the result says so beside
+    each name, not a bare signed number."""
+    start_game(page, "poker-programs", ["Ann", "Bob"], seed=4, advice=False)
+    boxes = api.describe("poker-programs")["categories"]
+    post_commands(server, page, [c for box in boxes for c in (
+        "dice 6 6 6 5 5", f"write {box}", "dice 1 1 2 3 4", f"write {box}")])
+    ranking = page.inner_text("[data-testid=ranking]")
+    assert "Ann — 153 (settlement +95.00)" in ranking and "Bob — -37 (settlement -95.00)" in ranking
+    drawn = page.evaluate("document.body.dataset.drawn || '0'")
+    page.select_option("[data-testid=lang]", "pl")
+    page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+    assert "Ann — 153 (rozliczenie +95.00)" in page.inner_text("[data-testid=ranking]")
+
+
+def test_the_marks_of_a_premium_column_are_told(games, page, server):
+    """x, ✗ and ★ under poker-school's sheets: Ann takes the pair's premium, so Bob's is
+    gone, and Bob crosses his chance."""
+    start_game(page, "poker-school", ["Ann", "Bob"], seed=4, advice=False)
+    assert page.query_selector("[data-testid=legend]") is None  # nothing to tell yet
+    post_commands(server, page, ["dice 6 6 1 2 3", "write pair", "dice 1 2 3 4 6", "cross chance"] * 3)
+    legend = page.inner_text("[data-testid=legend]")
+    assert legend == "x crossed · ✗ taken by a rival · ★ won before the rivals"
+    ann, bob = (page.inner_text(f"[data-testid=player-sheet]:nth-child({i})") for i in (1, 2))
+    assert "★" in ann and "✗" not in ann and "✗" in bob and "★" not in bob
+
+
 def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, artifacts):
     """Three columns and a premium column per player; no advice, so no table is built: the
     page offers every legal write and cross, and the test taps the first each turn."""
@@ -524,6 +551,11 @@ def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, art
         assert f"{row['name']} — {row['score']}" in ranking
     sheets = page.inner_text("[data-testid=sheets]")
     assert sheets.count("premium") == 2  # one premium column per player
+    # every mark of the premium column that is on the sheets is told under them
+    cells = set(page.eval_on_selector_all("[data-testid=sheets] td", "ts => ts.map(t => t.textContent)"))
+    legend = page.inner_text("[data-testid=legend]")
+    for mark, meaning in (("x", "crossed"), ("✗", "taken by a rival"), ("★", "won before the rivals")):
+        assert (f"{mark} {meaning}" in legend) == (mark in cells), mark
 
 
 #: A table cache with the tables built (``DICEWISE_CACHE=DIR dicewise solve RULESET`` for each),

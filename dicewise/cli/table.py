@@ -228,7 +228,8 @@ def _show_result(game: TableGame) -> None:
     for r in result["ranking"]:
         line = f"  {r['place']}. {r['name']}: {r['score']}"
         if "settlement" in result:
-            line += f" ({result['settlement'][r['name']]:+.2f})"
+            line += " (" + tr("settlement {amount}").format(
+                amount=f"{result['settlement'][r['name']]:+.2f}") + ")"
         click.echo(line)
 
 

@@ -345,6 +345,9 @@ class TableGame:
             return self._event({"action": advice.choices[k - 1].action})
         if verb in ("keep", "write", "cross") and self.shared:
             raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
+        if verb in ("keep", "write", "cross") and self.dice is None:
+            # before the game reads the action: "cross" is no action of a game without crosses
+            raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))
         if verb == "cross" and self.awaiting == "choice" and not any("cross" in a
                                                                      for a in self.legal()):
             raise DicewiseError(Message("this game has no crosses: write the box (0 where the "

@@ -34,6 +34,7 @@ MESSAGES = (
     "write {box} for {score}", "cross {box}", "split {a}+{b} {c}+{d}, fifth {e}",
     " (puścioch: no fifth-die mark)", " (ends the game)",
     "{name} wins at once", "Winner: {names}", "A draw: {names}", "The win is shared: {names}",
+    "settlement {amount}", "crossed", "taken by a rival", "won before the rivals",
 )
 
 

@@ -22,6 +22,7 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 const num = (x, digits = 2) => (x === null || x === undefined ? "" : Number(x).toFixed(digits));
+const signed = x => `${x >= 0 ? "+" : ""}${num(x)}`;  // as the command line's +.2f
 
 // --- talking to the server -------------------------------------------------------------
 
@@ -263,7 +264,7 @@ const boxLabel = b => (boxLabels[b] || b).replace(/_/g, " ");
 const KNOWN_PLAYER_KEYS = new Set(["name", "sheet", "points", "done"]);
 
 function drawSheets(state, d) {
-  if (d.rows && d.cells_per_row) return columnSheets(state, d);
+  if (d.rows && d.cells_per_row) return withLegend(columnSheets(state, d));
   if (d.pair_sums) return markSheets(state, d);
   return boxSheet(state, d);
 }
@@ -317,6 +318,14 @@ function columnSheets(state, d) {
     return el("div", {class: `player${i === state.to_move ? " to-move" : ""}`, "data-testid": "player-sheet"},
       el("h3", {}, p.name), el("table", {class: "sheet"}, el("thead", {}, head), el("tbody", {}, ...rows, total)), ...extras(p));
   });
+}
+
+function withLegend(sheets) {
+  // What the marks of a premium column mean, for those that are on the sheets
+  const shown = new Set(sheets.flatMap(s => [...s.querySelectorAll("td")].map(td => td.textContent)));
+  const marks = [["x", "crossed"], ["✗", "taken by a rival"], ["★", "won before the rivals"]]
+    .filter(([mark]) => shown.has(mark)).map(([mark, meaning]) => `${mark} ${t(meaning)}`);
+  return marks.length ? [...sheets, el("p", {class: "legend", "data-testid": "legend"}, marks.join(" · "))] : sheets;
 }
 
 function markSheets(state, d) {
@@ -393,7 +402,7 @@ function drawResult(result) {
     : t("The win is shared: {names}", {names});
   return [el("p", {class: "verdict", "data-testid": "verdict"}, verdict),
     el("ol", {class: "ranking", "data-testid": "ranking"}, ...(result.ranking || []).map(r => el("li", {value: r.place},
-      `${r.name} — ${r.score}`, r.name in settlement ? ` (${settlement[r.name] > 0 ? "+" : ""}${num(settlement[r.name])})` : "")))];
+      `${r.name} — ${r.score}`, r.name in settlement ? ` (${t("settlement {amount}", {amount: signed(settlement[r.name])})})` : "")))];
 }
 
 function remember(id) {
