@@ -17,6 +17,10 @@ minute to solve once); only the timed calls are timed.  Figures:
 * **env** — steps per second of a plain loop with uniformly random legal actions: the
   single environment (``gym.make``) with and without the oracle, ``SyncVectorEnv`` of 8,
   and the native vector environment (``gym.make_vec``) of ``--envs`` games.
+* **agreement** (``--agree N``, with ``--seed``) — the optimal agent played through the
+  native vector environment on the first N games of the seed's dice stream against
+  ``simulate``'s optimal policy on the same dice: how many of the games played end on
+  another score (choices of equal value broken apart by rounding; docs/envs.md).
 """
 
 from __future__ import annotations
@@ -109,6 +113,29 @@ def time_env_loop(make, steps: int, batch: int = 1) -> float:
     return done / (time.perf_counter() - start)
 
 
+def agreement(name: str, games: int, seed: int) -> dict:
+    """Games whose score the optimal agent (native vector env) and ``simulate`` part on."""
+    from dicewise.api import simulate
+    from dicewise.envs.agents import OptimalAgent
+
+    env = gym.make_vec(dicewise.envs.env_id(name), num_envs=256, oracle=True)
+    agent = OptimalAgent()
+    obs, info = env.reset(seed=seed)
+    scores = {}
+    while (info["game"] < games).any():
+        obs, _, terminated, _, info = env.step(agent.act_batch(obs, info))
+        for j in np.flatnonzero(terminated & (info["game"] < games)):
+            scores[int(info["game"][j])] = info["score"][j]
+    reference = simulate(name, policy="optimal", games=games, seed=seed).scores
+    played = np.array(sorted(scores))  # a game its first throw ends has no decision
+    agent_scores = np.array([scores[g] for g in played])
+    apart = played[agent_scores != reference[played]]
+    return {"ruleset": name, "seed": seed, "games_played": len(played),
+            "games_apart": len(apart), "first_apart": apart[:10].tolist(),
+            "agent_mean": float(agent_scores.mean()),
+            "simulate_mean": float(reference[played].mean())}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rulesets", nargs="+", default=["general", "poker-programs"])
@@ -117,7 +144,19 @@ def main():
     parser.add_argument("--envs", type=int, default=1024, help="games of the native vector env")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--agree", type=int, metavar="N",
+                        help="only compare the optimal agent with simulate on N games")
+    parser.add_argument("--seed", type=int, default=5, help="the dice stream of --agree")
     args = parser.parse_args()
+    if args.agree:
+        rows = [agreement(name, args.agree, args.seed) for name in args.rulesets]
+        for r in rows if not args.json else ():
+            print(f"{r['ruleset']:15s} seed {r['seed']}: {r['games_apart']:,} of "
+                  f"{r['games_played']:,} games end on another score than simulate's "
+                  f"(means {r['agent_mean']:.4f} and {r['simulate_mean']:.4f})")
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        return
     report = []
     for name in args.rulesets:
         game, rules = make_rules(name)

@@ -445,6 +445,31 @@ def test_random_and_greedy_agents_reproduce_simulate(policy):
     assert overlap(scores, reference), (scores.mean(), reference.mean())
 
 
+def test_the_optimal_action_is_the_simulators_choice():
+    """At every decision of these games the environment's optimal action is the one the
+    simulator's own rule takes from the same turn solve: the first best keep, taken only
+    when strictly better than the best write.  In game 465 of seed 17 two keeps (1 1 and
+    3 3 from 1 1 3 3 6) differ by 1.8e-15 in the turn solve; with the sheet's points added
+    first they rounded into a tie that the other keep won, and the game ended elsewhere."""
+    from dicewise.solver.rulesets.decisions import plan_turns, planned_keeps, write_options
+
+    env = gym.make("dicewise/General-v0", oracle=True).unwrapped
+    rules, values = env.oracle.rules, env.oracle.values
+    for game in (465, 0, 1, 2):
+        _, info = env.reset(seed=17, options={"game": game})
+        done = False
+        while not done:
+            ep = env.episode
+            position = (np.array([ep.mask]), np.array([ep.extra]))
+            keep = (planned_keeps(plan_turns(rules, values, *position), np.array([0]),
+                                  np.array([ep.roll]), ep.roll_number)[0]
+                    if ep.roll_number < 3 else -1)
+            write = write_options(rules, values, *position, np.array([ep.roll]), ep.roll_number)
+            expected = keep if keep >= 0 else dice.N_KEEPS + int(write.value[0].argmax())
+            assert info["optimal_action"] == expected, (game, ep.roll_number)
+            _, _, done, _, info = env.step(info["optimal_action"])
+
+
 def test_optimal_agent_scores_the_optimum_with_zero_regret():
     scores, regret = play_through(lambda env: OptimalAgent(), 2000, 17, oracle=True)
     optimum = solution(*make_rules("general")).expected_score

@@ -99,11 +99,21 @@ class CategoryOracle:
         q[dice.N_KEEPS:] = w.value[0]
         return q
 
-    def best(self, q: np.ndarray) -> int:
-        """The best action of a value vector, ties broken as the simulator breaks them."""
-        write = dice.N_KEEPS + int(np.argmax(q[dice.N_KEEPS:]))
-        keep = int(np.argmax(q[:dice.N_KEEPS]))
-        return keep if q[keep] > q[write] else write
+    @staticmethod
+    def best(q: np.ndarray) -> np.ndarray | int:
+        """The best action of values (n_actions,) or of each row of (G, n_actions), ties
+        broken as the simulator breaks them.
+
+        ``q`` must be the values as ``action_values`` gives them, before the points on the
+        sheet are added: the simulator compares those, and a sum with the points can round
+        two values 1e-15 apart into a tie that the first keep then wins.
+        """
+        write = dice.N_KEEPS + np.argmax(q[..., dice.N_KEEPS:], axis=-1)
+        keep = np.argmax(q[..., :dice.N_KEEPS], axis=-1)
+        take = np.take_along_axis
+        best = np.where(take(q, keep[..., None], -1)[..., 0] > take(q, write[..., None], -1)[..., 0],
+                        keep, write)
+        return int(best) if q.ndim == 1 else best
 
     # -- many positions ---------------------------------------------------------------
 

@@ -188,8 +188,8 @@ class DicewiseEnv(gym.Env):
             self._mask[self._index[action_key(a)]] = 1
         if isinstance(self.oracle, CategoryOracle):
             self._q = self.oracle.action_values(ep.mask, ep.extra, ep.roll, ep.roll_number)
+            self._best = self.oracle.best(self._q)  # before the points: see its docstring
             self._q[np.isfinite(self._q)] += ep.points
-            self._best = self.oracle.best(self._q)
         elif self.oracle is not None:
             self._q, self._best = self.oracle.action_values(self._json)
         if self._q is not None and not np.array_equal(np.isfinite(self._q), self._mask > 0):

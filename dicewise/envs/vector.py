@@ -32,7 +32,7 @@ from ..solver.rulesets.decisions import plan_turns, write_options
 from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import category_encoder
-from .oracle import game_actions, solution
+from .oracle import CategoryOracle, game_actions, solution
 from .single import ILLEGAL, check_reset, whole_number
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
@@ -260,12 +260,8 @@ class CategoryVectorEnv(VectorEnv):
         kv = self.keep_values[envs[rolling], k[rolling] - 1]
         q[rolling, :dice.N_KEEPS] = np.where(keep_ok[rolling], kv, -np.inf)
         q[:, dice.N_KEEPS:] = self._opts.value
-        q += self.points[envs, None]
-        self._q[envs] = q
-        write = dice.N_KEEPS + q[:, dice.N_KEEPS:].argmax(axis=1)
-        keep = q[:, :dice.N_KEEPS].argmax(axis=1)
-        rows = np.arange(len(envs))
-        self._best[envs] = np.where(q[rows, keep] > q[rows, write], keep, write)
+        self._best[envs] = CategoryOracle.best(q)  # before the points: see its docstring
+        self._q[envs] = q + self.points[envs, None]
 
     def _obs(self) -> dict:
         rules = self.rules
