@@ -117,8 +117,9 @@ class TableGame:
         race = table.target is None and (
             (exact and table.objective != "score") or (approximate and table.objective == "win"))
         if table.objective == "win" and not race:
-            raise DicewiseError(Message("{game} has no play to win at a table of {players}: use "
-                                        "the objective score", game=self.game.name,
+            raise DicewiseError(Message("{game} has no play to win at a table of {players}: play "
+                                        "for the best mean score (objective score)",
+                                        game=self.game.name,
                                         players=len(table.names)))
         self.advisor = TableAdvisor(self.game, self.rules, table.target, race, progress)
         self.tr = i18n.translator(table.lang)
