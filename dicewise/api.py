@@ -22,7 +22,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import DicewiseError
-from .i18n import Message
+from .i18n import Message, Number
 from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
@@ -260,7 +260,7 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
 
 def _playing(games: int, policy: str) -> Message:
     """The progress line of ``games`` games of ``policy``."""
-    return Message("playing {games} games ({policy})", games=f"{games:,}", policy=policy)
+    return Message("playing {games} games ({policy})", games=Number(games), policy=policy)
 
 
 def check_policy(game: Game, rules, policy: str) -> None:
@@ -756,7 +756,7 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     else:
         solution = Solution(game, rules, None, {}, None, False, 0.0)
     deals = -(-games // players)
-    label = Message("playing {games} games of {players} players", games=f"{deals * players:,}",
+    label = Message("playing {games} games of {players} players", games=Number(deals * players),
                     players=players)
     with (progress or _quiet)(deals * players, label) as update:
         result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),

@@ -62,6 +62,11 @@ class Translator:
     def __call__(self, message: str) -> str:
         return self._gettext(message)
 
+    def number(self, value, spec: str = ",") -> str:
+        """``value`` formatted by ``spec`` with its thousands grouped as this language writes
+        them (``Number``)."""
+        return Number(value, spec).in_language(self)
+
 
 @lru_cache(maxsize=None)
 def translator(lang: str = "en") -> Translator:
@@ -85,6 +90,22 @@ class Message(str):
     def in_language(self, tr) -> str:
         """The message through ``tr`` (a ``translator``), its Message fields too."""
         return tr(self.template).format(**{k: in_language(v, tr) for k, v in self.fields.items()})
+
+
+class Number(str):
+    """A number with its thousands grouped: 2,000 in English; in Russian and Polish, whose
+    decimal mark is the comma (2,000 would read as two), a no-break space, 2 000."""
+
+    def __new__(cls, value, spec: str = ","):
+        number = super().__new__(cls, format(value, spec))
+        number.value, number.spec = value, spec
+        return number
+
+    def __getnewargs__(self):
+        return self.value, self.spec
+
+    def in_language(self, tr) -> str:
+        return str(self) if getattr(tr, "lang", "en") == "en" else self.replace(",", "\u00a0")
 
 
 class Box(str):

@@ -928,3 +928,19 @@ def test_a_duel_that_cannot_be_played_is_refused_before_any_table_is_built(tmp_p
         result = CliRunner().invoke(cli, REFUSED[case][0])
         assert result.exit_code == 2, result.output
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("lang,games,speed", [("en", "2,048", r"[\d,]+"),
+                                              ("ru", "2\u00a0048", "[\\d\u00a0]+"),
+                                              ("pl", "2\u00a0048", "[\\d\u00a0]+")])
+def test_thousands_are_grouped_as_the_language_writes_them(lang, games, speed, monkeypatch):
+    """Russian and Polish write 2,048 as 2 048: their decimal mark is the comma, so the
+    English grouping would read as two point nought four eight."""
+    _no_locale(monkeypatch)
+    first = _advise("simulate", "poker-programs", "--games", "2048", "--lang", lang).splitlines()[0]
+    assert games in first and re.search(speed + " ", first), first
+    assert bool(re.search(r"\d,\d", first)) == (lang == "en")
+    assert i18n.Number(1234567.891, ",.2f").in_language(i18n.translator("pl")) == \
+        "1\u00a0234\u00a0567.89"
+    assert pickle.loads(pickle.dumps(i18n.Number(10**6))).in_language(i18n.translator("ru")) == \
+        "1\u00a0000\u00a0000"

@@ -174,6 +174,8 @@ def test_subprocess_failures_are_reported_and_survived(solution, tmp_path, kind,
     assert {"game", "turn", "roll", "dice", "error", "sent"} <= set(first)
     if kind == "garbage":
         assert first["sent"] == "hello there"
+    if kind in ("garbage", "illegal"):  # dicewise played every decision: none is the agent's
+        assert data["decisions"] == 0 and data["costliest"] == [] and data["regret_total"] == 0
 
 
 def test_subprocess_good_bot_and_stop_on_error(solved, tmp_path):
@@ -313,3 +315,6 @@ def test_a_hung_agent_stops_the_run_after_a_few_failures(tmp_path):
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("dicewise: error:")]
     assert len(errors) == 1 and "failed 3 times in a row" in errors[0] and "timeout" in errors[0]
+    # no game finished: the report says so and lists the errors, with no mean of nothing
+    assert "no game finished" in result.stdout and "nan" not in result.stdout
+    assert "lost 0.000" not in result.stdout  # the moves dicewise made in the agent's place

@@ -43,3 +43,16 @@ def test_a_resumed_game_keeps_its_objective_and_speaks_the_new_language(tmp_path
     resumed = play("--resume", str(saved), "--lang", "ru", lines=["sheet", "quit"])
     assert resumed.exit_code == 0 and "Игрок 1" in resumed.output
     assert "Player 1" not in resumed.output
+
+
+def test_a_game_resumes_with_its_ruleset_named_as_the_readme_shows(tmp_path):
+    saved = tmp_path / "game.json"
+    play("general", "--players", "1", "--no-advice", lines=["dice 1 2 3 4 5", "write straight",
+                                                            f"save {saved}", "quit"])
+    resumed = play("general", "--resume", str(saved), lines=["sheet", "quit"])
+    assert resumed.exit_code == 0 and "straight=25" in resumed.output
+    other = play("yahtzee", "--resume", str(saved))
+    assert other.exit_code == 2
+    assert other.stderr == "dicewise: error: the saved game is a game of general, not yahtzee\n"
+    missing = play("general", "--resume", str(tmp_path / "none.json"))
+    assert missing.exit_code == 2 and "cannot read" in missing.stderr

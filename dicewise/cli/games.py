@@ -154,7 +154,7 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
         click.echo(tr("{ruleset}, two players: the first player's P(win) + ½P(draw) = {value} "
                       "({states} states, {how})").format(
             ruleset=report["ruleset"], value=f"{report['probability']:.6f}",
-            states=f"{report['states']:,}", how=how))
+            states=tr.number(report["states"]), how=how))
         click.echo(tr("table: {path}").format(path=report["table"]))
         return
     if scheduler or workers:
@@ -198,7 +198,7 @@ def _report_lines(key, value, tr, indent: str = "", typed: bool = False):
     elif isinstance(value, bool):
         yield f"{name}: {tr(str(value))}"
     elif isinstance(value, int):
-        yield f"{name}: {value:,}"
+        yield f"{name}: {tr.number(value)}"
     else:
         yield f"{name}: {i18n.in_language(value, tr)}"
 
@@ -358,7 +358,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
                       "mean; its own estimate {estimate} (approximate)").format(
             ruleset=d["ruleset"], players=d["players"], seat=d["seat"], points=d["points"],
             rivals=", ".join(map(str, d["opponent_points"])), share=f"{d['simulated']:.4f}",
-            low=f"{lo:.4f}", high=f"{hi:.4f}", games=f"{d['games']:,}",
+            low=f"{lo:.4f}", high=f"{hi:.4f}", games=tr.number(d["games"]),
             estimate=f"{d['probability']:.4f}"))
         return
     if players == 2:

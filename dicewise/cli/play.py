@@ -48,8 +48,8 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
     s = sim.summary
     lo, hi = s.ci95
     click.echo(tr("{ruleset} {policy}: {games} games, seed {seed}, {speed} games/s").format(
-        ruleset=sim.ruleset, policy=sim.policy, games=f"{s.games:,}", seed=seed,
-        speed=f"{sim.games_per_second:,.0f}"))
+        ruleset=sim.ruleset, policy=sim.policy, games=tr.number(s.games), seed=seed,
+        speed=tr.number(sim.games_per_second, ",.0f")))
     click.echo(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
         mean=f"{s.mean:.3f}", half=f"{(hi - lo) / 2:.3f}", low=f"{lo:.3f}", high=f"{hi:.3f}",
         std=f"{s.std:.3f}"))
@@ -81,7 +81,7 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                 click.echo(tr("game {number}: {facts}").format(number=i, facts="; ".join(facts)))
         elif isinstance(value, float):
             click.echo(f"{named(key, tr)}: {value:.4f}")
-    click.echo(tr("the {games} simulated games' scores:").format(games=f"{s.games:,}"))
+    click.echo(tr("the {games} simulated games' scores:").format(games=tr.number(s.games)))
     for line in _histogram(s.histogram):
         click.echo(line)
 
@@ -122,10 +122,10 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
         lo, hi = r.ci95
         click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} games on shared "
                       "dice, seats alternating, seed {seed}").format(
-            ruleset=race.ruleset, a=r.a, b=r.b, games=f"{r.games:,}", seed=seed))
+            ruleset=race.ruleset, a=r.a, b=r.b, games=tr.number(r.games), seed=seed))
         click.echo(tr("A: {wins} wins, {draws} draws, {losses} losses; P(win) + ½P(draw) = "
                       "{value} (95% CI {low} .. {high}); moving first {first}, second {second}")
-                   .format(wins=f"{r.wins:,}", draws=f"{r.draws:,}", losses=f"{r.losses:,}",
+                   .format(wins=tr.number(r.wins), draws=tr.number(r.draws), losses=tr.number(r.losses),
                            value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
                            first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
         if race.exact is not None:
@@ -142,7 +142,7 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
         return emit_json(d)
     c = d.comparison
     click.echo(tr("{ruleset}: {a} (A) against {b} (B), {games} games on the same dice, seed "
-                  "{seed}").format(ruleset=d.ruleset, a=d.a, b=d.b, games=f"{c.games:,}",
+                  "{seed}").format(ruleset=d.ruleset, a=d.a, b=d.b, games=tr.number(c.games),
                                    seed=seed))
     outcomes = [(tr("A wins"), c.wins), (tr("draws"), c.draws), (tr("B wins"), c.losses)]
     width = max(len(label) for label, _ in outcomes) + 1
@@ -164,7 +164,7 @@ def _print_table(duel, as_json, tr) -> None:
     lo, hi = r.share_ci95
     line = tr("{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the others, {games} "
               "games, seats rotating, seed {seed}").format(
-        ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=f"{r.games:,}", seed=r.seed)
+        ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=tr.number(r.games), seed=r.seed)
     click.echo(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
     click.echo(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
                   "won alone {wins}, shared the top {ties}").format(
@@ -244,7 +244,7 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
         text = buf.getvalue()
     if out is not None:
         write_output(out, text)
-        click.echo(tr("wrote {n} rows to {path}").format(n=f"{len(result.rows):,}", path=out),
+        click.echo(tr("wrote {n} rows to {path}").format(n=tr.number(len(result.rows)), path=out),
                    err=True)
     else:
         click.echo(text, nl=False)
@@ -355,12 +355,17 @@ STAGES = {"roll1": "after roll 1", "roll2": "after roll 2", "roll3": "the final 
 
 def _print_agent_report(d):
     lo, hi = d["ci95"]
-    click.echo(f"{d['agent']} on {d['ruleset']}: {d['games']:,} games, seed {d['seed']}")
-    click.echo(f"mean {d['mean']:.3f} (95% CI {lo:.3f} .. {hi:.3f}); optimal on the same dice "
-               f"{d['optimal_mean']:.3f}")
-    click.echo(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, "
-               f"{d['regret_per_decision']:.5f} a "
-               f"decision over {d['decisions']:,} decisions "
+    if not d["games"]:  # stopped in its first game: nothing measured, only the errors
+        click.echo(f"{d['agent']} on {d['ruleset']}: no game finished, seed {d['seed']}")
+        _print_agent_errors(d)
+        return
+    games = f"{d['games']:,} games" if d["games"] > 1 else "1 game"
+    click.echo(f"{d['agent']} on {d['ruleset']}: {games}, seed {d['seed']}")
+    ci = f" (95% CI {lo:.3f} .. {hi:.3f})" if d["games"] > 1 else ""  # none from one game
+    click.echo(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
+    per_decision = (f"{d['regret_per_decision']:.5f} a decision over {d['decisions']:,} decisions"
+                    if d["decisions"] else "no decision of the agent's own (every one failed)")
+    click.echo(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, {per_decision} "
                f"({quality(d['approximate'], d['error_estimate'])})")
     stages = "; ".join(f"{STAGES.get(k, k)} {v:,.3f}" for k, v in d["regret_by_stage"].items())
     click.echo(f"regret by stage (total over the games): {stages}")
@@ -376,6 +381,10 @@ def _print_agent_report(d):
         error = _error_text(c.get("loss_error"), c.get("close_call"))
         click.echo(f"  lost {c['loss']:.3f}{error}: {where}, dice "
                    f"{' '.join(map(str, c['dice']))}: chose {chose}; best {best}")
+    _print_agent_errors(d)
+
+
+def _print_agent_errors(d):
     if d["errors"]:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
         click.echo(f"{len(d['errors'])} agent errors ({kinds}); the program was restarted "

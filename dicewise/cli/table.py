@@ -55,14 +55,14 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     if resume:
         objective_given = (click.get_current_context().get_parameter_source("objective")
                            is not ParameterSource.DEFAULT)
-        if (ruleset or players or names or seed is not None or options or target is not None
+        if (players or names or seed is not None or options or target is not None
                 or objective_given):
             raise click.UsageError(i18n.Message(
                 "--resume takes the game's own settings: give only --lang, --top, --no-advice or "
                 "--json with it"))
         saved = read_saved(resume)
         speak(lang or saved_language(saved))  # a refusal of the saved game in its language
-        game = TableGame.from_json(saved, progress=progress)
+        game = TableGame.from_json(saved, progress=progress, ruleset=ruleset)
         if lang:
             game.speak(lang)
         speak(game.table.lang)

@@ -94,7 +94,8 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     """Play ``games`` games with ``agent`` and measure each decision's expected loss.
 
     On a failure or an illegal action the error is recorded and, with ``on_error="continue"``,
-    the best action is played instead; with ``"stop"`` the run ends there.  ``max_failures``
+    the best action is played instead (a decision of dicewise's, not judged as the agent's);
+    with ``"stop"`` the run ends there.  ``max_failures``
     failures in a row end the run too (a hung bot is reported, not waited on forever).  ``log``
     (a text file) receives one {"observation", "action"} line per decision, for ``review``.
     """
@@ -133,18 +134,20 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                     stopped = f"the agent failed {streak} times in a row (last: {e})"
                 if stopped:
                     break
-                action, chosen = best.action, best
-            loss = max(float(best.value - chosen.value), 0.0)
-            decisions += 1
-            stage = stage_of(obs)
-            regret[stage] = regret.get(stage, 0.0) + loss
-            costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
-                                  "roll": obs.get("roll"), "dice": obs.get("dice"),
-                                  "sheet": obs.get("sheet"), "chose": action, "best": best.action,
-                                  "chose_label": chosen.label, "best_label": best.label,
-                                  "loss": loss, **_error_of(chosen)}))
-            if len(costly) > 50:
-                costly = sorted(costly, key=lambda x: -x[0])[:5]
+                action, chosen = best.action, None  # played in the agent's place: not judged
+            if chosen is not None:
+                loss = max(float(best.value - chosen.value), 0.0)
+                decisions += 1
+                stage = stage_of(obs)
+                regret[stage] = regret.get(stage, 0.0) + loss
+                costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
+                                      "roll": obs.get("roll"), "dice": obs.get("dice"),
+                                      "sheet": obs.get("sheet"), "chose": action,
+                                      "best": best.action, "chose_label": chosen.label,
+                                      "best_label": best.label, "loss": loss,
+                                      **_error_of(chosen)}))
+                if len(costly) > 50:
+                    costly = sorted(costly, key=lambda x: -x[0])[:5]
             if log is not None:
                 log.write(json.dumps({"observation": obs, "action": action}) + "\n")
             ep.apply(action)

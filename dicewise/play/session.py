@@ -161,8 +161,9 @@ class TableGame:
                 "events": list(self.events)}
 
     @classmethod
-    def from_json(cls, data: dict, progress=None) -> "TableGame":
-        """A game saved by ``to_json`` (DicewiseError if it is no saved game or does not replay)."""
+    def from_json(cls, data: dict, progress=None, ruleset: str | None = None) -> "TableGame":
+        """A game saved by ``to_json`` (DicewiseError if it is no saved game or does not replay,
+        or, where ``ruleset`` is named, if it is a game of another one)."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise DicewiseError(Message("this is not a saved dicewise game"))
         if data.get("version") != VERSION:
@@ -176,6 +177,10 @@ class TableGame:
             events = list(data["events"])
         except (KeyError, TypeError, ValueError) as e:
             raise DicewiseError(Message("the saved game is damaged ({why})", why=e)) from None
+        if ruleset is not None and ruleset != table.ruleset:
+            api.make_rules(ruleset)  # an unknown name is refused as such
+            raise DicewiseError(Message("the saved game is a game of {saved}, not {ruleset}",
+                                        saved=table.ruleset, ruleset=ruleset))
         game = cls(table, progress=progress)  # its settings' errors as they are
         try:
             game._replay(events)
