@@ -245,7 +245,7 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
     """(solution, Played) of one policy; a policy that needs no table builds none."""
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
-    target = _target_of(policy)
+    target = _target_of(game, policy)
     if target is not None:
         return _played_for_target(game, rules, target, games, seed, table, progress)
     policy = game.resolve_policy(policy)
@@ -265,7 +265,7 @@ def _playing(games: int, policy: str) -> Message:
 
 def check_policy(game: Game, rules, policy: str) -> None:
     """Refuse a policy the game cannot play, in one line, before anything is played."""
-    target = _target_of(policy)
+    target = _target_of(game, policy)
     if target is None:
         game.resolve_policy(policy)
         return
@@ -614,15 +614,19 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
 
 # --- play for a target -----------------------------------------------------------------------
 
-def _target_of(policy: str) -> int | None:
-    """T of a policy named ``target:T``, else None."""
+def _target_of(game: Game, policy: str) -> int | None:
+    """T of a policy named ``target:T``, else None (a DicewiseError where ``game`` plays for
+    no target)."""
     if not isinstance(policy, str) or not policy.startswith("target:"):
         return None
+    if "chance" not in game.commands:
+        raise DicewiseError(Message("{game} has no play for a target (policies: {policies})",
+                                    game=game.name, policies=", ".join(game.policy_names())))
     try:
         return check_target(int(policy.partition(":")[2]))
     except ValueError:
-        raise DicewiseError(Message("a target policy is target:T with T a whole number, not "
-                                    "{policy!r}", policy=policy)) from None
+        raise DicewiseError(Message("a target policy is target:T with T a whole number of at "
+                                    "least 0, not {policy!r}", policy=policy)) from None
 
 
 def _target_solutions(game, rules, target, table, progress):

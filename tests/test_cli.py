@@ -224,3 +224,33 @@ def test_any_position_is_advised_or_refused_in_one_line(data, name, dice, roll):
         assert doc["choices"] or doc["ended"]  # a first-roll General ends the game
     else:
         assert_one_error_line(result, "")
+
+
+def test_every_help_page_is_plain_text_and_says_what_each_option_is():
+    """No reST markup (``--json``) from a docstring, and no option without a line of help."""
+    import click
+
+    def pages(command, path):
+        yield path, command
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from pages(sub, [*path, name])
+
+    for path, command in pages(cli, ["dicewise"]):
+        text = command.get_help(click.Context(command, info_name=" ".join(path)))
+        assert "``" not in text, path
+        bare = [p.opts for p in command.params if isinstance(p, click.Option) and not p.help
+                and not p.hidden and "--help" not in p.opts]
+        assert not bare, (path, bare)
+
+
+def test_a_policy_refused_names_every_policy_and_target_play_where_there_is_none():
+    unknown = run("simulate", "general", "--policy", "foo")
+    assert unknown.exit_code == 2 and unknown.stderr == (
+        "dicewise: error: unknown policy 'foo' for general (policies: optimal, greedy, random, "
+        "target:T)\n")
+    none = run("simulate", "ryzykant", "--policy", "target:300", "--games", "10")
+    assert none.exit_code == 2 and none.stderr.startswith(
+        "dicewise: error: ryzykant has no play for a target (policies: optimal, search")
+    negative = run("duel", "general", "--a", "target:-5", "--b", "optimal")
+    assert negative.exit_code == 2 and "a whole number of at least 0" in negative.stderr
+    assert "policies: optimal, greedy, random, target:T" in ok("rules", "yahtzee").stdout

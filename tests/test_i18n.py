@@ -503,7 +503,8 @@ REFUSED = {
         i18n.Message("{game} is not solved for two players", game="poker-school")),
     "target-policy-not-a-number": (
         ["simulate", "general", "--policy", "target:abc", "--games", "10"],
-        i18n.Message("a target policy is target:T with T a whole number, not {policy!r}",
+        i18n.Message("a target policy is target:T with T a whole number of at "
+                     "least 0, not {policy!r}",
                      policy="target:abc")),
     "duel-too-few-games": (
         ["duel", "general", "--players", "5", "--games", "3", "--a", "optimal", "--b",

@@ -56,3 +56,13 @@ def test_a_game_resumes_with_its_ruleset_named_as_the_readme_shows(tmp_path):
     assert other.stderr == "dicewise: error: the saved game is a game of general, not yahtzee\n"
     missing = play("general", "--resume", str(tmp_path / "none.json"))
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
+
+
+def test_a_solitaire_game_ends_on_its_score_not_a_winner():
+    from dicewise import api
+
+    lines = [c for box in api.describe("general")["categories"]
+             for c in ("dice 1 2 3 4 6", f"write {box}")]
+    result = play("general", "--players", "1", "--no-advice", "--lang", "en", lines=lines)
+    assert result.exit_code == 0 and "the game is over: Player 1 scored 16" in result.output
+    assert "winners" not in result.output

@@ -492,6 +492,13 @@ def test_a_draw_is_said_as_one(games, page, server):
     assert page.inner_text("[data-testid=verdict]") == "A draw: Ann, Bob"
 
 
+def test_a_solitaire_game_ends_on_its_score(games, page, server):
+    start_game(page, "general", ["Ann"], seed=4, advice=False)
+    boxes = api.describe("general")["categories"]
+    post_commands(server, page, [c for box in boxes for c in ("dice 1 2 3 4 6", f"write {box}")])
+    assert page.inner_text("[data-testid=verdict]") == "Ann scored 16"
+
+
 def test_the_settlement_is_named_in_the_players_language(games, page, server):
     """poker-programs pays score − the table's mean (RULES.md 2): the result says so beside
     each name, not a bare signed number."""

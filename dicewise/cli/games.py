@@ -99,7 +99,8 @@ def rules(ruleset, lang, as_json):
     if info["tables"]:
         click.echo(tr("tables: {tables}").format(tables=", ".join(info["tables"])))
     if "simulate" in info["commands"]:
-        click.echo(tr("policies: {policies}").format(policies=", ".join(info["policies"])))
+        policies = info["policies"] + (["target:T"] if "chance" in info["commands"] else [])
+        click.echo(tr("policies: {policies}").format(policies=", ".join(policies)))
     if info.get("table"):
         t = info["table"]
         players = ", ".join(map(str, t["players"]))

@@ -23,7 +23,8 @@ def _histogram(histogram, width: int = 40) -> list[str]:
             for lo, hi, c in histogram]
 
 
-games_flag = click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8))
+games_flag = click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8),
+                          help="How many games to play.")
 seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
                          help="The dice stream: the same seed gives the same dice.")
 
@@ -33,8 +34,9 @@ seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntR
 @games_flag
 @seed_flag
 @click.option("--policy", default="optimal", show_default=True,
-              help="optimal (the best policy dicewise has) | greedy | random; "
-                   "`dicewise rules RULESET` lists a game's policies.")
+              help="optimal (the best policy dicewise has) | greedy | random | target:T (the "
+                   "best chance of a final score ≥ T, in the exact games); `dicewise rules "
+                   "RULESET` lists a game's policies.")
 @option_flag
 @lang_flag
 @json_flag
@@ -213,7 +215,7 @@ def _print_table(duel, as_json, tr) -> None:
 @json_flag
 def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json):
     """Write a strategy table for people: best choices, state values, policy statistics
-    (``--json`` is ``--format json``).  The text format speaks --lang; csv and json keep the
+    (--json is --format json).  The text format speaks --lang; csv and json keep the
     columns' and choices' English names for programs."""
     tr = speak(lang)
     if as_json:
@@ -298,7 +300,8 @@ def _plot_target(plt, result, out) -> None:
 @click.argument("ruleset")
 @click.option("--agent", "agent_spec", help="A Python callable, MODULE:FUNCTION.")
 @click.option("--agent-cmd", help="A program speaking JSON lines on stdin/stdout.")
-@click.option("--games", default=1000, show_default=True, type=click.IntRange(1, 10**7))
+@click.option("--games", default=1000, show_default=True, type=click.IntRange(1, 10**7),
+              help="How many games the agent plays.")
 @seed_flag
 @click.option("--on-error", type=click.Choice(["continue", "stop"]), default="continue",
               show_default=True, help="After an agent failure: play the best action, or stop.")

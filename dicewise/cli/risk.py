@@ -111,6 +111,10 @@ def _rules(command, options, **aliases) -> rk.RiskRules:
     return RISK.rules(values)
 
 
+def _dice(n: int) -> str:
+    return "1 die" if n == 1 else f"{n} dice"
+
+
 def _rules_text(rules: rk.RiskRules) -> str:
     """The battle rules for people: the tie rule, and any option off the seed's default."""
     out = f"ties to the {rules.ties}"
@@ -261,12 +265,12 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
     if adv.go_on:
         reply = (f"the defender replies with {adv.defender_dice}" if adv.defender_dice
                  else "the defender chooses after seeing your dice")
-        click.echo(f"roll {adv.attacker_dice} dice ({reply}); go on")
+        click.echo(f"roll {_dice(adv.attacker_dice)} ({reply}); go on")
     else:
         click.echo("stop attacking")
     for o in adv.options:
         reply = f"defender {o.defender_dice}" if o.defender_dice else "defender sees the roll"
-        click.echo(f"  {o.attacker_dice} dice ({reply}): {what} {o.value:.10f}")
+        click.echo(f"  {_dice(o.attacker_dice)} ({reply}): {what} {o.value:.10f}")
     if adv.stop_value is not None:
         click.echo(f"  stop now: {adv.stop_value:.10f}"
                    + (f"  (threshold {threshold})" if objective == "threshold" else ""))
@@ -367,7 +371,7 @@ def _table_file_bytes(p, rules, options) -> bytes:
 def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
     """Write P(conquer) for every A in 2..MAX and D in 1..MAX (a fight to the end).
 
-    A table file records the rule options, the dice and MAX (its ``options``) and the
+    A table file records the rule options, the dice and MAX (its options) and the
     digest of the solver's code: reading it back refuses other rules or another solver.
     """
     rules = _rules("table", options, ties=ties, defender_sees_roll=defender_sees_roll)

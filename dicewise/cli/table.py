@@ -219,6 +219,11 @@ def _show_result(game: TableGame) -> None:
         click.echo(tr("{name} wins the game at once").format(
             name=result["winners"][0]))
     winners = ", ".join(result["winners"])
+    if len(result["ranking"]) == 1:  # solitaire: a score, not a win
+        (only,) = result["ranking"]
+        click.echo(tr("the game is over: {name} scored {score}").format(
+            name=only["name"], score=only["score"]))
+        return
     if len(result["winners"]) == 1:
         click.echo(tr("the game is over; winners: {names}").format(names=winners))
     elif len(result["winners"]) == len(result["ranking"]):  # RULES.md: equal totals draw

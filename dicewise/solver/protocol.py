@@ -468,8 +468,13 @@ class Game(ABC):
         if name not in self.policies:
             raise DicewiseError(Message("unknown policy {policy!r} for {game} (policies: "
                                         "{policies})", policy=policy, game=self.name,
-                                        policies=", ".join(self.policies)))
+                                        policies=", ".join(self.policy_names())))
         return name
+
+    def policy_names(self) -> tuple[str, ...]:
+        """The policies as a player names them: a game with ``chance`` also plays for a
+        target T (``target:T``, the best chance of a final score of at least T)."""
+        return self.policies + (("target:T",) if "chance" in self.commands else ())
 
 
 def observed_roll(observation: Mapping) -> int:

@@ -35,6 +35,7 @@ MESSAGES = (
     " (puścioch: no fifth-die mark)", " (ends the game)",
     "{name} wins at once", "Winner: {names}", "A draw: {names}", "The win is shared: {names}",
     "settlement {amount}", "crossed", "taken by a rival", "won before the rivals",
+    "{name} scored {score}",
 )
 
 

@@ -396,7 +396,9 @@ function drawResult(result) {
   const settlement = result.settlement || {};
   const winners = result.winners || [], names = winners.join(", ");
   // RULES.md: equal totals draw; several at the top of a larger table share the win
+  const ranking = result.ranking || [];
   const verdict = result.reason === "won_at_once" ? t("{name} wins at once", {name: names})
+    : ranking.length === 1 ? t("{name} scored {score}", {name: ranking[0].name, score: ranking[0].score})
     : winners.length === 1 ? t("Winner: {names}", {names})
     : winners.length === (result.ranking || []).length ? t("A draw: {names}", {names})
     : t("The win is shared: {names}", {names});
