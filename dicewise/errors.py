@@ -9,5 +9,9 @@ class TableError(DicewiseError):
     """A table file that cannot be used: unreadable, damaged, or built for other rules."""
 
 
+class NotATableFile(TableError):
+    """A file that is no dicewise table at all (so nothing to rebuild in its place)."""
+
+
 class BadAction(DicewiseError):
     """An agent's answer that is not a legal action in its position."""

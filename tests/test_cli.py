@@ -254,3 +254,14 @@ def test_a_policy_refused_names_every_policy_and_target_play_where_there_is_none
     negative = run("duel", "general", "--a", "target:-5", "--b", "optimal")
     assert negative.exit_code == 2 and "a whole number of at least 0" in negative.stderr
     assert "policies: optimal, greedy, random, target:T" in ok("rules", "yahtzee").stdout
+
+
+def test_solve_speaks_to_people_not_in_pythons_reprs():
+    """Ten figures of a float, yes or no, and rule options as --option takes them."""
+    out = ok("solve", "ryzykant", "-o", "end_marks=1", "--lang", "en").stdout
+    assert "exact: yes" in out and "True" not in out
+    gap = next(line for line in out.splitlines() if "gap:" in line).split(": ")[1]
+    assert len(gap.lstrip("-").split("e")[0].replace(".", "")) <= 10, gap  # not 1.1368683772161603e-13
+    out = ok("solve", "poker-school", "-o", "columns=1", "-o", "school_cross_erases=false").stdout
+    assert "school_cross_erases=false" in out.splitlines()[0]
+    assert "0.007689312597\n" in ok("solve", "general", "--lang", "en").stdout

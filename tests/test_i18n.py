@@ -547,12 +547,9 @@ REFUSED = {
     "table-file-missing": (
         ["advise", "general", *DICE, "--table", "/no such table.dwt"],
         i18n.Message("table file {path} does not exist", path="/no such table.dwt")),
-    "table-file-not-a-table": (
+    "table-file-not-a-table": (  # no rebuild offered over a file that is none of ours
         ["advise", "general", *DICE, "--table", __file__],
-        i18n.Message("{why}; or build it anew: dicewise solve {game} --out {path} --rebuild "
-                     "(with the same --option flags)", game="general", path=__file__,
-                     why=i18n.Message("{path} is not a dicewise table file, or it is truncated",
-                                      path=__file__))),
+        i18n.Message("{path} is not a dicewise table file, or it is truncated", path=__file__)),
 }
 
 

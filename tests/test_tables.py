@@ -140,6 +140,19 @@ def test_truncated_file_is_refused(table, keep):
         load(path, game)
 
 
+def test_a_file_of_another_kind_is_refused_without_an_offer_to_write_over_it(tmp_path):
+    """A cut table may be rebuilt where it is; a script given as --table must not be."""
+    from dicewise.errors import NotATableFile
+
+    script = tmp_path / "my_bot.py"
+    script.write_text("print(1)\n")
+    with pytest.raises(NotATableFile):
+        read_header(script)
+    result = CliRunner().invoke(cli, ["advise", "general", "--roll", "1", "--dice", "1", "2", "3",
+                                      "4", "5", "--table", str(script)])
+    assert result.exit_code == 2 and "--rebuild" not in result.stderr
+
+
 def test_flipped_payload_byte_fails_the_checksum(table):
     path, game, _ = table
     raw = path.read_bytes()
@@ -194,7 +207,8 @@ def test_header_missing_a_field_is_refused(table):
 def test_other_options_are_refused(tmp_path, solved):
     game, values = solved("general", straight="plain")
     path = save(tmp_path / "t.dwt", game, values)
-    with pytest.raises(TableError, match="options"):
+    with pytest.raises(TableError, match="built for options big_general=ends, straight=plain, "
+                       "not for options big_general=ends, straight=joker"):  # not dict reprs
         load(path, category_game("general"))
 
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import msgpack
 import numpy as np
 
-from ..errors import DicewiseError, TableError  # noqa: F401  (TableError is re-exported)
+from ..errors import DicewiseError, NotATableFile, TableError  # noqa: F401  (TableError is re-exported)
 from ..i18n import Message
 from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
 
@@ -132,8 +132,10 @@ def _read(path):
         if header.get("format") != MAGIC or not isinstance(payload, bytes):
             raise ValueError
     except Exception:
-        raise TableError(Message("{path} is not a dicewise table file, or it is truncated",
-                                 path=str(path))) from None
+        # a table cut short still names its format near the start; any other file is none of ours
+        kind = TableError if MAGIC.encode() in raw[:256] else NotATableFile
+        raise kind(Message("{path} is not a dicewise table file, or it is truncated",
+                           path=str(path))) from None
     if header.get("format_version") != FORMAT_VERSION:
         raise TableError(Message("{path} has table format {have}, this dicewise reads format "
                                  "{want}; rebuild it with `dicewise solve`", path=str(path),
@@ -142,6 +144,14 @@ def _read(path):
         raise TableError(Message("{path} is damaged (checksum mismatch); delete it or rebuild it "
                                  "with `dicewise solve`", path=str(path)))
     return header, payload
+
+
+def _said(value) -> str:
+    """A header value for people: options as ``key=value`` pairs, not a Python dict."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                         for k, v in sorted(value.items())) or "none"
+    return str(value)
 
 
 def read_table(path, **expect) -> Table:
@@ -160,7 +170,7 @@ def read_table(path, **expect) -> Table:
                                          "`dicewise solve`", path=str(path), key=key, want=want))
             raise TableError(Message("{path} was built for {key} {have}, not for {key} {want}; "
                                      "rebuild it with `dicewise solve`", path=str(path), key=key,
-                                     have=have, want=want))
+                                     have=_said(have), want=_said(want)))
     try:
         blobs = msgpack.unpackb(payload, raw=False)
         arrays = {}

@@ -20,7 +20,7 @@ from typing import Callable
 from ..errors import DicewiseError
 from ..i18n import Message, message_of
 from ..solver.protocol import Game, Solution
-from .format import TableError, read_table, write_table
+from .format import NotATableFile, TableError, read_table, write_table
 
 SUFFIX = ".dwt"
 
@@ -160,6 +160,8 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
         try:
             return load(game, rules, path)
         except TableError as e:
+            if isinstance(e, NotATableFile) and explicit:
+                raise  # no table of ours: nothing to rebuild over it
             if explicit or must_exist:
                 raise TableError(Message("{why}; or build it anew: dicewise solve {game} --out "
                                          "{path} --rebuild (with the same --option flags)",
