@@ -256,8 +256,13 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and fragment in lines[0], result.stderr
 
-    refused(b"\xff\xfe not text\n", "line 1: expected")  # not UTF-8
-    refused(b"[" * 100000 + b"]" * 100000 + b"\n", "line 1: expected")  # too deep for json
+    refused(b"\xff\xfe not text\n", "line 1 is not JSON")  # not UTF-8
+    refused(b"[" * 100000 + b"]" * 100000 + b"\n", "line 1 is not JSON")  # too deep for json
+    refused(json.dumps(record).encode()[:300], "line 1 is not JSON (cut short?)")
+    refused(b"[1, 2]\n", "line 1: expected")  # JSON, but not a decision
+    refused(b"\n\n", "the log holds no decision to judge")
+    missing = run("review", "general", str(tmp_path / "none.jsonl"))
+    assert missing.exit_code == 2 and missing.stderr.startswith("dicewise: error: cannot read ")
     no_dice = {**record, "observation": {**record["observation"], "dice": None}}
     refused(json.dumps(no_dice).encode(), "an observation has dice")
     # A game under other rules is not judged under the defaults without a word.

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -398,7 +399,7 @@ def _print_agent_errors(d):
 
 @click.command(cls=Command)
 @click.argument("ruleset")
-@click.argument("log", type=click.File("r", errors="replace"))
+@click.argument("log", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--game", "game_index", type=int, default=None,
               help="Only the decisions of game N of the log (its `game` field).")
 @click.option("--all", "show_all", is_flag=True,
@@ -410,7 +411,13 @@ def review(ruleset, log, game_index, show_all, options, as_json):
     that lost points (--all: every decision; --game N: one game)."""
     from ..play.review import per_game
 
-    judged = api.review(ruleset, log, options=options, progress=progress)
+    try:
+        lines = (sys.stdin.read() if log == "-" else
+                 Path(log).read_text(encoding="utf-8", errors="replace")).splitlines()
+    except OSError as e:
+        raise DicewiseError(i18n.Message("cannot read {path}: {why}", path=log,
+                                         why=e.strerror)) from None
+    judged = api.review(ruleset, lines, options=options, progress=progress)
     if game_index is not None:
         games = sorted({r.game for r in judged if r.game is not None})
         judged = [r for r in judged if r.game == game_index]

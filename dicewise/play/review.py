@@ -50,10 +50,13 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
             continue
         try:
             record = json.loads(text)
+        except (ValueError, RecursionError):
+            raise DicewiseError(f"line {number} is not JSON (cut short?)") from None
+        try:
             obs, action = record["observation"], record["action"]
             if not isinstance(obs, dict):
                 raise TypeError
-        except (ValueError, KeyError, TypeError, RecursionError):
+        except (KeyError, TypeError):
             raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
                                 "as the agent protocol writes them") from None
         if obs.get("ruleset", game.name) != game.name:
@@ -80,6 +83,8 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
                             advice.best.value, chosen.loss, chosen.label, advice.best.label,
                             chosen.loss_error, chosen.close_call,
                             chosen.detail.get("dominated_by")))
+    if not out:
+        raise DicewiseError("the log holds no decision to judge")
     return out
 
 
