@@ -52,6 +52,8 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
             record = json.loads(text)
         except (ValueError, RecursionError):
             raise DicewiseError(f"line {number} is not JSON (cut short?)") from None
+        except TypeError:  # not text at all (from Python): as a line of the wrong shape
+            record = None
         try:
             obs, action = record["observation"], record["action"]
             if not isinstance(obs, dict):
