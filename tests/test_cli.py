@@ -265,3 +265,18 @@ def test_solve_speaks_to_people_not_in_pythons_reprs():
     out = ok("solve", "poker-school", "-o", "columns=1", "-o", "school_cross_erases=false").stdout
     assert "school_cross_erases=false" in out.splitlines()[0]
     assert "0.007689312597\n" in ok("solve", "general", "--lang", "en").stdout
+
+
+def test_a_log_hears_how_far_long_work_has_come(monkeypatch):
+    """Where stderr is no terminal, a line a minute (here: at every step) says the share done,
+    so a long build in a log is not one silent line."""
+    from dicewise.cli import format as fmt
+
+    monkeypatch.setattr(fmt, "LOG_EVERY", 0)
+    result = ok("simulate", "poker-programs", "--games", "1024", "--lang", "en")
+    lines = result.stderr.splitlines()  # the table's build first, where it is not cached
+    assert "playing 1,024 games (optimal) ..." in lines
+    assert lines[-1].startswith("playing 1,024 games (optimal) ... 100% (0:")
+    monkeypatch.setattr(fmt, "LOG_EVERY", 60)  # short work: the label alone
+    again = ok("simulate", "poker-programs", "--games", "1024", "--lang", "en").stderr
+    assert again == "playing 1,024 games (optimal) ...\n"

@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def progress(length: float, label: str):
         label = i18n.in_language(label, ctx.meta[SPOKEN])
     if not sys.stderr.isatty():
         click.echo(f"{label} ...", err=True)
-        yield lambda steps=1: None
+        yield _logged_progress(length, label)
         return
     with click.progressbar(length=max(int(math.ceil(length)), 1), label=label, file=sys.stderr,
                            show_eta=True, show_percent=True) as bar:
@@ -93,6 +94,28 @@ def progress(length: float, label: str):
                 done[1] += whole
 
         yield update
+
+
+#: Seconds between the lines that say how far a long piece of work has come in a log.
+LOG_EVERY = 60
+
+
+def _logged_progress(length: float, label: str):
+    """``update(done)`` for a log: a line ``label ... 40% (2:05)`` once a minute, so that a
+    long build shows it is going on (work done within the minute says nothing more)."""
+    start = time.monotonic()
+    state = {"done": 0.0, "said": start}
+
+    def update(steps: float = 1) -> None:
+        state["done"] += steps
+        now = time.monotonic()
+        if now - state["said"] >= LOG_EVERY:
+            state["said"] = now
+            minutes, seconds = divmod(int(now - start), 60)
+            share = min(state["done"] / length, 1.0) if length > 0 else 1.0
+            click.echo(f"{label} ... {share:.0%} ({minutes}:{seconds:02d})", err=True)
+
+    return update
 
 
 def checked_output(path) -> Path:
