@@ -214,8 +214,8 @@ def test_a_table_for_people_rounds_and_aligns():
                                                       [2, "6 6 6 6 6", None, 1.0]])
     lines = text.splitlines()
     assert lines[1] == "   1  1 1 1 1 4  171.011  0.0123"
-    assert lines[2] == "   2  6 6 6 6 6            1.000"
-    assert len({len(line) for line in lines[:2]}) == 1
+    assert lines[2] == "   2  6 6 6 6 6           1.0000"  # a column of chances: as 0.0123
+    assert len({len(line) for line in lines[:3]}) == 1
 
 
 def test_a_resumed_game_keeps_its_number_of_choices_and_a_finished_one_its_result(tmp_path):

@@ -255,24 +255,28 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
         _plot_target(plt, result, plot_out)
 
 
-def _people(value) -> str:
-    """A cell for people: floats rounded (3 decimals, 4 below 1; a chance too small for that
-    reads "<0.0001", not as none), empty for None; text as it is (a ``Message`` or box name,
-    said in the players' language by the caller)."""
+def _people(value, fraction: bool = False) -> str:
+    """A cell for people: floats rounded (3 decimals, 4 below 1 and in a ``fraction`` column,
+    one of shares and chances, so that its 1 reads 1.0000 beside 0.9992; a chance too small
+    for that reads "<0.0001", not as none), empty for None; text as it is (a ``Message`` or
+    box name, said in the players' language by the caller)."""
     if value is None:
         return ""
     if isinstance(value, float):
         if 0 < abs(value) < 0.00005:
             return "<0.0001" if value > 0 else ">-0.0001"
-        return f"{value:.3f}" if abs(value) >= 1 else f"{value:.4f}"
+        return f"{value:.4f}" if fraction or abs(value) < 1 else f"{value:.3f}"
     return value if isinstance(value, str) else str(value)
 
 
 def _text_table(header, rows, tr=i18n.translator("en")) -> str:
     """Aligned columns, numbers to the right, the words in the language of ``tr``."""
     english = tr.lang == "en"  # English keeps the columns' own names
+    fraction = [all(not isinstance(row[i], float) or abs(row[i]) <= 1 for row in rows)
+                for i in range(len(header))]
     cells = ([[h if english else tr(h) for h in header]]
-             + [[i18n.in_language(_people(v), tr) for v in row] for row in rows])
+             + [[i18n.in_language(_people(v, f), tr) for v, f in zip(row, fraction)]
+                for row in rows])
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     numeric = [all(isinstance(row[i], (int, float)) or row[i] in (None, "") for row in rows)
                for i in range(len(header))]
