@@ -415,6 +415,7 @@ SETUP_BAD = [
     ["play", "general", "-o", "foo=1"], ["play"], ["play", "general", "--resume", "x.json"],
     ["table", "general", "--json", "--format", "csv"], ["table", "general", "--plot", "x.png"],
     ["table", "general", "--what", "opening", "--out", "."], ["rules", "generl"],
+    ["table", "general", "--out", ""],
     ["table", "general", "--what", "nope"],
     ["advise", "general", "--dice", "1", "2", "3", "4", "5"],  # no --roll
     ["advise", "poker-school", "--dice", "1", "2", "3", "4", "5"],

@@ -492,6 +492,24 @@ def test_a_draw_is_said_as_one(games, page, server):
     assert page.inner_text("[data-testid=verdict]") == "A draw: Ann, Bob"
 
 
+def test_the_kept_dice_stay_while_the_rest_are_tapped(games, page, server):
+    """After keep 1 2 the picker holds the two kept dice: neither a tap on them nor Clear
+    takes them away (the server would refuse five dice without them), and three taps
+    complete the roll."""
+    start_game(page, "general", ["Ann"], seed=4, advice=False)
+    post_commands(server, page, ["dice 1 2 3 4 6", "keep 1 2"])
+    slots = "#game .dice-picker .slots [data-slot]"
+    assert page.eval_on_selector_all(slots, "s => s.map(b => b.textContent)")[:2] != ["·", "·"]
+    assert page.eval_on_selector_all(slots, "s => s.map(b => b.disabled)") == [True, True, False, False, False]
+    page.click("#game .dice-picker .keys [data-face='5']")
+    page.click("#game .dice-picker .clear")  # clears the 5, keeps the kept
+    assert page.eval_on_selector_all(slots, "s => s.filter(b => !b.classList.contains('empty')).length") == 2
+    tap_dice(page, "#game .dice-picker", [6, 6])
+    tap(page, "#game .dice-picker .keys [data-face='6']")  # the fifth die sends the roll
+    state = state_of(server, page)["state"]
+    assert state["awaiting"] == "choice" and sorted(state["dice"]) == [1, 2, 6, 6, 6]
+
+
 def test_a_solitaire_game_ends_on_its_score(games, page, server):
     start_game(page, "general", ["Ann"], seed=4, advice=False)
     boxes = api.describe("general")["categories"]

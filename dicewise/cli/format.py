@@ -123,6 +123,8 @@ def checked_output(path) -> Path:
 
     Devices, FIFOs and directories are refused (and never read): one line, exit 2.
     """
+    if not str(path).strip():  # Path("") is the current folder
+        raise DicewiseError(i18n.Message("an empty file name; give a file name"))
     path = Path(path)
     try:
         mode = os.stat(path).st_mode

@@ -155,7 +155,7 @@ function fillNames(form) {
 // --- dice ------------------------------------------------------------------------------
 
 function dicePicker(root, onComplete) {
-  const picker = {dice: [], root};
+  const picker = {dice: [], fixed: 0, root};  // the first `fixed` dice were kept: not tapped away
   const slots = el("div", {class: "slots"});
   const keys = el("div", {class: "keys"});
   for (let f = 1; f <= 6; f++) {
@@ -163,15 +163,15 @@ function dicePicker(root, onComplete) {
       onclick: () => { if (picker.dice.length < 5) { picker.dice.push(f); draw(); if (picker.dice.length === 5 && onComplete) onComplete(picker.dice.slice()); } }},
       FACES[f]));
   }
-  keys.append(el("button", {type: "button", class: "clear", "data-t": "Clear", onclick: () => { picker.dice = []; draw(); }}, t("Clear")));
+  keys.append(el("button", {type: "button", class: "clear", "data-t": "Clear", onclick: () => { picker.dice = picker.dice.slice(0, picker.fixed); draw(); }}, t("Clear")));
   function draw() {
     slots.replaceChildren(...Array.from({length: 5}, (_, i) => {
-      const f = picker.dice[i];
-      return el("button", {type: "button", class: f ? "die slot" : "die slot empty", "data-slot": i,
-        onclick: () => { if (f) { picker.dice.splice(i, 1); draw(); } }}, f ? FACES[f] : "·");
+      const f = picker.dice[i], kept = i < picker.fixed;
+      return el("button", {type: "button", class: `die slot${f ? "" : " empty"}${kept ? " kept" : ""}`, "data-slot": i,
+        disabled: kept ? "" : null, onclick: () => { if (f && !kept) { picker.dice.splice(i, 1); draw(); } }}, f ? FACES[f] : "·");
     }));
   }
-  picker.set = dice => { picker.dice = dice.slice(0, 5); draw(); };
+  picker.set = (dice, fixed = 0) => { picker.dice = dice.slice(0, 5); picker.fixed = Math.min(fixed, 5); draw(); };
   root.replaceChildren(el("p", {class: "hint", "data-t": "Tap the five dice you rolled"}, t("Tap the five dice you rolled")), slots, keys);
   draw();
   return picker;
@@ -386,7 +386,7 @@ function drawGame() {
   $(".shown-dice", section).replaceChildren(...(awaitingDice ? [] : (state.dice || []).map(f => el("span", {class: "die shown", "aria-label": String(f)}, FACES[f]))));
   $(".dice-picker", section).hidden = !awaitingDice;
   $("#roll-button").hidden = !awaitingDice;
-  if (awaitingDice) gameDice.set(state.kept || []);
+  if (awaitingDice) gameDice.set(state.kept || [], (state.kept || []).length);
   $(".advice", section).replaceChildren(...(state.awaiting === "choice" ? adviceList(answer.advice, pick) : []));
   $(".actions", section).replaceChildren(...(state.awaiting === "choice" && !answer.advice ? actionButtons(state.legal || []) : []));
 }
