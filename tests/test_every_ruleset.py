@@ -195,7 +195,7 @@ def test_every_strategy_table(name, tmp_path):
     one_error_line(run("table", name, "--what", "no-such-table"), "unknown table")
     # an empty name is not "the first table", an empty --out or --plot not "none"
     one_error_line(run("table", name, "--what", ""), "unknown table")
-    one_error_line(run("table", name, "--out", ""), "is a directory")
+    one_error_line(run("table", name, "--out", ""), "an empty file name")
     one_error_line(run("table", name, "--plot", ""), "--plot")
 
 

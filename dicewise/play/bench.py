@@ -135,11 +135,12 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 if stopped:
                     break
                 action, chosen = best.action, None  # played in the agent's place: not judged
+            stage = stage_of(obs)
+            regret.setdefault(stage, 0.0)  # every stage met is reported, 0 where none judged
             if chosen is not None:
                 loss = max(float(best.value - chosen.value), 0.0)
                 decisions += 1
-                stage = stage_of(obs)
-                regret[stage] = regret.get(stage, 0.0) + loss
+                regret[stage] += loss
                 costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
                                       "roll": obs.get("roll"), "dice": obs.get("dice"),
                                       "sheet": obs.get("sheet"), "chose": action,
