@@ -323,3 +323,24 @@ def test_a_hung_agent_stops_the_run_after_a_few_failures(tmp_path):
     # no game finished: the report says so and lists the errors, with no mean of nothing
     assert "no game finished" in result.stdout and "nan" not in result.stdout
     assert "lost 0.000" not in result.stdout  # the moves dicewise made in the agent's place
+
+
+@pytest.mark.parametrize("ruleset,options", [("general", []), ("poker-programs", []),
+                                             ("poker-school", ["-o", "columns=1", "-o",
+                                                               "school_cross_erases=false"])])
+def test_the_readme_bot_plays_without_an_error(ruleset, options, tmp_path):
+    """The complete bot the README shows runs as written, in the games it is offered for
+    (poker-school too, where a roll that fits no row leaves only crosses)."""
+    import re
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(# my_bot\.py.*?)```", readme, re.S).group(1)
+    bot = tmp_path / "my_bot.py"
+    bot.write_text(code)
+    result = run("bench-agent", ruleset, *options, "--agent-cmd", f"{sys.executable} {bot}",
+                 "--games", "20", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["errors"] == [] and data["games"] == 20
