@@ -340,7 +340,7 @@ def test_the_readme_bot_plays_without_an_error(ruleset, options, tmp_path):
     bot = tmp_path / "my_bot.py"
     bot.write_text(code)
     result = run("bench-agent", ruleset, *options, "--agent-cmd", f"{sys.executable} {bot}",
-                 "--games", "20", "--json")
+                 "--games", "6", "--json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["errors"] == [] and data["games"] == 20
+    assert data["errors"] == [] and data["games"] == 6
