@@ -432,6 +432,7 @@ def describe(ruleset=None) -> dict | list:
     game = game_of(ruleset)
     info = {"name": game.name, "title": game.title, "exact": game.exact,
             "commands": sorted(game.commands), "policies": list(game.policies),
+            "policy_names": list(game.policy_names()),
             "tables": dict(game.tables), "advise_inputs": sorted(game.advise_inputs),
             "sheet": game.sheet_help, "own_group": game.own_group,
             "command_notes": dict(game.command_notes),

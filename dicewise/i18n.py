@@ -108,6 +108,16 @@ class Number(str):
         return str(self) if getattr(tr, "lang", "en") == "en" else self.replace(",", "\u00a0")
 
 
+def option_text(value) -> str:
+    """A rule option's value as ``--option KEY=VALUE`` takes it (``false``, not ``False``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def options_text(options) -> str:
+    """Rule options for people, as ``--option`` pairs: ``joker=free, straight=plain``."""
+    return ", ".join(f"{k}={option_text(v)}" for k, v in options.items())
+
+
 class Box(str):
     """A box of ``ruleset`` by the rules' name, said in the players' language by its table."""
 

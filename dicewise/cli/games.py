@@ -99,8 +99,7 @@ def rules(ruleset, lang, as_json):
     if info["tables"]:
         click.echo(tr("tables: {tables}").format(tables=", ".join(info["tables"])))
     if "simulate" in info["commands"]:
-        policies = info["policies"] + (["target:T"] if "chance" in info["commands"] else [])
-        click.echo(tr("policies: {policies}").format(policies=", ".join(policies)))
+        click.echo(tr("policies: {policies}").format(policies=", ".join(info["policy_names"])))
     if info.get("table"):
         t = info["table"]
         players = ", ".join(map(str, t["players"]))
@@ -166,8 +165,7 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
         return emit_json(report)
     how = (tr("built in {seconds} s").format(seconds=f"{solution.seconds:.2f}") if solution.built
            else tr("loaded"))
-    slug = (", ".join(f"{k}={option_text(v)}" for k, v in report["rule_options"].items())
-            or tr("default rules"))
+    slug = i18n.options_text(report["rule_options"]) or tr("default rules")
     what = quality(solution.approximate, solution.error_estimate, report.get("upper_bound"), tr)
     if report.get("ci95"):
         lo, hi = report["ci95"]
@@ -186,11 +184,6 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
     click.echo(tr("table: {path}").format(path=report["table"]))
 
 
-def option_text(value) -> str:
-    """A rule option's value as ``--option KEY=VALUE`` takes it (``false``, not ``False``)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def _report_lines(key, value, tr, indent: str = "", typed: bool = False):
     """A report entry as lines, a nested mapping indented under its key (None is left out);
     a ``typed`` key (a rule option, a policy) keeps the name a command line gives it."""
@@ -202,7 +195,7 @@ def _report_lines(key, value, tr, indent: str = "", typed: bool = False):
         for k, v in value.items():
             yield from _report_lines(k, v, tr, indent + "  ", key in ("options", "policies"))
     elif isinstance(value, bool):  # a rule option's as --option takes it, else yes or no
-        yield f"{name}: {option_text(value) if typed else tr('yes') if value else tr('no')}"
+        yield f"{name}: {i18n.option_text(value) if typed else tr('yes') if value else tr('no')}"
     elif isinstance(value, int):
         yield f"{name}: {tr.number(value)}"
     elif isinstance(value, float):  # ten figures for people; --json keeps every digit

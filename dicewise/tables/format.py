@@ -28,7 +28,7 @@ import msgpack
 import numpy as np
 
 from ..errors import DicewiseError, NotATableFile, TableError  # noqa: F401  (TableError is re-exported)
-from ..i18n import Message
+from ..i18n import Message, options_text
 from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
 
 MAGIC = "dicewise-table"
@@ -148,10 +148,8 @@ def _read(path):
 
 def _said(value) -> str:
     """A header value for people: options as ``key=value`` pairs, not a Python dict."""
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                         for k, v in sorted(value.items())) or "none"
-    return str(value)
+    return (options_text(dict(sorted(value.items()))) or "none") if isinstance(value, dict) \
+        else str(value)
 
 
 def read_table(path, **expect) -> Table:
