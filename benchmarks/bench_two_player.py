@@ -3,7 +3,7 @@
     python benchmarks/bench_two_player.py layer --layer 10 --workers 1 2 [--processes]
     python benchmarks/bench_two_player.py subgame --open 5
     python benchmarks/bench_two_player.py full --workers 2 [--edge] [--out FILE]
-    python benchmarks/bench_two_player.py duel --out FILE --games 100000 --duel win expected
+    python benchmarks/bench_two_player.py duel --out FILE --games 100000 --duel win optimal
 
 ``layer`` solves (part of) one layer with random next-layer values — the work does not
 depend on the values — on 1, 2… threads, and extrapolates the whole solve from the
@@ -143,7 +143,7 @@ def main(argv=None):
     options = {k: v for k, v in (("straight", args.straight), ("big_general", args.big_general)) if v}
     game = category_game("general", **options)
     emit(what="machine", cpus=os.cpu_count(), load=[round(x, 2) for x in os.getloadavg()])
-    args.duel = args.duel or [("win", "expected")]
+    args.duel = args.duel or [("win", "optimal")]
     {"layer": bench_layer, "subgame": bench_subgame, "full": bench_full,
      "duel": bench_duel}[args.what](args, game)
 

@@ -598,7 +598,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     game, rules = _two_player_game(ruleset, options)
     for name in (a, b):  # refused before the table is built (minutes)
         check_policy_name(name)
-    if exact and {a, b} != {"win", "optimal"} and {a, b} != {"win", "expected"}:
+    if exact and {a, b} != {"win", "optimal"}:
         raise DicewiseError(Message("--exact compares win against optimal (expected-score) play"))
     solitaire = store.solution(game, rules, progress_factory=progress).payload.values
     race = solve_two_player(game, options, table=table, progress=progress).values

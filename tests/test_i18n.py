@@ -531,7 +531,7 @@ REFUSED = {
     "two-player-policy": (
         ["duel", "general", "--players", "2", "--a", "greedy"],
         i18n.Message("unknown two-player policy {name!r} (policies: {policies})", name="greedy",
-                     policies="win, expected, optimal")),
+                     policies="win, optimal")),
     "two-players-sheets-out-of-turn": (
         ["advise", "general", *DICE, "--players", "2", "--sheet", "ones=3,twos=6",
          "--opponent-sheet", ""],

@@ -66,3 +66,11 @@ def test_a_solitaire_game_ends_on_its_score_not_a_winner():
     result = play("general", "--players", "1", "--no-advice", "--lang", "en", lines=lines)
     assert result.exit_code == 0 and "the game is over: Player 1 scored 16" in result.output
     assert "winners" not in result.output
+
+
+def test_the_table_heads_a_race_of_three_by_the_share_of_the_win_as_advise_does():
+    """Among three players a choice's value is its share of the win, not P(win)+½P(draw)."""
+    result = play("general", "--players", "3", "--objective", "win", "--seed", "1",
+                  "--lang", "en", lines=["dice 3 3 5 6 6", "quit"])
+    assert result.exit_code == 0
+    assert "share of win" in result.output and "P(win)" not in result.output

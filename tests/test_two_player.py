@@ -252,7 +252,9 @@ def test_win_policy_beats_expected_score_and_simulation_agrees(solved):
                          games=20000, seed=3, start=(*DUEL_ROOT, lead))
     low, high = duel.ci95
     assert low <= exact["alternating"] <= high
-    assert duel.wins + duel.draws + duel.losses == duel.games == 20000
+    assert duel.wins + duel.draws + duel.losses == pytest.approx(1) and duel.games == 20000
+    assert duel.value == pytest.approx(duel.wins + duel.draws / 2)
+    assert duel.a == "win" and duel.b == "optimal"
     # seat by seat, a looser check (each half is 10,000 games): within 4 standard errors
     assert abs(duel.value_first - exact["win_first"]) < 4 * 0.5 / np.sqrt(10000)
     assert abs(duel.value_second - exact["win_second"]) < 4 * 0.5 / np.sqrt(10000)

@@ -282,12 +282,7 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
         return
     chance = result.objective != "expected_score"
     ranked_by = result.position.get("ranked_by")
-    if chance:
-        head = tr("P(win)+½P(draw)") if result.objective == "win" else tr("P(≥ target)")
-        if result.position.get("players", 2) > 2:
-            head = tr("share of win")
-    else:  # ranked by the expected score, or by another value in points ("race value")
-        head = tr(ranked_by.replace("_", " ")) if ranked_by else tr("expected")
+    head = ranking_head(result, tr)
     width = max(15 if chance else 10, len(head))
     errors = any(ch.loss_error is not None for ch in result.choices)
     error_head = f" {'±':>8}" if errors else ""
@@ -315,6 +310,17 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     if hidden:
         click.echo(tr("... and 1 more choice (--top K shows the best K)") if hidden == 1 else
                    tr("... and {n} more choices (--top K shows the best K)").format(n=hidden))
+
+
+def ranking_head(advice, tr) -> str:
+    """The heading of what the choices are ranked by: the chance played for (the share of
+    the win among three or more), the expected final score, or another value in points."""
+    ranked_by = advice.position.get("ranked_by")
+    if advice.objective == "expected_score":
+        return tr(ranked_by.replace("_", " ")) if ranked_by else tr("expected")
+    if advice.objective != "win":
+        return tr("P(≥ target)")
+    return tr("share of win") if advice.position.get("players", 2) > 2 else tr("P(win)+½P(draw)")
 
 
 def choice_label(ruleset: str, choice, tr) -> str:

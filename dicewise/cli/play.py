@@ -128,7 +128,9 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
             ruleset=race.ruleset, a=r.a, b=r.b, games=tr.number(r.games), seed=seed))
         click.echo(tr("A: {wins} wins, {draws} draws, {losses} losses; P(win) + ½P(draw) = "
                       "{value} (95% CI {low} .. {high}); moving first {first}, second {second}")
-                   .format(wins=tr.number(r.wins), draws=tr.number(r.draws), losses=tr.number(r.losses),
+                   .format(wins=tr.number(round(r.wins * r.games)),
+                           draws=tr.number(round(r.draws * r.games)),
+                           losses=tr.number(round(r.losses * r.games)),
                            value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
                            first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
         if race.exact is not None:
@@ -183,7 +185,7 @@ def _print_table(duel, as_json, tr) -> None:
                   "{high})").format(settlement=f"{r.settlement:+.3f}", low=f"{lo:+.3f}",
                                     high=f"{hi:+.3f}"))
     if r.instant_wins:
-        click.echo(tr("games won at once (big general): {rate}").format(
+        click.echo(tr("games won at once: {rate}").format(
             rate=f"{r.instant_wins:.4f}"))
     for s in r.seats:
         slo, shi = s.share_ci95

@@ -18,7 +18,7 @@ from .. import i18n
 from ..play import commands
 from ..play.session import TableGame, read_saved, saved_language
 from .format import _clean, progress, speak
-from .games import choice_label, dominated_note, option_flag, quality
+from .games import choice_label, dominated_note, option_flag, quality, ranking_head
 from .main import Command
 
 
@@ -174,8 +174,7 @@ def _show_advice(game: TableGame) -> None:
         return
     chance = advice.objective != "expected_score"
     ranked_by = advice.position.get("ranked_by")  # another value in points than the mean
-    head = (tr("P(win)+½P(draw)") if advice.objective == "win" else tr("P(≥ target)")) \
-        if chance else tr("race value") if ranked_by == "race_value" else tr("expected")
+    head = ranking_head(advice, tr)
     width = max(10, len(head))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
     errors = any(ch.loss_error is not None for ch in advice.choices)

@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ...i18n import Message
 from .. import dice
+from ..stats import mean_ci95
 from .layers import (BATCH_COLUMNS, Decisions, ExpectedScorePolicy, expected_score_policy,
                      make_columns, win_decisions)
 from .race_turn import play_turn
@@ -76,7 +77,7 @@ class WinPolicy:
 class ExpectedPolicy:
     """The expected-score-optimal policy: the solitaire solution's choices on one's own sheet."""
 
-    name = "expected"
+    name = "optimal"
 
     def __init__(self, game, solitaire_values: np.ndarray):
         self.table: ExpectedScorePolicy = expected_score_policy(two_player_rules(game),
@@ -88,12 +89,12 @@ class ExpectedPolicy:
 
 
 #: Policy names a duel accepts; ``optimal`` is the solitaire optimum, i.e. expected-score play.
-POLICY_NAMES = ("win", "expected", "optimal")
+POLICY_NAMES = ("win", "optimal")
 
 
 def make_policy(name: str, values: TwoPlayerValues, solitaire_values: np.ndarray | None = None):
-    """A lockstep player by name: ``win`` (from ``values``) or ``expected``/``optimal``
-    (from the solitaire solution's values)."""
+    """A lockstep player by name: ``win`` (from ``values``) or ``optimal`` (from the
+    solitaire solution's values)."""
     if check_policy_name(name) == "win":
         return WinPolicy(values)
     if solitaire_values is None:
@@ -117,14 +118,14 @@ class DuelResult:
     b: str
     games: int
     seed: int
-    wins: int  # games A won
-    draws: int
-    losses: int
+    wins: float  # the rate of games A won
+    draws: float
+    losses: float
     value: float  # A's (wins + ½ draws) / games
     ci95: tuple[float, float]  # over pairs of games on the same dice
     value_first: float  # A's value in the games where A moved first
     value_second: float
-    big_generals: int  # games ended by a first-roll five of a kind
+    instant_wins: float  # the rate of games a first-roll five of a kind ended
 
     def to_json(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -174,9 +175,7 @@ def simulate_duel(values: TwoPlayerValues, policy_a, policy_b, games: int = 1000
         score[seat] = np.where(winner < 0, on_points, (winner == a_side).astype(float))
     flat = score.ravel()
     per_pair = score.mean(axis=0)
-    half = 1.959963984540054 * per_pair.std(ddof=1) / np.sqrt(pairs) if pairs > 1 else np.inf
-    value = float(flat.mean())
     return DuelResult(getattr(policy_a, "name", "a"), getattr(policy_b, "name", "b"), 2 * pairs,
-                      seed, int((flat == 1).sum()), int((flat == 0.5).sum()), int((flat == 0).sum()),
-                      value, (float(value - half), float(value + half)), float(score[0].mean()),
-                      float(score[1].mean()), big)
+                      seed, float((flat == 1).mean()), float((flat == 0.5).mean()),
+                      float((flat == 0).mean()), float(flat.mean()), mean_ci95(per_pair),
+                      float(score[0].mean()), float(score[1].mean()), big / flat.size)
