@@ -1,13 +1,10 @@
-"""Shared output helpers: JSON for programs, progress bars for people, safe output files."""
+"""Shared output helpers: JSON for programs, progress bars and figures for people."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +13,7 @@ import click
 
 from .. import i18n
 from ..errors import DicewiseError
+from ..tables.files import checked_output, write_output  # noqa: F401  (the commands' --out)
 
 
 #: Where a command leaves the language it speaks, so that its error line is said in that
@@ -116,57 +114,6 @@ def _logged_progress(length: float, label: str):
             click.echo(f"{label} ... {share:.0%} ({minutes}:{seconds:02d})", err=True)
 
     return update
-
-
-def checked_output(path) -> Path:
-    """An ``--out`` path: a new name in an existing folder, or a regular file to replace.
-
-    Devices, FIFOs and directories are refused (and never read): one line, exit 2.
-    """
-    if not str(path).strip():  # Path("") is the current folder
-        raise DicewiseError(i18n.Message("an empty file name; give a file name"))
-    path = Path(path)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as e:
-        raise DicewiseError(_cannot_write(path, e)) from None
-    if mode is not None and not stat.S_ISREG(mode):
-        if stat.S_ISDIR(mode):
-            raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
-                                             path=str(path)))
-        raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
-                                         path=str(path)))
-    if not path.parent.is_dir():
-        raise DicewiseError(i18n.Message("{path}: folder {folder} does not exist", path=str(path),
-                                         folder=str(path.parent)))
-    return path
-
-
-def write_output(path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file, then rename), checked first."""
-    path = checked_output(path)
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as e:
-        raise DicewiseError(_cannot_write(path, e)) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise DicewiseError(_cannot_write(path, e)) from None
-    return path
-
-
-def _cannot_write(path, error: OSError) -> i18n.Message:
-    return i18n.Message("cannot write {path}: {why}", path=str(path), why=error.strerror)
 
 
 def pyplot(out):

@@ -197,7 +197,7 @@ class TableGame:
         self.table.lang, self.tr = lang, i18n.translator(lang)
 
     def save(self, path) -> Path:
-        from ..cli.format import write_output
+        from ..tables.files import write_output
 
         return write_output(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n")
 

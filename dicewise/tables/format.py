@@ -18,8 +18,6 @@ truncated, corrupt or mismatched file raises TableError and is never used.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -30,6 +28,7 @@ import numpy as np
 from ..errors import DicewiseError, NotATableFile, TableError  # noqa: F401  (TableError is re-exported)
 from ..i18n import Message, options_text
 from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
+from .files import write_atomic
 
 MAGIC = "dicewise-table"
 FORMAT_VERSION = 1
@@ -78,21 +77,7 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
     head = (b"\x82" + msgpack.packb("header") + msgpack.packb(header, use_bin_type=True)
             + msgpack.packb("payload") + _bin_header(len(payload)))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary name only
-        with os.fdopen(fd, "wb") as f:
-            f.write(head)
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, head, payload)
 
 
 def _bin_header(n: int) -> bytes:

@@ -10,7 +10,6 @@ game; nothing is ever written outside the folder.
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import threading
@@ -21,6 +20,7 @@ from pathlib import Path
 from .. import i18n
 from ..errors import DicewiseError
 from ..play import commands
+from ..tables.files import write_atomic
 from .fields import Fields
 
 ID = re.compile(r"[0-9a-f]{16}")
@@ -81,18 +81,7 @@ class GameStore:
 
     def _write(self, game_id: str, game) -> None:
         """Write the game's file: a temporary file in the folder, then a rename over it."""
-        text = json.dumps(_saved(game), ensure_ascii=False)
-        path = self.path(game_id)
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            with open(tmp, "x", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        write_atomic(self.path(game_id), json.dumps(_saved(game), ensure_ascii=False).encode())
 
     def _read(self, game_id: str):
         path = self.path(game_id)

@@ -1,0 +1,75 @@
+"""Writing files: whole or not at all (every file dicewise writes), and only where a file may go."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from .. import i18n
+from ..errors import DicewiseError
+
+
+def write_atomic(path, *chunks: bytes) -> Path:
+    """Write ``chunks`` to ``path`` through a temporary file in its folder, synced, then
+    renamed over it: a reader (or a crash) sees the old file or the whole new one.
+
+    The file gets the permissions of any new file (mkstemp's 0600 is for the temporary name
+    only). An OSError leaves no temporary file behind and is raised for the caller to word.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def checked_output(path) -> Path:
+    """An ``--out`` path: a new name in an existing folder, or a regular file to replace.
+
+    Devices, FIFOs and directories are refused (and never read): one line, exit 2.
+    """
+    if not str(path).strip():  # Path("") is the current folder
+        raise DicewiseError(i18n.Message("an empty file name; give a file name"))
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise DicewiseError(_cannot_write(path, e)) from None
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
+                                             path=str(path)))
+        raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
+                                         path=str(path)))
+    if not path.parent.is_dir():
+        raise DicewiseError(i18n.Message("{path}: folder {folder} does not exist", path=str(path),
+                                         folder=str(path.parent)))
+    return path
+
+
+def write_output(path, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file, then rename), checked first."""
+    path = checked_output(path)
+    try:
+        return write_atomic(path, data.encode() if isinstance(data, str) else data)
+    except OSError as e:
+        raise DicewiseError(_cannot_write(path, e)) from None
+
+
+def _cannot_write(path, error: OSError) -> i18n.Message:
+    return i18n.Message("cannot write {path}: {why}", path=str(path), why=error.strerror)
