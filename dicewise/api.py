@@ -440,7 +440,8 @@ def describe(ruleset=None) -> dict | list:
     if "duel" in game.commands:
         rules = game.rules({})
         info["table"] = {"players": list(game.table_players(rules)),
-                         "policies": list(game.table_policies(rules))}
+                         "policies": list(game.table_policies(rules)),
+                         "seat_policies": list(game.seat_policies(rules))}
     return {**info, **game.describe(game.rules({}))}
 
 
@@ -735,7 +736,13 @@ class TableDuel:
 
 
 def _seat_policy(game: Game, rules, policy: str) -> str:
-    return policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
+    """A policy a seat at a table plays, by its own name, refused before any table is built."""
+    name = policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
+    if name not in game.seat_policies(rules):
+        raise DicewiseError(Message("a table of {game} seats the policies {policies}, not "
+                                    "{policy!r}", game=game.name,
+                                    policies=", ".join(game.seat_policies(rules)), policy=policy))
+    return name
 
 
 @_checked

@@ -176,10 +176,13 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
             if left is None or left < 2:
                 return tr("stop and write (keep all five)")
             return tr("keep all five (reroll none; rolls left: {left})").format(left=left)
-        text = (tr("keep {kept} (reroll {n})") if left is None else
-                tr("keep {kept} (reroll {n}; rolls left: {left})"))
-        return text.format(kept=" ".join(map(str, kept)) or tr("nothing"), n=5 - len(kept),
-                           left=left)
+        if not kept:  # its own words: "keep nothing" reads wrong in Russian and Polish
+            text = (tr("keep nothing (reroll all five)") if left is None else
+                    tr("keep nothing (reroll all five; rolls left: {left})"))
+        else:
+            text = (tr("keep {kept} (reroll {n})") if left is None else
+                    tr("keep {kept} (reroll {n}; rolls left: {left})"))
+        return text.format(kept=" ".join(map(str, kept)), n=5 - len(kept), left=left)
     if "write" in action:
         return tr("write {box} for {score}").format(box=box_label(ruleset, action["write"], lang),
                                                     score=detail.get("score"))

@@ -516,6 +516,11 @@ REFUSED = {
         ["duel", "poker-school", "--players", "5"],
         i18n.Message("{game} is played by {seats} players, not {players}", game="poker-school",
                      seats="2, 3, 4", players=5)),
+    "seat-policy": (  # refused before poker-school's table is built (minutes)
+        ["duel", "poker-school", "--players", "3", "--a", "search", "--b", "greedy"],
+        i18n.Message("a table of {game} seats the policies {policies}, not {policy!r}",
+                     game="poker-school", policies="win, optimal, greedy, random",
+                     policy="search")),
     "table-path-a-folder": (
         ["advise", "general", *DICE, "--table", "/"],
         i18n.Message("{path} is not a regular file", path="/")),
@@ -944,3 +949,12 @@ def test_thousands_are_grouped_as_the_language_writes_them(lang, games, speed, m
         "1\u00a0234\u00a0567.89"
     assert pickle.loads(pickle.dumps(i18n.Number(10**6))).in_language(i18n.translator("ru")) == \
         "1\u00a0000\u00a0000"
+
+
+def test_keeping_nothing_has_its_own_words():
+    """"Keep nothing" said as "keep {kept}" with "nothing" reads wrong in Russian and Polish."""
+    said = {lang: i18n.choice_text("general", {"keep": []}, {"rolls_left": 2},
+                                   i18n.translator(lang)) for lang in ("en", "ru", "pl")}
+    assert said == {"en": "keep nothing (reroll all five; rolls left: 2)",
+                    "ru": "ничего не оставлять (перебросить все пять; осталось бросков: 2)",
+                    "pl": "nic nie zostawiaj (przerzuć wszystkie pięć; zostało rzutów: 2)"}

@@ -74,3 +74,14 @@ def test_the_table_heads_a_race_of_three_by_the_share_of_the_win_as_advise_does(
                   "--lang", "en", lines=["dice 3 3 5 6 6", "quit"])
     assert result.exit_code == 0
     assert "share of win" in result.output and "P(win)" not in result.output
+
+
+def test_one_winner_is_named_as_the_winner_in_every_language():
+    boxes = get_game("general").rules({}).category_names
+    lines = [line for box in boxes for line in ("dice 6 6 6 6 5", f"write {box}",
+                                                  "dice 1 1 2 2 3", f"write {box}")]
+    for lang, said in (("en", "the game is over; Player 1 wins"),
+                       ("ru", "игра окончена; победитель: Игрок 1"),
+                       ("pl", "gra skończona; wygrywa Gracz 1")):
+        result = play("general", "--players", "2", "--no-advice", "--lang", lang, lines=lines)
+        assert result.exit_code == 0 and said in result.output, result.output[-300:]

@@ -103,13 +103,8 @@ def rules(ruleset, lang, as_json):
     if info.get("table"):
         t = info["table"]
         players = ", ".join(map(str, t["players"]))
-        if t["policies"]:
-            click.echo(tr("at a table (duel --players N): {players} players; policies there "
-                          "besides those: {policies}").format(
-                players=players, policies=", ".join(t["policies"])))
-        else:
-            click.echo(tr("at a table (duel --players N): {players} players").format(
-                players=players))
+        click.echo(tr("at a table (duel --players N): {players} players; policies there: "
+                      "{policies}").format(players=players, policies=", ".join(t["seat_policies"])))
     for o in info["options"]:
         if isinstance(o["default"], bool):
             choices, default = "true | false", str(o["default"]).lower()

@@ -224,7 +224,7 @@ def _show_result(game: TableGame) -> None:
             name=only["name"], score=only["score"]))
         return
     if len(result["winners"]) == 1:
-        click.echo(tr("the game is over; winners: {names}").format(names=winners))
+        click.echo(tr("the game is over; {name} wins").format(name=winners))
     elif len(result["winners"]) == len(result["ranking"]):  # RULES.md: equal totals draw
         click.echo(tr("the game is over: a draw ({names})").format(names=winners))
     else:  # several at the top of a larger table share the win

@@ -376,7 +376,8 @@ class TableGame:
             return f"{a}+{b} {c}+{d} {action['fifth']}"
         (kind, arg), = action.items()
         if kind == "keep":
-            return self.tr("keep {kept}").format(kept=" ".join(map(str, arg)) or self.tr("nothing"))
+            return (self.tr("keep {kept}").format(kept=" ".join(map(str, arg))) if arg
+                    else self.tr("keep nothing"))
         box = i18n.box_label(self.game.name, arg, self.table.lang) if isinstance(arg, str) else arg
         text = self.tr("write {box}") if kind == "write" else self.tr("cross {box}")
         return text.format(box=box)

@@ -431,6 +431,10 @@ class Game(ABC):
         """Policies that see the rivals, played only at a table (``win``: play to win)."""
         return ()
 
+    def seat_policies(self, rules) -> tuple[str, ...]:
+        """What a seat at a table may play: the game's own policies and those of the table."""
+        return self.policies + self.table_policies(rules)
+
     def play_seated(self, solution: Solution, seats: tuple[str, ...], deals: int, seed: int,
                     first_deal: int = 0):
         """``deals`` games of ``len(seats)`` players, seat j playing ``seats[j]`` (seat 0

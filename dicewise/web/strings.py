@@ -30,7 +30,8 @@ MESSAGES = (
     "bonus",
     # the choices of the advice, as the command line says them
     "stop and write (keep all five)", "keep all five (reroll none; rolls left: {left})",
-    "keep {kept} (reroll {n})", "keep {kept} (reroll {n}; rolls left: {left})", "nothing",
+    "keep {kept} (reroll {n})", "keep {kept} (reroll {n}; rolls left: {left})",
+    "keep nothing (reroll all five)", "keep nothing (reroll all five; rolls left: {left})",
     "write {box} for {score}", "cross {box}", "split {a}+{b} {c}+{d}, fifth {e}",
     " (puścioch: no fifth-die mark)", " (ends the game)",
     "{name} wins at once", "Winner: {names}", "A draw: {names}", "The win is shared: {names}",

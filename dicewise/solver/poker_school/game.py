@@ -171,6 +171,11 @@ class PokerSchoolGame(Game):
 
         return POLICIES
 
+    def seat_policies(self, rules: PokerSchoolRules) -> tuple[str, ...]:
+        from .race import SEAT_POLICIES  # no search at a table: it looks ahead alone
+
+        return SEAT_POLICIES
+
     def play_seated(self, solution: Solution, seats, deals: int, seed: int, first_deal: int = 0):
         # The players race for the same prizes on dice of their own: see race.py.
         from .race import play_seated

@@ -153,11 +153,13 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
     evaluators = {}
     for name in set(seats):
         if name not in SEAT_POLICIES:
-            raise DicewiseError(f"a poker-school table seats the policies "
-                                f"{', '.join(SEAT_POLICIES)}, not {name!r}")
+            raise DicewiseError(Message("a table of {game} seats the policies {policies}, not "
+                                        "{policy!r}", game="poker-school",
+                                        policies=", ".join(SEAT_POLICIES), policy=name))
         if name in ("win", "optimal"):
             if solution.payload is None:
-                raise DicewiseError(f"the {name} policy needs the solved table")
+                raise DicewiseError(Message("the {policy} policy needs the solved table",
+                                            policy=name))
             evaluators[name] = solution.payload
         elif name == "greedy":
             evaluators[name] = GreedyEvaluator(rules)

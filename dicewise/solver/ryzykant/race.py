@@ -238,7 +238,8 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
     for name in set(seats):
         if name == "win":
             if solution.payload is None:
-                raise DicewiseError("the win policy needs the fitted table")
+                raise DicewiseError(Message("the {policy} policy needs the solved table",
+                                            policy=name))
             dense = solution.payload.dense
             made[name] = WinPolicy(rules, dense, approx.model_policy(dense, rules))
         else:

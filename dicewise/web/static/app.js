@@ -455,8 +455,10 @@ function choiceLabel(c) {
   if (a.keep) {
     if (a.keep.length === 5) return left == null || left < 2 ? t("stop and write (keep all five)")
       : t("keep all five (reroll none; rolls left: {left})", {left});
+    if (!a.keep.length) return t(left == null ? "keep nothing (reroll all five)"
+      : "keep nothing (reroll all five; rolls left: {left})", {left});
     return t(left == null ? "keep {kept} (reroll {n})" : "keep {kept} (reroll {n}; rolls left: {left})",
-             {kept: a.keep.join(" ") || t("nothing"), n: 5 - a.keep.length, left});
+             {kept: a.keep.join(" "), n: 5 - a.keep.length, left});
   }
   if (a.write) return t("write {box} for {score}", {box: boxLabel(a.write), score: c.score});
   if (a.cross) return t("cross {box}", {box: boxLabel(a.cross)});
