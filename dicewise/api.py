@@ -187,13 +187,37 @@ def solve_report(solution: Solution) -> dict:
 @_checked
 def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
            fifth: str | None = None, options=None, table=None, target: int | None = None,
-           progress=None) -> Advice:
+           players: int = 1, opponent_sheets=(), opponent_fifths=(), progress=None) -> Advice:
     """Rank every choice in a position: ``advise("general", dice=[2,2,4,6,6], roll=1)``.
 
     With ``target`` the choices are ranked by P(final ≥ target), the expected final score
-    beside.  The position is checked before any table is built; an explicit ``table`` must
-    exist.
+    beside; with ``players`` 2 or more by the chance to win against ``opponent_sheets``
+    (``advise_two_player`` where that race is solved exactly, else ``advise_players``).
+    The position is checked before any table is built; an explicit ``table`` must exist.
     """
+    opponent_sheets, opponent_fifths = _listed(opponent_sheets), _listed(opponent_fifths)
+    if players < 1:
+        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
+    if players > 1 and target is not None:
+        raise DicewiseError(Message("--players {players} takes no --target", players=players))
+    if players > 1 and not exact_race(ruleset, players, options):
+        return advise_players(ruleset, players=players, dice=dice, roll=roll, sheet=sheet,
+                              opponent_sheets=opponent_sheets, fifth=fifth,
+                              opponent_fifths=opponent_fifths, options=options, table=table,
+                              progress=progress)
+    if players == 2:
+        check_two_players(ruleset, options)  # the real problem first: no race is solved
+        if fifth is not None or opponent_fifths:
+            raise DicewiseError(Message("--players 2 takes no --target or --fifth"))
+        if roll is None:
+            raise DicewiseError(Message("give --roll 1, 2 or 3"))
+        if len(opponent_sheets) > 1:
+            raise DicewiseError(Message("--players 2 takes one --opponent-sheet"))
+        return advise_two_player(ruleset, dice=dice, roll=roll, sheet=sheet or "",
+                                 opponent_sheet=opponent_sheets[0] if opponent_sheets else "",
+                                 options=options, table=table, progress=progress)
+    if opponent_sheets or opponent_fifths:
+        raise DicewiseError(Message("--opponent-sheet and --opponent-fifth are for --players N"))
     if target is not None:
         return advise_target(ruleset, dice=dice, roll=roll, sheet=sheet, target=target,
                              options=options, table=table, progress=progress)
@@ -320,9 +344,23 @@ class Duel:
 
 @_checked
 def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, seed: int = 0,
-         options=None, table=None, progress=None) -> Duel:
-    """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin."""
+         players: int = 1, exact: bool = False, options=None, table=None, progress=None):
+    """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin
+    (a ``Duel``).  With ``players`` 2 (or the policy ``win``) the two-player race, seats
+    alternating (a ``RaceDuel``, ``exact`` adding its value by policy evaluation), where it
+    is solved exactly; at any other table A in one seat, B in the others (a ``TableDuel``)."""
     game, rules = for_command(ruleset, "duel", options)
+    race = players == 2 or "win" in (a, b)
+    if players > 2 or (race and 2 not in game.players(rules)):
+        if exact:
+            raise DicewiseError(Message("--exact is for the two-player race"))
+        return duel_players(ruleset, players=max(players, 2), a=a, b=b, games=games, seed=seed,
+                            options=options, table=table, progress=progress)
+    if race:
+        return duel_two_player(ruleset, a=a, b=b, games=games, seed=seed, exact=exact,
+                               options=options, progress=progress)
+    if exact:
+        raise DicewiseError(Message("--exact is for the two-player race"))
     for policy in (a, b):  # refuse either before playing either
         check_policy(game, rules, policy)
     sol, a, played_a = _played(game, rules, a, games, seed, table, progress)
@@ -456,6 +494,11 @@ def _two_player_game(ruleset, options):
 
 
 @_checked
+def _listed(texts) -> list:
+    """Rivals' sheets (or fifths) as a list: one text is one rival."""
+    return [texts] if isinstance(texts, str) else list(texts or ())
+
+
 def exact_race(ruleset, players: int, options=None) -> bool:
     """Whether a table of ``players`` is the exactly solved two-player race (else the game's
     approximate table play answers, where it has one)."""

@@ -198,10 +198,10 @@ BAD = [
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 0}, "players"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "top": 0}, "top"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "opponent_sheet": ""},
-     "opponent sheets are for two players"),
+     "are for --players N"),  # the words of `advise`, whose one call to the API the page makes
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "players": 2}, "roll"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 2,
-      "opponent_fifths": ["x"]}, "no fifth"),  # as advise --players 2 refuses --opponent-fifth
+      "opponent_fifths": ["x"]}, "--fifth"),  # as advise --players 2 refuses --opponent-fifth
 ]
 
 

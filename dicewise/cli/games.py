@@ -229,30 +229,10 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
     each; approximate).  The expected-score choice is shown beside."""
     tr = speak(lang)
-    if players > 1 and not api.exact_race(ruleset, players, options):
-        if target is not None:
-            raise click.UsageError(i18n.Message("--players {players} takes no --target",
-                                                players=players))
-        result = api.advise_players(ruleset, players=players, dice=list(faces), roll=roll,
-                                    sheet=sheet, opponent_sheets=list(opponent_sheet),
-                                    fifth=fifth, opponent_fifths=list(opponent_fifth),
-                                    options=options, table=table, progress=progress)
-    elif players == 2:
-        api.check_two_players(ruleset, options)  # the real problem first: no race is solved
-        if target is not None or fifth is not None or opponent_fifth:
-            raise click.UsageError(i18n.Message("--players 2 takes no --target or --fifth"))
-        if roll is None:
-            raise click.UsageError(i18n.Message("give --roll 1, 2 or 3"))
-        result = api.advise_two_player(ruleset, dice=list(faces), roll=roll, sheet=sheet,
-                                       opponent_sheet=one_rival(opponent_sheet), options=options,
-                                       table=table, progress=progress)
-    else:
-        if opponent_sheet or opponent_fifth:
-            raise click.UsageError(i18n.Message("--opponent-sheet and --opponent-fifth are for "
-                                                "--players N"))
-        result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None,
-                            fifth=fifth, options=options, table=table, target=target,
-                            progress=progress)
+    result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None, fifth=fifth,
+                        options=options, table=table, target=target, players=players,
+                        opponent_sheets=list(opponent_sheet),
+                        opponent_fifths=list(opponent_fifth), progress=progress)
     from ..play.advisor import top as best_of
 
     shown = best_of(result, top)

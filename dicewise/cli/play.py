@@ -108,43 +108,14 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
     other, seats alternating: `win` plays to win, `optimal` for the best mean.  With
     --players N, A sits at a table of N with B in every other seat, the seats rotating."""
     tr = speak(lang)
-    game, rules = api.make_rules(ruleset, options)
-    if players > 2 or ((players == 2 or "win" in (policy_a, policy_b))
-                       and 2 not in game.players(rules)):
-        if exact:
-            raise click.UsageError(i18n.Message("--exact is for the two-player race"))
-        return _print_table(api.duel_players(ruleset, players=max(players, 2), a=policy_a,
-                                             b=policy_b, games=games, seed=seed, options=options,
-                                             progress=progress), as_json, tr)
-    if players == 2 or "win" in (policy_a, policy_b):
-        race = api.duel_two_player(ruleset, a=policy_a, b=policy_b, games=games, seed=seed,
-                                   exact=exact, options=options, progress=progress)
-        if as_json:
-            return emit_json(race)
-        r = race.result
-        lo, hi = r.ci95
-        click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} games on shared "
-                      "dice, seats alternating, seed {seed}").format(
-            ruleset=race.ruleset, a=r.a, b=r.b, games=tr.number(r.games), seed=seed))
-        click.echo(tr("A: {wins} wins, {draws} draws, {losses} losses; P(win) + ½P(draw) = "
-                      "{value} (95% CI {low} .. {high}); moving first {first}, second {second}")
-                   .format(wins=tr.number(round(r.wins * r.games)),
-                           draws=tr.number(round(r.draws * r.games)),
-                           losses=tr.number(round(r.losses * r.games)),
-                           value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
-                           first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
-        if race.exact is not None:
-            click.echo(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
-                       .format(value=f"{race.exact['alternating']:.5f}",
-                               first=f"{race.exact['win_first']:.5f}",
-                               second=f"{race.exact['win_second']:.5f}"))
-        return
-    if exact:
-        raise click.UsageError(i18n.Message("--exact is for the two-player race"))
-    d = api.duel(ruleset, a=policy_a, b=policy_b, games=games, seed=seed, options=options,
-                 progress=progress)
+    d = api.duel(ruleset, a=policy_a, b=policy_b, games=games, seed=seed, players=players,
+                 exact=exact, options=options, progress=progress)
     if as_json:
         return emit_json(d)
+    if isinstance(d, api.TableDuel):
+        return _print_table(d, tr)
+    if isinstance(d, api.RaceDuel):
+        return _print_race(d, tr)
     c = d.comparison
     click.echo(tr("{ruleset}: {a} (A) against {b} (B), {games} games on the same dice, seed "
                   "{seed}").format(ruleset=d.ruleset, a=d.a, b=d.b, games=tr.number(c.games),
@@ -161,10 +132,29 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
         b=f"{c.mean_b:.3f}"))
 
 
-def _print_table(duel, as_json, tr) -> None:
+def _print_race(race, tr) -> None:
+    """The two-player race: A's wins, draws and losses, its value by seat, the exact value."""
+    r = race.result
+    lo, hi = r.ci95
+    click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} games on shared "
+                  "dice, seats alternating, seed {seed}").format(
+        ruleset=race.ruleset, a=r.a, b=r.b, games=tr.number(r.games), seed=r.seed))
+    click.echo(tr("A: {wins} wins, {draws} draws, {losses} losses; P(win) + ½P(draw) = "
+                  "{value} (95% CI {low} .. {high}); moving first {first}, second {second}")
+               .format(wins=tr.number(round(r.wins * r.games)),
+                       draws=tr.number(round(r.draws * r.games)),
+                       losses=tr.number(round(r.losses * r.games)),
+                       value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
+                       first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
+    if race.exact is not None:
+        click.echo(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
+                   .format(value=f"{race.exact['alternating']:.5f}",
+                           first=f"{race.exact['win_first']:.5f}",
+                           second=f"{race.exact['win_second']:.5f}"))
+
+
+def _print_table(duel, tr) -> None:
     """A's results at a table of N: its share of the win, margin, and every seat's points."""
-    if as_json:
-        return emit_json(duel)
     r = duel.result
     lo, hi = r.share_ci95
     line = tr("{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the others, {games} "

@@ -94,30 +94,9 @@ def _advice(f: Fields, progress):
     fifths = f.get("opponent_fifths", list, default=[])
     if not all(isinstance(r, str) for r in fifths):
         raise BadRequest("opponent_fifths must be a list of fifth-die marks (texts)")
-    if players >= 2 and target is not None:
-        raise BadRequest(f"{players} players take no target")
-    if players >= 2 and not api.exact_race(ruleset, players, options):
-        result = api.advise_players(ruleset, players=players, dice=dice, roll=roll, sheet=sheet,
-                                    opponent_sheets=rivals, fifth=fifth, opponent_fifths=fifths,
-                                    options=options, progress=progress)
-    elif players == 2:
-        if fifth is not None or fifths or roll is None:  # as advise --players 2 refuses them
-            raise BadRequest("two players take a roll and no fifth")
-        api.check_two_players(ruleset, options)
-        if len(rivals) > 1:
-            raise BadRequest("two players take one opponent sheet")
-        result = api.advise_two_player(ruleset, dice=dice, roll=roll, sheet=sheet or "",
-                                       opponent_sheet=rivals[0] if rivals else "",
-                                       options=options, progress=progress)
-    elif players == 1:
-        if rivals or fifths:
-            raise BadRequest("opponent sheets are for two players or more")
-        if target is not None and target < 0:
-            raise BadRequest("target must be 0 or more")
-        result = api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None, fifth=fifth,
-                            options=options, target=target, progress=progress)
-    else:
-        raise BadRequest("players must be 1 or more")
+    result = api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None, fifth=fifth,
+                        options=options, target=target, players=players, opponent_sheets=rivals,
+                        opponent_fifths=fifths, progress=progress)
     from ..play.advisor import top as best_of
 
     return best_of(result, top)
