@@ -540,7 +540,7 @@ def two_player_report(solved) -> dict:
 EARLY = 6
 
 
-def _race(game, rules, sheet, opponent_sheet, table, progress=None):
+def race_values(game, rules, sheet, opponent_sheet, table, progress=None):
     """(values, sheets, how): the race from a position, from the full table if present,
     else the sub-game reachable from the two sheets (seconds for late positions)."""
     from .solver.sheet import parse_sheet
@@ -579,7 +579,7 @@ def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str 
     from .solver.two_player import chance, evaluate_policies, seat_of, solve_subgame
 
     game, rules = _two_player_game(ruleset, options)
-    values, me, them, how = _race(game, rules, sheet, opponent_sheet, table, progress)
+    values, me, them, how = race_values(game, rules, sheet, opponent_sheet, table, progress)
     diff = me.points - them.points
     probability = chance(values, me, them)
     # P(draw) needs the race from this position; the sub-game is cheap once a few boxes are
@@ -605,7 +605,7 @@ def advise_two_player(ruleset, *, dice, roll: int, sheet: str | None = None,
 
     game, rules = _two_player_game(ruleset, options)
     game.check_position(rules, {"dice": dice, "roll": roll, "sheet": sheet})  # before a build
-    values, me, them, _ = _race(game, rules, sheet, opponent_sheet, table, progress)
+    values, me, them, _ = race_values(game, rules, sheet, opponent_sheet, table, progress)
     solitaire = store.solution(game, rules, progress_factory=progress).payload
     return advise_race(values, me, them, dice, roll, solitaire)
 
@@ -702,12 +702,36 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
 
 
 @_checked
-def chance(ruleset, *, target: int, sheet: str | None = None, options=None, table=None,
-           progress=None) -> Chance:
+def chance(ruleset, *, target: int | None = None, sheet: str | None = None, players: int = 1,
+           opponent_sheets=(), games: int = 2000, seed: int = 0, options=None,
+           table=None, progress=None) -> Chance:
     """P(final ≥ target) from the start of the next turn with ``sheet``, playing for it, and
-    under the expected-score policy, side by side (both from the one target table)."""
+    under the expected-score policy, side by side (both from the one target table).
+
+    With ``players`` 2 the chance to win against ``opponent_sheets`` (``chance_two_player``),
+    with 3 or more the share of the win in ``games`` played out (``chance_players``).
+    """
     from .solver.target.advice import chance as chance_of
 
+    opponent_sheets = _listed(opponent_sheets)
+    if players > 1 and target is not None:
+        raise DicewiseError(Message("--players {players} takes no --target", players=players))
+    if players > 2:
+        if table is not None:
+            raise DicewiseError(Message("--table is for one or two players"))
+        return chance_players(ruleset, players=players, sheet=sheet,
+                              opponent_sheets=opponent_sheets, games=games, seed=seed,
+                              options=options, progress=progress)
+    if players == 2:
+        if len(opponent_sheets) > 1:
+            raise DicewiseError(Message("--players 2 takes one --opponent-sheet"))
+        return chance_two_player(ruleset, sheet=sheet,
+                                 opponent_sheet=opponent_sheets[0] if opponent_sheets else "",
+                                 options=options, table=table, progress=progress)
+    if target is None:
+        raise DicewiseError(Message("give --target T (or --players 2)"))
+    if opponent_sheets:
+        raise DicewiseError(Message("--opponent-sheet is for --players 2"))
     target = check_target(target)
     game, rules = for_command(ruleset, "chance", options)
     written = game.target_sheet(rules, sheet)
@@ -753,7 +777,7 @@ def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
 
 def _race_solution(ruleset, options, sheet, opponent_sheet, table, progress) -> Solution:
     game, rules = _two_player_game(ruleset, options)
-    values, first, second, _ = _race(game, rules, sheet, opponent_sheet, table, progress)
+    values, first, second, _ = race_values(game, rules, sheet, opponent_sheet, table, progress)
     from .solver.objectives.race import RaceReferee
 
     return Solution(RaceReferee(game, values, first, second), rules, values,

@@ -362,9 +362,12 @@ def test_python_dash_m_dicewise_is_the_cli():
     assert len(bad.stderr.splitlines()) == 1
 
 
-def test_the_api_refuses_unknown_rulesets_and_options():
+def test_the_api_refuses_unknown_rulesets_and_options(tmp_path, monkeypatch):
+    """Refused before any table is built: an empty cache stays empty."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path / "cache"))
     with pytest.raises(dicewise.DicewiseError, match="unknown ruleset"):
         dicewise.solve("nosuchgame")
     with pytest.raises(dicewise.DicewiseError, match="unknown option"):
         dicewise.simulate("general", options=["colour=red"])
-    assert store.cache_dir().is_dir() or not store.cache_dir().exists()
+    cache = store.cache_dir()
+    assert not cache.exists() or not any(cache.iterdir())

@@ -247,7 +247,7 @@ def _no_locale(monkeypatch):
             "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3; осталось бросков: 1)",
             "... и ещё вариантов: 31 (--top K покажет K лучших)",
             "игра окончена: пять одинаковых с первого броска заканчивают игру"]),
-    ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano pkt: 0, oczekiwana na początku tury",
+    ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano pkt: 0, wartość oczekiwana na początku tury",
             "wartości: dokładnie", "oczekiwane", "strata", "ruch", "zostaw 1 1 (przerzuć 3; zostało rzutów: 1)",
             "... i jeszcze ruchów: 31 (--top K pokazuje K najlepszych)",
             "gra skończona: pięć jednakowych w pierwszym rzucie kończy grę"])])
@@ -516,6 +516,12 @@ REFUSED = {
         ["duel", "poker-school", "--players", "5"],
         i18n.Message("{game} is played by {seats} players, not {players}", game="poker-school",
                      seats="2, 3, 4", players=5)),
+    "chance-games-of-two": (  # --games and --seed play out tables of three or more only
+        ["chance", "general", "--players", "2", "--games", "10"],
+        i18n.Message("--games and --seed are for --players N (3 or more)")),
+    "chance-table-of-three": (
+        ["chance", "general", "--players", "3", "--table", "/no such table.dwt"],
+        i18n.Message("--table is for one or two players")),
     "seat-policy": (  # refused before poker-school's table is built (minutes)
         ["duel", "poker-school", "--players", "3", "--a", "search", "--b", "greedy"],
         i18n.Message("a table of {game} seats the policies {policies}, not {policy!r}",
@@ -793,7 +799,7 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
     opening = run("--format", "text", "--lang", "ru").splitlines()
     assert opening[0].split()[:3] == ["бросок", "кости", "лучший"]
     assert any("оставить 1 1 1 1 (перебросить 1; осталось бросков: " in line for line in opening)
-    assert any("записать полный дом: 35" in line for line in opening)
+    assert any("записать в графу «полный дом»: 35" in line for line in opening)
     assert "пять одинаковых с первого броска заканчивают игру" in opening[1]
     table = api.strategy_table("general", "opening")
     csv_lines = run("--format", "csv", "--lang", "ru").splitlines()  # for programs: English

@@ -214,8 +214,8 @@ def test_an_impossible_position_is_refused_in_the_requests_language(server):
         assert status == 400 and data["ok"] is False
         said[lang] = data["error"]
     assert said[None] == said["en"] and said["en"].startswith("ones=7: no dice score 7 in ones")
-    assert said["ru"].startswith("единицы=7: кости не дают 7 в графе единицы")
-    assert said["pl"].startswith("jedynki=7: kości nie dają 7 w rubryce jedynki")
+    assert said["ru"].startswith("единицы=7: кости не дают 7 в графе «единицы»")
+    assert said["pl"].startswith("jedynki=7: kości nie dają 7 w rubryce „jedynki”")
     status, _, data = server.post("/api/advise", {**body, "lang": "de"})
     assert status == 400 and "unknown language 'de'" in data["error"]
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
 
 from .. import api, i18n
+from ..errors import DicewiseError
 from .format import checked_output, emit_json, named, progress, speak
 from .main import Command
 
@@ -23,12 +25,6 @@ opponent_flag = click.option("--opponent-sheet", multiple=True,
 lang_flag = click.option("--lang", default=None,
                          help="en, ru or pl (default: from the locale); --json stays in English.")
 
-
-def one_rival(sheets) -> str:
-    """The one opponent's sheet of the two-player race ("" for the empty sheet)."""
-    if len(sheets) > 1:
-        raise click.UsageError(i18n.Message("--players 2 takes one --opponent-sheet"))
-    return sheets[0] if sheets else ""
 target_flag = click.option("--target", type=click.IntRange(min=0), default=None,
                            help="Play for P(final score ≥ TARGET) instead of the mean.")
 
@@ -323,15 +319,15 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
     and under the expected-score policy), with --players 2 the chance to win, with --players
     N (3..6) the approximate share of the win against N − 1 rivals' sheets."""
     tr = speak(lang)
+    given = click.get_current_context().get_parameter_source
+    if players <= 2 and ParameterSource.COMMANDLINE in (given("games"), given("seed")):
+        raise DicewiseError(i18n.Message("--games and --seed are for --players N (3 or more)"))
+    result = api.chance(ruleset, target=target, sheet=sheet, players=players,
+                        opponent_sheets=list(opponent_sheet), games=games, seed=seed,
+                        options=options, table=table, progress=progress)
+    if as_json:
+        return emit_json(result)
     if players > 2:
-        if target is not None:
-            raise click.UsageError(i18n.Message("--players {players} takes no --target",
-                                                players=players))
-        result = api.chance_players(ruleset, players=players, sheet=sheet,
-                                    opponent_sheets=list(opponent_sheet), games=games, seed=seed,
-                                    options=options, progress=progress)
-        if as_json:
-            return emit_json(result)
         d = result.to_json()
         lo, hi = d["simulated_ci95"]
         click.echo(tr("{ruleset}, {players} players, seat {seat} to move with {points} against "
@@ -343,22 +339,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
             low=f"{lo:.4f}", high=f"{hi:.4f}", games=tr.number(d["games"]),
             estimate=f"{d['probability']:.4f}"))
         return
-    if players == 2:
-        if target is not None:
-            raise click.UsageError(i18n.Message("--players 2 takes no --target"))
-        result = api.chance_two_player(ruleset, sheet=sheet,
-                                       opponent_sheet=one_rival(opponent_sheet),
-                                       options=options, table=table)
-    else:
-        if target is None:
-            raise click.UsageError(i18n.Message("give --target T (or --players 2)"))
-        if opponent_sheet:
-            raise click.UsageError(i18n.Message("--opponent-sheet is for --players 2"))
-        result = api.chance(ruleset, target=target, sheet=sheet, options=options, table=table,
-                            progress=progress)
     data = result.to_json()
-    if as_json:
-        return emit_json(data)
     if players == 2:
         draw = data["p_draw"]
         extra = "" if draw is None else tr(" (P(win) {win}, P(draw) {draw})").format(

@@ -67,7 +67,7 @@ class TableAdvisor:
         them = parse_sheet(self.rules, sheets[1 - mover].text)
         masks = [parse_sheet(self.rules, s.text).mask for s in sheets]
         if not self._covers(masks):
-            values, _, _, how = api._race(self.game, self.rules, sheets[mover].text,
+            values, _, _, how = api.race_values(self.game, self.rules, sheets[mover].text,
                                           sheets[1 - mover].text, None, self.progress)
             self._race = (values, None if how == "table" else masks)
         return advise_two_player(self._race[0], me, them, tuple(dice), roll,

@@ -10,7 +10,7 @@ score (the money of poker-programs, RULES.md §2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -54,8 +54,3 @@ def rival_margin(scores, seat) -> np.ndarray:
     g, n = scores.shape
     mine = scores[np.arange(g), seat]
     return mine - (scores.sum(axis=1) - mine) / (n - 1)
-
-
-def stats_of(extra: Mapping[str, Any]) -> dict:
-    """JSON-able means of per-seat arrays."""
-    return {k: [float(x) for x in np.asarray(v, np.float64).mean(axis=0)] for k, v in extra.items()}

@@ -474,8 +474,8 @@ function splitLabel(a, puscioch = false, ends = false) {
 
 function actionLabel(action) {
   if (action.keep) return `${t("keep")} ${action.keep.length ? action.keep.map(f => FACES[f]).join("") : "∅"}`;
-  if (action.write) return `${t("write")} ${boxLabel(action.write)}`;
-  if (action.cross) return `${t("cross")} ${boxLabel(action.cross)}`;
+  if (action.write) return t("write {box}", {box: boxLabel(action.write)});
+  if (action.cross) return t("cross {box}", {box: boxLabel(action.cross)});
   if (action.pairs) return splitLabel(action);
   return actionCommand(action);
 }
