@@ -76,7 +76,7 @@ def test_a_message_says_its_parts_in_the_players_language():
     assert near.in_language(ru) == "пятерки, столбец 2"
     assert near.in_language(pl) == "piątki, kolumna 2"
     ended = i18n.Message("{points} (ended)", points=40)
-    assert i18n.in_language(i18n.Listing([ended, "35"]), ru) == "40 (закончил), 35"
+    assert i18n.in_language(i18n.Listing([ended, "35"]), ru) == "40 (игра окончена), 35"
     assert i18n.in_language("as it is", ru) == "as it is" and ru.lang == "ru"
     # copied or pickled (a worker's error, a deep copy), a message still knows its parts
     refused = i18n.Message("{verb}: a die shows 1..6, not {word}", verb="dice", word="'{7}'")

@@ -135,7 +135,7 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
 
     async def status(request):
         return DicewiseJSON({"version": __version__, "building": builds.snapshot(),
-                             "languages": list(i18n.LANGUAGES), "game_commands": store.available()})
+                             "languages": list(i18n.LANGUAGES)})
 
     async def page_strings(request):
         query = request.query_params

@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import i18n
 from ..errors import DicewiseError
 from ..play import commands
+from ..play.session import TableGame
 from ..tables.files import write_atomic
 from .fields import Fields
 
@@ -41,14 +42,6 @@ class NotSaved(DicewiseError):
     """A game file that could not be written: the move is not kept (the file is as before)."""
 
 
-def _session_module():
-    try:
-        from ..play import session
-    except ImportError:  # the game in progress is not part of this installation yet
-        raise DicewiseError("this version of dicewise cannot follow a game yet") from None
-    return session
-
-
 class GameStore:
     """Games by id: created, resumed, commanded and saved, one lock per game.
 
@@ -63,14 +56,6 @@ class GameStore:
         self._lock = threading.Lock()  # guards the two dicts, never held during a command
         self._games: OrderedDict[str, object] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}  # at most MAX_GAMES: one per file
-
-    def available(self) -> bool:
-        """Whether games can be followed (the game in progress is installed)."""
-        try:
-            _session_module()
-        except DicewiseError:
-            return False
-        return True
 
     # --- files -------------------------------------------------------------------------
 
@@ -89,7 +74,7 @@ class GameStore:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise _missing(game_id) from None
-        return _session_module().TableGame.from_json(json.loads(text), progress=self.progress)
+        return TableGame.from_json(json.loads(text), progress=self.progress)
 
     def _remember(self, game_id: str, game) -> None:
         with self._lock:
@@ -150,7 +135,7 @@ class GameStore:
             raise DicewiseError(i18n.Message("names must be a list of texts of 1 to 40 "
                                              "characters").in_language(tr))
         try:
-            game = _session_module().TableGame.new(f.get("ruleset", str, required=True),
+            game = TableGame.new(f.get("ruleset", str, required=True),
                                                    progress=self.progress, **kwargs)
         except DicewiseError as e:  # a bad setting, said in the page's language
             raise DicewiseError(i18n.said(e, tr)) from None
@@ -160,7 +145,7 @@ class GameStore:
     def resume(self, data: dict) -> dict:
         """Resume a game from its saved file's JSON (``{"saved": {...}}``)."""
         saved = Fields(data, {"saved"}).get("saved", dict, required=True)
-        game = _session_module().TableGame.from_json(saved, progress=self.progress)
+        game = TableGame.from_json(saved, progress=self.progress)
         game_id = self._add(game)
         return {"game": game_id, **game.apply("sheet")}
 

@@ -22,7 +22,7 @@ MESSAGES = (
     "Thinking…", "exact", "approximate", "error estimate",
     "optimum ≤ {bound} (proven)", "close call", "worse than {choice}, by the rules",
     "Choose a file", "points", "premium",
-    "roll {n}", "The server cannot follow games yet", "Connection lost; try again",
+    "roll {n}", "Connection lost; try again",
     "Tap a choice to play it", "Target", "Play for",
     "Two players: the win where it is solved, else the best mean", "The best mean score",
     "To win: the best chance to finish first (approximate beyond two players of General)",
@@ -62,16 +62,13 @@ def _translator(lang: str):
 
 def _box_labels(ruleset: str | None, lang: str) -> dict:
     """The boxes of ``ruleset`` as players of ``lang`` call them (empty if unknown)."""
+    from ..api import describe
+
     if not ruleset:
         return {}
     try:
-        from .. import i18n
-        from ..api import describe
-    except ImportError:
-        return {}
-    try:
         info = describe(ruleset)
-    except Exception:  # an unknown ruleset has no labels; the page says nothing of it
+    except DicewiseError:  # an unknown ruleset has no labels; the page says nothing of it
         return {}
     boxes = (info.get("categories") or info.get("rows") or []) + info.get("sheet_counters", [])
     return {box: i18n.sheet_word(info["name"], box, lang) for box in boxes}

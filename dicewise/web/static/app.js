@@ -549,15 +549,10 @@ async function start() {
   gameDice = dicePicker($(".dice-picker", $("#game")), dice => command(`dice ${dice.join(" ")}`));
   $("#roll-button").addEventListener("click", () => command("roll"));
   $("#undo-button").addEventListener("click", () => command("undo"));
-  const status = await call("GET", "/api/status");
-  if (status && status.game_commands === false) {
-    $("#no-games").hidden = false;
-    $("#new-form button[type=submit]").disabled = true;
-  }
   await fillRulesets();
   const fromHash = (location.hash.match(/game=([0-9a-f]{16})/) || [])[1];
   const id = fromHash || localStorage.getItem("dicewise.game");
-  if (id && status.game_commands !== false) {
+  if (id) {
     const answer = await call("GET", `/api/game/${id}`);
     if (answer.ok !== false) await show(answer, id);
     else { forget(); if (fromHash) showError(answer.error); }
