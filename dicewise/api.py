@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import math
 import numbers
 import os
 import reprlib
@@ -141,6 +142,20 @@ def _checked(function):
 
 
 # --- the commands ------------------------------------------------------------------------------
+
+def jsonable(obj):
+    """A value as dicewise's JSON says it, on the command line and the page alike: NaN and
+    infinities become null, NumPy scalars numbers, keys texts."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if hasattr(obj, "item"):  # numpy scalars
+        return jsonable(obj.item())
+    return obj
+
 
 def game_of(ruleset) -> Game:
     """The protocol object of a ruleset name (or the object itself)."""
@@ -850,6 +865,10 @@ def _table_sheets(ruleset, players, sheet, opponent_sheets, options):
     from .solver.sheet import parse_sheet
 
     game, rules = make_rules(ruleset, options)
+    if players not in game.table_players(rules):
+        raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
+                                    game=game.name, players=players,
+                                    seats=", ".join(map(str, game.table_players(rules)))))
     if 2 not in game.players(rules):
         raise DicewiseError(Message("{game} has no play to win at a table of {players}; "
                                     "`dicewise duel {game} --players {players}` plays it",

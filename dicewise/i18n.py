@@ -12,6 +12,7 @@ in the seeds' own abbreviations (``1п``, ``2п``, ``LS``, ``BS``, ``F``, ``C``,
 from __future__ import annotations
 
 import ast
+import errno
 import gettext
 import os
 import struct
@@ -200,6 +201,20 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
 def box_listing(ruleset: str, boxes) -> Listing:
     """Box names of ``ruleset`` joined by commas, each said in the players' language."""
     return Listing([Box(ruleset, box) for box in boxes])
+
+
+#: The system's reasons a player meets reading or writing a file, in the system's English
+#: (``strerror``): said in the player's language too.
+_OS_REASONS = {errno.ENOENT: "No such file or directory", errno.EACCES: "Permission denied",
+               errno.EPERM: "Operation not permitted", errno.EISDIR: "Is a directory",
+               errno.ENOTDIR: "Not a directory", errno.ENOSPC: "No space left on device",
+               errno.EROFS: "Read-only file system"}
+
+
+def os_reason(error: OSError) -> "Message | str":
+    """Why a file could not be read or written, translatable where it is a common reason."""
+    reason = _OS_REASONS.get(error.errno)
+    return Message(reason) if reason else (error.strerror or str(error))
 
 
 def said(error: Exception, tr) -> str:

@@ -279,3 +279,11 @@ def test_a_log_hears_how_far_long_work_has_come(monkeypatch):
     assert lines[-1].startswith("playing 1,024 games (greedy) ... 100% (0:")
     monkeypatch.setattr(fmt, "LOG_EVERY", 60)  # short work: the label alone
     assert ok(*play).stderr == "playing 1,024 games (greedy) ...\n"
+
+
+def test_rules_of_poker_school_names_its_rows_as_sheets_write_them():
+    """The README: `rules` prints the names a sheet uses; poker-school's are rows."""
+    from dicewise.solver.poker_school.rules import ROW_NAMES
+
+    assert "rows: " + ", ".join(ROW_NAMES) in ok("rules", "poker-school").stdout
+    assert "строки: единицы (ones), " in ok("rules", "poker-school", "--lang", "ru").stdout

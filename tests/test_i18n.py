@@ -522,6 +522,18 @@ REFUSED = {
     "chance-table-of-three": (
         ["chance", "general", "--players", "3", "--table", "/no such table.dwt"],
         i18n.Message("--table is for one or two players")),
+    "ryzykant-sheet-entry": (  # the sheet and its notation's words said in the language too
+        ["advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet", "6-4"],
+        i18n.Message("{what} entry {entry} is not of the form {form}=MARKS",
+                     what=i18n.Message("sheet"), entry="'6-4'", form=i18n.Message("SUM"))),
+    "chance-table-size": (  # the table's size first: no duel to point to at five
+        ["chance", "poker-school", "--players", "5"],
+        i18n.Message("a table of {game} seats {seats} players, not {players}",
+                     game="poker-school", seats="2, 3, 4", players=5)),
+    "resume-missing-file": (  # the system's reason said in the player's language too
+        ["play", "general", "--resume", "/no such game.json"],
+        i18n.Message("cannot read {path}: {why}", path="/no such game.json",
+                     why=i18n.Message("No such file or directory"))),
     "seat-policy": (  # refused before poker-school's table is built (minutes)
         ["duel", "poker-school", "--players", "3", "--a", "search", "--b", "greedy"],
         i18n.Message("a table of {game} seats the policies {policies}, not {policy!r}",
@@ -670,12 +682,13 @@ def test_the_pages_game_refusals_are_said_in_the_players_language(lang, tmp_path
     monkeypatch.setattr(os, "fsync", disk_full)
     with pytest.raises(games.NotSaved) as refused:
         store.new(new)
-    assert str(refused.value) == tr("cannot save the game ({why})").format(
-        why="No space left on device")
+    full = tr("No space left on device")  # the system's reason, in the player's words too
+    assert full != "No space left on device"
+    assert str(refused.value) == tr("cannot save the game ({why})").format(why=full)
     with pytest.raises(games.NotSaved) as refused:
         store.apply(game_id, "write ones")
     assert str(refused.value) == tr("cannot save the game ({why}); the last move is not "
-                                    "kept").format(why="No space left on device")
+                                    "kept").format(why=full)
     assert str(refused.value) != i18n.translator("en")(
         "cannot save the game ({why}); the last move is not kept").format(
         why="No space left on device")

@@ -52,19 +52,9 @@ def emit_json(obj) -> None:
     """Print one JSON document (NaN and infinities become null)."""
     if hasattr(obj, "to_json"):
         obj = obj.to_json()
-    click.echo(json.dumps(_clean(obj), indent=2, ensure_ascii=False))
+    from ..api import jsonable  # not at import: `dicewise --help` needs no NumPy
 
-
-def _clean(obj):
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item"):  # numpy scalars
-        return _clean(obj.item())
-    return obj
+    click.echo(json.dumps(jsonable(obj), indent=2, ensure_ascii=False))
 
 
 @contextmanager

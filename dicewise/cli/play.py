@@ -412,7 +412,7 @@ def review(ruleset, log, game_index, show_all, options, as_json):
                  Path(log).read_text(encoding="utf-8", errors="replace")).splitlines()
     except OSError as e:
         raise DicewiseError(i18n.Message("cannot read {path}: {why}", path=log,
-                                         why=e.strerror)) from None
+                                         why=i18n.os_reason(e))) from None
     judged = api.review(ruleset, lines, options=options, progress=progress)
     if game_index is not None:
         games = sorted({r.game for r in judged if r.game is not None})

@@ -14,8 +14,6 @@ import csv
 import io
 import json
 import sys
-import tempfile
-from pathlib import Path
 
 import click
 
@@ -348,16 +346,13 @@ def _csv_text(p) -> str:
 
 def _table_file_bytes(p, rules, options) -> bytes:
     """P(conquer) as a dicewise table file (self-describing, checksummed)."""
-    from ..tables.format import write_table
+    from ..tables.format import table_bytes
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "risk.table"
-        write_table(path, kind="risk-conquest", ruleset="risk", options=options,
-                    rules_digest=RISK.rules_digest(rules), arrays={"p_conquer": p},
-                    meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
-                                   "(rolling at most A-1 dice), D defending armies",
-                          "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
-        return path.read_bytes()
+    return table_bytes(kind="risk-conquest", ruleset="risk", options=options,
+                       rules_digest=RISK.rules_digest(rules), arrays={"p_conquer": p},
+                       meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
+                                      "(rolling at most A-1 dice), D defending armies",
+                             "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
 
 
 @risk.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -17,7 +17,8 @@ from click.core import ParameterSource
 from .. import i18n
 from ..play import commands
 from ..play.session import TableGame, read_saved, saved_language
-from .format import _clean, progress, speak
+from ..api import jsonable
+from .format import progress, speak
 from .games import choice_label, dominated_note, option_flag, quality, ranking_head
 from .main import Command
 
@@ -88,7 +89,7 @@ def _json_loop(game: TableGame) -> None:
         if not line.strip():
             continue
         answer = game.apply(line)
-        click.echo(json.dumps(_clean(answer), ensure_ascii=False))
+        click.echo(json.dumps(jsonable(answer), ensure_ascii=False))
         if answer.get("quit"):
             return
 

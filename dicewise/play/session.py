@@ -537,7 +537,7 @@ def read_saved(path) -> dict:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise DicewiseError(Message("cannot read {path}: {why}", path=str(path),
-                                    why=e.strerror)) from None
+                                    why=i18n.os_reason(e))) from None
     except ValueError:
         raise DicewiseError(Message("{path} is not a saved dicewise game (not JSON)",
                                     path=str(path))) from None

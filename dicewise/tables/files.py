@@ -72,4 +72,4 @@ def write_output(path, data: str | bytes) -> Path:
 
 
 def _cannot_write(path, error: OSError) -> i18n.Message:
-    return i18n.Message("cannot write {path}: {why}", path=str(path), why=error.strerror)
+    return i18n.Message("cannot write {path}: {why}", path=str(path), why=i18n.os_reason(error))

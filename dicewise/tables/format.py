@@ -26,7 +26,7 @@ import msgpack
 import numpy as np
 
 from ..errors import DicewiseError, NotATableFile, TableError  # noqa: F401  (TableError is re-exported)
-from ..i18n import Message, options_text
+from ..i18n import Message, options_text, os_reason
 from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
 from .files import write_atomic
 
@@ -52,6 +52,18 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
                 arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> Path:
     """Write arrays and their description to ``path`` atomically; returns the path."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomic(path, *_table_parts(kind, ruleset, options, rules_digest, arrays, meta))
+
+
+def table_bytes(*, kind: str, ruleset: str, options: Mapping[str, Any], rules_digest: str,
+                arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> bytes:
+    """The bytes ``write_table`` writes, for a table file written elsewhere (``--out``)."""
+    return b"".join(_table_parts(kind, ruleset, options, rules_digest, arrays, meta))
+
+
+def _table_parts(kind, ruleset, options, rules_digest, arrays, meta) -> tuple[bytes, bytes]:
+    """(head, payload) of a table file: the header and the packed arrays."""
     blobs, described = {}, {}
     for name, arr in arrays.items():
         arr = np.ascontiguousarray(arr)
@@ -76,8 +88,7 @@ def write_table(path, *, kind: str, ruleset: str, options: Mapping[str, Any], ru
     # what packing it whole gives, without a second copy of the payload in memory.
     head = (b"\x82" + msgpack.packb("header") + msgpack.packb(header, use_bin_type=True)
             + msgpack.packb("payload") + _bin_header(len(payload)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write_atomic(path, head, payload)
+    return head, payload
 
 
 def _bin_header(n: int) -> bytes:
@@ -110,7 +121,7 @@ def _read(path):
         raise TableError(Message("table file {path} does not exist", path=str(path))) from None
     except OSError as e:
         raise TableError(Message("cannot read table file {path}: {why}", path=str(path),
-                                 why=e.strerror)) from None
+                                 why=os_reason(e))) from None
     try:
         doc = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         header, payload = doc["header"], doc["payload"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -34,26 +33,13 @@ BODY_LIMIT = 256 * 1024
 log = logging.getLogger("dicewise.web")
 
 
-def jsonable(obj):
-    """The value as JSON prints it for the command line: NaN and infinities become null."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if hasattr(obj, "item"):  # numpy scalars
-        return jsonable(obj.item())
-    return obj
-
-
 class DicewiseJSON(JSONResponse):
     """A JSON response in the command line's convention (UTF-8 text, null for NaN)."""
 
     def render(self, content) -> bytes:
         if hasattr(content, "to_json"):
             content = content.to_json()
-        return json.dumps(jsonable(content), ensure_ascii=False, allow_nan=False).encode()
+        return json.dumps(api.jsonable(content), ensure_ascii=False, allow_nan=False).encode()
 
 
 def error(message: str, status: int = 400) -> DicewiseJSON:

@@ -113,7 +113,7 @@ class GameStore:
             self._write(game_id, game)
         except OSError as e:
             raise NotSaved(i18n.Message("cannot save the game ({why})",
-                                        why=str(e.strerror or e)).in_language(tr)) from None
+                                        why=i18n.os_reason(e)).in_language(tr)) from None
         self._remember(game_id, game)
         return game_id
 
@@ -174,7 +174,7 @@ class GameStore:
                     with self._lock:  # the next request reads the last good file again
                         self._games.pop(game_id, None)
                     raise NotSaved(i18n.Message("cannot save the game ({why}); the last move "
-                                                "is not kept", why=str(e.strerror or e))
+                                                "is not kept", why=i18n.os_reason(e))
                                    .in_language(game.tr)) from None
             return answer
 

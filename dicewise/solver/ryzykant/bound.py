@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import DicewiseError
+from ..stats import mean_ci95
 from . import approx
 from .rules import N_SUMS, Position, RyzykantRules, apply_splits, legal_splits, score
 
@@ -74,10 +75,9 @@ class BoundResult:
 
 
 def _ci(x) -> tuple[float, tuple[float, float]]:
+    """The mean of ``x`` and its 95% interval (unbounded for a single sample)."""
     x = np.asarray(x, np.float64)
-    m = float(x.mean())
-    h = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else math.inf
-    return m, (m - h, m + h)
+    return float(x.mean()), mean_ci95(x) if len(x) > 1 else (-math.inf, math.inf)
 
 
 def _penalties(dense, ruleset: RyzykantRules, U, L, roll: int):

@@ -16,7 +16,6 @@ also what makes the duel fair: the game is played on shared rolls.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ import numpy as np
 
 from ...errors import DicewiseError, TableError
 from ...i18n import Message
+from ..stats import mean_ci95
 from . import rules, approx, exact
 from .rules import Position, RyzykantRules
 
@@ -115,7 +115,7 @@ def build(ruleset: RyzykantRules, progress: Callable[[int], None] | None = None,
     policy = approx.model_policy(model, ruleset)
     played = approx.play_games(ruleset, policy, eval_games, seed=[99, 1])
     scores = played.scores
-    mean, se = float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores)))
+    mean, ci95 = float(scores.mean()), mean_ci95(scores)
     empty_up, empty_lo = np.zeros((1, 11), np.int64), np.zeros((1, 6), np.int64)
     v0 = float(model.value(empty_up, empty_lo)[0])
     ahead0 = float(approx.expected_after(model, ruleset, empty_up, empty_lo)[0])
@@ -131,7 +131,7 @@ def build(ruleset: RyzykantRules, progress: Callable[[int], None] | None = None,
     if progress:
         progress(1)
     meta = {
-        "expected_score": mean, "ci95": [mean - 1.96 * se, mean + 1.96 * se],
+        "expected_score": mean, "ci95": list(ci95),
         "eval_games": eval_games, "policy": f"lookahead {LOOKAHEAD}",
         "expected_score_kind": str(score_kind(eval_games, exact=False)),
         "value_at_start": ahead0, "model_value_at_start": v0, "bellman_residual_rms": rms,
@@ -218,48 +218,6 @@ def play(ruleset: RyzykantRules, policy: approx.Policy, games: int, seed: int,
             progress(n)
     return approx.Games(*(np.concatenate([getattr(p, k) for p in parts])
                           for k in ("upper", "lower", "rolls", "puscioch")))
-
-
-def summary(scores: np.ndarray) -> dict:
-    """Mean, spread, 95% confidence interval of the mean and percentiles of final scores."""
-    scores = np.asarray(scores, dtype=np.float64)
-    n = len(scores)
-    mean = float(scores.mean())
-    std = float(scores.std(ddof=1)) if n > 1 else 0.0
-    half = 1.96 * std / math.sqrt(n)
-    pct = np.percentile(scores, [5, 25, 50, 75, 95])
-    return {"mean": mean, "std": std, "ci95": [mean - half, mean + half],
-            "min": float(scores.min()), "max": float(scores.max()),
-            "percentiles": {str(p): float(v) for p, v in zip((5, 25, 50, 75, 95), pct)}}
-
-
-@dataclass(frozen=True)
-class DuelResult:
-    games: int
-    a: str
-    b: str
-    wins: float
-    draws: float
-    losses: float
-    margin: float
-    margin_ci95: tuple[float, float]
-    mean_a: float
-    mean_b: float
-
-    def rate_ci95(self, p: float) -> tuple[float, float]:
-        half = 1.96 * math.sqrt(max(p * (1 - p), 0.0) / self.games)
-        return (max(0.0, p - half), min(1.0, p + half))
-
-
-def duel(scores_a: np.ndarray, scores_b: np.ndarray, a: str, b: str) -> DuelResult:
-    """Win/draw/loss rates of A against B, game by game on the same rolls, and the margin."""
-    d = np.asarray(scores_a, np.float64) - np.asarray(scores_b, np.float64)
-    n = len(d)
-    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
-    m = float(d.mean())
-    return DuelResult(n, a, b, float((d > 0).mean()), float((d == 0).mean()),
-                      float((d < 0).mean()), m, (m - 1.96 * se, m + 1.96 * se),
-                      float(np.mean(scores_a)), float(np.mean(scores_b)))
 
 
 # -- advice ---------------------------------------------------------------------------------

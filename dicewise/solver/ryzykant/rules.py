@@ -241,6 +241,8 @@ def _parse_marks(text: str | None, what: str, keys: range) -> dict[int, int]:
     out: dict[int, int] = {}
     if text is None or not text.strip():
         return out
+    sums = what == "sheet"
+    form, what = (Message("SUM"), Message("sheet")) if sums else (Message("FACE"), Message("fifth"))
     for item in text.split(","):
         key, sep, marks = item.partition("=")
         try:
@@ -249,12 +251,11 @@ def _parse_marks(text: str | None, what: str, keys: range) -> dict[int, int]:
             k, n = int(key), int(marks)
         except ValueError:
             raise DicewiseError(Message("{what} entry {entry} is not of the form {form}=MARKS",
-                                        what=what, entry=repr(item.strip()),
-                                        form="SUM" if what == "sheet" else "FACE")) from None
+                                        what=what, entry=repr(item.strip()), form=form)) from None
         if k not in keys:
             raise DicewiseError(Message("{what} entry {entry}: {why}", what=what,
                                         entry=repr(item.strip()),
-                                        why=Message("pair sums are 2..12") if what == "sheet"
+                                        why=Message("pair sums are 2..12") if sums
                                         else Message("faces are 1..6")))
         if n < 0:
             raise DicewiseError(Message("{what} entry {entry}: marks cannot be negative",
