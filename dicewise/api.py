@@ -508,12 +508,12 @@ def _two_player_game(ruleset, options):
     return game, rules
 
 
-@_checked
 def _listed(texts) -> list:
     """Rivals' sheets (or fifths) as a list: one text is one rival."""
     return [texts] if isinstance(texts, str) else list(texts or ())
 
 
+@_checked
 def exact_race(ruleset, players: int, options=None) -> bool:
     """Whether a table of ``players`` is the exactly solved two-player race (else the game's
     approximate table play answers, where it has one)."""

@@ -82,8 +82,8 @@ def rules(ruleset, lang, as_json):
     if info["own_group"]:
         click.echo(tr("its own commands: {commands} (see `dicewise {group} --help`)").format(
             commands=", ".join(info.get("group_commands", [])), group=info["own_group"]))
+    english = tr.lang == "en"  # elsewhere each box's own name, then the one typed in English
     for key, line in (("categories", tr("categories: {boxes}")), ("rows", tr("rows: {boxes}"))):
-        english = tr.lang == "en"  # elsewhere each box's own name, then the one typed in English
         if info.get(key):
             click.echo(line.format(boxes=", ".join(
                 c if english else f"{i18n.box_label(name, c, tr.lang)} ({c})" for c in info[key])))
