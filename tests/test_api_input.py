@@ -60,6 +60,13 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
      "opponent_sheets"),
     ("chance_players", {"players": 3, "opponent_sheets": [1, 2]}, "opponent_sheets"),
     ("duel_players", {"players": "3"}, "players"),
+    ("exact_race", {"players": "2"}, "players"),
+    # the one call of each command, with players as the command takes them
+    ("advise", {"dice": DICE, "roll": 1, "players": "3"}, "players"),
+    ("advise", {"dice": DICE, "roll": 1, "players": 3, "opponent_sheets": [1]},
+     "opponent_sheets"),
+    ("chance", {"players": 2.0}, "players"),
+    ("duel", {"players": 3, "exact": "yes"}, "exact"),
     # beyond the command line's bounds: NumPy's ValueError, MemoryError or a hang
     ("simulate", {"games": 10**30}, "games"),
     ("duel", {"games": 2**40}, "games"),
