@@ -364,6 +364,8 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
     (a ``Duel``).  With ``players`` 2 (or the policy ``win``) the two-player race, seats
     alternating (a ``RaceDuel``, ``exact`` adding its value by policy evaluation), where it
     is solved exactly; at any other table A in one seat, B in the others (a ``TableDuel``)."""
+    if players < 1:
+        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
     game, rules = for_command(ruleset, "duel", options)
     race = players == 2 or "win" in (a, b)
     if players > 2 or (race and 2 not in game.players(rules)):
@@ -373,7 +375,7 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
                             options=options, table=table, progress=progress)
     if race:
         return duel_two_player(ruleset, a=a, b=b, games=games, seed=seed, exact=exact,
-                               options=options, progress=progress)
+                               options=options, table=table, progress=progress)
     if exact:
         raise DicewiseError(Message("--exact is for the two-player race"))
     for policy in (a, b):  # refuse either before playing either
@@ -655,8 +657,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     if games < 2:
         raise DicewiseError(Message("a duel needs at least 2 games (one per seat)"))
     game, rules = _two_player_game(ruleset, options)
-    for name in (a, b):  # refused before the table is built (minutes)
-        check_policy_name(name)
+    a, b = check_policy_name(a), check_policy_name(b)  # refused before the table's build
     if exact and {a, b} != {"win", "optimal"}:
         raise DicewiseError(Message("--exact compares win against optimal (expected-score) play"))
     solitaire = store.solution(game, rules, progress_factory=progress).payload.values
@@ -729,6 +730,8 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
     from .solver.target.advice import chance as chance_of
 
     opponent_sheets = _listed(opponent_sheets)
+    if players < 1:
+        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
     if players > 1 and target is not None:
         raise DicewiseError(Message("--players {players} takes no --target", players=players))
     if players > 2:

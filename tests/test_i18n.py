@@ -76,7 +76,7 @@ def test_a_message_says_its_parts_in_the_players_language():
     assert near.in_language(ru) == "пятерки, столбец 2"
     assert near.in_language(pl) == "piątki, kolumna 2"
     ended = i18n.Message("{points} (ended)", points=40)
-    assert i18n.in_language(i18n.Listing([ended, "35"]), ru) == "40 (игра окончена), 35"
+    assert i18n.in_language(i18n.Listing([ended, "35"]), ru) == "40 (больше не играет), 35"
     assert i18n.in_language("as it is", ru) == "as it is" and ru.lang == "ru"
     # copied or pickled (a worker's error, a deep copy), a message still knows its parts
     refused = i18n.Message("{verb}: a die shows 1..6, not {word}", verb="dice", word="'{7}'")
@@ -533,6 +533,10 @@ REFUSED = {
     "resume-missing-file": (  # the system's reason said in the player's language too
         ["play", "general", "--resume", "/no such game.json"],
         i18n.Message("cannot read {path}: {why}", path="/no such game.json",
+                     why=i18n.Message("No such file or directory"))),
+    "out-in-a-folder-that-takes-no-files": (  # its lock failed with a traceback
+        ["solve", "general", "--out", "/proc/table.dwt"],
+        i18n.Message("cannot write {path}: {why}", path="/proc/table.dwt",
                      why=i18n.Message("No such file or directory"))),
     "seat-policy": (  # refused before poker-school's table is built (minutes)
         ["duel", "poker-school", "--players", "3", "--a", "search", "--b", "greedy"],

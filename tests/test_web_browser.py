@@ -309,12 +309,6 @@ def test_the_games_are_described_in_the_pages_language(page):
 
 # --- a whole game ------------------------------------------------------------------------
 
-@pytest.fixture
-def games():
-    """Skip where this installation cannot follow a game in progress."""
-    pytest.importorskip("dicewise.play.session", reason="the game in progress is not installed")
-
-
 def start_game(page, ruleset: str, names, seed: int, objective: str = "score",
                advice: bool = True) -> None:
     page.click("[data-tab=new]")
@@ -364,7 +358,7 @@ def play_to_the_end(page, server, ruleset: str, on_step=None, check_every: int =
     raise AssertionError(f"no end of the game after {limit} steps")
 
 
-def test_a_whole_game_of_general_for_two(games, page, server, artifacts, monkeypatch):
+def test_a_whole_game_of_general_for_two(page, server, artifacts, monkeypatch):
     monkeypatch.setenv("DICEWISE_CACHE", str(server.cache))
     start_game(page, "general", ["Ann", "Bob"], seed=11)
     seen = {}
@@ -393,7 +387,7 @@ def test_a_whole_game_of_general_for_two(games, page, server, artifacts, monkeyp
     assert (artifacts / "general-phone.png").stat().st_size > 10_000
 
 
-def test_undo_save_and_resume(games, page, server, tmp_path):
+def test_undo_save_and_resume(page, server, tmp_path):
     start_game(page, "general", ["Ann", "Bob"], seed=5)
     tap(page, "[data-testid=roll-button]")
     tap(page, "[data-testid=advice] tr.choice[data-index='1']")
@@ -416,7 +410,7 @@ def test_undo_save_and_resume(games, page, server, tmp_path):
     assert {k: v for k, v in resumed.items()} == before
 
 
-def test_the_page_in_russian(games, page, server):
+def test_the_page_in_russian(page, server):
     page.select_option("[data-testid=lang]", "ru")
     page.wait_for_selector("html[lang=ru]", state="attached")
     start_game(page, "general", ["Аня", "Борис"], seed=3)
@@ -445,7 +439,7 @@ def test_the_start_page_fits_a_phone(page, lang):
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], tab
 
 
-def test_a_bonus_no_box_shows_has_a_row_of_its_own(games, page, server):
+def test_a_bonus_no_box_shows_has_a_row_of_its_own(page, server):
     """Yatzy's 50 for 63 in the upper section counts as soon as it is earned: the sheet shows
     it in its own row, and the points hold it."""
     start_game(page, "yatzy", ["Ann"], seed=2, advice=False)
@@ -467,7 +461,7 @@ def post_commands(server, page, commands) -> None:
     page.wait_for_selector("[data-testid=game]:not([hidden])")
 
 
-def test_a_game_speaks_the_language_the_page_changes_to(games, page, server):
+def test_a_game_speaks_the_language_the_page_changes_to(page, server):
     start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
     drawn = page.evaluate("document.body.dataset.drawn || '0'")
     page.select_option("[data-testid=lang]", "ru")  # the game is drawn again in Russian
@@ -476,7 +470,7 @@ def test_a_game_speaks_the_language_the_page_changes_to(games, page, server):
     assert page.inner_text("[data-testid=error]") == "нечего отменять"
 
 
-def test_a_game_won_at_once_says_so_and_can_be_taken_back(games, page, server):
+def test_a_game_won_at_once_says_so_and_can_be_taken_back(page, server):
     """A first-roll five of a kind ends General: the result says who won at once (not a
     ranking that looks wrong), and a mistap is taken back from the final screen."""
     start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
@@ -486,14 +480,14 @@ def test_a_game_won_at_once_says_so_and_can_be_taken_back(games, page, server):
     assert page.is_hidden("[data-testid=result]") and not state_of(server, page)["state"]["over"]
 
 
-def test_a_draw_is_said_as_one(games, page, server):
+def test_a_draw_is_said_as_one(page, server):
     start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
     boxes = api.describe("general")["categories"]
     post_commands(server, page, [c for box in boxes for c in ("dice 2 2 3 4 6", f"write {box}") * 2])
     assert page.inner_text("[data-testid=verdict]") == "A draw: Ann, Bob"
 
 
-def test_the_kept_dice_stay_while_the_rest_are_tapped(games, page, server):
+def test_the_kept_dice_stay_while_the_rest_are_tapped(page, server):
     """After keep 1 2 the picker holds the two kept dice: neither a tap on them nor Clear
     takes them away (the server would refuse five dice without them), and three taps
     complete the roll."""
@@ -511,14 +505,14 @@ def test_the_kept_dice_stay_while_the_rest_are_tapped(games, page, server):
     assert state["awaiting"] == "choice" and sorted(state["dice"]) == [1, 2, 6, 6, 6]
 
 
-def test_a_solitaire_game_ends_on_its_score(games, page, server):
+def test_a_solitaire_game_ends_on_its_score(page, server):
     start_game(page, "general", ["Ann"], seed=4, advice=False)
     boxes = api.describe("general")["categories"]
     post_commands(server, page, [c for box in boxes for c in ("dice 1 2 3 4 6", f"write {box}")])
     assert page.inner_text("[data-testid=verdict]") == "Ann scored 16"
 
 
-def test_the_settlement_is_named_in_the_players_language(games, page, server):
+def test_the_settlement_is_named_in_the_players_language(page, server):
     """poker-programs pays score − the table's mean (RULES.md 2): the result says so beside
     each name, not a bare signed number."""
     start_game(page, "poker-programs", ["Ann", "Bob"], seed=4, advice=False)
@@ -533,7 +527,7 @@ def test_the_settlement_is_named_in_the_players_language(games, page, server):
     assert "Ann — 153 (rozliczenie +95.00)" in page.inner_text("[data-testid=ranking]")
 
 
-def test_the_marks_of_a_premium_column_are_told(games, page, server):
+def test_the_marks_of_a_premium_column_are_told(page, server):
     """x, ✗ and ★ under poker-school's sheets: Ann takes the pair's premium, so Bob's is
     gone, and Bob crosses his chance."""
     start_game(page, "poker-school", ["Ann", "Bob"], seed=4, advice=False)
@@ -545,7 +539,7 @@ def test_the_marks_of_a_premium_column_are_told(games, page, server):
     assert "★" in ann and "✗" not in ann and "✗" in bob and "★" not in bob
 
 
-def test_a_whole_game_of_poker_school_keeping_the_score(games, page, server, artifacts):
+def test_a_whole_game_of_poker_school_keeping_the_score(page, server, artifacts):
     """Three columns and a premium column per player; no advice, so no table is built: the
     page offers every legal write and cross, and the test taps the first each turn."""
     start_game(page, "poker-school", ["Ann", "Bob"], seed=8, advice=False)
@@ -601,7 +595,7 @@ def table_server(tmp_path_factory):
 @pytest.mark.parametrize("ruleset", ["general", "poker-programs", "yahtzee", "yatzy",
                                      "poker-school"])
 def test_advice_comes_within_half_a_second_of_the_tap(ruleset, browser, table_server, artifacts,
-                                                      monkeypatch, games):
+                                                      monkeypatch):
     from dicewise.tables import store
 
     monkeypatch.setenv("DICEWISE_CACHE", str(table_server.cache))
@@ -674,7 +668,7 @@ def test_a_server_with_a_token_works_from_its_address_only(browser, tmp_path):
         guarded.stop()
 
 
-def test_a_whole_game_of_poker_school_with_advice(games, browser, table_server, artifacts,
+def test_a_whole_game_of_poker_school_with_advice(browser, table_server, artifacts,
                                                   monkeypatch):
     """The best choice tapped every time, the choices checked against ``advise``; needs the
     poker-school table in ``DICEWISE_WEB_TABLES`` (its build takes minutes)."""

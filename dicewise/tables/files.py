@@ -49,7 +49,7 @@ def checked_output(path) -> Path:
     except FileNotFoundError:
         mode = None
     except OSError as e:
-        raise DicewiseError(_cannot_write(path, e)) from None
+        raise DicewiseError(cannot_write(path, e)) from None
     if mode is not None and not stat.S_ISREG(mode):
         if stat.S_ISDIR(mode):
             raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
@@ -68,8 +68,9 @@ def write_output(path, data: str | bytes) -> Path:
     try:
         return write_atomic(path, data.encode() if isinstance(data, str) else data)
     except OSError as e:
-        raise DicewiseError(_cannot_write(path, e)) from None
+        raise DicewiseError(cannot_write(path, e)) from None
 
 
-def _cannot_write(path, error: OSError) -> i18n.Message:
+def cannot_write(path, error: OSError) -> i18n.Message:
+    """Why ``path`` could not be written, in the player's words."""
     return i18n.Message("cannot write {path}: {why}", path=str(path), why=i18n.os_reason(error))

@@ -20,6 +20,7 @@ from typing import Callable
 from ..errors import DicewiseError
 from ..i18n import Message, message_of
 from ..solver.protocol import Game, Solution
+from .files import cannot_write
 from .format import NotATableFile, TableError, read_table, write_table
 
 SUFFIX = ".dwt"
@@ -203,7 +204,11 @@ def _build_lock(path: Path):
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = path.with_name(f".{path.name}.lock")  # left in place: unlinking it would race
-    with open(lock, "a+") as f:
+    try:
+        f = open(lock, "a+")
+    except OSError as e:  # a folder that takes no files (/proc): refused as --out would be
+        raise DicewiseError(cannot_write(path, e)) from None
+    with f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -103,7 +103,10 @@ def make_policy(name: str, values: TwoPlayerValues, solitaire_values: np.ndarray
 
 
 def check_policy_name(name) -> str:
-    """``name`` if it names a two-player policy (``POLICY_NAMES``), else a DicewiseError."""
+    """The policy ``name`` names (``POLICY_NAMES``; ``expected``, the solver's own word, is
+    ``optimal``), else a DicewiseError."""
+    if name == "expected":
+        return "optimal"
     if name not in POLICY_NAMES:
         raise DicewiseError(Message("unknown two-player policy {name!r} (policies: {policies})",
                                     name=name, policies=", ".join(POLICY_NAMES)))
