@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import DicewiseError
+from .errors import DicewiseError, UnfitArguments
 from .i18n import Message, Number
 from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
@@ -214,7 +214,7 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
     if players < 1:
         raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
     if players > 1 and target is not None:
-        raise DicewiseError(Message("--players {players} takes no --target", players=players))
+        raise UnfitArguments(Message("--players {players} takes no --target", players=players))
     if players > 1 and not exact_race(ruleset, players, options):
         return advise_players(ruleset, players=players, dice=dice, roll=roll, sheet=sheet,
                               opponent_sheets=opponent_sheets, fifth=fifth,
@@ -223,16 +223,16 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
     if players == 2:
         check_two_players(ruleset, options)  # the real problem first: no race is solved
         if fifth is not None or opponent_fifths:
-            raise DicewiseError(Message("--players 2 takes no --target or --fifth"))
+            raise UnfitArguments(Message("--players 2 takes no --target or --fifth"))
         if roll is None:
-            raise DicewiseError(Message("give --roll 1, 2 or 3"))
+            raise UnfitArguments(Message("give --roll 1, 2 or 3"))
         if len(opponent_sheets) > 1:
-            raise DicewiseError(Message("--players 2 takes one --opponent-sheet"))
+            raise UnfitArguments(Message("--players 2 takes one --opponent-sheet"))
         return advise_two_player(ruleset, dice=dice, roll=roll, sheet=sheet or "",
                                  opponent_sheet=opponent_sheets[0] if opponent_sheets else "",
                                  options=options, table=table, progress=progress)
     if opponent_sheets or opponent_fifths:
-        raise DicewiseError(Message("--opponent-sheet and --opponent-fifth are for --players N"))
+        raise UnfitArguments(Message("--opponent-sheet and --opponent-fifth are for --players N"))
     if target is not None:
         return advise_target(ruleset, dice=dice, roll=roll, sheet=sheet, target=target,
                              options=options, table=table, progress=progress)
@@ -370,14 +370,14 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
     race = players == 2 or "win" in (a, b)
     if players > 2 or (race and 2 not in game.players(rules)):
         if exact:
-            raise DicewiseError(Message("--exact is for the two-player race"))
+            raise UnfitArguments(Message("--exact is for the two-player race"))
         return duel_players(ruleset, players=max(players, 2), a=a, b=b, games=games, seed=seed,
                             options=options, table=table, progress=progress)
     if race:
         return duel_two_player(ruleset, a=a, b=b, games=games, seed=seed, exact=exact,
                                options=options, table=table, progress=progress)
     if exact:
-        raise DicewiseError(Message("--exact is for the two-player race"))
+        raise UnfitArguments(Message("--exact is for the two-player race"))
     for policy in (a, b):  # refuse either before playing either
         check_policy(game, rules, policy)
     sol, a, played_a = _played(game, rules, a, games, seed, table, progress)
@@ -659,7 +659,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     game, rules = _two_player_game(ruleset, options)
     a, b = check_policy_name(a), check_policy_name(b)  # refused before the table's build
     if exact and {a, b} != {"win", "optimal"}:
-        raise DicewiseError(Message("--exact compares win against optimal (expected-score) play"))
+        raise UnfitArguments(Message("--exact compares win against optimal (expected-score) play"))
     solitaire = store.solution(game, rules, progress_factory=progress).payload.values
     race = solve_two_player(game, options, table=table, progress=progress).values
     result = simulate_duel(race, make_policy(a, race, solitaire), make_policy(b, race, solitaire),
@@ -733,23 +733,23 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
     if players < 1:
         raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
     if players > 1 and target is not None:
-        raise DicewiseError(Message("--players {players} takes no --target", players=players))
+        raise UnfitArguments(Message("--players {players} takes no --target", players=players))
     if players > 2:
         if table is not None:
-            raise DicewiseError(Message("--table is for one or two players"))
+            raise UnfitArguments(Message("--table is for one or two players"))
         return chance_players(ruleset, players=players, sheet=sheet,
                               opponent_sheets=opponent_sheets, games=games, seed=seed,
                               options=options, progress=progress)
     if players == 2:
         if len(opponent_sheets) > 1:
-            raise DicewiseError(Message("--players 2 takes one --opponent-sheet"))
+            raise UnfitArguments(Message("--players 2 takes one --opponent-sheet"))
         return chance_two_player(ruleset, sheet=sheet,
                                  opponent_sheet=opponent_sheets[0] if opponent_sheets else "",
                                  options=options, table=table, progress=progress)
     if target is None:
-        raise DicewiseError(Message("give --target T (or --players 2)"))
+        raise UnfitArguments(Message("give --target T (or --players 2)"))
     if opponent_sheets:
-        raise DicewiseError(Message("--opponent-sheet is for --players 2"))
+        raise UnfitArguments(Message("--opponent-sheet is for --players 2"))
     target = check_target(target)
     game, rules = for_command(ruleset, "chance", options)
     written = game.target_sheet(rules, sheet)

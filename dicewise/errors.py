@@ -5,6 +5,11 @@ class DicewiseError(ValueError):
     """Input or a file that dicewise refuses, with a message a user can act on."""
 
 
+class UnfitArguments(DicewiseError):
+    """Arguments that do not go together (two players and a target): the command line says
+    where its help tells which do."""
+
+
 class TableError(DicewiseError):
     """A table file that cannot be used: unreadable, damaged, or built for other rules."""
 

@@ -454,6 +454,15 @@ def test_bad_settings_are_refused_in_the_players_language(args, monkeypatch):
 _PRIZE = i18n.Message("a prize taken twice: {prizes} is earned on two sheets (the first to earn "
                       "it takes it; the others' sheets say taken=)",
                       prizes=i18n.Listing([i18n.Box("poker-school", "pair")]))
+
+
+def _with_help(message, command: str) -> i18n.Message:
+    """Arguments that do not go together, refused as click refuses a command line: with the
+    help to read (the test runner names the program ``cli``)."""
+    return i18n.Message("{error} (see `{command} --help`)", error=message,
+                        command=f"cli {command}")
+
+
 #: Refusals a player reaches from the command line, each with the message it must say (in
 #: English exactly as before, in Russian and Polish through the catalogs).
 REFUSED = {
@@ -518,10 +527,11 @@ REFUSED = {
                      seats="2, 3, 4", players=5)),
     "chance-games-of-two": (  # --games and --seed play out tables of three or more only
         ["chance", "general", "--players", "2", "--games", "10"],
-        i18n.Message("--games and --seed are for --players N (3 or more)")),
+        _with_help(i18n.Message("--games and --seed are for --players N (3 or more)"),
+                   "chance")),
     "chance-table-of-three": (
         ["chance", "general", "--players", "3", "--table", "/no such table.dwt"],
-        i18n.Message("--table is for one or two players")),
+        _with_help(i18n.Message("--table is for one or two players"), "chance")),
     "ryzykant-sheet-entry": (  # the sheet and its notation's words said in the language too
         ["advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet", "6-4"],
         i18n.Message("{what} entry {entry} is not of the form {form}=MARKS",
@@ -554,7 +564,8 @@ REFUSED = {
         i18n.Message("a duel needs at least 2 games (one per seat)")),
     "duel-exact-pair": (
         ["duel", "general", "--players", "2", "--a", "win", "--b", "win", "--exact"],
-        i18n.Message("--exact compares win against optimal (expected-score) play")),
+        _with_help(i18n.Message("--exact compares win against optimal (expected-score) play"),
+                   "duel")),
     "two-player-policy": (
         ["duel", "general", "--players", "2", "--a", "greedy"],
         i18n.Message("unknown two-player policy {name!r} (policies: {policies})", name="greedy",

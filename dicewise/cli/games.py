@@ -6,7 +6,7 @@ import click
 from click.core import ParameterSource
 
 from .. import api, i18n
-from ..errors import DicewiseError
+from ..errors import UnfitArguments
 from .format import checked_output, emit_json, named, progress, speak
 from .main import Command
 
@@ -321,7 +321,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
     tr = speak(lang)
     given = click.get_current_context().get_parameter_source
     if players <= 2 and ParameterSource.COMMANDLINE in (given("games"), given("seed")):
-        raise DicewiseError(i18n.Message("--games and --seed are for --players N (3 or more)"))
+        raise UnfitArguments(i18n.Message("--games and --seed are for --players N (3 or more)"))
     result = api.chance(ruleset, target=target, sheet=sheet, players=players,
                         opponent_sheets=list(opponent_sheet), games=games, seed=seed,
                         options=options, table=table, progress=progress)

@@ -8,8 +8,8 @@ import sys
 import click
 
 from .. import __version__
-from ..errors import DicewiseError
-from ..i18n import Message
+from ..errors import DicewiseError, UnfitArguments
+from ..i18n import Message, message_of
 from .format import SPOKEN, error_text
 from .helptext import SpokenHelp
 from .refusals import refusal
@@ -35,6 +35,9 @@ class Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except UnfitArguments as e:  # refused by the API, as click refuses a command line
+            fail(error_text(ctx, Message("{error} (see `{command} --help`)",
+                                         error=message_of(e), command=_help_path(ctx, e))))
         except DicewiseError as e:
             fail(error_text(ctx, e))
         except _NO_ARGS_IS_HELP:
@@ -75,10 +78,10 @@ def _refused(ctx, error: click.UsageError) -> click.Command:
     return ctx.command
 
 
-def _help_path(ctx, error: click.UsageError) -> str:
+def _help_path(ctx, error: click.UsageError | UnfitArguments) -> str:
     """The command whose help fits the error: a subcommand whose options failed to parse
     reports the group's context, so name the subcommand being invoked."""
-    if error.ctx is not None and error.ctx is not ctx:
+    if getattr(error, "ctx", None) is not None and error.ctx is not ctx:
         return error.ctx.command_path
     if ctx.invoked_subcommand:
         return f"{ctx.command_path} {ctx.invoked_subcommand}"
