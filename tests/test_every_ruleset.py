@@ -371,3 +371,18 @@ def test_the_api_refuses_unknown_rulesets_and_options(tmp_path, monkeypatch):
         dicewise.simulate("general", options=["colour=red"])
     cache = store.cache_dir()
     assert not cache.exists() or not any(cache.iterdir())
+
+
+def test_a_table_with_a_flipped_bit_or_other_options_names_one_way_out(tmp_path):
+    """The file format says what is wrong, the store what to do: one way to rebuild, not two."""
+    path = tmp_path / "general.dwt"
+    ok("solve", "general", "--out", str(path))
+    raw = bytearray(path.read_bytes())
+    raw[-100] ^= 0xFF
+    damaged = tmp_path / "damaged.dwt"
+    damaged.write_bytes(bytes(raw))
+    for table, option in ((damaged, []), (path, ["--option", "straight=plain"])):
+        said = run("advise", "general", "--roll", "1", "--dice", *DICE, "--table", str(table),
+                   *option)
+        one_error_line(said, f"dicewise solve general --out {table} --rebuild")
+        assert said.stderr.count("dicewise solve") == 1, said.stderr

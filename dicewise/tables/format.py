@@ -134,11 +134,11 @@ def _read(path):
                            path=str(path))) from None
     if header.get("format_version") != FORMAT_VERSION:
         raise TableError(Message("{path} has table format {have}, this dicewise reads format "
-                                 "{want}; rebuild it with `dicewise solve`", path=str(path),
-                                 have=header.get("format_version"), want=FORMAT_VERSION))
+                                 "{want}", path=str(path), have=header.get("format_version"),
+                                 want=FORMAT_VERSION))
     if not isinstance(header, dict) or header.get("checksum") != checksum(header, payload):
-        raise TableError(Message("{path} is damaged (checksum mismatch); delete it or rebuild it "
-                                 "with `dicewise solve`", path=str(path)))
+        # what to do about it is said by the reader, who knows (rebuild, recompute, reinstall)
+        raise TableError(Message("{path} is damaged (checksum mismatch)", path=str(path)))
     return header, payload
 
 
@@ -160,11 +160,10 @@ def read_table(path, **expect) -> Table:
         if have != want:
             if key == "rules_digest":
                 raise TableError(Message("{path} was built for other rules (a different dicewise "
-                                         "version), not for {key} {want}; rebuild it with "
-                                         "`dicewise solve`", path=str(path), key=key, want=want))
-            raise TableError(Message("{path} was built for {key} {have}, not for {key} {want}; "
-                                     "rebuild it with `dicewise solve`", path=str(path), key=key,
-                                     have=_said(have), want=_said(want)))
+                                         "version), not for {key} {want}", path=str(path),
+                                         key=key, want=want))
+            raise TableError(Message("{path} was built for {key} {have}, not for {key} {want}",
+                                     path=str(path), key=key, have=_said(have), want=_said(want)))
     try:
         blobs = msgpack.unpackb(payload, raw=False)
         arrays = {}

@@ -112,7 +112,7 @@ class Checkpoints:
         try:
             table = read_table(file, **self.expect)
         except TableError as e:
-            raise TableError(f"checkpoint refused: {e}") from None
+            raise TableError(f"checkpoint refused: {e}; delete it to recompute that part") from None
         return table.arrays, dict(table.header.get("meta", {}))
 
     def refuse(self, name: str, why: str):
@@ -164,7 +164,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
             if isinstance(e, NotATableFile) and explicit:
                 raise  # no table of ours: nothing to rebuild over it
             if explicit or must_exist:
-                raise TableError(Message("{why}; or build it anew: dicewise solve {game} --out "
+                raise TableError(Message("{why}; build it anew: dicewise solve {game} --out "
                                          "{path} --rebuild (with the same --option flags)",
                                          why=message_of(e), game=game.name, path=str(path))) from None
             warn(f"{e}; rebuilding it")
