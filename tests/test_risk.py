@@ -411,6 +411,39 @@ def test_card_outlook():
     assert rc.card_outlook(2, 7, rc.parse_hand("iw"), wild=1).per_turn[1] == pytest.approx(25.0)
 
 
+def test_a_card_report_is_its_pieces():
+    r = rk.card_report(4, sets_traded=2, hand="iw", conquer_prob=0.5, wild=2, territories=20,
+                       players=4)
+    assert r.next_set_values == (8, 10, 12)
+    assert r.p_set_after == tuple(rc.p_set_after(k, 2) for k in range(6))
+    assert r.outlook == rc.card_outlook(4, 2, (1, 0, 0, 1), 0.5, 2)
+    assert (r.reinforcements, r.starting_armies) == (6, 30)
+    assert r.expected_armies_total == pytest.approx(6 * 4 + r.outlook.total)
+    bare = rk.card_report(3)
+    assert (bare.reinforcements, bare.starting_armies, bare.expected_armies_total) == (
+        None, None, None)
+
+
+def _steps_taken(solve) -> int:
+    taken = []
+    solve(taken.append)
+    return sum(taken)
+
+
+@pytest.mark.parametrize("dice", ["max", "minimax"])
+def test_the_progress_steps_announced_are_the_steps_taken(dice):
+    policy = rk.Policy(dice=dice)
+    assert _steps_taken(lambda p: rk.battle(7, 5, policy=policy, progress=p)) == \
+        rk.battle_steps(7, 5, policy)
+    assert _steps_taken(lambda p: rk.advise(7, 5, policy=policy, progress=p)) == \
+        rk.advise_steps(7, 5)
+    assert _steps_taken(lambda p: rk.chain_attack(9, [3, 2, 4], policy=policy, progress=p)) == \
+        rk.chain_steps(9, [3, 2, 4])
+    assert _steps_taken(lambda p: rk.conquest_table(6, policy=policy, progress=p)) == \
+        rk.table_steps(6)
+    assert rk.battle_work(7, 5, rk.RiskRules(), policy) == 35 * (1 if dice == "max" else 4)
+
+
 def test_seeing_defender_without_kept_moves(monkeypatch):
     # Above a memory bound the forward pass re-derives the roll-by-roll replies.
     kept = rk.battle(40, 30, SEES, MINIMAX)

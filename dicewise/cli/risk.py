@@ -19,15 +19,13 @@ import click
 
 from ..errors import DicewiseError
 from ..solver import risk as rk
-from ..solver.risk import cards as cards_mod
 from ..solver.risk.game import RISK
 from .format import checked_output, pyplot, write_figure, write_output
 from .main import Group
 
-#: Above this much work (states, weighted by the cost of the dice policy) a solve shows a
-#: progress bar on stderr: about a second on a slow machine.
+#: Above this much work (``dicewise.solver.risk.work``) a solve shows a progress bar on
+#: stderr: about a second on a slow machine.
 _BAR_WORK = 2_000_000
-_COST = {("max", False): 1, ("minimax", False): 4, ("minimax", True): 12}
 
 
 def _with_bar(steps: int, work: int, label: str, fn):
@@ -140,13 +138,6 @@ def _json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(f)
 
 
-def _work(attacker, defender, rules, policy) -> int:
-    if not (isinstance(attacker, int) and isinstance(defender, int)):
-        return 0
-    cost = _COST.get((policy.dice, rules.defender_sees_roll), 1)  # else refused by the solver
-    return max(0, attacker) * max(0, defender) * cost
-
-
 def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
     return rk.Policy(dice=dice, objective=objective, exchange_value=exchange_value,
                      threshold=threshold)
@@ -193,7 +184,7 @@ def battle(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
     rules = _rules("battle", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice, objective, exchange_value, threshold)
     b = _with_bar(rk.battle_steps(attacker, defender, policy),
-                  _work(attacker, defender, rules, policy), "solving",
+                  rk.battle_work(attacker, defender, rules, policy), "solving",
                   lambda progress: rk.battle(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender, "dice": dice,
@@ -242,9 +233,8 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
     """How many dice to roll now at A v D, and whether to go on or stop."""
     rules = _rules("advise", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice, objective, exchange_value, threshold)
-    steps = rk.battle_steps(attacker, defender, rk.Policy(dice="minimax"))  # checks the armies
-    adv = _with_bar(steps, 2 * _work(attacker, defender, rules, policy),
-                    "solving",
+    adv = _with_bar(rk.advise_steps(attacker, defender),
+                    2 * rk.battle_work(attacker, defender, rules, policy), "solving",
                     lambda progress: rk.advise(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender,
@@ -292,11 +282,9 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
     """
     rules = _rules("chain", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice)
-    if target is not None and not 0.0 < target < 1.0:
-        raise DicewiseError(f"--target must be strictly between 0 and 1, not {target}")
-    rk.check_chain(armies, defenders, garrison)
-    c = _with_bar(sum(max(0, armies + d - 2) for d in defenders),
-                  _work(armies, sum(defenders), rules, policy), "solving",
+    rk.check_chain(armies, defenders, garrison, target)
+    c = _with_bar(rk.chain_steps(armies, defenders),
+                  rk.chain_work(armies, defenders, rules, policy), "solving",
                   lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
                                                    policy, progress))
     need = rk.min_armies(list(defenders), target, garrison, rules, policy) if target else None
@@ -328,8 +316,7 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
 def _solve_table(n, rules, dice):
     policy = _policy(dice)
     rk.check_table_size(n)
-    work = n * n * _COST.get((policy.dice, rules.defender_sees_roll), 1)
-    return _with_bar(rk.table_steps(n), work, "solving",
+    return _with_bar(rk.table_steps(n), rk.table_work(n, rules, policy), "solving",
                      lambda progress: rk.conquest_table(n, rules, policy, progress))
 
 
@@ -441,36 +428,33 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
     soon as you hold one, and no one else trades in the turns looked at.
     """
     wild_cards = _rules("cards", options, wild_cards=wild_cards).wild_cards
-    h = cards_mod.parse_hand(hand) if hand is not None else (0, 0, 0, 0)
-    if sets_traded < 0:
-        raise DicewiseError(f"sets traded cannot be negative ({sets_traded})")
-    nxt = [cards_mod.set_value(sets_traded + k) for k in range(1, 4)]
-    reinf = cards_mod.reinforcements(territories) if territories is not None else None
-    start = cards_mod.starting_armies(players) if players is not None else None
-    look = cards_mod.card_outlook(turns, sets_traded, h, conquer_prob, wild_cards)
-    p_set = [cards_mod.p_set_after(k, wild_cards) for k in range(6)]
+    report = rk.card_report(turns, sets_traded, hand or "", conquer_prob, wild_cards,
+                            territories, players)
+    look, total = report.outlook, report.expected_armies_total
     if as_json:
-        out = {"sets_traded": sets_traded, "next_set_values": nxt, "hand": hand or "",
-               "p_set_after": {str(k): float(p) for k, p in enumerate(p_set)},
-               "p_set_after_exact": {str(k): str(p) for k, p in enumerate(p_set)},
+        out = {"sets_traded": sets_traded, "next_set_values": list(report.next_set_values),
+               "hand": hand or "",
+               "p_set_after": {str(k): float(p) for k, p in enumerate(report.p_set_after)},
+               "p_set_after_exact": {str(k): str(p) for k, p in enumerate(report.p_set_after)},
                "card_armies_per_turn": list(look.per_turn), "p_trade_per_turn": list(look.p_trade),
                "card_armies_total": look.total, "turns": turns, "conquer_prob": conquer_prob,
                "wild_cards": wild_cards}
-        if reinf is not None:
-            out.update(territories=territories, reinforcements=reinf,
-                       expected_armies_total=reinf * turns + look.total)
-        if start is not None:
-            out.update(players=players, starting_armies=start)
+        if total is not None:
+            out.update(territories=territories, reinforcements=report.reinforcements,
+                       expected_armies_total=total)
+        if report.starting_armies is not None:
+            out.update(players=players, starting_armies=report.starting_armies)
         _emit(out)
         return
-    if start is not None:
-        click.echo(f"starting armies for {players} players: {start} each")
-    if reinf is not None:
-        click.echo(f"reinforcements for {territories} territories: {reinf} a turn")
-    click.echo(f"next sets traded (after {sets_traded}): {', '.join(map(str, nxt))} armies")
+    if report.starting_armies is not None:
+        click.echo(f"starting armies for {players} players: {report.starting_armies} each")
+    if report.reinforcements is not None:
+        click.echo(f"reinforcements for {territories} territories: {report.reinforcements} a turn")
+    click.echo(f"next sets traded (after {sets_traded}): "
+               f"{', '.join(map(str, report.next_set_values))} armies")
     click.echo("P(holding a set) after k cards"
                + (f" ({wild_cards} wild cards in the deck)" if wild_cards else "") + ":")
-    for k, p in enumerate(p_set):
+    for k, p in enumerate(report.p_set_after):
         if k:
             click.echo(f"  {k}  {float(p):.6f}  ({p})")
     click.echo(f"armies from cards in the next {turns} turns (hand '{hand or ''}', "
@@ -478,6 +462,5 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
     for t, (g, q) in enumerate(zip(look.per_turn, look.p_trade), 1):
         click.echo(f"  turn {t:>2}: {g:.4f}  (P(trade) {q:.4f})")
     click.echo(f"  total {look.total:.4f}")
-    if reinf is not None:
-        click.echo(f"expected armies in {turns} turns, territories and cards: "
-                   f"{reinf * turns + look.total:.4f}")
+    if total is not None:
+        click.echo(f"expected armies in {turns} turns, territories and cards: {total:.4f}")

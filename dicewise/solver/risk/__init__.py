@@ -9,22 +9,26 @@ The room, one concept a module:
 * ``stopping``: the attacker's objectives and when it stops;
 * ``battles``: whole battles and P(conquer) tables; ``advice``: what to do now;
 * ``chain``: attacks along a path of territories; ``cards``: sets and reinforcements;
+* ``work``: how much work a solve is, for progress bars;
 * ``game``: the protocol object ``RISK`` (options, rules, the commands of ``dicewise risk``).
 
 The public functions are importable from here: ``risk.battle(10, 10)``.
 """
 
-from .advice import BattleAdvice, DiceOption, advise
+from .advice import BattleAdvice, DiceOption, advise, advise_steps
 from .battles import Battle, battle, battle_steps, check_table_size, conquest_table, table_steps
+from .cards import CardReport, card_report
 from .chain import Chain, chain_attack, check_chain, min_armies
 from .markov import MAX_ARMIES, MAX_STATES
 from .policy import DICE_MODES, OBJECTIVES, Policy
 from .rounds import MOVES, round_counts, round_probabilities
 from .rules import TIES, RiskRules
+from .work import battle_work, chain_steps, chain_work, table_work
 
 __all__ = [
-    "Battle", "BattleAdvice", "Chain", "DICE_MODES", "DiceOption", "MAX_ARMIES", "MAX_STATES",
-    "MOVES", "OBJECTIVES", "Policy", "RiskRules", "TIES", "advise", "battle", "battle_steps",
-    "chain_attack", "check_chain", "check_table_size", "conquest_table", "min_armies",
-    "round_counts", "round_probabilities", "table_steps",
+    "Battle", "BattleAdvice", "CardReport", "Chain", "DICE_MODES", "DiceOption", "MAX_ARMIES",
+    "MAX_STATES", "MOVES", "OBJECTIVES", "Policy", "RiskRules", "TIES", "advise", "advise_steps", "battle",
+    "battle_steps", "battle_work", "card_report", "chain_attack", "chain_steps", "chain_work",
+    "check_chain", "check_table_size", "conquest_table", "min_armies", "round_counts",
+    "round_probabilities", "table_steps", "table_work",
 ]

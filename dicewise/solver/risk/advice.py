@@ -45,6 +45,13 @@ class BattleAdvice:
     p_conquer: float
 
 
+def advise_steps(attacker: int, defender: int) -> int:
+    """How many progress steps ``advise`` reports (a backward and a forward pass), after
+    checking the armies as ``advise`` does."""
+    check_armies(attacker, defender)
+    return 2 * max(0, attacker + defender - 2)
+
+
 def advise(attacker: int, defender: int, rules: RiskRules = RiskRules(),
            policy: Policy = Policy(dice="minimax"), progress=None) -> BattleAdvice:
     """The attacker's best move now under ``policy``, with the numbers behind it."""

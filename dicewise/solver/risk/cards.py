@@ -178,3 +178,41 @@ def card_outlook(turns: int, sets_traded: int = 0, hand: tuple[int, int, int, in
                 dist[(h2, own)] = dist.get((h2, own), 0.0) + p * conquer_prob * q
     return CardOutlook(sets_traded=sets_traded, hand=tuple(hand), conquer_prob=conquer_prob,
                        wild=wild, per_turn=tuple(per_turn), p_trade=tuple(p_trade))
+
+
+@dataclass(frozen=True)
+class CardReport:
+    """What a player asks of cards before a turn: the next sets' worth, the chance of a set
+    after k cards, the armies cards bring in the next turns and, where asked, from the
+    territories held (a turn each) and at the start for a number of players."""
+
+    next_set_values: tuple[int, ...]
+    p_set_after: tuple[Fraction, ...]
+    outlook: CardOutlook
+    territories: int | None = None
+    reinforcements: int | None = None
+    players: int | None = None
+    starting_armies: int | None = None
+
+    @property
+    def expected_armies_total(self) -> float | None:
+        """Armies from territories and cards over the turns looked at (None without
+        territories)."""
+        if self.reinforcements is None:
+            return None
+        return self.reinforcements * len(self.outlook.per_turn) + self.outlook.total
+
+
+def card_report(turns: int, sets_traded: int = 0, hand: str = "", conquer_prob: float = 1.0,
+                wild: int = 0, territories: int | None = None,
+                players: int | None = None) -> CardReport:
+    """Everything ``dicewise risk cards`` prints, for a hand given as letters (``iic``)."""
+    outlook = card_outlook(turns, sets_traded, parse_hand(hand) if hand else (0, 0, 0, 0),
+                           conquer_prob, wild)
+    return CardReport(
+        next_set_values=tuple(set_value(sets_traded + k) for k in (1, 2, 3)),
+        p_set_after=tuple(p_set_after(k, wild) for k in range(6)), outlook=outlook,
+        territories=territories,
+        reinforcements=reinforcements(territories) if territories is not None else None,
+        players=players,
+        starting_armies=starting_armies(players) if players is not None else None)

@@ -56,9 +56,19 @@ def _check_chain(defenders, garrison):
     return defenders
 
 
-def check_chain(armies: int, defenders: Sequence[int], garrison: int) -> tuple[int, ...]:
-    """Refuse a chain attack that is malformed or would not fit in memory; the defenders."""
+def _check_target(target) -> None:
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0.0 < target < 1.0:
+        raise DicewiseError(
+            f"the target probability must be strictly between 0 and 1, not {target}")
+
+
+def check_chain(armies: int, defenders: Sequence[int], garrison: int,
+                target: float | None = None) -> tuple[int, ...]:
+    """Refuse a chain attack (and a target for ``min_armies``) that is malformed or would
+    not fit in memory; the defenders."""
     defenders = _check_chain(defenders, garrison)
+    if target is not None:
+        _check_target(target)
     check_armies(armies, max(defenders), what="chain")
     if armies * sum(defenders) > MAX_STATES:
         raise DicewiseError(f"this chain has {armies * sum(defenders):,} states, more than the "
@@ -147,9 +157,7 @@ def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
     """The fewest armies on the starting territory with P(all conquered) >= ``target``,
     and that probability.  Searches A = 2, 3, ... by solving all of them at once."""
     defenders = _check_chain(defenders, garrison)
-    if not isinstance(target, (int, float)) or not 0.0 < target < 1.0:
-        raise DicewiseError(
-            f"the target probability must be strictly between 0 and 1, not {target}")
+    _check_target(target)
     policy = policy.to_the_end()
     a_hi, tried = 2 * sum(defenders) + 4 * len(defenders) * garrison + 8, 1
     while True:
