@@ -211,8 +211,7 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
     The position is checked before any table is built; an explicit ``table`` must exist.
     """
     opponent_sheets, opponent_fifths = _listed(opponent_sheets), _listed(opponent_fifths)
-    if players < 1:
-        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
+    _check_seats(players)
     if players > 1 and target is not None:
         raise UnfitArguments(Message("--players {players} takes no --target", players=players))
     if players > 1 and not exact_race(ruleset, players, options):
@@ -364,8 +363,7 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
     (a ``Duel``).  With ``players`` 2 (or the policy ``win``) the two-player race, seats
     alternating (a ``RaceDuel``, ``exact`` adding its value by policy evaluation), where it
     is solved exactly; at any other table A in one seat, B in the others (a ``TableDuel``)."""
-    if players < 1:
-        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
+    _check_seats(players)
     game, rules = for_command(ruleset, "duel", options)
     race = players == 2 or "win" in (a, b)
     if players > 2 or (race and 2 not in game.players(rules)):
@@ -445,9 +443,9 @@ def check_bench_modes(target, players: int, sheet, opponent_sheet):
     why these modes cannot be judged together."""
     objective = objective_of(target=target, players=players, opponent_sheet=opponent_sheet)
     if objective.players > 2:
-        raise DicewiseError(f"bench-agent plays one player or the two-player race, not {players}")
+        raise UnfitArguments(f"bench-agent plays one player or the two-player race, not {players}")
     if objective.players == 1 and sheet:
-        raise DicewiseError("--sheet and --opponent-sheet are for --players 2")
+        raise UnfitArguments("--sheet and --opponent-sheet are for --players 2")
     return objective
 
 
@@ -513,6 +511,16 @@ def _two_player_game(ruleset, options):
 def _listed(texts) -> list:
     """Rivals' sheets (or fifths) as a list: one text is one rival."""
     return [texts] if isinstance(texts, str) else list(texts or ())
+
+
+def _check_seats(players: int, game: Game | None = None, rules=None) -> None:
+    """Refuse a table no game seats (1 to 6), or one that ``game`` does not."""
+    if players < 1:
+        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
+    if game is not None and players not in game.table_players(rules):
+        raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
+                                    game=game.name, players=players,
+                                    seats=", ".join(map(str, game.table_players(rules)))))
 
 
 @_checked
@@ -636,6 +644,16 @@ class RaceDuel:
     result: Any  # solver.two_player.DuelResult
     exact: Mapping[str, Any] | None  # the exact value of the pair, by policy evaluation
 
+    @property
+    def exact_by_seat(self) -> tuple[float, float] | None:
+        """A's exact P(win) + ½P(draw) moving first and moving second (``exact`` keeps the
+        win player's, ``win_first`` and ``win_second``); None without ``exact``."""
+        if self.exact is None:
+            return None
+        if self.result.a == "win":
+            return self.exact["win_first"], self.exact["win_second"]
+        return 1.0 - self.exact["win_second"], 1.0 - self.exact["win_first"]
+
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options), "players": 2,
                 **self.result.to_json(), "exact": None if self.exact is None else dict(self.exact)}
@@ -730,8 +748,7 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
     from .solver.target.advice import chance as chance_of
 
     opponent_sheets = _listed(opponent_sheets)
-    if players < 1:
-        raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
+    _check_seats(players)
     if players > 1 and target is not None:
         raise UnfitArguments(Message("--players {players} takes no --target", players=players))
     if players > 2:
@@ -840,10 +857,7 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     from .solver.multiplayer.duel import play_table
 
     game, rules = for_command(ruleset, "duel", options)
-    if players not in game.table_players(rules):
-        seats = ", ".join(map(str, game.table_players(rules)))
-        raise DicewiseError(Message("{game} is played by {seats} players, not {players}",
-                                    game=game.name, seats=seats, players=players))
+    _check_seats(players, game, rules)
     a, b = _seat_policy(game, rules, a), _seat_policy(game, rules, b)
     if games < players:
         raise DicewiseError(Message("{players} players need at least {players} games (one per "
@@ -868,21 +882,16 @@ def _table_sheets(ruleset, players, sheet, opponent_sheets, options):
     from .solver.sheet import parse_sheet
 
     game, rules = make_rules(ruleset, options)
-    if players not in game.table_players(rules):
-        raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
-                                    game=game.name, players=players,
-                                    seats=", ".join(map(str, game.table_players(rules)))))
+    _check_seats(players, game, rules)
     if 2 not in game.players(rules):
         raise DicewiseError(Message("{game} has no play to win at a table of {players}; "
                                     "`dicewise duel {game} --players {players}` plays it",
                                     game=game.name, players=players))
-    if players not in game.table_players(rules) or players < 3:
+    if players < 3:
         raise DicewiseError(Message("a table of {game} seats 3 to 6 players here (2: the exact "
                                     "race), not {players}", game=game.name, players=players))
-    if isinstance(opponent_sheets, str):
-        opponent_sheets = [opponent_sheets]
     return (game, rules, parse_sheet(rules, sheet or None),
-            [parse_sheet(rules, s or None) for s in (opponent_sheets or [])])
+            [parse_sheet(rules, s or None) for s in _listed(opponent_sheets)])
 
 
 @_checked
@@ -898,15 +907,8 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     game, rules = for_command(ruleset, "advise", options)
     if "win" not in game.table_policies(rules):
         raise DicewiseError(no_table_play(game.name))
-    if players not in game.table_players(rules):
-        seats = ", ".join(map(str, game.table_players(rules)))
-        raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
-                                    game=game.name, seats=seats, players=players))
-    if isinstance(opponent_sheets, str):
-        opponent_sheets = [opponent_sheets]
-    if isinstance(opponent_fifths, str):
-        opponent_fifths = [opponent_fifths]
-    opponent_sheets, opponent_fifths = list(opponent_sheets or ()), list(opponent_fifths or ())
+    _check_seats(players, game, rules)
+    opponent_sheets, opponent_fifths = _listed(opponent_sheets), _listed(opponent_fifths)
     check_rival_count(players, len(opponent_sheets))
     if len(opponent_fifths) > len(opponent_sheets):
         raise DicewiseError(Message("more --opponent-fifth than --opponent-sheet: give one "

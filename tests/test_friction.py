@@ -208,7 +208,7 @@ def test_a_pick_that_is_no_number_is_one_line_and_the_game_goes_on():
 
 
 def test_a_table_for_people_rounds_and_aligns():
-    from dicewise.cli.play import _text_table
+    from dicewise.cli.measure import _text_table
 
     text = _text_table(["roll", "dice", "value", "p"], [[1, "1 1 1 1 4", 171.011281, 0.0123456],
                                                       [2, "6 6 6 6 6", None, 1.0]])

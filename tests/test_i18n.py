@@ -20,8 +20,8 @@ from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
-           ("play/session.py", "cli/table.py", "cli/games.py", "cli/play.py", "i18n.py", "tables/store.py",
-             "tables/two_player.py")]
+           ("play/session.py", "cli/play_along.py", "cli/games.py", "cli/measure.py", "i18n.py",
+            "tables/store.py", "tables/two_player.py")]
 
 
 def messages_made() -> set[str]:
@@ -165,7 +165,7 @@ def test_a_scratch_is_x_in_every_game_with_scratches():
 @pytest.mark.parametrize("lang,player,label", [("ru", "Игрок 1", "оставить"),
                                                ("pl", "Gracz 1", "zostaw")])
 def test_a_game_in_russian_and_polish(lang, player, label):
-    from dicewise.cli.table import _label
+    from dicewise.cli.play_along import _label
 
     game = TableGame.new("general", players=2, objective="score", lang=lang, seed=1)
     assert game.state()["players"][0]["name"] == player
@@ -523,8 +523,8 @@ REFUSED = {
                      players=5)),
     "duel-seats": (
         ["duel", "poker-school", "--players", "5"],
-        i18n.Message("{game} is played by {seats} players, not {players}", game="poker-school",
-                     seats="2, 3, 4", players=5)),
+        i18n.Message("a table of {game} seats {seats} players, not {players}",
+                     game="poker-school", seats="2, 3, 4", players=5)),
     "chance-games-of-two": (  # --games and --seed play out tables of three or more only
         ["chance", "general", "--players", "2", "--games", "10"],
         _with_help(i18n.Message("--games and --seed are for --players N (3 or more)"),
@@ -807,7 +807,7 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
 
     from dicewise import api
     from dicewise.cli.main import cli
-    from dicewise.cli.play import _text_table
+    from dicewise.cli.measure import _text_table
 
     _no_locale(monkeypatch)
     for what in ("opening", "states", "categories"):

@@ -431,7 +431,7 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
 @pytest.mark.parametrize("change, why", [
     ({"seed": -5}, "a seed is a whole number"), ({"seed": True}, "a seed is a whole number"),
     ({"names": [1, 2]}, "every player needs a name"), ({"names": ["Ann", " "]}, "needs a name"),
-    ({"names": list("abcdefg")}, "played by 1, 2, 3, 4, 5, 6 players, not 7"),
+    ({"names": list("abcdefg")}, "seats 1, 2, 3, 4, 5, 6 players, not 7"),
     ({"names": []}, "not 0"), ({"names": ["a", "a"]}, "the same name"),
     ({"target": -3}, "a target is a whole number"), ({"top": 0}, "--top takes"),
     ({"top": "x"}, "--top takes"), ({"top": "3"}, "from 1, not '3'"),
@@ -450,7 +450,7 @@ def test_a_hand_edited_save_is_refused_in_one_line(change, why):
 
 
 def test_a_table_seats_what_the_game_seats():
-    with pytest.raises(DicewiseError, match="poker-school is played by 1, 2, 3, 4 players, not 5"):
+    with pytest.raises(DicewiseError, match="a table of poker-school seats 1, 2, 3, 4 players, not 5"):
         TableGame.new("poker-school", players=5, advice=False)
     assert len(TableGame.new("general", players=6, advice=False).table.names) == 6
 

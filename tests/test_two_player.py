@@ -25,6 +25,7 @@ import msgpack
 import numpy as np
 import pytest
 
+from dicewise.api import RaceDuel
 from dicewise.errors import DicewiseError
 from dicewise.solver import dice
 from dicewise.solver.rulesets import category_game
@@ -258,6 +259,13 @@ def test_win_policy_beats_expected_score_and_simulation_agrees(solved):
     # seat by seat, a looser check (each half is 10,000 games): within 4 standard errors
     assert abs(duel.value_first - exact["win_first"]) < 4 * 0.5 / np.sqrt(10000)
     assert abs(duel.value_second - exact["win_second"]) < 4 * 0.5 / np.sqrt(10000)
+    # The other way round, A playing for the mean: A's seats are the win player's swapped.
+    swapped = simulate_duel(values, make_policy("optimal", values, solitaire.values),
+                            WinPolicy(values), games=20000, seed=3, start=(*DUEL_ROOT, lead))
+    first, second = RaceDuel("general", {}, swapped, exact).exact_by_seat
+    assert first == pytest.approx(1 - exact["win_second"])
+    assert abs(swapped.value_first - first) < 4 * 0.5 / np.sqrt(10000)
+    assert abs(swapped.value_second - second) < 4 * 0.5 / np.sqrt(10000)
 
 
 def test_draw_probability_evaluation_is_consistent():

@@ -259,28 +259,36 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     error_head = f" {'±':>8}" if errors else ""
     beside = f" {tr('expected'):>10}" if chance or ranked_by else ""
     click.echo(f"{'':>3} {head:>{width}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
-    for i, ch in enumerate(result.choices, 1):
+    rows = ranked_columns(result, label, tr)
+    for i, (ch, (value, loss, error, note)) in enumerate(zip(result.choices, rows), 1):
         mark = "  ← " + tr("the expected-score choice") if (chance or ranked_by) and \
             ch.action == result.expected_score_choice and i > 1 else ""
-        expected = "" if ch.expected is None else f"{ch.expected:.4f}"
-        if ranked_by:  # ranked by another value in points than the expected score
-            value, loss = f"{ch.detail[ranked_by]:.4f}", f"{ch.loss:.4f}"
-        elif chance:
-            value, loss = f"{ch.probability:.6f}", f"{ch.loss:.6f}"
-        else:
-            value, loss, expected = expected, f"{ch.loss:.4f}", ""
-        error = f" {f'±{ch.loss_error:.{4 if chance else 2}f}':>8}" \
-            if errors and ch.loss_error is not None else f" {'':>8}" if errors else ""
-        close = f"  ({tr('close call')})" if ch.close_call \
-            else dominated_note(ch, result.choices, label, tr)
-        tail = f" {expected:>10}" if beside else ""
-        click.echo(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{close}{mark}")
+        error = f" {error:>8}" if errors else ""
+        tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>10}" if beside else ""
+        click.echo(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{note}{mark}")
     if ((chance or ranked_by) and result.best is not None
             and result.expected_score_choice == result.best.action):
         click.echo(tr("the expected-score policy makes the same choice here"))
     if hidden:
         click.echo(tr("... and 1 more choice (--top K shows the best K)") if hidden == 1 else
                    tr("... and {n} more choices (--top K shows the best K)").format(n=hidden))
+
+
+def ranked_columns(advice, label, tr, compact: bool = False) -> list[tuple[str, str, str, str]]:
+    """Each choice's value, loss, loss error and note ("close call", or the choice the rules
+    prove it worse than, named by ``label``) as text: what ``advise`` prints, and the game at
+    the table with fewer digits (``compact``)."""
+    chance = advice.objective != "expected_score"
+    ranked_by = advice.position.get("ranked_by")  # another value in points than the mean
+    digits = (4 if compact else 6) if chance else (2 if compact else 4)
+    rows = []
+    for ch in advice.choices:
+        value = ch.probability if chance else ch.detail[ranked_by] if ranked_by else ch.expected
+        error = "" if ch.loss_error is None else f"±{ch.loss_error:.{4 if chance else 2}f}"
+        note = f"  ({tr('close call')})" if ch.close_call \
+            else dominated_note(ch, advice.choices, label, tr)
+        rows.append((f"{value:.{digits}f}", f"{ch.loss:.{digits}f}", error, note))
+    return rows
 
 
 def ranking_head(advice, tr) -> str:

@@ -115,10 +115,11 @@ def fail(message: str):
 COMMANDS = {
     "rules": "games:rules", "solve": "games:solve", "advise": "games:advise",
     "chance": "games:chance",
-    "simulate": "play:simulate", "table": "play:table", "bench-agent": "play:bench_agent_command",
-    "review": "play:review", "duel": "play:duel", "risk": "risk:risk",
+    "simulate": "measure:simulate", "table": "measure:table",
+    "bench-agent": "measure:bench_agent_command", "review": "measure:review",
+    "duel": "measure:duel", "risk": "risk:risk",
     "serve": "serve:serve",
-    "play": "table:play",
+    "play": "play_along:play",
 }
 
 

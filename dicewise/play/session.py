@@ -67,7 +67,7 @@ class Table:
                                                   for n in names):
             raise DicewiseError(Message("every player needs a name"))
         if len(names) != 1 and len(names) not in seats:
-            raise DicewiseError(Message("{game} is played by {seats} players, not {players}",
+            raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
                                         game=self.ruleset, players=len(names),
                                         seats=", ".join(map(str, (1,) + tuple(seats)))))
         if len(set(names)) != len(names):

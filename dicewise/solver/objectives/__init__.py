@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import DicewiseError
+from ...errors import DicewiseError, UnfitArguments
 from ...i18n import Message
 
 
@@ -23,12 +23,6 @@ class Objective:
     name: str  # expected_score, target, win
     target: int | None = None
     players: int = 1
-
-    @property
-    def label(self) -> str:
-        """How advice names what it ranks by."""
-        return {"expected_score": "expected final score", "target": f"P(final ≥ {self.target})",
-                "win": "P(win) + ½P(draw)"}[self.name]
 
 
 #: The largest target taken: far above any game's score (so its chance is 0), and small
@@ -49,23 +43,20 @@ def check_target(target) -> int:
     return int(target)
 
 
-def objective_of(*, target=None, players: int = 1, sheet=None, opponent_sheet=None,
-                 fifth=None) -> Objective:
+def objective_of(*, target=None, players: int = 1, opponent_sheet=None) -> Objective:
     """The objective that a command's modes ask for, or one line saying why they clash."""
     if players == 2:
         if target is not None:
-            raise DicewiseError("--players 2 plays for P(win) + ½P(draw) and takes no --target")
-        if fifth is not None:
-            raise DicewiseError("--players 2 is the race of a category game and takes no --fifth")
+            raise UnfitArguments("--players 2 plays for P(win) + ½P(draw) and takes no --target")
         return Objective("win", None, 2)
     if players > 2:
         if target is not None:
-            raise DicewiseError(f"--players {players} plays to win and takes no --target")
+            raise UnfitArguments(f"--players {players} plays to win and takes no --target")
         return Objective("win", None, players)
     if players != 1:
         raise DicewiseError(f"the number of players is 1 or more, not {players}")
     if opponent_sheet:
-        raise DicewiseError("--opponent-sheet is for --players 2")
+        raise UnfitArguments("--opponent-sheet is for --players 2")
     if target is not None:
         return Objective("target", check_target(target))
     return Objective("expected_score")

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..protocol import Advice, Game, Played, Solution
+from ..protocol import Advice, Game, Played, Solution, observed_roll
 
 
 def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, roll,
@@ -51,7 +51,7 @@ class TargetReferee:
         by_mean = self.game.advise_observation(self.base, observation)
         sheet = ",".join(f"{k}={v}" for k, v in by_mean.position["sheet"].items())
         return rank_for_target(self.game, self.base, self.tsol, sheet, observation["dice"],
-                               int(observation["roll"]), self.target)
+                               observed_roll(observation), self.target)
 
     def play(self, solution: Solution, policy: str, games: int, seed: int, progress=None) -> Played:
         """The player for the target on the dice of ``seed`` (whatever ``policy`` names)."""

@@ -19,7 +19,7 @@ from ..play import commands
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import jsonable
 from .format import progress, speak
-from .games import choice_label, dominated_note, option_flag, quality, ranking_head
+from .games import choice_label, option_flag, quality, ranked_columns, ranking_head
 from .main import Command
 
 
@@ -173,8 +173,6 @@ def _show_advice(game: TableGame) -> None:
     if advice.ended:
         click.echo(tr("the game is over: {why}").format(why=i18n.in_language(advice.ended, tr)))
         return
-    chance = advice.objective != "expected_score"
-    ranked_by = advice.position.get("ranked_by")  # another value in points than the mean
     head = ranking_head(advice, tr)
     width = max(10, len(head))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
@@ -182,15 +180,10 @@ def _show_advice(game: TableGame) -> None:
     error_head = f" {'±':>7}" if errors else ""
     click.echo(f"  {'':>2} {head:>{width}} {tr('loss'):>8}{error_head}  {tr('choice')}   "
                f"({quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)})")
-    for i, ch in enumerate(advice.choices, 1):
-        value = (f"{ch.probability:.4f}" if chance else
-                 f"{ch.detail[ranked_by]:.2f}" if ranked_by else f"{ch.expected:.2f}")
-        loss = f"{ch.loss:.4f}" if chance else f"{ch.loss:.2f}"
-        error = "" if ch.loss_error is None else f"±{ch.loss_error:.{4 if chance else 2}f}"
+    rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
+    for i, (ch, (value, loss, error, note)) in enumerate(zip(advice.choices, rows), 1):
         error = f" {error:>7}" if errors else ""
-        close = f"  ({tr('close call')})" if ch.close_call else dominated_note(
-            ch, advice.choices, lambda c: _label(game, c), tr)
-        click.echo(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{close}")
+        click.echo(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{note}")
 
 
 def _label(game: TableGame, choice) -> str:

@@ -1,4 +1,5 @@
-"""Commands that play games: simulate, duel, table, bench-agent, review — for every ruleset."""
+"""Commands that measure play over many games: simulate, duel, table, bench-agent, review —
+for every ruleset."""
 
 from __future__ import annotations
 
@@ -147,10 +148,10 @@ def _print_race(race, tr) -> None:
                        value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
                        first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
     if race.exact is not None:
+        first, second = race.exact_by_seat
         click.echo(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
-                   .format(value=f"{race.exact['alternating']:.5f}",
-                           first=f"{race.exact['win_first']:.5f}",
-                           second=f"{race.exact['win_second']:.5f}"))
+                   .format(value=f"{race.exact['alternating']:.5f}", first=f"{first:.5f}",
+                           second=f"{second:.5f}"))
 
 
 def _print_table(duel, tr) -> None:
