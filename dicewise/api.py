@@ -105,11 +105,15 @@ TAKES = {
     "exact": (_flag, "True or False"),
     "table": (_maybe(lambda v: isinstance(v, (str, os.PathLike))), "a path or None"),
     "progress": (_maybe(callable), "a factory (units, label) -> context manager, or None"),
-    "agent": (lambda v: callable(v) or hasattr(v, "act"),
-              "a callable observation -> action, or an object with act"),
+    "agent": (_maybe(lambda v: callable(v) or hasattr(v, "act") or _text(v)),
+              "a callable observation -> action, an object with act, MODULE:FUNCTION or None"),
+    "agent_command": (_maybe(_text), "a command line (a text) or None"),
+    "timeout": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+                "a number of seconds above 0"),
     "lines": (_lines, "JSON lines: an open file or a list of texts"),
-    "log": (_maybe(lambda v: callable(getattr(v, "write", None))),
-            "a text file open for writing, or None"),
+    "log": (_maybe(lambda v: callable(getattr(v, "write", None))
+                   or isinstance(v, (str, os.PathLike))),
+            "a text file open for writing, a path, or None"),
     "solution": (lambda v: isinstance(v, Solution), "a Solution (what solve returns)"),
 }
 
@@ -415,26 +419,44 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
 
 
 @_checked
-def bench_agent(ruleset, agent, *, games: int = 1000, seed: int = 0, on_error: str = "continue",
-                max_failures: int = 3, options=None, table=None, log=None, target: int | None = None,
-                players: int = 1, sheet: str | None = None, opponent_sheet: str | None = None,
-                progress=None):
-    """Score an agent (``observation -> action`` callable, or an object with ``act``).
+def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeout: float = 10.0,
+                games: int = 1000, seed: int = 0, on_error: str = "continue",
+                max_failures: int = 3, options=None, table=None, log=None,
+                target: int | None = None, players: int = 1, sheet: str | None = None,
+                opponent_sheet: str | None = None, progress=None):
+    """Score an agent: ``agent`` an ``observation -> action`` callable, an object with
+    ``act`` or ``"MODULE:FUNCTION"``; or ``agent_command``, a program speaking JSON lines,
+    started once the reference is ready and stopped at the end (``timeout`` seconds a
+    decision).  ``log``, a file or a path, receives every observation and action.
 
     With ``target`` the regret of a decision is the probability of reaching the target that
     it loses, and the reference player plays for the target.  With ``players=2`` the agent
     plays the race against the win-optimal player (seats alternating game by game, from
     ``sheet`` and ``opponent_sheet``, empty by default) and the regret is the P(win) +
     ½P(draw) each decision loses."""
-    from .play.agents import CallableAgent
+    from .play.agents import CallableAgent, ProcessAgent, load_callable
     from .play.bench import bench_agent as run
+    from .tables.files import checked_output
 
+    if (agent is None) == (agent_command is None):
+        raise UnfitArguments("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
+    for_command(ruleset, "bench-agent", options)
     objective = check_bench_modes(target, players, sheet, opponent_sheet)
-    solution = referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
-    if callable(agent) and not hasattr(agent, "act"):
+    if agent_command is not None:  # read here, started at its first decision
+        agent = ProcessAgent(agent_command, timeout)
+    elif isinstance(agent, str):
+        agent = CallableAgent(load_callable(agent), agent)
+    elif callable(agent) and not hasattr(agent, "act"):
         agent = CallableAgent(agent, getattr(agent, "__name__", "agent"))
-    with (progress or _quiet)(games, f"{games:,} games") as update:
-        return run(solution, agent, games, seed, on_error, log, update, max_failures)
+    path = checked_output(log) if isinstance(log, (str, os.PathLike)) else None
+    solution = referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
+    with contextlib.ExitStack() as held:
+        if agent_command is not None:
+            held.enter_context(contextlib.closing(agent))
+        if path is not None:
+            log = held.enter_context(open(path, "w", encoding="utf-8"))
+        with (progress or _quiet)(games, f"{games:,} games") as update:
+            return run(solution, agent, games, seed, on_error, log, update, max_failures)
 
 
 @_checked
@@ -466,15 +488,18 @@ def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
 
 
 @_checked
-def review(ruleset, lines, *, options=None, table=None, progress=None):
-    """Judge a logged game (agent-protocol JSON lines), decision by decision."""
-    from .play.review import review_lines
+def review(ruleset, lines, *, game: int | None = None, options=None, table=None,
+           progress=None):
+    """Judge a logged game (agent-protocol JSON lines), decision by decision (a ``Review``;
+    with ``game`` only that game of the log)."""
+    from .play.review import review as judge
 
-    game, rules = for_command(ruleset, "review", options)
-    solution = store.solution(game, rules, table, progress_factory=progress)
-    return review_lines(solution, lines)
+    rules_game, rules = for_command(ruleset, "review", options)
+    solution = store.solution(rules_game, rules, table, progress_factory=progress)
+    return judge(solution, lines, game)
 
 
+@_checked
 def describe(ruleset=None) -> dict | list:
     """The rulesets (no argument), or one ruleset's options, commands and notation."""
     from .solver.registry import GAMES

@@ -52,7 +52,10 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
     ("solve", {"options": 5}, "options"),
     ("solve", {"table": 5}, "table"),
     ("review", {"lines": 5}, "lines"),
-    ("bench_agent", {"agent": None, "games": 1}, "agent"),
+    ("bench_agent", {"agent": 42, "games": 1}, "agent"),
+    ("bench_agent", {"agent_command": ["python3", "bot.py"], "games": 1}, "agent_command"),
+    ("bench_agent", {"agent_command": "cat", "timeout": "10"}, "timeout"),
+    ("bench_agent", {"agent": lambda o: o["legal"][0], "log": 5}, "log"),
     ("chance_two_player", {"sheet": {"ones": 3}}, "sheet"),
     ("advise_two_player", {"dice": DICE, "roll": 1, "opponent_sheet": {"ones": 3}},
      "opponent_sheet"),
@@ -134,7 +137,7 @@ def test_review_refuses_a_roll_or_die_that_is_no_whole_number(key, value):
     record["observation"][key] = value
     with pytest.raises(DicewiseError, match="line 1: (an observation has dice|a die shows)"):
         api.review("yahtzee", [json.dumps(record)])
-    assert api.review("yahtzee", [json.dumps(_logged_line())])  # the log as written
+    assert api.review("yahtzee", [json.dumps(_logged_line())]).decisions  # the log as written
 
 
 def test_a_table_path_with_a_nul_character_is_refused(tmp_path, monkeypatch):
@@ -156,3 +159,38 @@ def test_an_observed_roll_is_a_whole_number_as_written(roll, read):
             observed_roll({"roll": roll})
     else:
         assert observed_roll({"roll": roll}) == read and type(observed_roll({"roll": roll})) is int
+
+
+BOT = """import json, sys
+
+def last(observation):
+    return observation["legal"][-1]
+
+if __name__ == "__main__":
+    for line in sys.stdin:
+        print(json.dumps(last(json.loads(line))), flush=True)
+"""
+
+
+def test_bench_agent_takes_a_callable_a_module_function_or_a_program(tmp_path, monkeypatch):
+    import sys
+
+    from dicewise.errors import UnfitArguments
+
+    (tmp_path / "bot.py").write_text(BOT)
+    monkeypatch.chdir(tmp_path)
+    log = tmp_path / "log.jsonl"
+    by_callable = api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=2, seed=3,
+                                  log=log).to_json()
+    by_name = api.bench_agent("yahtzee", "bot:last", games=2, seed=3).to_json()
+    by_program = api.bench_agent("yahtzee", agent_command=f"{sys.executable} bot.py", games=2,
+                                 seed=3).to_json()
+    for report in (by_name, by_program):
+        assert (report["mean"], report["regret_total"], report["errors"]) == (
+            by_callable["mean"], by_callable["regret_total"], [])
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert logged and all({"observation", "action"} <= set(line) for line in logged)
+    with pytest.raises(UnfitArguments, match="exactly one of --agent"):
+        api.bench_agent("yahtzee", "bot:last", agent_command="cat")
+    with pytest.raises(UnfitArguments, match="exactly one of --agent"):
+        api.bench_agent("yahtzee")

@@ -157,6 +157,10 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
     assert data["total_loss"] == pytest.approx(data["games"][0]["loss"])
     assert "the log has no game 5 (games: 0-1)" in fails("review", "general", str(log),
                                                         "--game", "5")
+    # The command prints what the API returns.
+    from dicewise import api
+
+    assert api.review("general", log.read_text().splitlines(), game=1).to_json() == data
 
 
 @pytest.mark.slow

@@ -229,9 +229,7 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
                         options=options, table=table, target=target, players=players,
                         opponent_sheets=list(opponent_sheet),
                         opponent_fifths=list(opponent_fifth), progress=progress)
-    from ..play.advisor import top as best_of
-
-    shown = best_of(result, top)
+    shown = result.top(top)
     if as_json:
         return emit_json(shown)
     print_advice(shown, hidden=len(result.choices) - len(shown.choices), tr=tr)

@@ -320,26 +320,11 @@ def _plot_target(plt, result, out) -> None:
 def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, max_failures,
                         timeout, log_path, target, players, sheet, opponent_sheet, options, as_json):
     """Score an AI agent against the optimal policy: the regret of each decision."""
-    from ..play.agents import CallableAgent, ProcessAgent, load_callable
-
-    if bool(agent_spec) == bool(agent_cmd):
-        raise click.UsageError("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
-    api.for_command(ruleset, "bench-agent", options)  # refuse bad input before starting an agent
-    api.check_bench_modes(target, players, sheet, opponent_sheet)
-    agent = CallableAgent(load_callable(agent_spec), agent_spec) if agent_spec else \
-        ProcessAgent(agent_cmd, timeout)
-    log = None
-    try:
-        if log_path:
-            log = open(checked_output(log_path), "w")
-        report = api.bench_agent(ruleset, agent, games=games, seed=seed, on_error=on_error,
-                                 max_failures=max_failures, options=options, log=log,
-                                 target=target, players=players, sheet=sheet,
-                                 opponent_sheet=opponent_sheet, progress=progress)
-    finally:
-        agent.close()
-        if log:
-            log.close()
+    report = api.bench_agent(ruleset, agent_spec or None, agent_command=agent_cmd or None,
+                             timeout=timeout, games=games, seed=seed, on_error=on_error,
+                             max_failures=max_failures, options=options, log=log_path,
+                             target=target, players=players, sheet=sheet,
+                             opponent_sheet=opponent_sheet, progress=progress)
     data = report.to_json()
     if as_json:
         emit_json(data)
@@ -406,36 +391,25 @@ def _print_agent_errors(d):
 def review(ruleset, log, game_index, show_all, options, as_json):
     """Judge a logged game (agent-protocol JSON lines): a summary a game, and the decisions
     that lost points (--all: every decision; --game N: one game)."""
-    from ..play.review import per_game
-
     try:
         lines = (sys.stdin.read() if log == "-" else
                  Path(log).read_text(encoding="utf-8", errors="replace")).splitlines()
     except OSError as e:
         raise DicewiseError(i18n.Message("cannot read {path}: {why}", path=log,
                                          why=i18n.os_reason(e))) from None
-    judged = api.review(ruleset, lines, options=options, progress=progress)
-    if game_index is not None:
-        games = sorted({r.game for r in judged if r.game is not None})
-        judged = [r for r in judged if r.game == game_index]
-        if not judged:
-            raise DicewiseError(f"the log has no game {game_index} (games: "
-                                f"{_ranges(games) or 'none numbered'})")
-    total = sum(r.loss for r in judged)
-    summary = per_game(judged)
+    judged = api.review(ruleset, lines, game=game_index, options=options, progress=progress)
     if as_json:
-        return emit_json({"decisions": [r.to_json() for r in judged], "total_loss": total,
-                          "games": summary})
+        return emit_json(judged.to_json())
+    summary = judged.games
     for g in summary:
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
                 f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
         click.echo(f"game {g['game']}: {g['decisions']} decisions, {g['lost']} lost points, "
                    f"{g['loss']:.3f} in all{tail}")
-    shown = [r for r in judged if show_all or r.loss >= 1e-9]
+    shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:
         click.echo("decisions that lost points:" if not show_all else "every decision:")
-    approximate = any(r.loss_error is not None for r in judged)
     for r in shown:
         mark = "ok" if r.loss < 1e-9 else \
             f"lost {r.loss:.3f}{_error_text(r.loss_error, r.close_call)}"
@@ -444,9 +418,10 @@ def review(ruleset, log, game_index, show_all, options, as_json):
         click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
                    f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
                    f"({r.best_expected:.3f}) — {mark}")
-    click.echo(f"total expected loss {total:.4f} over {len(judged)} decisions "
-               f"in {len(summary)} game{'s' * (len(summary) != 1)}"
-               + (" (values approximate: each loss with its error)" if approximate else ""))
+    click.echo(f"total expected loss {judged.total_loss:.4f} over {len(judged.decisions)} "
+               f"decisions in {len(summary)} game{'s' * (len(summary) != 1)}"
+               + (" (values approximate: each loss with its error)" if judged.approximate
+                  else ""))
 
 
 def _error_text(loss_error, close_call) -> str:
@@ -454,15 +429,3 @@ def _error_text(loss_error, close_call) -> str:
     if loss_error is None:
         return ""
     return f" ±{loss_error:.2f}" + (" (close call)" if close_call else "")
-
-
-def _ranges(numbers) -> str:
-    """0-4, 7 for people."""
-    out, start = [], None
-    for i, n in enumerate(numbers):
-        if start is None:
-            start = n
-        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
-            out.append(str(start) if start == n else f"{start}-{n}")
-            start = None
-    return ", ".join(out)

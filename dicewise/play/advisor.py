@@ -8,19 +8,10 @@ solved from the sheets of a later position, which holds every position after it 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import api
 from ..solver.player_sheet import PlayerSheet
 from ..solver.protocol import Advice, Game
 from ..tables import store
-
-
-def top(advice: Advice, k: int | None) -> Advice:
-    """``advice`` with its best ``k`` choices only (all of them when ``k`` is None)."""
-    if k is None or k >= len(advice.choices):
-        return advice
-    return replace(advice, choices=advice.choices[:max(k, 1)])
 
 
 class TableAdvisor:
@@ -45,12 +36,12 @@ class TableAdvisor:
 
     def advise(self, sheets: list[PlayerSheet], mover: int, dice, roll: int) -> Advice:
         """Every choice of ``mover`` with ``dice`` after roll ``roll``, as ``advise`` ranks it."""
-        sheet = sheets[mover]
-        position = sheet.position(tuple(dice), roll)
+        position = sheets[mover].position(tuple(dice), roll)
+        options = self.game.rule_options(self.rules)
         if self.target is not None:
-            return api.advise(self.game, options=self.game.rule_options(self.rules),
-                              target=self.target, progress=self.progress, **position)
-        if self.race and len(sheets) == 2 and 2 in self.game.players(self.rules):
+            return api.advise(self.game, options=options, target=self.target,
+                              progress=self.progress, **position)
+        if self.race and api.exact_race(self.game, len(sheets), options):
             return self._advise_race(sheets, mover, dice, roll)
         if self.race:  # the game's approximate win policy at this table
             rivals = [s.position(tuple(dice), roll) for j, s in enumerate(sheets) if j != mover]

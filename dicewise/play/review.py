@@ -90,7 +90,56 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
     return out
 
 
-def per_game(reviewed: list[Reviewed]) -> list[dict]:
+@dataclass(frozen=True)
+class Review:
+    """A judged log: every decision (of one game, where asked), the total loss and one
+    summary a game."""
+
+    decisions: tuple[Reviewed, ...]
+
+    @property
+    def total_loss(self) -> float:
+        return sum(r.loss for r in self.decisions)
+
+    @property
+    def approximate(self) -> bool:
+        """Whether the values are approximate (each loss then has its error)."""
+        return any(r.loss_error is not None for r in self.decisions)
+
+    @property
+    def games(self) -> list[dict]:
+        return per_game(self.decisions)
+
+    def to_json(self) -> dict:
+        return {"decisions": [r.to_json() for r in self.decisions],
+                "total_loss": self.total_loss, "games": self.games}
+
+
+def review(solution: Solution, lines, game: int | None = None) -> Review:
+    """Judge a log's decisions (only those of its game ``game``, where given)."""
+    judged = review_lines(solution, lines)
+    if game is not None:
+        numbers = sorted({r.game for r in judged if r.game is not None})
+        judged = [r for r in judged if r.game == game]
+        if not judged:
+            raise DicewiseError(f"the log has no game {game} (games: "
+                                f"{_ranges(numbers) or 'none numbered'})")
+    return Review(tuple(judged))
+
+
+def _ranges(numbers) -> str:
+    """0-4, 7 for people."""
+    out, start = [], None
+    for i, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            out.append(str(start) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(out)
+
+
+def per_game(reviewed) -> list[dict]:
     """One summary a game, in the log's order: decisions, those that lost, the loss, the worst."""
     games: dict = {}
     for r in reviewed:

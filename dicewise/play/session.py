@@ -34,7 +34,7 @@ from ..i18n import Message
 from ..solver.player_sheet import PlayerSheet
 from ..solver.protocol import Advice, BadAction, unsupported
 from . import commands
-from .advisor import TableAdvisor, top
+from .advisor import TableAdvisor
 
 FORMAT = "dicewise-table-game"
 VERSION = 1
@@ -110,7 +110,7 @@ class TableGame:
                 raise DicewiseError(Message("{game} has no play for a target",
                                             game=self.game.name))
             self.game.category_rules(self.rules)
-        exact = len(table.names) == 2 and 2 in self.game.players(self.rules)
+        exact = api.exact_race(self.game, len(table.names), table.options)
         approximate = ("win" in self.game.table_policies(self.rules)
                        and len(table.names) in self.game.table_players(self.rules))
         # auto: the exactly solved race is played to win; approximate win play is asked for
@@ -297,7 +297,7 @@ class TableGame:
         if self._advice is None or self._advice[0] != key:
             advice = self.advisor.advise(self.sheets, self.to_move, self.dice, self.roll)
             self._advice = (key, advice)
-        return self._advice[1] if full else top(self._advice[1], self.table.top)
+        return self._advice[1] if full else self._advice[1].top(self.table.top)
 
     # --- commands ---------------------------------------------------------------------------
 

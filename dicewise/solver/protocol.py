@@ -134,6 +134,12 @@ class Advice:
     def best(self) -> Choice | None:
         return self.choices[0] if self.choices else None
 
+    def top(self, k: int | None) -> "Advice":
+        """This advice with its best ``k`` choices only (all of them when ``k`` is None)."""
+        if k is None or k >= len(self.choices):
+            return self
+        return replace(self, choices=self.choices[:max(k, 1)])
+
     def choice_for(self, action: dict) -> Choice:
         """The choice that plays ``action`` (in the protocol's canonical form), or BadAction."""
         for c in self.choices:

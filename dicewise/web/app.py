@@ -83,9 +83,7 @@ def _advice(f: Fields, progress):
     result = api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None, fifth=fifth,
                         options=options, target=target, players=players, opponent_sheets=rivals,
                         opponent_fifths=fifths, progress=progress)
-    from ..play.advisor import top as best_of
-
-    return best_of(result, top)
+    return result.top(top)
 
 
 def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
