@@ -191,16 +191,28 @@ def _quiet(units, label):
 
 
 @_checked
-def solve(ruleset, options=None, *, table=None, rebuild: bool = False, progress=None) -> Solution:
-    """Solve (or fit) a ruleset, reusing its table when present (``rebuild`` forces a new one)."""
+def solve(ruleset, options=None, *, table=None, rebuild: bool = False, players: int = 1,
+          scheduler: str | None = None, workers: int | None = None, progress=None):
+    """Solve (or fit) a ruleset, reusing its table when present (``rebuild`` forces a new
+    one): a ``Solution``; with ``players=2`` its two-player race (``solve_two_player``, on
+    ``scheduler`` with ``workers``)."""
+    if players == 2:
+        return solve_two_player(ruleset, options, table=table, rebuild=rebuild,
+                                scheduler=scheduler, workers=workers, progress=progress)
+    if players != 1:
+        raise UnfitArguments(Message("solve takes --players 1 or 2, not {players}",
+                                     players=players))
+    if scheduler is not None or workers is not None:
+        raise UnfitArguments(Message("--scheduler and --workers are for --players 2"))
     game, rules = for_command(ruleset, "solve", options)
     return store.solution(game, rules, table, rebuild=rebuild, progress_factory=progress)
 
 
-@_checked
-def solve_report(solution: Solution) -> dict:
-    """What ``dicewise solve --json`` prints for a solution (``Solution.to_json``)."""
-    return solution.to_json()
+def solve_report(solved) -> dict:
+    """What ``dicewise solve --json`` prints for what ``solve`` returned."""
+    if isinstance(solved, Solution):
+        return solved.to_json()
+    return two_player_report(solved)
 
 
 @_checked

@@ -194,3 +194,16 @@ def test_bench_agent_takes_a_callable_a_module_function_or_a_program(tmp_path, m
         api.bench_agent("yahtzee", "bot:last", agent_command="cat")
     with pytest.raises(UnfitArguments, match="exactly one of --agent"):
         api.bench_agent("yahtzee")
+
+
+def test_solve_takes_one_player_or_the_race_of_two():
+    from dicewise.errors import UnfitArguments
+
+    with pytest.raises(UnfitArguments, match="--scheduler and --workers are for --players 2"):
+        api.solve("yahtzee", workers=2)
+    with pytest.raises(UnfitArguments, match="--players 1 or 2, not 3"):
+        api.solve("yahtzee", players=3)
+    with pytest.raises(DicewiseError, match="yahtzee is not solved for two players"):
+        api.solve("yahtzee", players=2)
+    solution = api.solve("yahtzee")
+    assert api.solve_report(solution) == solution.to_json()

@@ -134,12 +134,12 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
     tr = speak(lang)
     if out is not None:
         checked_output(out)
+    solved = api.solve(ruleset, options, table=out, rebuild=rebuild, players=players,
+                       scheduler=scheduler, workers=workers, progress=progress)
+    report = api.solve_report(solved)
+    if as_json:
+        return emit_json(report)
     if players == 2:
-        solved = api.solve_two_player(ruleset, options, table=out, rebuild=rebuild,
-                                      scheduler=scheduler, workers=workers, progress=progress)
-        report = api.two_player_report(solved)
-        if as_json:
-            return emit_json(report)
         how = (tr("solved in {seconds} s on {runner}").format(
             seconds=f"{solved.seconds:.1f}", runner=solved.runner) if solved.built else tr("loaded"))
         click.echo(tr("{ruleset}, two players: the first player's P(win) + ½P(draw) = {value} "
@@ -148,12 +148,7 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
             states=tr.number(report["states"]), how=how))
         click.echo(tr("table: {path}").format(path=report["table"]))
         return
-    if scheduler or workers:
-        raise click.UsageError(i18n.Message("--scheduler and --workers are for --players 2"))
-    solution = api.solve(ruleset, options, table=out, rebuild=rebuild, progress=progress)
-    report = api.solve_report(solution)
-    if as_json:
-        return emit_json(report)
+    solution = solved
     how = (tr("built in {seconds} s").format(seconds=f"{solution.seconds:.2f}") if solution.built
            else tr("loaded"))
     slug = i18n.options_text(report["rule_options"]) or tr("default rules")
