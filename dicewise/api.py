@@ -739,20 +739,23 @@ def _target_of(game: Game, policy: str) -> int | None:
         raise DicewiseError(Message("{game} has no play for a target (policies: {policies})",
                                     game=game.name, policies=", ".join(game.policy_names())))
     try:
-        return check_target(int(policy.partition(":")[2]))
+        target = int(policy.partition(":")[2])
     except ValueError:
         raise DicewiseError(Message("a target policy is target:T with T a whole number of at "
                                     "least 0, not {policy!r}", policy=policy)) from None
+    return check_target(target)  # its own words for a target out of range
 
 
 def _target_solutions(game, rules, target, table, progress):
     """(expected-score solution, target solution) of an exact game."""
     from .solver.target.table import table_for
 
+    if table is not None:  # loaded (or refused) before the game's own table is built
+        chances = store.solution(table_for(game, rules, target), rules, table, must_exist=True)
+        return store.solution(game, rules, None, progress_factory=progress), chances
     base = store.solution(game, rules, None, progress_factory=progress)
     spec = table_for(game, rules, target, game.state_values(base))
-    return base, store.solution(spec, rules, table, must_exist=table is not None,
-                                progress_factory=progress)
+    return base, store.solution(spec, rules, None, progress_factory=progress)
 
 
 def _played_for_target(game, rules, target, games, seed, table, progress):
@@ -876,7 +879,10 @@ class TableDuel:
 
 def _seat_policy(game: Game, rules, policy: str) -> str:
     """A policy a seat at a table plays, by its own name, refused before any table is built."""
-    name = policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
+    try:
+        name = policy if policy in game.table_policies(rules) else game.resolve_policy(policy)
+    except DicewiseError:  # no policy of the game's: refused below in the table's words
+        name = None
     if name not in game.seat_policies(rules):
         raise DicewiseError(Message("a table of {game} seats the policies {policies}, not "
                                     "{policy!r}", game=game.name,
@@ -956,7 +962,8 @@ def advise_players(ruleset, *, players: int, dice, roll: int | None = None,
     position = _position(game, dice, sheet, roll=roll, fifth=fifth)
     rivals = [{"sheet": s or None, "fifth": f} for s, f in zip(opponent_sheets, opponent_fifths)]
     game.check_table_position(rules, position, rivals)  # refuse the sheets before any solve
-    solution = store.solution(game, rules, table, progress_factory=progress)
+    solution = store.solution(game, rules, table, must_exist=table is not None,
+                              progress_factory=progress)
     return game.advise_table(solution, position, rivals)
 
 

@@ -208,7 +208,8 @@ def box_listing(ruleset: str, boxes) -> Listing:
 _OS_REASONS = {errno.ENOENT: "No such file or directory", errno.EACCES: "Permission denied",
                errno.EPERM: "Operation not permitted", errno.EISDIR: "Is a directory",
                errno.ENOTDIR: "Not a directory", errno.ENOSPC: "No space left on device",
-               errno.EROFS: "Read-only file system"}
+               errno.EROFS: "Read-only file system", errno.EIO: "Input/output error",
+               errno.ENAMETOOLONG: "File name too long"}
 
 
 def os_reason(error: OSError) -> "Message | str":

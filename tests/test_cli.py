@@ -252,7 +252,7 @@ def test_a_policy_refused_names_every_policy_and_target_play_where_there_is_none
     assert none.exit_code == 2 and none.stderr.startswith(
         "dicewise: error: ryzykant has no play for a target (policies: optimal, search")
     negative = run("duel", "general", "--a", "target:-5", "--b", "optimal")
-    assert negative.exit_code == 2 and "a whole number of at least 0" in negative.stderr
+    assert negative.exit_code == 2 and "a whole number of points, at least 0, not -5" in negative.stderr
     assert "policies: optimal, greedy, random, target:T" in ok("rules", "yahtzee").stdout
 
 

@@ -506,7 +506,7 @@ REFUSED = {
                      "thrown again")),
     "table-plot-format": (
         ["table", "general", "--what", "target", "--plot", "x.xyz"],
-        i18n.Message("cannot draw a .{format} image (--out names a .png, .svg, .pdf... file)",
+        i18n.Message("cannot draw a .{format} image (name a .png, .svg, .pdf... file)",
                      format="xyz")),
     "two-players-not-solved": (
         ["chance", "poker-school", "--players", "2"],

@@ -374,8 +374,10 @@ def test_duel_of_three_general_players_on_the_race_rules():
     (("chance", "general", "--players", "4", "--sheet", "ones=3", "--opponent-sheet", "ones=2",
       "--opponent-sheet", "twos=2"), "need 3 rival sheets"),
     (("chance", "yahtzee", "--players", "3"), "no play to win"),
-    (("duel", "yahtzee", "--players", "3", "--a", "win", "--games", "30"), "unknown policy"),
-    (("duel", "general", "--players", "3", "--a", "value", "--games", "30"), "unknown policy"),
+    (("duel", "yahtzee", "--players", "3", "--a", "win", "--games", "30"),
+     "a table of yahtzee seats the policies optimal, greedy, random, not 'win'"),
+    (("duel", "general", "--players", "3", "--a", "value", "--games", "30"),
+     "a table of general seats the policies optimal, greedy, random, win, not 'value'"),
     (("duel", "poker-school", "--players", "5", "--a", "greedy", "--games", "30"), "2, 3, 4"),
 ])
 def test_bad_tables_are_one_line(args, message):

@@ -119,8 +119,8 @@ def pyplot(out):
     from matplotlib.backend_bases import FigureCanvasBase
 
     if image_format(out) not in FigureCanvasBase.get_supported_filetypes():
-        raise DicewiseError(i18n.Message("cannot draw a .{format} image (--out names a .png, "
-                                         ".svg, .pdf... file)", format=image_format(out)))
+        raise DicewiseError(i18n.Message("cannot draw a .{format} image (name a .png, .svg, "
+                                         ".pdf... file)", format=image_format(out)))
     return plt
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 
 import click
 
 from .. import __version__
 from ..errors import DicewiseError, UnfitArguments
-from ..i18n import Message, message_of
+from ..i18n import Message, message_of, os_reason
 from .format import SPOKEN, error_text
 from .helptext import SpokenHelp
 from .refusals import refusal
@@ -44,6 +46,23 @@ class Group(click.Group):
             raise
         except click.UsageError as e:
             fail(_usage_error(ctx, e))
+        except BrokenPipeError:  # the reader left (| head): nothing more to say, as click does
+            _stdout_to_nowhere()
+            sys.exit(1)
+        except OSError as e:  # the output could not be written (a full disk), or other I/O
+            if e.errno not in _OUTPUT_ERRORS:
+                fail(error_text(ctx, os_reason(e)))
+            _stdout_to_nowhere()
+            fail(error_text(ctx, Message("cannot write the output: {why}", why=os_reason(e))))
+
+
+#: What writing the output fails with: no room left on its disk, or a file grown too big.
+_OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _stdout_to_nowhere() -> None:
+    """Point standard output at nothing, so that what it still holds does not fail the exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 class Command(SpokenHelp, click.Command):

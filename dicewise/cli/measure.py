@@ -7,12 +7,12 @@ import csv
 import io
 import json
 import sys
-from pathlib import Path
 
 import click
 
 from .. import api, i18n
 from ..errors import DicewiseError
+from ..tables.files import cannot_read, checked_input
 from .format import (checked_output, emit_json, named, progress, pyplot, speak, write_figure,
                      write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
@@ -393,10 +393,9 @@ def review(ruleset, log, game_index, show_all, options, as_json):
     that lost points (--all: every decision; --game N: one game)."""
     try:
         lines = (sys.stdin.read() if log == "-" else
-                 Path(log).read_text(encoding="utf-8", errors="replace")).splitlines()
+                 checked_input(log).read_text(encoding="utf-8", errors="replace")).splitlines()
     except OSError as e:
-        raise DicewiseError(i18n.Message("cannot read {path}: {why}", path=log,
-                                         why=i18n.os_reason(e))) from None
+        raise DicewiseError(cannot_read(log, e)) from None
     judged = api.review(ruleset, lines, game=game_index, options=options, progress=progress)
     if as_json:
         return emit_json(judged.to_json())

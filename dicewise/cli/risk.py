@@ -40,7 +40,7 @@ class _Strict:
     """Parameter types that report a bad value as a DicewiseError (one line, exit 2)."""
 
     def fail(self, message, param=None, ctx=None):
-        name = param.human_readable_name if param is not None else "value"
+        name = "value" if param is None else (param.opts or [param.human_readable_name])[0]
         raise DicewiseError(f"invalid value for {name}: {message}")
 
 

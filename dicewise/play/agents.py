@@ -35,8 +35,14 @@ def load_callable(spec: str):
         sys.path.insert(0, os.getcwd())
     try:
         obj = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as e:
+    except (ImportError, AttributeError, TypeError) as e:  # TypeError: a relative name
         raise DicewiseError(f"cannot load agent {spec}: {e}") from None
+    except SystemExit as e:  # the module's own code left on import
+        raise DicewiseError(f"cannot load agent {spec}: its module exited ({e.code!r}) "
+                            "on import") from None
+    except Exception as e:  # its module's code failed on import: a syntax error, say
+        raise DicewiseError(f"cannot load agent {spec}: its module raised "
+                            f"{type(e).__name__}: {e}".replace("\n", " ")) from None
     if not callable(obj):
         raise DicewiseError(f"agent {spec} is not callable")
     return obj
@@ -95,7 +101,7 @@ class ProcessAgent:
         line = self._read_line()
         try:
             return json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python goes
             raise AgentFailure("malformed", "not JSON", sent=line[:200]) from None
 
     def _read_line(self) -> str:

@@ -61,6 +61,11 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
         except (KeyError, TypeError):
             raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
                                 "as the agent protocol writes them") from None
+        number_of_game = obs.get("game")
+        if number_of_game is not None and (isinstance(number_of_game, bool)
+                                           or not isinstance(number_of_game, int)):
+            raise DicewiseError(f"line {number}: the game number is a whole number, not "
+                                f"{json.dumps(number_of_game)}")
         if obs.get("ruleset", game.name) != game.name:
             raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {game.name}")
         options, logged = dict(solution.rules.options), obs.get("options", {})

@@ -33,6 +33,7 @@ from ..errors import DicewiseError
 from ..i18n import Message
 from ..solver.player_sheet import PlayerSheet
 from ..solver.protocol import Advice, BadAction, unsupported
+from ..tables.files import cannot_read, checked_input
 from . import commands
 from .advisor import TableAdvisor
 
@@ -533,12 +534,12 @@ def default_names(players: int, lang: str) -> list[str]:
 
 def read_saved(path) -> dict:
     """The JSON of a saved game's file (DicewiseError if it cannot be read or is no JSON)."""
+    path = checked_input(path)
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        raise DicewiseError(Message("cannot read {path}: {why}", path=str(path),
-                                    why=i18n.os_reason(e))) from None
-    except ValueError:
+        raise DicewiseError(cannot_read(path, e)) from None
+    except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python goes
         raise DicewiseError(Message("{path} is not a saved dicewise game (not JSON)",
                                     path=str(path))) from None
 

@@ -43,6 +43,11 @@ def checked_output(path) -> Path:
     """
     if not str(path).strip():  # Path("") is the current folder
         raise DicewiseError(i18n.Message("an empty file name; give a file name"))
+    if str(path).endswith(("/", os.sep)):  # Path() drops the slash: "x/" would write "x"
+        raise DicewiseError(i18n.Message("{path} names a folder; give a file name",
+                                         path=str(path)))
+    if "\0" in str(path):  # no system opens it (Python raises ValueError)
+        raise DicewiseError(i18n.Message("a file name cannot hold a NUL character"))
     path = Path(path)
     try:
         mode = os.stat(path).st_mode
@@ -69,6 +74,29 @@ def write_output(path, data: str | bytes) -> Path:
         return write_atomic(path, data.encode() if isinstance(data, str) else data)
     except OSError as e:
         raise DicewiseError(cannot_write(path, e)) from None
+
+
+def checked_input(path) -> Path:
+    """A file to read whole (a log, a saved game): a regular file, so that a FIFO or a
+    device (``/dev/zero``) is refused in one line instead of read for ever."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise DicewiseError(cannot_read(path, e)) from None
+    if stat.S_ISDIR(mode):
+        raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
+                                         path=str(path)))
+    if not stat.S_ISREG(mode):
+        raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
+                                         path=str(path)))
+    return path
+
+
+def cannot_read(path, error: Exception) -> i18n.Message:
+    """Why ``path`` could not be read, in the player's words."""
+    why = i18n.os_reason(error) if isinstance(error, OSError) else str(error)
+    return i18n.Message("cannot read {path}: {why}", path=str(path), why=why)
 
 
 def cannot_write(path, error: OSError) -> i18n.Message:

@@ -12,15 +12,16 @@ build that is killed resumes from its finished parts).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import time
 from pathlib import Path
 from typing import Callable
 
 from ..errors import DicewiseError
-from ..i18n import Message, message_of
+from ..i18n import Message, message_of, os_reason
 from ..solver.protocol import Game, Solution
-from .files import cannot_write
+from .files import cannot_read, cannot_write
 from .format import NotATableFile, TableError, read_table, write_table
 
 SUFFIX = ".dwt"
@@ -54,14 +55,19 @@ def load(game: Game, rules, path) -> Solution:
     path = Path(path)
     table = read_table(path, kind=game.table_kind(rules), ruleset=game.name,
                        options=game.rule_options(rules), rules_digest=game.rules_digest(rules))
-    meta = dict(table.header.get("meta", {}))
-    if "expected_score" not in meta:
+    meta = table.header.get("meta", {})
+    if not isinstance(meta, dict) or "expected_score" not in meta or not (
+            meta["expected_score"] is None or isinstance(meta["expected_score"], (int, float))):
         raise TableError(Message("{path} lacks the expected score of a solved game",
                                  path=str(path)))
     try:
-        payload = game.from_arrays(rules, table.arrays, meta)
+        payload = game.from_arrays(rules, table.arrays, dict(meta))
     except TableError as e:
         raise TableError(Message("{path}: {why}", path=str(path), why=message_of(e))) from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # checksummed, not ours
+        raise TableError(Message("{path} is damaged (its arrays do not match its header)",
+                                 path=str(path))) from None
+    meta = dict(meta)
     return Solution(game, rules, payload, meta, path, False, 0.0)
 
 
@@ -112,13 +118,14 @@ class Checkpoints:
         try:
             table = read_table(file, **self.expect)
         except TableError as e:
-            raise TableError(f"checkpoint refused: {e}; delete it to recompute that part") from None
+            raise TableError(Message("checkpoint refused: {why}; delete it to recompute that "
+                                     "part", why=message_of(e))) from None
         return table.arrays, dict(table.header.get("meta", {}))
 
     def refuse(self, name: str, why: str):
         """The error for a part that is readable but does not belong to this build."""
-        return TableError(f"checkpoint refused: {self._file(name)} {why}; delete it to "
-                          "recompute that part")
+        return TableError(Message("checkpoint refused: {path} {why}; delete it to recompute "
+                                  "that part", path=str(self._file(name)), why=why))
 
     def put(self, name: str, arrays: dict, meta: dict) -> None:
         """Keep a finished part (written atomically)."""
@@ -153,8 +160,9 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
     """
     explicit = table is not None
     path = Path(table) if explicit else default_path(game, rules)
-    if explicit:
-        check_table_path(path)
+    if not explicit:
+        _check_cache(path.parent)
+    check_table_path(path)
     if must_exist and not path.exists():
         raise DicewiseError(Message("table file {path} does not exist", path=str(path)))
     if not rebuild and path.exists():
@@ -164,9 +172,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
             if isinstance(e, NotATableFile) and explicit:
                 raise  # no table of ours: nothing to rebuild over it
             if explicit or must_exist:
-                raise TableError(Message("{why}; build it anew: dicewise solve {game} --out "
-                                         "{path} --rebuild (with the same --option flags)",
-                                         why=message_of(e), game=game.name, path=str(path))) from None
+                raise TableError(_rebuild_hint(game, path, e)) from None
             warn(f"{e}; rebuilding it")
     with _build_lock(path):
         if not rebuild and path.exists():  # another process built it while we waited
@@ -177,14 +183,43 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
         return build(game, rules, path, progress_factory)
 
 
+def _rebuild_hint(game, path: Path, refused: TableError) -> Message:
+    """Why a table file is refused, and the command that builds the right one there: a game's
+    ``dicewise solve``, a table's own ``solve_command``; tables of other kinds are built in
+    the cache only."""
+    command = f"dicewise solve {game.name}" if isinstance(game, Game) else \
+        getattr(game, "solve_command", None)
+    if command is None:
+        return Message("{why}; this kind of table is built in the cache: leave out --table",
+                       why=message_of(refused))
+    return Message("{why}; build it anew: {command} --out {path} --rebuild (with the same "
+                   "--option flags)", why=message_of(refused), command=command, path=str(path))
+
+
+def _check_cache(folder: Path) -> None:
+    """The cache folder, made where missing; one line where it cannot be (a file, /proc)."""
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise DicewiseError(Message("cannot keep tables in {folder}: {why} (DICEWISE_CACHE "
+                                    "names the folder for them)", folder=str(folder),
+                                    why=os_reason(e))) from None
+
+
 def check_table_path(path: Path) -> None:
     """A table path is a regular file or a new name in an existing folder: one line otherwise."""
     if "\0" in str(path):  # no system opens it (Python raises ValueError)
         raise DicewiseError(Message("a table path cannot hold a NUL character"))
-    if path.exists() and not path.is_file():
-        raise DicewiseError(Message("{path} is not a regular file", path=str(path)))
-    if not path.parent.is_dir():
-        raise DicewiseError(Message("folder {folder} does not exist", folder=str(path.parent)))
+    try:
+        if path.exists() and not path.is_file():
+            raise DicewiseError(Message("{path} is not a regular file", path=str(path)))
+        if not path.parent.is_dir():
+            raise DicewiseError(Message("folder {folder} does not exist",
+                                        folder=str(path.parent)))
+    except OSError as e:  # a name too long, say
+        raise DicewiseError(cannot_read(path, e)) from None
 
 
 def warn(message: str) -> None:

@@ -54,6 +54,11 @@ class RaceTable:
         self.keep_checkpoints, self.connect_timeout = keep_checkpoints, connect_timeout
         self.build_label = "solving {game} for two players"
 
+    @property
+    def solve_command(self) -> str:
+        """The command that builds this table into a file (``store`` names it)."""
+        return f"dicewise solve {self.name} --players 2"
+
     def rule_options(self, rules) -> dict:
         return self.game.rule_options(rules)
 

@@ -45,7 +45,7 @@ class Policy:
                 f"objective must be one of {' | '.join(OBJECTIVES)}, not {self.objective!r}")
         if not np.isfinite(self.exchange_value) or abs(self.exchange_value) > 1e9:
             raise DicewiseError(
-                f"exchange value must be a finite number, not {self.exchange_value}")
+                f"exchange value must be a number from -1e9 to 1e9, not {self.exchange_value}")
         if not 0.0 <= self.threshold <= 1.0:
             raise DicewiseError(f"threshold must be between 0 and 1, not {self.threshold}")
 

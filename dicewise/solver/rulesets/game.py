@@ -197,6 +197,8 @@ class CategoryGame(Game):
 
         if "win" not in self.table_policies(rules):
             return super().check_table_position(rules, position, rivals)
+        if position.get("roll") is None:
+            raise DicewiseError(Message("give the roll number (--roll 1, 2 or 3)"))
         me = parse_sheet(rules, position.get("sheet") or None)
         others = [parse_sheet(rules, r.get("sheet") or None) for r in rivals]
         table_position(rules, me, others, len(others) + 1)

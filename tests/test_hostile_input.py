@@ -1,0 +1,175 @@
+"""Files, folders, streams and agents that are not what they should be: each is refused in
+one line with exit status 2 (or, inside a game, answered and the game goes on), never a
+traceback, a hang or a file written where none was asked for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dicewise import api
+from dicewise.cli.main import cli
+from dicewise.errors import DicewiseError
+from dicewise.play.session import TableGame
+from dicewise.tables.format import read_table, write_table
+
+ADVISE = ["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "6"]
+
+pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
+
+
+def refused(*args, fragment: str = "", env=None) -> str:
+    result = CliRunner().invoke(cli, list(args), prog_name="dicewise", env=env)
+    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicewise: error:"), result.stderr
+    assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def test_an_output_path_that_names_a_folder_is_refused_and_nothing_written(tmp_path):
+    # Path("x/") is Path("x"): the table went to a file named x
+    out = tmp_path / "newname"
+    refused("table", "general", "--what", "opening", "--out", f"{out}/",
+            fragment="names a folder; give a file name")
+    refused("risk", "table", "--max", "4", "--out", f"{out}/", fragment="names a folder")
+    assert not out.exists()
+
+
+def test_a_fifo_or_an_endless_device_is_not_read_as_a_log_or_a_saved_game(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero"):
+        refused("review", "general", str(path), fragment="is not a regular file")
+        refused("play", "--resume", str(path), fragment="is not a regular file")
+
+
+def test_a_saved_game_nested_past_pythons_depth_is_no_saved_game(tmp_path):
+    saved = tmp_path / "deep.json"
+    saved.write_text("[" * 100_000 + "]" * 100_000)
+    refused("play", "--resume", str(saved), fragment="is not a saved dicewise game")
+
+
+def test_a_file_name_too_long_is_refused_as_a_table():
+    long_name = "a" * 300
+    refused(*ADVISE, "--table", long_name, fragment="File name too long")
+    refused("chance", "general", "--target", "100", "--table", long_name,
+            fragment="File name too long")
+
+
+@pytest.mark.parametrize("cache", ["file", "/proc/dicewise-cache", "long"])
+def test_a_cache_that_cannot_hold_tables_is_refused(tmp_path, cache):
+    if cache == "file":
+        cache = tmp_path / "a-file"
+        cache.write_text("")
+    elif cache == "long":
+        cache = tmp_path / ("c" * 300)
+    line = refused(*ADVISE, env={"DICEWISE_CACHE": str(cache)},
+                   fragment=f"cannot keep tables in {cache}")
+    assert "DICEWISE_CACHE" in line
+
+
+def test_a_table_whose_checksum_holds_but_whose_header_is_not_ours_is_refused(tmp_path):
+    good = tmp_path / "general.dwt"
+    api.solve("general", table=good)
+    header = read_table(good).header
+    expect = {key: header[key] for key in ("kind", "ruleset", "options", "rules_digest")}
+    arrays = dict(read_table(good).arrays)
+    for name, score in [("text", "x"), ("list", [1, 2])]:
+        bad = tmp_path / f"{name}.dwt"
+        write_table(bad, **expect, arrays=arrays, meta={**header["meta"], "expected_score": score})
+        refused(*ADVISE, "--table", str(bad), fragment="lacks the expected score")
+    for name, wrong in [("other", {"values": np.zeros(3)}),
+                        ("shape", {k: v[:1] for k, v in arrays.items()})]:
+        bad = tmp_path / f"{name}.dwt"
+        write_table(bad, **expect, arrays=wrong, meta=header["meta"])
+        refused(*ADVISE, "--table", str(bad), fragment=str(bad))
+
+
+def test_a_table_of_three_never_builds_a_table_it_was_given_to_read(tmp_path):
+    missing = tmp_path / "missing.dwt"
+    refused(*ADVISE, "--players", "3", "--opponent-sheet", "ones=3", "--opponent-sheet",
+            "twos=4", "--table", str(missing), fragment="does not exist")
+    assert not missing.exists()
+
+
+def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
+    yahtzee = tmp_path / "yahtzee.dwt"
+    api.solve("yahtzee", table=yahtzee)
+    line = refused("chance", "general", "--target", "100", "--table", str(yahtzee))
+    assert "built in the cache: leave out --table" in line and "solve" not in line
+    line = refused("chance", "general", "--players", "2", "--table", str(yahtzee))
+    assert f"dicewise solve general --players 2 --out {yahtzee} --rebuild" in line
+    line = refused(*ADVISE, "--table", str(yahtzee))
+    assert f"dicewise solve general --out {yahtzee} --rebuild" in line
+
+
+def test_a_review_log_whose_game_number_is_no_number_is_refused():
+    log = [json.dumps({"observation": {"ruleset": "yahtzee", "game": [1], "turn": 0, "roll": 1,
+                                       "dice": [1, 2, 3, 4, 5]},
+                       "action": {"keep": [1, 2, 3, 4, 5]}})]
+    with pytest.raises(DicewiseError, match="line 1: the game number is a whole number"):
+        api.review("yahtzee", log)
+
+
+AGENTS = {
+    "exits": "import sys\nsys.exit(0)\n",
+    "broken": "def first(:\n",
+    "raises": "raise ValueError('boom')\n",
+}
+
+
+@pytest.mark.parametrize("spec, why", [
+    ("exits:first", "its module exited (0) on import"),
+    ("broken:first", "its module raised SyntaxError"),
+    ("raises:first", "its module raised ValueError: boom"),
+    (".relative:first", "cannot load agent .relative:first"),
+])
+def test_an_agent_module_that_fails_on_import_is_refused(tmp_path, monkeypatch, spec, why):
+    for name, code in AGENTS.items():
+        (tmp_path / f"{name}.py").write_text(code)
+    monkeypatch.chdir(tmp_path)
+    refused("bench-agent", "yahtzee", "--agent", spec, "--games", "1", fragment=why)
+
+
+def test_an_agent_answer_nested_past_pythons_depth_is_a_malformed_answer(tmp_path):
+    bot = tmp_path / "deep.py"
+    bot.write_text("import sys\nfor line in sys.stdin:\n"
+                   "    print('[' * 100000 + ']' * 100000, flush=True)\n")
+    report = api.bench_agent("yahtzee", agent_command=f"{sys.executable} {bot}", games=1,
+                             max_failures=100).to_json()
+    assert report["errors"] and report["error_kinds"] == {"malformed": len(report["errors"])}
+
+
+def test_a_save_to_a_name_with_a_nul_is_answered_and_the_game_goes_on():
+    game = TableGame.new("yahtzee", players=1, seed=1, advice=False)
+    answer = game.apply("save a\0b")
+    assert not answer["ok"] and "NUL" in answer["error"]
+    assert game.apply("roll")["ok"]
+
+
+def test_output_that_cannot_be_written_is_one_line(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    env = {**os.environ, "DICEWISE_CACHE": str(tmp_path)}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "dicewise.cli", "rules", "general"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, env=env)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicewise: error: cannot write the output: No space left on device"]
+
+
+def test_a_target_out_of_range_and_a_policy_no_seat_plays_say_so():
+    refused("simulate", "general", "--policy", "target:99999999999", "--games", "10",
+            fragment="a target is at most 1000000000 points, not 99999999999")
+    line = refused("duel", "yahtzee", "--players", "3", "--a", "target:100")
+    assert "seats the policies optimal, greedy, random, not 'target:100'" in line
+    refused("advise", "general", "--players", "3", "--dice", "1", "2", "3", "4", "5",
+            "--opponent-sheet", "", "--opponent-sheet", "", fragment="give the roll number")
