@@ -14,6 +14,15 @@ class TableError(DicewiseError):
     """A table file that cannot be used: unreadable, damaged, or built for other rules."""
 
 
+class TableMismatch(TableError):
+    """A sound table file built for something else: ``key`` says what (``kind``, ``ruleset``,
+    ``options`` or ``rules_digest``)."""
+
+    def __init__(self, message, key: str):
+        super().__init__(message)
+        self.key = key
+
+
 class NotATableFile(TableError):
     """A file that is no dicewise table at all (so nothing to rebuild in its place)."""
 

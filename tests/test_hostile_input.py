@@ -104,10 +104,19 @@ def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
     api.solve("yahtzee", table=yahtzee)
     line = refused("chance", "general", "--target", "100", "--table", str(yahtzee))
     assert "built in the cache: leave out --table" in line and "solve" not in line
+    # another game's table: kept, and the right one built in another file
     line = refused("chance", "general", "--players", "2", "--table", str(yahtzee))
-    assert f"dicewise solve general --players 2 --out {yahtzee} --rebuild" in line
+    assert line.endswith("build one in another file: dicewise solve general --players 2 --out "
+                         "FILE")
     line = refused(*ADVISE, "--table", str(yahtzee))
-    assert f"dicewise solve general --out {yahtzee} --rebuild" in line
+    assert f"{yahtzee} is a table of yahtzee, not of general" in line
+    assert line.endswith("build one in another file: dicewise solve general --out FILE")
+    # a table of other options: kept too
+    general = tmp_path / "general.dwt"
+    api.solve("general", table=general)
+    line = refused(*ADVISE, "-o", "straight=plain", "--table", str(general))
+    assert "was built with the options big_general=ends, straight=joker, not " in line
+    assert "give the --option flags it was built with" in line and "--rebuild" not in line
 
 
 def test_a_review_log_whose_game_number_is_no_number_is_refused():

@@ -207,8 +207,8 @@ def test_header_missing_a_field_is_refused(table):
 def test_other_options_are_refused(tmp_path, solved):
     game, values = solved("general", straight="plain")
     path = save(tmp_path / "t.dwt", game, values)
-    with pytest.raises(TableError, match="built for options big_general=ends, straight=plain, "
-                       "not for options big_general=ends, straight=joker"):  # not dict reprs
+    with pytest.raises(TableError, match="built with the options big_general=ends, "
+                       "straight=plain, not big_general=ends, straight=joker"):  # not dict reprs
         load(path, category_game("general"))
 
 

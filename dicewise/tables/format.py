@@ -25,9 +25,8 @@ from typing import Any, Mapping
 import msgpack
 import numpy as np
 
-from ..errors import DicewiseError, NotATableFile, TableError  # noqa: F401  (TableError is re-exported)
+from ..errors import NotATableFile, TableError, TableMismatch  # noqa: F401  (TableError re-exported)
 from ..i18n import Message, options_text, os_reason
-from ..solver.digest import digest  # noqa: F401  (re-exported: tables name their rules by it)
 from .files import write_atomic
 
 MAGIC = "dicewise-table"
@@ -158,12 +157,15 @@ def read_table(path, **expect) -> Table:
     for key, want in expect.items():
         have = header.get(key)
         if have != want:
-            if key == "rules_digest":
-                raise TableError(Message("{path} was built for other rules (a different dicewise "
-                                         "version), not for {key} {want}", path=str(path),
-                                         key=key, want=want))
-            raise TableError(Message("{path} was built for {key} {have}, not for {key} {want}",
-                                     path=str(path), key=key, have=_said(have), want=_said(want)))
+            said = {"path": str(path), "have": _said(have), "want": _said(want)}
+            raise TableMismatch(
+                Message("{path} was built for other rules (a different dicewise version)",
+                        **said) if key == "rules_digest" else
+                Message("{path} is a table of {have}, not of {want}", **said)
+                if key == "ruleset" else
+                Message("{path} was built with the options {have}, not {want}", **said)
+                if key == "options" else
+                Message("{path} is a table of another kind ({have}), not {want}", **said), key)
     try:
         blobs = msgpack.unpackb(payload, raw=False)
         arrays = {}

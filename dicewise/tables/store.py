@@ -184,16 +184,25 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
 
 
 def _rebuild_hint(game, path: Path, refused: TableError) -> Message:
-    """Why a table file is refused, and the command that builds the right one there: a game's
-    ``dicewise solve``, a table's own ``solve_command``; tables of other kinds are built in
-    the cache only."""
+    """Why a table file is refused, and what to do: build it anew where it is stale or
+    damaged; keep it and build another where it is sound but for something else (another
+    game, kind or options).  The command is a game's ``dicewise solve``, a table's own
+    ``solve_command``; tables of other kinds are built in the cache only."""
     command = f"dicewise solve {game.name}" if isinstance(game, Game) else \
         getattr(game, "solve_command", None)
+    why = message_of(refused)
     if command is None:
         return Message("{why}; this kind of table is built in the cache: leave out --table",
-                       why=message_of(refused))
+                       why=why)
+    if getattr(refused, "key", None) == "options":
+        return Message("{why}; give the --option flags it was built with, or build another "
+                       "file: {command} --out FILE (with these --option flags)", why=why,
+                       command=command)
+    if getattr(refused, "key", None) in ("ruleset", "kind"):
+        return Message("{why}; give a table of {game}, or build one in another file: "
+                       "{command} --out FILE", why=why, game=game.name, command=command)
     return Message("{why}; build it anew: {command} --out {path} --rebuild (with the same "
-                   "--option flags)", why=message_of(refused), command=command, path=str(path))
+                   "--option flags)", why=why, command=command, path=str(path))
 
 
 def _check_cache(folder: Path) -> None:
