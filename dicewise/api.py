@@ -766,7 +766,7 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
     import time
 
     start = time.perf_counter()
-    with (progress or _quiet)(games, f"playing {games:,} games for {target}") as update:
+    with (progress or _quiet)(games, _playing(games, f"target:{target}")) as update:
         records = simulate_target(game.category_rules(rules), tsol.payload, target, games, seed,
                                   update, expected=game.state_values(base).values)
     hits = float((records.scores >= target).mean())

@@ -149,7 +149,7 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
 
     code, text = run("review", "general", str(log))
     assert code == 0
-    assert re.search(r"^game 0: \d+ decisions, \d+ lost points", text, re.M)
+    assert re.search(r"^game 0: \d+ decisions, \d+ of them lost points", text, re.M)
     assert re.search(r"^game 1: ", text, re.M) and "in 2 games" in text
     code, one = run("review", "general", str(log), "--game", "1", "--json")
     data = json.loads(one)

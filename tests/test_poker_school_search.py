@@ -171,6 +171,6 @@ def test_approximate_advice_in_russian(capsys):
     assert out[1] == "значения: приближённо, оценка ошибки ±6.4, оптимум ≤ 1124.14 (доказано)"
     rows = out[3:]
     assert len(rows) == len(a.choices)
-    assert any(r.endswith("крест в графу «двойки»  (заведомо хуже, чем записать в графу «двойки»: 6)")
-               for r in rows)
+    assert any(r.endswith("поставить крест в графу «двойки»  (заведомо хуже, чем записать в "
+                          "графу «двойки»: 6)") for r in rows)
     assert all("±" in r for r in rows) and any("(почти равны)" in r for r in rows)

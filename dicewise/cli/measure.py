@@ -381,7 +381,7 @@ def _print_agent_errors(d):
 
 @click.command(cls=Command)
 @click.argument("ruleset")
-@click.argument("log", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("log", type=click.Path(allow_dash=True))
 @click.option("--game", "game_index", type=int, default=None,
               help="Only the decisions of game N of the log (its `game` field).")
 @click.option("--all", "show_all", is_flag=True,
@@ -404,8 +404,8 @@ def review(ruleset, log, game_index, show_all, options, as_json):
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
                 f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
-        click.echo(f"game {g['game']}: {g['decisions']} decisions, {g['lost']} lost points, "
-                   f"{g['loss']:.3f} in all{tail}")
+        click.echo(f"game {g['game']}: {g['decisions']} decisions, {g['lost']} of them lost "
+                   f"points, {g['loss']:.3f} in all{tail}")
     shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:
         click.echo("decisions that lost points:" if not show_all else "every decision:")

@@ -32,7 +32,7 @@ from .main import Command
               help="The seed of the dice dicewise rolls (`roll`); default: a fresh one.")
 @click.option("--lang", default=None, help="en, ru or pl (default: from the locale).")
 @option_flag
-@click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None,
+@click.option("--resume", "resume", type=click.Path(), default=None,
               help="Go on with a game saved by `save FILE`.")
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True,
               help="How many of the best choices to show.")

@@ -346,7 +346,7 @@ def _table_file_bytes(p, rules, options) -> bytes:
 @click.option("--max", "n", type=INT, required=True, help="Largest A and D in the table.")
 @click.option("--format", "fmt", type=_Choice(["csv", "table"]), default="csv", show_default=True,
               help="csv: plain CSV (rows A, columns D); table: a dicewise table file.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+@click.option("--out", type=click.Path(), required=True,
               help="File to write.")
 @_dice_options("table")
 @_json_option
@@ -371,7 +371,7 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
 @risk.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--max", "n", type=INT, default=40, show_default=True,
               help="Largest A and D shown.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True,
+@click.option("--out", type=click.Path(), required=True,
               help="Image file to write: PNG, or another format by its suffix (.svg, .pdf).")
 @_dice_options("plot")
 @_json_option

@@ -11,6 +11,7 @@ import json
 import os
 import select
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -78,6 +79,9 @@ class ProcessAgent:
             raise DicewiseError(f"cannot read agent command {command!r}: {e}") from None
         if not self.argv:
             raise DicewiseError(f"agent command {command!r} names no program")
+        if shutil.which(self.argv[0]) is None:  # said now, not after the games have begun
+            raise DicewiseError(f"cannot start agent {command!r}: no program {self.argv[0]!r} "
+                                "(not found, or not executable)")
         self.command, self.name, self.timeout = command, command, timeout
         self.proc = None
         self._buffer = b""

@@ -496,6 +496,21 @@ def observed_roll(observation: Mapping) -> int:
     return int(roll)
 
 
+def rival_sheets(parse: Callable, rivals: Sequence) -> list:
+    """``parse`` applied to each rival's sheet, a refusal naming the rival (1, 2, ... in the
+    order given): "rival sheet 2: ..."."""
+    from ..i18n import message_of
+
+    parsed = []
+    for number, rival in enumerate(rivals, 1):
+        try:
+            parsed.append(parse(rival))
+        except DicewiseError as e:
+            raise DicewiseError(Message("rival sheet {number}: {why}", number=number,
+                                        why=message_of(e))) from None
+    return parsed
+
+
 def no_table_play(game: str) -> Message:
     """Why ``advise --players N`` refuses a game without play to win at a table."""
     return Message("{game} has no play to win at a table: `dicewise advise {game}` ranks "

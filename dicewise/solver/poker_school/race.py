@@ -26,7 +26,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ...i18n import Box, Listing, Message
 from .. import dice
-from ..protocol import Advice
+from ..protocol import Advice, rival_sheets
 from . import contest, turns
 from .rules import N_ROWS, N_SCHOOL, ROW_NAMES, PokerSchoolRules
 from .turns import Batch, GreedyEvaluator
@@ -175,7 +175,7 @@ def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
     each prize a sheet earned is that seat's (seat 0 is the mover), and is lost to the
     others.  DicewiseError for sheets turns in seat order cannot lead to."""
     mine = game.parse_sheet(sheet)
-    others = [game.parse_sheet(text) for text in rivals]
+    others = rival_sheets(game.parse_sheet, rivals)
     if not mine.open_rows(game.columns):
         raise DicewiseError(Message("the sheet is full: the game is over"))
     k = sum(mine.filled)

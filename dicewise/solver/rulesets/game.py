@@ -22,7 +22,8 @@ from ..advice import advise_position, check_position
 from ..category import CategoryRules, StateValues, solve_states
 from ..digest import code_text, rules_digest
 from ..options import option_specs
-from ..protocol import Advice, BadAction, Episode, Game, Played, Solution, observed_roll
+from ..protocol import (Advice, BadAction, Episode, Game, Played, Solution, observed_roll,
+                        rival_sheets)
 from ..sheet import parse_sheet
 from . import CATEGORY_GAMES, category_game
 from .decisions import write_options
@@ -200,7 +201,7 @@ class CategoryGame(Game):
         if position.get("roll") is None:
             raise DicewiseError(Message("give the roll number (--roll 1, 2 or 3)"))
         me = parse_sheet(rules, position.get("sheet") or None)
-        others = [parse_sheet(rules, r.get("sheet") or None) for r in rivals]
+        others = rival_sheets(lambda r: parse_sheet(rules, r.get("sheet") or None), rivals)
         table_position(rules, me, others, len(others) + 1)
         check_position(rules, me, position.get("dice", ()), position.get("roll"))
         return me, others

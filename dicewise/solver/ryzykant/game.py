@@ -45,7 +45,7 @@ from .. import blas_threads, dice
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
 from ..protocol import (COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution,
-                        with_loss_errors)
+                        rival_sheets, with_loss_errors)
 from . import approx, policy_table, rules as rz, search
 from .rules import N_SUMS, SUMS, VALUES, Position, RyzykantRules
 
@@ -164,7 +164,8 @@ class RyzykantGame(Game):
         from .race import rival_position
 
         pos, roll = self.check_position(rules, position)
-        others = [rival_position(rules, r.get("sheet"), r.get("fifth")) for r in rivals]
+        others = rival_sheets(lambda r: rival_position(rules, r.get("sheet"), r.get("fifth")),
+                              rivals)
         if rules.puscioch == "score":
             for p, ended in others:
                 if p.rolls > pos.rolls + 1 or (p.rolls < pos.rolls and not ended):

@@ -330,8 +330,9 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
                 "opponent_points": [p.score for p, _ in rivals],
                 "opponents_ended": [bool(e) for _, e in rivals]}
     start = float(approx.values_before(dense, upper, lower)[0])
+    # No error_estimate: the table's is in points of the expected score, not of the chance
+    # ranked here; each split's loss_error says how sure its chance is.
     return Advice(rules.name, rules.options, position, tuple(choices), headline, start,
-                  approximate=not exact, error_estimate=None if exact else solution.error_estimate,
-                  objective="win",
+                  approximate=not exact, objective="win",
                   turn_start_probability=best,
                   expected_score_choice=alone.best.action)
