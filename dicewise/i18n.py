@@ -2,9 +2,9 @@
 
 Catalogs live in ``dicewise/locale/<lang>/LC_MESSAGES/dicewise.po`` and are compiled to
 ``.mo`` files beside them (``compile_catalogs``; ``python tools/compile_catalogs.py``).  The
-language is ``--lang en|ru|pl``, else the locale (the first of ``LC_ALL``, ``LC_MESSAGES``
-and ``LANG`` that is set, C being English; where none is, GNU's ``LANGUAGE`` list), else
-English.  Box names are accepted as the rules name them, in Russian and Polish, and
+language is ``--lang en|ru|pl``, else GNU's ``LANGUAGE`` list, else the locale (the first of
+``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set), else English; as in gettext, the C
+locale is English whatever ``LANGUAGE`` says.  Box names are accepted as the rules name them, in Russian and Polish, and
 in the seeds' own abbreviations (``1п``, ``2п``, ``LS``, ``BS``, ``F``, ``C``, ``P``,
 ``Sh``), whatever the language shown.
 """
@@ -34,15 +34,14 @@ def language(lang: str | None = None) -> str:
             raise DicewiseError(Message("unknown language {lang!r} (languages: {languages})",
                                         lang=lang, languages=", ".join(LANGUAGES)))
         return code
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var, "")
-        if value:  # the first one set decides, as in POSIX (C and POSIX are English)
-            code = _code(value)
-            return code if code in LANGUAGES else "en"
-    for value in os.environ.get("LANGUAGE", "").split(":"):  # GNU's preferences, no locale set
+    locale = next((os.environ[v] for v in ("LC_ALL", "LC_MESSAGES", "LANG")
+                   if os.environ.get(v)), "")  # the first one set, as in POSIX
+    if _code(locale) in ("c", "posix"):  # English, whatever LANGUAGE says (as in gettext)
+        return "en"
+    for value in os.environ.get("LANGUAGE", "").split(":"):  # GNU's preferences come first
         if _code(value) in LANGUAGES:
             return _code(value)
-    return "en"
+    return _code(locale) if _code(locale) in LANGUAGES else "en"
 
 
 def _code(locale_name: str) -> str:

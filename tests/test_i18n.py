@@ -115,6 +115,10 @@ def test_the_language_comes_from_the_option_else_the_locale(monkeypatch):
         monkeypatch.delenv(var)
     monkeypatch.setenv("LANGUAGE", "de:pl:ru")  # no locale: the first preference it speaks
     assert i18n.language() == "pl"
+    monkeypatch.setenv("LANG", "ru_RU.UTF-8")  # GNU's preferences come before the locale
+    assert i18n.language() == "pl"
+    monkeypatch.setenv("LANG", "C.UTF-8")  # but not before the C locale, as in gettext
+    assert i18n.language() == "en"
     assert i18n.language("en") == "en"
     with pytest.raises(DicewiseError, match="unknown language 'de'"):
         i18n.language("de")

@@ -251,3 +251,17 @@ def test_table_file_records_the_rule_options(tmp_path):
     from dicewise.solver.risk import conquest_table
 
     assert np.array_equal(t.arrays["p_conquer"][1:], conquest_table(8, rules)[1:])
+
+
+@pytest.mark.parametrize("args, why", [
+    (["battle", "5", "3", "--exchange-value", "5"],
+     "--exchange-value is for --objective expected-armies"),
+    (["advise", "5", "3", "--threshold", "0.4"], "--threshold is for --objective threshold"),
+    (["battle", "5", "3", "--objective", "threshold", "--exchange-value", "1"],
+     "--exchange-value is for --objective expected-armies"),
+    (["table", "--max", "4", "--out", "x.csv", "--format", "bogus"], "invalid value for --format"),
+])
+def test_a_flag_of_another_objective_or_a_bad_choice_is_refused_by_its_name(args, why):
+    result = run(args)
+    assert result.exit_code == 2 and why in result.stderr, result.output
+    assert len(result.stderr.splitlines()) == 1

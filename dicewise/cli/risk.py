@@ -16,6 +16,7 @@ import json
 import sys
 
 import click
+from click.core import ParameterSource
 
 from ..errors import DicewiseError
 from ..solver import risk as rk
@@ -139,6 +140,13 @@ def _json_option(f):
 
 
 def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
+    """The policy of the flags given; a flag of another objective is refused (it was ignored)."""
+    ctx = click.get_current_context()
+    for flag, wants in (("exchange_value", "expected-armies"), ("threshold", "threshold")):
+        given = ctx.params.get(flag) is not None and \
+            ctx.get_parameter_source(flag) is not ParameterSource.DEFAULT
+        if given and objective != wants:
+            raise DicewiseError(f"--{flag.replace('_', '-')} is for --objective {wants}")
     return rk.Policy(dice=dice, objective=objective, exchange_value=exchange_value,
                      threshold=threshold)
 
