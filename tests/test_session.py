@@ -432,6 +432,7 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
     ({"seed": -5}, "a seed is a whole number"), ({"seed": True}, "a seed is a whole number"),
     ({"names": [1, 2]}, "every player needs a name"), ({"names": ["Ann", " "]}, "needs a name"),
     ({"names": list("abcdefg")}, "seats 1, 2, 3, 4, 5, 6 players, not 7"),
+    ({"names": ["Ann", "Bo\nb"]}, "one line of printable text, not 'Bo\\\\nb'"),
     ({"names": []}, "not 0"), ({"names": ["a", "a"]}, "the same name"),
     ({"target": -3}, "a target is a whole number"), ({"top": 0}, "--top takes"),
     ({"top": "x"}, "--top takes"), ({"top": "3"}, "from 1, not '3'"),
@@ -496,3 +497,10 @@ def test_default_names_follow_the_language_a_game_goes_on_in():
     named = TableGame.new("general", names=["Ann", "Boris"], advice=False)
     game.speak("ru"), named.speak("ru")
     assert game.table.names == ["Игрок 1", "Игрок 2"] and named.table.names == ["Ann", "Boris"]
+
+
+def test_every_answer_that_is_done_names_the_command_it_ran():
+    game = TableGame.new("yahtzee", players=1, seed=3, advice=False)
+    said = [game.apply(line) for line in ("roll", "keep", "sheet", "undo", "help")]
+    assert [a.get("command") for a in said] == ["roll", "keep", "sheet", "undo", "help"]
+    assert "command" not in game.apply("keep 7")  # refused: nothing ran

@@ -15,7 +15,6 @@ import click
 from click.core import ParameterSource
 
 from .. import i18n
-from ..play import commands
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import jsonable
 from .format import progress, speak
@@ -126,7 +125,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         if "saved" in answer:
             click.echo(tr("saved to {path}").format(path=answer["saved"]))
             continue
-        verb = commands.parse(line).verb
+        verb = answer["command"]
         # after every write (a solitaire game's too) and split, and when the turn passes
         turn_over = before[2] is not None and game.to_move != before[2]
         written = sheets != [s.text for s in game.sheets]

@@ -67,6 +67,10 @@ class Table:
         if not isinstance(names, list) or not all(isinstance(n, str) and n.strip()
                                                   for n in names):
             raise DicewiseError(Message("every player needs a name"))
+        for name in names:
+            if not name.isprintable():  # a newline or a control character would break the sheet
+                raise DicewiseError(Message("a player's name is one line of printable text, not "
+                                            "{name!r}", name=name))
         if len(names) != 1 and len(names) not in seats:
             raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
                                         game=self.ruleset, players=len(names),
@@ -306,14 +310,15 @@ class TableGame:
         """Run one command line; the JSON answer ``play --json`` prints for it."""
         events = list(self.events)
         try:
-            extra = self.run(commands.parse(line))
+            command = commands.parse(line)
+            extra = self.run(command)
             advice = self.advice()
         except DicewiseError as e:  # BadAction included: nothing has changed
             if self.events != events:  # the move was made but no advice can follow it
                 self._reset()
                 self._replay(events)
             return {"ok": False, "error": i18n.said(e, self.tr)}
-        return {"ok": True, **extra, "state": self.state(),
+        return {"ok": True, "command": command.verb, **extra, "state": self.state(),
                 "advice": None if advice is None else advice.to_json()}
 
     def run(self, command: commands.Command) -> dict:
