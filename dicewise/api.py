@@ -114,7 +114,8 @@ TAKES = {
     "log": (_maybe(lambda v: callable(getattr(v, "write", None))
                    or isinstance(v, (str, os.PathLike))),
             "a text file open for writing, a path, or None"),
-    "solution": (lambda v: isinstance(v, Solution), "a Solution (what solve returns)"),
+    "solution": (lambda v: isinstance(v, Solution) or type(v).__name__ == "TwoPlayerSolution",
+                 "what solve returns"),
 }
 
 
@@ -208,11 +209,10 @@ def solve(ruleset, options=None, *, table=None, rebuild: bool = False, players: 
     return store.solution(game, rules, table, rebuild=rebuild, progress_factory=progress)
 
 
-def solve_report(solved) -> dict:
-    """What ``dicewise solve --json`` prints for what ``solve`` returned."""
-    if isinstance(solved, Solution):
-        return solved.to_json()
-    return two_player_report(solved)
+@_checked
+def solve_report(solution) -> dict:
+    """What ``dicewise solve --json`` prints for what ``solve`` returned (its ``to_json``)."""
+    return solution.to_json()
 
 
 @_checked
@@ -448,7 +448,7 @@ def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeou
     ½P(draw) each decision loses."""
     from .play.agents import CallableAgent, ProcessAgent, load_callable
     from .play.bench import bench_agent as run
-    from .tables.files import checked_output
+    from .tables.files import cannot_write, checked_output
 
     if (agent is None) == (agent_command is None):
         raise UnfitArguments("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
@@ -460,13 +460,16 @@ def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeou
         agent = CallableAgent(load_callable(agent), agent)
     elif callable(agent) and not hasattr(agent, "act"):
         agent = CallableAgent(agent, getattr(agent, "__name__", "agent"))
-    path = checked_output(log) if isinstance(log, (str, os.PathLike)) else None
-    solution = referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
     with contextlib.ExitStack() as held:
         if agent_command is not None:
             held.enter_context(contextlib.closing(agent))
-        if path is not None:
-            log = held.enter_context(open(path, "w", encoding="utf-8"))
+        if isinstance(log, (str, os.PathLike)):  # opened before the reference is built
+            path = checked_output(log)
+            try:
+                log = held.enter_context(open(path, "w", encoding="utf-8"))
+            except OSError as e:
+                raise DicewiseError(cannot_write(path, e)) from None
+        solution = referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
         with (progress or _quiet)(games, f"{games:,} games") as update:
             return run(solution, agent, games, seed, on_error, log, update, max_failures)
 
@@ -585,16 +588,6 @@ def solve_two_player(ruleset, options=None, *, table=None, rebuild: bool = False
     game, rules = _two_player_game(ruleset, options)
     return two_player.solve_two_player(rules, table, scheduler=scheduler, workers=workers,
                                        rebuild=rebuild, must_exist=must_exist, progress=progress)
-
-
-def two_player_report(solved) -> dict:
-    """What ``dicewise solve --players 2 --json`` prints."""
-    values = solved.values
-    return {"ruleset": values.game.name, "rule_options": values.game.options, "players": 2,
-            "probability": solved.value, "pairs": values.layout.n_pairs,
-            "states": values.layout.n_values, "seconds": round(solved.seconds, 3),
-            "built": solved.built, "runner": solved.runner, "workers": solved.workers,
-            "resumed_layers": solved.resumed_layers, "table": str(solved.path)}
 
 
 #: Positions with fewer boxes filled (both sheets together) are answered from the full

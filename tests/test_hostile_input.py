@@ -42,12 +42,20 @@ def test_an_output_path_that_names_a_folder_is_refused_and_nothing_written(tmp_p
     assert not out.exists()
 
 
-def test_a_fifo_or_an_endless_device_is_not_read_as_a_log_or_a_saved_game(tmp_path):
+def test_an_endless_device_is_not_read_as_a_log_or_a_saved_game():
+    refused("review", "general", "/dev/zero", fragment="is not a regular file")
+    refused("play", "--resume", "/dev/zero", fragment="is not a regular file")
+
+
+def test_a_log_may_come_through_a_pipe(tmp_path):
+    log = tmp_path / "log.jsonl"
+    api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=1, log=log)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path in (fifo, "/dev/zero"):
-        refused("review", "general", str(path), fragment="is not a regular file")
-        refused("play", "--resume", str(path), fragment="is not a regular file")
+    with subprocess.Popen(["cp", str(log), str(fifo)]):  # as `review yahtzee <(cat log)`
+        result = CliRunner().invoke(cli, ["review", "yahtzee", str(fifo), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == api.review("yahtzee", log.read_text().splitlines()).to_json()
 
 
 def test_a_saved_game_nested_past_pythons_depth_is_no_saved_game(tmp_path):
@@ -106,11 +114,12 @@ def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
     assert "built in the cache: leave out --table" in line and "solve" not in line
     # another game's table: kept, and the right one built in another file
     line = refused("chance", "general", "--players", "2", "--table", str(yahtzee))
-    assert line.endswith("build one in another file: dicewise solve general --players 2 --out "
-                         "FILE")
+    assert line.endswith("give a table of that kind, or build one in another file: dicewise "
+                         "solve general --players 2 --out FILE (with these --option flags)")
     line = refused(*ADVISE, "--table", str(yahtzee))
     assert f"{yahtzee} is a table of yahtzee, not of general" in line
-    assert line.endswith("build one in another file: dicewise solve general --out FILE")
+    assert line.endswith("give a table of general, or build one in another file: dicewise "
+                         "solve general --out FILE (with these --option flags)")
     # a table of other options: kept too
     general = tmp_path / "general.dwt"
     api.solve("general", table=general)
@@ -182,3 +191,33 @@ def test_a_target_out_of_range_and_a_policy_no_seat_plays_say_so():
     assert "seats the policies optimal, greedy, random, not 'target:100'" in line
     refused("advise", "general", "--players", "3", "--dice", "1", "2", "3", "4", "5",
             "--opponent-sheet", "", "--opponent-sheet", "", fragment="give the roll number")
+
+
+def test_a_log_that_cannot_be_written_is_named_before_any_table_is_built(tmp_path,
+                                                                        monkeypatch):
+    cache = tmp_path / "cache"
+    line = refused("bench-agent", "yahtzee", "--agent", "x:y", "--games", "1", "--log",
+                   "/proc/no-such-log.jsonl", env={"DICEWISE_CACHE": str(cache)})
+    assert "cannot load agent x:y" in line  # the agent first, then the log, then the table
+    (tmp_path / "bot.py").write_text("def last(o):\n    return o['legal'][-1]\n")
+    monkeypatch.chdir(tmp_path)
+    line = refused("bench-agent", "yahtzee", "--agent", "bot:last", "--games", "1", "--log",
+                   "/proc/no-such-log.jsonl", env={"DICEWISE_CACHE": str(cache)})
+    assert "cannot write /proc/no-such-log.jsonl" in line
+    assert not cache.exists() or not any(cache.iterdir())
+
+
+def test_a_table_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("dicewise.tables.format.write_atomic", full)
+    result = CliRunner().invoke(cli, ["solve", "yahtzee", "--out", str(tmp_path / "y.dwt")])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (  # after the build's progress line
+        f"dicewise: error: cannot write {tmp_path / 'y.dwt'}: No space left on device")
+
+
+def test_solve_report_takes_only_what_solve_returns():
+    with pytest.raises(DicewiseError, match="solution takes what solve returns, not None"):
+        api.solve_report(None)

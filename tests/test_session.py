@@ -433,6 +433,7 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
     ({"names": [1, 2]}, "every player needs a name"), ({"names": ["Ann", " "]}, "needs a name"),
     ({"names": list("abcdefg")}, "seats 1, 2, 3, 4, 5, 6 players, not 7"),
     ({"names": ["Ann", "Bo\nb"]}, "one line of printable text, not 'Bo\\\\nb'"),
+    ({"names": ["Ann", "Bo\x07b"]}, "one line of printable text"),
     ({"names": []}, "not 0"), ({"names": ["a", "a"]}, "the same name"),
     ({"target": -3}, "a target is a whole number"), ({"top": 0}, "--top takes"),
     ({"top": "x"}, "--top takes"), ({"top": "3"}, "from 1, not '3'"),
@@ -504,3 +505,9 @@ def test_every_answer_that_is_done_names_the_command_it_ran():
     said = [game.apply(line) for line in ("roll", "keep", "sheet", "undo", "help")]
     assert [a.get("command") for a in said] == ["roll", "keep", "sheet", "undo", "help"]
     assert "command" not in game.apply("keep 7")  # refused: nothing ran
+
+
+def test_names_of_every_script_are_names():
+    """A no-break space, a zero-width joiner (Persian, emoji): names, unlike a line break."""
+    names = ["Jean\u00a0Luc", "\u0645\u06cc\u200c\u0646\u0627", "\U0001f469\u200d\U0001f4bb"]
+    assert TableGame.new("general", names=names).table.names == names

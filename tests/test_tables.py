@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 import dicewise
 from dicewise.cli.main import cli
+from dicewise.errors import DicewiseError
 from dicewise.solver.rulesets import category_game
 from dicewise.solver.registry import get_game
 from dicewise.tables import store
@@ -115,7 +116,7 @@ def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, table, monkeypat
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(DicewiseError, match=f"cannot write {path}: disk full"):
         save(path, game, values)
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["general.dwt"]

@@ -50,6 +50,9 @@ class Group(click.Group):
             _stdout_to_nowhere()
             sys.exit(1)
         except OSError as e:  # the output could not be written (a full disk), or other I/O
+            if e.filename is not None:  # a file's: named
+                fail(error_text(ctx, Message("{path}: {why}", path=str(e.filename),
+                                             why=os_reason(e))))
             if e.errno not in _OUTPUT_ERRORS:
                 fail(error_text(ctx, os_reason(e)))
             _stdout_to_nowhere()

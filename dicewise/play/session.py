@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,8 +68,8 @@ class Table:
         if not isinstance(names, list) or not all(isinstance(n, str) and n.strip()
                                                   for n in names):
             raise DicewiseError(Message("every player needs a name"))
-        for name in names:
-            if not name.isprintable():  # a newline or a control character would break the sheet
+        for name in names:  # a newline or a control character would break the sheets shown
+            if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
                 raise DicewiseError(Message("a player's name is one line of printable text, not "
                                             "{name!r}", name=name))
         if len(names) != 1 and len(names) not in seats:

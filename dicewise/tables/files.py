@@ -77,8 +77,8 @@ def write_output(path, data: str | bytes) -> Path:
 
 
 def checked_input(path) -> Path:
-    """A file to read whole (a log, a saved game): a regular file, so that a FIFO or a
-    device (``/dev/zero``) is refused in one line instead of read for ever."""
+    """A file to read whole (a log, a saved game): a regular file or a pipe (``<(cat log)``),
+    so that a device (``/dev/zero``) is refused in one line instead of read for ever."""
     path = Path(path)
     try:
         mode = os.stat(path).st_mode
@@ -87,7 +87,7 @@ def checked_input(path) -> Path:
     if stat.S_ISDIR(mode):
         raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
                                          path=str(path)))
-    if not stat.S_ISREG(mode):
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
                                          path=str(path)))
     return path

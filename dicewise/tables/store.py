@@ -145,9 +145,13 @@ class Checkpoints:
 
 def save(game: Game, rules, payload, meta: dict, path) -> Path:
     """Write a payload as the game's table file (atomically); returns the path."""
-    return Path(write_table(path, kind=game.table_kind(rules), ruleset=game.name,
-                            options=game.rule_options(rules), rules_digest=game.rules_digest(rules),
-                            arrays=game.to_arrays(payload), meta=meta))
+    try:
+        return Path(write_table(path, kind=game.table_kind(rules), ruleset=game.name,
+                                options=game.rule_options(rules),
+                                rules_digest=game.rules_digest(rules),
+                                arrays=game.to_arrays(payload), meta=meta))
+    except OSError as e:  # a full disk, say: the table is named, not "the output"
+        raise DicewiseError(cannot_write(path, e)) from None
 
 
 def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist: bool = False,
@@ -198,9 +202,14 @@ def _rebuild_hint(game, path: Path, refused: TableError) -> Message:
         return Message("{why}; give the --option flags it was built with, or build another "
                        "file: {command} --out FILE (with these --option flags)", why=why,
                        command=command)
-    if getattr(refused, "key", None) in ("ruleset", "kind"):
+    if getattr(refused, "key", None) == "ruleset":
         return Message("{why}; give a table of {game}, or build one in another file: "
-                       "{command} --out FILE", why=why, game=game.name, command=command)
+                       "{command} --out FILE (with these --option flags)", why=why,
+                       game=game.name, command=command)
+    if getattr(refused, "key", None) == "kind":
+        return Message("{why}; give a table of that kind, or build one in another file: "
+                       "{command} --out FILE (with these --option flags)", why=why,
+                       command=command)
     return Message("{why}; build it anew: {command} --out {path} --rebuild (with the same "
                    "--option flags)", why=why, command=command, path=str(path))
 

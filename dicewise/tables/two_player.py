@@ -156,6 +156,15 @@ class TwoPlayerSolution:
         two empty sheets)."""
         return self.values.root_value
 
+    def to_json(self) -> dict:
+        """What ``dicewise solve --players 2 --json`` prints."""
+        values = self.values
+        return {"ruleset": values.game.name, "rule_options": values.game.options, "players": 2,
+                "probability": self.value, "pairs": values.layout.n_pairs,
+                "states": values.layout.n_values, "seconds": round(self.seconds, 3),
+                "built": self.built, "runner": self.runner, "workers": self.workers,
+                "resumed_layers": self.resumed_layers, "table": str(self.path)}
+
 
 def default_path(game: CategoryRules, root=(0, 0)) -> Path:
     """The cache file of the two-player table (the rules digest is part of the name)."""
