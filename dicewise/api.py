@@ -470,7 +470,7 @@ def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeou
             except OSError as e:
                 raise DicewiseError(cannot_write(path, e)) from None
         solution = referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
-        with (progress or _quiet)(games, f"{games:,} games") as update:
+        with (progress or _quiet)(games, f"{games:,} game{'s' * (games != 1)}") as update:
             return run(solution, agent, games, seed, on_error, log, update, max_failures)
 
 
