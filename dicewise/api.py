@@ -114,9 +114,16 @@ TAKES = {
     "log": (_maybe(lambda v: callable(getattr(v, "write", None))
                    or isinstance(v, (str, os.PathLike))),
             "a text file open for writing, a path, or None"),
-    "solution": (lambda v: isinstance(v, Solution) or type(v).__name__ == "TwoPlayerSolution",
+    "solution": (lambda v: isinstance(v, (Solution, _two_player_solution())),
                  "what solve returns"),
 }
+
+
+def _two_player_solution() -> type:
+    """What ``solve(players=2)`` returns (imported when first asked: the race's modules)."""
+    from .tables.two_player import TwoPlayerSolution
+
+    return TwoPlayerSolution
 
 
 def _shown(value) -> str:

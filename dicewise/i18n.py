@@ -4,9 +4,9 @@ Catalogs live in ``dicewise/locale/<lang>/LC_MESSAGES/dicewise.po`` and are comp
 ``.mo`` files beside them (``compile_catalogs``; ``python tools/compile_catalogs.py``).  The
 language is ``--lang en|ru|pl``, else GNU's ``LANGUAGE`` list, else the locale (the first of
 ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set), else English; as in gettext, the C
-locale is English whatever ``LANGUAGE`` says.  Box names are accepted as the rules name them, in Russian and Polish, and
-in the seeds' own abbreviations (``1п``, ``2п``, ``LS``, ``BS``, ``F``, ``C``, ``P``,
-``Sh``), whatever the language shown.
+locale is English whatever ``LANGUAGE`` says.  Box names are accepted as the rules name
+them, in Russian and Polish, and in the seeds' own abbreviations (``1п``, ``2п``, ``LS``,
+``BS``, ``F``, ``C``, ``P``, ``Sh``), whatever the language shown.
 """
 
 from __future__ import annotations

@@ -55,12 +55,8 @@ def checked_output(path) -> Path:
         mode = None
     except OSError as e:
         raise DicewiseError(cannot_write(path, e)) from None
-    if mode is not None and not stat.S_ISREG(mode):
-        if stat.S_ISDIR(mode):
-            raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
-                                             path=str(path)))
-        raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
-                                         path=str(path)))
+    if mode is not None:
+        _refuse_all_but_files(path, mode)
     if not path.parent.is_dir():
         raise DicewiseError(i18n.Message("{path}: folder {folder} does not exist", path=str(path),
                                          folder=str(path.parent)))
@@ -84,13 +80,19 @@ def checked_input(path) -> Path:
         mode = os.stat(path).st_mode
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise DicewiseError(cannot_read(path, e)) from None
+    _refuse_all_but_files(path, mode, pipes=True)
+    return path
+
+
+def _refuse_all_but_files(path: Path, mode: int, pipes: bool = False) -> None:
+    """One line for what ``mode`` says is no regular file (nor a pipe, where ``pipes``)."""
+    if stat.S_ISREG(mode) or (pipes and stat.S_ISFIFO(mode)):
+        return
     if stat.S_ISDIR(mode):
         raise DicewiseError(i18n.Message("{path} is a directory; give a file name",
                                          path=str(path)))
-    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-        raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
-                                         path=str(path)))
-    return path
+    raise DicewiseError(i18n.Message("{path} is not a regular file; give a file name",
+                                     path=str(path)))
 
 
 def cannot_read(path, error: Exception) -> i18n.Message:

@@ -158,14 +158,13 @@ def read_table(path, **expect) -> Table:
         have = header.get(key)
         if have != want:
             said = {"path": str(path), "have": _said(have), "want": _said(want)}
-            raise TableMismatch(
-                Message("{path} was built for other rules (a different dicewise version)",
-                        **said) if key == "rules_digest" else
-                Message("{path} is a table of {have}, not of {want}", **said)
-                if key == "ruleset" else
-                Message("{path} was built with the options {have}, not {want}", **said)
-                if key == "options" else
-                Message("{path} is a table of another kind ({have}), not {want}", **said), key)
+            why = {"rules_digest": Message("{path} was built for other rules (a different "
+                                           "dicewise version)", **said),
+                   "ruleset": Message("{path} is a table of {have}, not of {want}", **said),
+                   "options": Message("{path} was built with the options {have}, not {want}",
+                                      **said)}
+            raise TableMismatch(why.get(key) or Message(
+                "{path} is a table of another kind ({have}), not {want}", **said), key)
     try:
         blobs = msgpack.unpackb(payload, raw=False)
         arrays = {}

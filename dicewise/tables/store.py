@@ -60,14 +60,14 @@ def load(game: Game, rules, path) -> Solution:
             meta["expected_score"] is None or isinstance(meta["expected_score"], (int, float))):
         raise TableError(Message("{path} lacks the expected score of a solved game",
                                  path=str(path)))
+    meta = dict(meta)
     try:
-        payload = game.from_arrays(rules, table.arrays, dict(meta))
+        payload = game.from_arrays(rules, table.arrays, meta)
     except TableError as e:
         raise TableError(Message("{path}: {why}", path=str(path), why=message_of(e))) from None
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # checksummed, not ours
         raise TableError(Message("{path} is damaged (its arrays do not match its header)",
                                  path=str(path))) from None
-    meta = dict(meta)
     return Solution(game, rules, payload, meta, path, False, 0.0)
 
 
@@ -194,19 +194,19 @@ def _rebuild_hint(game, path: Path, refused: TableError) -> Message:
     ``solve_command``; tables of other kinds are built in the cache only."""
     command = f"dicewise solve {game.name}" if isinstance(game, Game) else \
         getattr(game, "solve_command", None)
-    why = message_of(refused)
+    why, key = message_of(refused), getattr(refused, "key", None)
     if command is None:
         return Message("{why}; this kind of table is built in the cache: leave out --table",
                        why=why)
-    if getattr(refused, "key", None) == "options":
+    if key == "options":
         return Message("{why}; give the --option flags it was built with, or build another "
                        "file: {command} --out FILE (with these --option flags)", why=why,
                        command=command)
-    if getattr(refused, "key", None) == "ruleset":
+    if key == "ruleset":
         return Message("{why}; give a table of {game}, or build one in another file: "
                        "{command} --out FILE (with these --option flags)", why=why,
                        game=game.name, command=command)
-    if getattr(refused, "key", None) == "kind":
+    if key == "kind":
         return Message("{why}; give a table of that kind, or build one in another file: "
                        "{command} --out FILE (with these --option flags)", why=why,
                        command=command)

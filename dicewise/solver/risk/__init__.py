@@ -27,8 +27,8 @@ from .work import battle_work, chain_steps, chain_work, table_work
 
 __all__ = [
     "Battle", "BattleAdvice", "CardReport", "Chain", "DICE_MODES", "DiceOption", "MAX_ARMIES",
-    "MAX_STATES", "MOVES", "OBJECTIVES", "Policy", "RiskRules", "TIES", "advise", "advise_steps", "battle",
-    "battle_steps", "battle_work", "card_report", "chain_attack", "chain_steps", "chain_work",
-    "check_chain", "check_table_size", "conquest_table", "min_armies", "round_counts",
-    "round_probabilities", "table_steps", "table_work",
+    "MAX_STATES", "MOVES", "OBJECTIVES", "Policy", "RiskRules", "TIES", "advise",
+    "advise_steps", "battle", "battle_steps", "battle_work", "card_report", "chain_attack",
+    "chain_steps", "chain_work", "check_chain", "check_table_size", "conquest_table",
+    "min_armies", "round_counts", "round_probabilities", "table_steps", "table_work",
 ]
