@@ -392,10 +392,22 @@ def test_dask_runners_give_the_thread_runners_values(general, tmp_path):
 
 def test_an_unreachable_scheduler_is_one_clear_error(general, tmp_path):
     pytest.importorskip("distributed")
-    with pytest.raises(DicewiseError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9") as e:
+    with pytest.raises(DicewiseError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9: "
+                       "no answer within 1 s$") as e:
         driver.solve_two_player(general, tmp_path / "c.dwt", root=DRIVER_ROOT,
                                 scheduler="tcp://127.0.0.1:9", connect_timeout=1)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("address", ["tcp://", "bogus://host:1"])
+def test_a_malformed_scheduler_address_is_said_in_our_words(general, tmp_path, address):
+    """Dask's own reason (English, with its list of schemes) is not passed on."""
+    pytest.importorskip("distributed")
+    with pytest.raises(DicewiseError) as e:
+        driver.solve_two_player(general, tmp_path / "c.dwt", root=DRIVER_ROOT, scheduler=address,
+                                connect_timeout=1)
+    assert str(e.value) == (f"{address} is not the address of a Dask scheduler (one looks like "
+                            "tcp://host:8786)")
 
 
 @pytest.mark.slow

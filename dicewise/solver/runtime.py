@@ -162,9 +162,7 @@ class Distributed(Runtime):
         except Exception as e:  # noqa: BLE001 - OSError, TimeoutError, ValueError for a bad address
             if self._cluster is not None:
                 self._cluster.close()
-            reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise DicewiseError(Message("cannot reach the Dask scheduler at {address}: {reason}",
-                                        address=address, reason=reason)) from None
+            raise DicewiseError(_unreachable(address, timeout, e)) from None
         self.workers = len(self._client.scheduler_info().get("workers", {})) or workers
         self._scattered: dict[int, tuple] = {}  # id -> (object, its future)
 
@@ -196,6 +194,20 @@ class Distributed(Runtime):
 
 #: Shared arguments small enough to travel with each task (a layer's number) unscattered.
 _INLINE = (int, float, str, bytes, type(None))
+
+
+def _unreachable(address: str, timeout: float, error: Exception) -> Message:
+    """Why a scheduler could not be reached, in our words: Dask says a refused or silent
+    address as an OSError after the timeout, and a malformed one as a ValueError."""
+    if isinstance(error, (OSError, TimeoutError)) and address != "local":
+        return Message("cannot reach the Dask scheduler at {address}: no answer within "
+                       "{seconds} s", address=address, seconds=f"{timeout:g}")
+    if isinstance(error, ValueError) and address != "local":
+        return Message("{address} is not the address of a Dask scheduler (one looks like "
+                       "tcp://host:8786)", address=address)
+    reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return Message("cannot reach the Dask scheduler at {address}: {reason}", address=address,
+                   reason=reason)
 
 
 def local(workers: int | None = None) -> Runtime:
