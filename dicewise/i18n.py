@@ -174,7 +174,7 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
         kept, left = action["keep"], detail.get("rolls_left")
         if len(kept) == 5:
             if left is None or left < 2:
-                return tr("stop and write (keep all five)")
+                return tr("keep all five (reroll none), then write")
             return tr("keep all five (reroll none; rolls left: {left})").format(left=left)
         if not kept:  # its own words: "keep nothing" reads wrong in Russian and Polish
             text = (tr("keep nothing (reroll all five)") if left is None else

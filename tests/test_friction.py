@@ -63,7 +63,7 @@ def test_advise_top_keeps_the_best_k():
 
 
 @pytest.mark.parametrize("roll, label", [
-    (2, "stop and write (keep all five)"),
+    (2, "keep all five (reroll none), then write"),
     # after roll 1 the five go to roll 2 as they are and may still be rolled, so its value
     # can pass every write of roll 1: it is no stop
     (1, "keep all five (reroll none; 2 rolls left)")])

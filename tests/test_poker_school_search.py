@@ -21,7 +21,8 @@ from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school import advice as advisor
 from dicewise.solver.poker_school.advice import TurnAdvice, advise
 from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
-from dicewise.solver.poker_school.rules import N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchoolRules
+from dicewise.solver.poker_school.rules import (N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchoolRules,
+                                                SheetState)
 from dicewise.solver.poker_school.search import SearchEvaluator
 from dicewise.solver.poker_school.turns import Batch, ExactEvaluator, play, turn_options
 
@@ -84,6 +85,69 @@ def test_searched_write_is_the_next_turn_solved_on_its_own():
         assert choice.expected == pytest.approx(expected, abs=1e-9), choice.label
         checked += 1
     assert checked == N_ROWS  # the crosses of the fourteen open rows and the fives' write
+
+
+@pytest.mark.parametrize("columns", [2, 3])
+def test_the_last_write_is_worth_the_final_score_by_the_rules(columns):
+    """A full sheet's value is its final score, exactly: the model's intercept (far from 0
+    here, -10 in a fitted table) has no weight there, so the last turn is valued exactly."""
+    game = PokerSchoolRules(columns=columns)
+    lin = LinearEvaluator(game, prior_weights(game) + np.random.default_rng(5).normal(
+        0, 20, Features.of(game).size))
+    assert abs(lin.w_int[0]) > 1
+    last = []
+
+    def record(t, batch):
+        if t == game.turns - 1:
+            last.extend(SheetState(*(tuple(a[i].tolist()) for a in (
+                batch.filled, batch.clean, batch.reserve, batch.column_clean)),
+                int(batch.standing[i]), int(batch.banked[i])) for i in range(len(batch)))
+
+    play(game, 16, 7, "random", None, record=record, chunk=16)
+    rng = np.random.default_rng(6)
+    checked = 0
+    for sheet in last:
+        for k in (1, 3):
+            faces = dice.faces_of(dice.ROLLS[rng.choice(dice.N_ROLLS, p=dice.ROLL_PROBABILITY)])
+            for choice in TurnAdvice(game, lin, sheet).choices(dice.roll_index(
+                    dice.counts_of(faces)), k):
+                if "keep" in choice.action:
+                    continue
+                r = ROW_INDEX[next(iter(choice.action.values()))]
+                score = None if "cross" in choice.action else choice.detail["score"]
+                shown = faces.count(r + 1) if r < N_SCHOOL else None
+                final = game.final_score(game.apply(sheet, r, score, shown))
+                assert choice.expected == pytest.approx(final, abs=1e-9), (sheet, faces, k)
+                checked += 1
+    assert checked >= 20
+
+
+def test_advice_is_exact_where_the_search_reaches_the_end():
+    """Two turns before the end the search reaches a full sheet, valued by the rules: the
+    advice says exact, with no error to report; three turns before, it is approximate."""
+    game = PokerSchoolRules(columns=2)
+    lin = LinearEvaluator(game, prior_weights(game) + np.random.default_rng(5).normal(
+        0, 20, Features.of(game).size))
+    late = {}
+
+    def record(t, batch):
+        if t >= game.turns - 3:
+            late[game.turns - t] = SheetState(*(tuple(a[0].tolist()) for a in (
+                batch.filled, batch.clean, batch.reserve, batch.column_clean)),
+                int(batch.standing[0]), int(batch.banked[0]))
+
+    play(game, 1, 8, "random", None, record=record, chunk=1)
+    faces = [2, 2, 2, 1, 3]
+    for turns_left, search, exact in ((3, True, False), (2, False, False), (2, True, True),
+                                      (1, False, True)):
+        a = advise(game, lin, late[turns_left], faces, 3, 6.4, search=search)
+        assert a.approximate is not exact and (a.error_estimate is None) is exact
+        assert all((c.loss_error is None) is (exact or not search) for c in a.choices[1:])
+    for c in advise(game, lin, late[2], faces, 3, 6.4).choices:
+        r = ROW_INDEX[next(iter(c.action.values()))]
+        score = None if "cross" in c.action else c.detail["score"]
+        after = game.apply(late[2], r, score, faces.count(r + 1) if r < N_SCHOOL else None)
+        assert c.expected == pytest.approx(TurnAdvice(game, lin, after).start, abs=1e-9)
 
 
 def test_loss_error_on_approximate_advice_only():

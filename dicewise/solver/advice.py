@@ -24,7 +24,7 @@ def keep_label(kept, rolls_left: int | None = None) -> str:
     left = "" if rolls_left is None else f"; {rolls_left} roll{'s' * (rolls_left > 1)} left"
     if len(kept) == dice.N_DICE:
         if rolls_left is None or rolls_left < 2:  # before the last roll: the dice are written next
-            return "stop and write (keep all five)"
+            return "keep all five (reroll none), then write"
         # after roll 1 the dice go to roll 2 as they are, where they may still be rolled
         return f"keep all five (reroll none{left})"
     return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"

@@ -29,7 +29,7 @@ MESSAGES = (
     "Show the best choices (off: keep the score only)", "keep", "rolls",
     "bonus",
     # the choices of the advice, as the command line says them
-    "stop and write (keep all five)", "keep all five (reroll none; rolls left: {left})",
+    "keep all five (reroll none), then write", "keep all five (reroll none; rolls left: {left})",
     "keep {kept} (reroll {n})", "keep {kept} (reroll {n}; rolls left: {left})",
     "keep nothing (reroll all five)", "keep nothing (reroll all five; rolls left: {left})",
     "write {box} for {score}", "write {box}", "cross {box}", "split {a}+{b} {c}+{d}, fifth {e}",

@@ -146,19 +146,25 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
     """Every distinct choice with ``dice_shown`` after roll ``roll`` (1..3) of a turn.
 
     Approximate values are searched one turn deeper (``search.SearchEvaluator``) unless
-    ``search`` is false, and each choice carries its ``loss_error`` (``with_loss_errors``).
+    ``search`` is false, and each choice carries its ``loss_error`` (``with_loss_errors``);
+    where the search (or the table) reaches the end of the game they are exact.
     """
     roll = check_roll(roll)
     faces = check_dice(dice_shown)
     roll_index = dice.roll_index(dice.counts_of(faces))
-    approximate = evaluator.approximate
+    # A full sheet is valued by the rules, so the table's values are exact in the last turn
+    # and the search's (one turn deeper) in the last two.
+    turns_left = game.turns - sum(sheet.filled)
+    approximate = evaluator.approximate and turns_left > (2 if search else 1)
     table = turn_advice(game, evaluator, sheet)
     choices = table.choices(roll_index, roll)
     turn = table
-    if approximate and search:
+    if evaluator.approximate and search:
         turn = turn_advice(game, search_evaluator(evaluator), sheet)
-        choices = searched_loss_errors(game, sheet, turn.choices(roll_index, roll), choices,
-                                       error_estimate)
+        choices = turn.choices(roll_index, roll)
+        if approximate:
+            choices = searched_loss_errors(game, sheet, choices, table.choices(roll_index, roll),
+                                           error_estimate)
     label = Message("exact") if not approximate else Message(
         "{searched}approximate{shortfall}{bound}",
         searched=Message("searched one turn deep, ") if search else "",

@@ -13,7 +13,8 @@ The method (also in docs/poker-school.md):
    * the standing premiums, piecewise linear in their sum S (``STANDING_KNOTS``) with
      weights per number of open School cells — what survives a later School cross, which
      optimal play guards harder the more is at stake;
-   * an intercept.
+   * an intercept (none for a full sheet, whose value the rules give exactly: its points,
+     standing premiums and clean columns).
    (``USE_PAIRS`` adds, per pair of rows, the product of their open cells; it is off: with
    it the policy iteration oscillated well below the plain features' value.)
 
@@ -318,8 +319,10 @@ class LinearEvaluator(Evaluator):
             wp[:, PAIRS[1], PAIRS[0]] = pair
             # Writing row r lowers its open cells by one: the pair terms fall by (Wp n)_r.
             pair_drop = np.einsum("brs,bs->br", wp, n_open)
-        others = row_now.sum(axis=1) + col_now.sum(axis=1) + (
-            self.w_int[lo] * (1 - w) + self.w_int[hi] * w) + 0.5 * (pair_drop * n_open).sum(axis=1)
+        # A write that fills the sheet ends the game: every other term of it is already 0.
+        intercept = np.where(T1 > 0, self.w_int[lo] * (1 - w) + self.w_int[hi] * w, 0.0)
+        others = (row_now.sum(axis=1) + col_now.sum(axis=1) + intercept
+                  + 0.5 * (pair_drop * n_open).sum(axis=1))
         self._cache_key = key
         self._cache = dict(lo=lo, hi=hi, w=w, code=code, row_now=row_now, open=open_,
                            col_now=col_now, so=so, std_w=std_w, others=others,

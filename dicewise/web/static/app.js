@@ -453,7 +453,7 @@ function choiceLabel(c) {
   if (document.documentElement.lang === "en" || !c.action) return c.label;
   const a = c.action, left = c.rolls_left;
   if (a.keep) {
-    if (a.keep.length === 5) return left == null || left < 2 ? t("stop and write (keep all five)")
+    if (a.keep.length === 5) return left == null || left < 2 ? t("keep all five (reroll none), then write")
       : t("keep all five (reroll none; rolls left: {left})", {left});
     if (!a.keep.length) return t(left == null ? "keep nothing (reroll all five)"
       : "keep nothing (reroll all five; rolls left: {left})", {left});
