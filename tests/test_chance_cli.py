@@ -174,6 +174,9 @@ def test_the_target_curve_as_a_plot(tmp_path):
     run_result = run("table", "general", "--what", "target", "--plot", str(out))
     assert run_result.exit_code == 0, run_result.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert run_result.stderr.strip().endswith(f"wrote the plot to {out}")
+    ru = run("table", "general", "--what", "target", "--plot", str(out), "--lang", "ru")
+    assert ru.stderr.strip().endswith(f"график записан в {out}")
     one_error_line(run("table", "general", "--what", "opening", "--plot", str(out)), "--plot")
 
 

@@ -245,7 +245,7 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
     else:
         click.echo(text, nl=False)
     if plt is not None:
-        _plot_target(plt, result, plot_out)
+        _plot_target(plt, result, plot_out, tr)
 
 
 def _people(value, fraction: bool = False) -> str:
@@ -278,20 +278,21 @@ def _text_table(header, rows, tr=i18n.translator("en")) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plot_target(plt, result, out) -> None:
-    """P(final ≥ T) against T: playing for T, and playing for the best mean."""
+def _plot_target(plt, result, out, tr) -> None:
+    """P(final ≥ T) against T: playing for T, and playing for the best mean (the words in
+    the language of ``tr``)."""
     target = [r[0] for r in result.rows]
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.plot(target, [r[1] for r in result.rows], label="playing for T")
-    ax.plot(target, [r[2] for r in result.rows], label="playing for the best mean", ls="--")
-    ax.set_xlabel("target T (points)")
-    ax.set_ylabel("P(final score ≥ T)")
-    ax.set_title(f"{result.ruleset}: the chance to reach a target")
+    ax.plot(target, [r[1] for r in result.rows], label=tr("playing for T"))
+    ax.plot(target, [r[2] for r in result.rows], label=tr("playing for the best mean"), ls="--")
+    ax.set_xlabel(tr("target T (points)"))
+    ax.set_ylabel(tr("P(final score ≥ T)"))
+    ax.set_title(tr("{ruleset}: the chance to reach a target").format(ruleset=result.ruleset))
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
     write_figure(plt, fig, out)
-    click.echo(f"wrote the plot to {out}", err=True)
+    click.echo(tr("wrote the plot to {path}").format(path=out), err=True)
 
 
 @click.command("bench-agent", cls=Command)
