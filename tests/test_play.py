@@ -24,7 +24,9 @@ from dicewise.play.agents import CallableAgent, ProcessAgent
 from dicewise.play.bench import bench_agent
 from dicewise.play.review import review_lines
 from dicewise.solver.rulesets.simulate import simulate_games
-from dicewise.solver.rulesets.strategy import category_table, exact_distribution, opening_table
+from dicewise.solver.rulesets import category_game
+from dicewise.solver.rulesets.strategy import (category_table, exact_distribution, opening_table,
+                                              scratch_boxes)
 from dicewise.solver.stats import ScoreSummary
 
 
@@ -287,6 +289,26 @@ def test_simulate_command_json(solved):
     assert data["exact"]["mean"] == pytest.approx(data["expected_score"])
     assert data["approximate"] is False
     assert run("simulate", "general", "--policy", "clever").exit_code == 2
+
+
+def test_scratch_rate_counts_only_scratches(solved):
+    # RULES.md §2: an obligatory figure of poker-programs scores (c − 3) × f, 0 for exactly
+    # three dice of the face (the figure made), so its 0 is no scratch; a free figure scores
+    # 0 only where its dice do not qualify.  §1 and the reference rulesets: every box's 0 is
+    # one (no box of theirs scores below 0).
+    for name in ("general", "yahtzee", "yatzy"):
+        assert scratch_boxes(category_game(name)).all()
+    for name in ("poker-programs", "general"):
+        game, values = solved(name)
+        scores = simulate_games(game, values.values, "optimal", 2000, seed=1).box_scores
+        _, rows = category_table(game, values, 2000, 1)
+        for c, row in enumerate(rows):
+            zeros = (scores[~np.isnan(scores[:, c]), c] == 0).mean()
+            if name == "poker-programs" and c < 6:
+                assert not scratch_boxes(game)[c] and row[3] == 0.0
+                assert zeros > 0.1  # figures made, which the column once counted as scratches
+            else:
+                assert scratch_boxes(game)[c] and row[3] == pytest.approx(zeros)
 
 
 def test_strategy_tables(solved, tmp_path):

@@ -72,9 +72,19 @@ def state_table(game: CategoryRules, solved: StateValues):
     return header, rows
 
 
+def scratch_boxes(game: CategoryRules) -> np.ndarray:
+    """(n_cat,) bool: the boxes whose 0 is a scratch, written where the dice show nothing the
+    box counts (RULES.md: "0 where the dice do not qualify").  A box that also scores below 0
+    has no scratch: there 0 is a result on its scale, as poker-programs' obligatory figures
+    score 0 for exactly three dice of the face, the figure made (RULES.md section 2)."""
+    return game.base_points.reshape(game.n_categories, -1).min(axis=1) >= 0
+
+
 def category_table(game: CategoryRules, solved: StateValues, games: int, seed: int, progress=None):
-    """Per box under the optimal policy: how often it is filled, its mean score, its scratch rate."""
+    """Per box under the optimal policy: how often it is filled, its mean score, its scratch
+    rate (the share of its writes that are scratches, ``scratch_boxes``)."""
     rec = simulate_games(game, solved.values, "optimal", games, seed, progress)
+    scratches = scratch_boxes(game)
     header = ["category", "filled_rate", "mean_score_points", "scratch_rate", "written_roll1_rate",
               "written_roll2_rate", "written_roll3_rate", "games"]
     rows = []
@@ -84,7 +94,7 @@ def category_table(game: CategoryRules, solved: StateValues, games: int, seed: i
         n = max(int(filled.sum()), 1)
         rows.append([i18n.Box(game.name, name), float(filled.mean()),
                      float(s.mean()) if len(s) else None,
-                     float((s == 0).sum() / n)]
+                     float((s == 0).sum() / n) if scratches[c] else 0.0]
                     + [float((rec.box_roll[filled, c] == k).sum() / n) for k in (1, 2, 3)]
                     + [games])
     return header, rows
