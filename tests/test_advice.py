@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import dicewise
 from dicewise.errors import DicewiseError
 from dicewise.solver import dice
-from dicewise.solver.advice import advise_position
+from dicewise.solver.advice import advise_position, ranked_choices
 from dicewise.solver.category import StateValues
 from dicewise.solver.rulesets import category_game
 from dicewise.solver.sheet import parse_sheet
@@ -163,6 +163,24 @@ def test_the_best_option_loses_exactly_nothing():
     advice = advise_position(game, table, parse_sheet(game, ""), [1, 1, 2, 2, 3], 3)
     assert {c.action["write"] for c in advice.choices[:2]} == {"ones", "twos"}
     assert advice.best.loss == 0.0
+
+
+def test_choices_of_one_chance_go_by_expected_score():
+    """Ranked by a chance (a target, a race), choices equal in chance but for rounding come
+    by their expected score, highest first; a tiny chance still beats none at all, and the
+    best loses nothing even where a tied chance below it is larger by a rounding."""
+    writes = [("ones", 2, 0.5, 120.0), ("twos", 4, 0.5 + 1e-16, 130.0), ("fives", 5, 0.3, 150.0),
+              ("four", 0, 1e-20, 100.0), ("general", 0, 0.0, 140.0), ("sixes", 6, 0.0, 145.0)]
+    keeps = [((6, 6), 0.5 - 1e-16, 135.0)]
+    ranked = ranked_choices(writes, keeps, 2, chances=True)
+    assert [c.label.split(" ")[1] for c in ranked] == \
+        ["6", "twos", "ones", "fives", "four", "sixes", "general"]
+    assert ranked[0].loss == 0.0 and all(c.loss >= 0 for c in ranked)
+    assert ranked[3].loss == pytest.approx(0.2) and ranked[5].probability == 0.0
+    # ranked by the expected score itself, exact ties keep the fixed order (writes by box)
+    plain = ranked_choices([("ones", 2, 10.0, 10.0), ("fives", 5, 12.0, 12.0),
+                            ("fours", 4, 10.0, 10.0)], [], 0)
+    assert [c.action["write"] for c in plain] == ["fives", "fours", "ones"]
 
 
 def test_python_api_returns_a_frozen_result():

@@ -123,6 +123,33 @@ def test_advise_for_a_target_ranks_by_probability():
     assert "P(≥ target)" in text
 
 
+#: Ones..fives, straight and full house written, 15 points: sixes, four and general add at
+#: most 30 + 45 + 60 (RULES.md §1), so 150 is the most this sheet can end with.
+NEAR_THE_END = "ones=1,twos=2,threes=3,fours=4,fives=5,straight=0,full_house=0"
+
+
+@pytest.mark.parametrize("target, settled, said", [
+    ("151", "out_of_reach", "the target 151 can no longer be reached from here"),
+    ("0", "certain", "the target 0 is certain from here")])
+def test_a_target_out_of_reach_or_certain_is_played_for_the_best_mean(target, settled, said):
+    position = ("advise", "general", "--roll", "1", "--dice", "6", "6", "6", "2", "3",
+                "--sheet", NEAR_THE_END)
+    mean = ok(*position, "--json")
+    doc = ok(*position, "--target", target, "--json")
+    assert doc["settled"] == settled and doc["policies_differ"] is False
+    assert {c["probability"] for c in doc["choices"]} == {1.0 if settled == "certain" else 0.0}
+    # every choice has the same chance: the ranking is the expected score's, keep 6 6 6 first
+    assert [c["action"] for c in doc["choices"]] == [c["action"] for c in mean["choices"]]
+    assert doc["best"]["action"] == {"keep": [6, 6, 6]} == doc["expected_score_choice"]
+    text = ok(*position, "--target", target).splitlines()
+    assert text[2].startswith(said) and "keep 6 6 6" in text[4]
+    ru = ok(*position, "--target", target, "--lang", "ru").splitlines()
+    assert ru[2].startswith(f"цель {target} отсюда")
+    # where the target can still be missed, nothing is said
+    assert ok(*position, "--target", "100", "--json")["settled"] is None
+    assert "from here" not in ok(*position, "--target", "100")
+
+
 @pytest.mark.slow
 def test_simulated_target_play_reaches_the_target_as_often_as_chance_says():
     p = ok("chance", "general", "--target", "150", "--json")["probability"]

@@ -85,3 +85,14 @@ def test_one_winner_is_named_as_the_winner_in_every_language():
                        ("pl", "gra skończona; wygrywa Gracz 1")):
         result = play("general", "--players", "2", "--no-advice", "--lang", lang, lines=lines)
         assert result.exit_code == 0 and said in result.output, result.output[-300:]
+
+
+def test_the_table_says_in_its_language_when_the_target_is_certain():
+    """From the empty General sheet 0 points is certain: the advice says so in one line and
+    ranks by the expected score (the straight for 25 first), as ``advise --target`` does."""
+    result = play("general", "--players", "1", "--target", "0", "--lang", "pl", "--top", "2",
+                  lines=["dice 1 2 3 4 5", "quit"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    said = [i for i, line in enumerate(lines) if line.startswith("cel 0 jest stąd pewny")]
+    assert len(said) == 1 and "„strit”: 25" in lines[said[0] + 2]

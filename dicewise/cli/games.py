@@ -244,6 +244,9 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     if result.ended:
         click.echo(tr("the game is over: {why}").format(why=i18n.in_language(result.ended, tr)))
         return
+    settled = settled_line(result, tr)
+    if settled:
+        click.echo(settled)
     chance = result.objective != "expected_score"
     ranked_by = result.position.get("ranked_by")
     head = ranking_head(result, tr)
@@ -265,6 +268,21 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     if hidden:
         click.echo(tr("... and 1 more choice (--top K shows the best K)") if hidden == 1 else
                    tr("... and {n} more choices (--top K shows the best K)").format(n=hidden))
+
+
+def settled_line(advice, tr) -> str | None:
+    """One line where no choice can move the chance of the target any more (``settled``):
+    then the choices are ranked by the expected score; None elsewhere."""
+    target = advice.position.get("target")
+    if advice.settled == "out_of_reach":
+        line = i18n.Message("the target {target} can no longer be reached from here: the "
+                            "choices are ranked by expected score", target=target)
+    elif advice.settled == "certain":
+        line = i18n.Message("the target {target} is certain from here: the choices that keep it "
+                            "certain are ranked by expected score", target=target)
+    else:
+        return None
+    return i18n.in_language(line, tr)
 
 
 def ranked_columns(advice, label, tr, compact: bool = False) -> list[tuple[str, str, str, str]]:

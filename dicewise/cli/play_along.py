@@ -18,7 +18,7 @@ from .. import i18n
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import jsonable
 from .format import progress, speak
-from .games import choice_label, option_flag, quality, ranked_columns, ranking_head
+from .games import choice_label, option_flag, quality, ranked_columns, ranking_head, settled_line
 from .main import Command
 
 
@@ -172,6 +172,9 @@ def _show_advice(game: TableGame) -> None:
     if advice.ended:
         click.echo(tr("the game is over: {why}").format(why=i18n.in_language(advice.ended, tr)))
         return
+    settled = settled_line(advice, tr)
+    if settled:
+        click.echo(settled)
     head = ranking_head(advice, tr)
     width = max(10, len(head))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import DicewiseError
 from ..i18n import Message
 from . import dice
-from .protocol import Advice, Choice
+from .protocol import Advice, Choice, same_chance
 from .category import ROLL_NUMBERS, CategoryRules, StateValues, write_values
 from .sheet import Sheet
 from .turn import solve_turn
@@ -30,18 +30,20 @@ def keep_label(kept, rolls_left: int | None = None) -> str:
     return f"keep {' '.join(map(str, kept)) or 'nothing'} (reroll {dice.N_DICE - len(kept)}{left})"
 
 
-def keep_choice(kept, expected: float, loss: float, rolls_left: int) -> Choice:
+def keep_choice(kept, expected: float, loss: float, rolls_left: int,
+                probability: float | None = None) -> Choice:
     """Keep ``kept`` and roll the rest, valued."""
     kept = list(kept)
     return Choice({"keep": kept}, keep_label(kept, rolls_left), expected, loss,
-                  {"dice": kept, "rolls_left": rolls_left})
+                  {"dice": kept, "rolls_left": rolls_left}, probability)
 
 
-def write_choice(box: str, score, expected: float, loss: float) -> Choice:
+def write_choice(box: str, score, expected: float, loss: float,
+                 probability: float | None = None) -> Choice:
     """Write ``score`` in ``box`` (None: cross it out), valued."""
     label = f"cross {box}" if score is None else f"write {box} for {score}"
     detail = {"category": box, "score": score, **({"cross": True} if score is None else {})}
-    return Choice({"write": box}, label, expected, loss, detail)
+    return Choice({"write": box}, label, expected, loss, detail, probability)
 
 
 def ranked_choices(writes, keeps, rolls_left: int, *, chances: bool = False) -> tuple[Choice, ...]:
@@ -50,8 +52,9 @@ def ranked_choices(writes, keeps, rolls_left: int, *, chances: bool = False) -> 
     ``writes`` are ``(box, score, value, expected)`` (score None: a cross), ``keeps`` are
     ``(kept faces, value, expected)``.  ``value`` is what is ranked: the expected final score,
     or with ``chances`` the probability played for (P(final ≥ T), P(win) + ½P(draw)), kept as
-    the choice's ``probability`` with ``expected`` (the expected final score, or None) beside.
-    Exact ties keep a fixed order: writes before keeps, writes by box, keeps by their dice.
+    the choice's ``probability`` with ``expected`` (the expected final score, or None) beside
+    and choices of one chance ranked by it (``ranked_by_chance``).  Exact ties keep a fixed
+    order: writes before keeps, writes by box, keeps by their dice.
     """
     options = sorted([(-v, 0, box, s, e) for box, s, v, e in writes] +
                      [(-v, 1, tuple(kept), None, e) for kept, v, e in keeps], key=lambda o: o[:3])
@@ -60,12 +63,29 @@ def ranked_choices(writes, keeps, rolls_left: int, *, chances: bool = False) -> 
     best = -options[0][0]
     choices = []
     for neg, kind, key, score, expected in options:
-        choice = write_choice(key, score, expected, best + neg) if kind == 0 else \
-            keep_choice(key, expected, best + neg, rolls_left)
-        if chances:  # a probability, within 1e-15 of [0, 1] by rounding: shown inside it
-            choice = replace(choice, probability=min(max(-neg, 0.0), 1.0))
-        choices.append(choice)
-    return tuple(choices)
+        # a probability, within 1e-15 of [0, 1] by rounding: shown inside it
+        chance = min(max(-neg, 0.0), 1.0) if chances else None
+        choices.append(write_choice(key, score, expected, best + neg, chance) if kind == 0 else
+                       keep_choice(key, expected, best + neg, rolls_left, chance))
+    return ranked_by_chance(choices) if chances else tuple(choices)
+
+
+def ranked_by_chance(choices) -> tuple[Choice, ...]:
+    """Choices that carry a ``probability``, best first: by that chance, and the choices of one
+    chance (``same_chance``: equal but for rounding) by their expected final score, highest
+    first, in the order given where it is not known.  So where the chance cannot be moved (a
+    target out of reach, every chance 0, or certain) the best expected score comes first.
+    Each ``loss`` is the first choice's chance minus its own."""
+    order = sorted(choices, key=lambda c: -c.probability)  # stable: equal chances as given
+    ranked, i = [], 0
+    while i < len(order):  # each run of one chance: a prefix of what is left, by the sort
+        j = i + 1
+        while j < len(order) and same_chance(order[i].probability, order[j].probability):
+            j += 1
+        ranked += sorted(order[i:j], key=lambda c: np.inf if c.expected is None else -c.expected)
+        i = j
+    first = ranked[0].probability if ranked else 0.0
+    return tuple(replace(c, loss=max(first - c.probability, 0.0)) for c in ranked)
 
 
 def check_dice(values) -> tuple[int, ...]:

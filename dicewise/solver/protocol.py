@@ -50,6 +50,15 @@ COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-age
 #: What advice ranks by: the expected final score, P(final ≥ target), or P(win) + ½P(draw).
 OBJECTIVES = ("expected_score", "target", "win")
 
+#: Two chances closer than this, relative to the larger, are one chance summed in another
+#: order: a tie (an exact 0 ties with 0 only, so a tiny chance is never taken for none).
+CHANCE_TIE = 1e-12
+
+
+def same_chance(p: float, q: float) -> bool:
+    """Whether two probabilities are equal but for rounding (``CHANCE_TIE``)."""
+    return abs(p - q) <= CHANCE_TIE * max(abs(p), abs(q))
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -140,6 +149,17 @@ class Advice:
             return self
         return replace(self, choices=self.choices[:max(k, 1)])
 
+    @property
+    def settled(self) -> str | None:
+        """Playing for a target: ``"out_of_reach"`` where no choice can reach it any more,
+        ``"certain"`` where the best choice reaches it surely; else None (and None for the
+        other objectives).  Choices of one chance are ranked by their expected score
+        (``advice.ranked_by_chance``), which is all that is left to rank when it is settled."""
+        if self.objective != "target" or self.best is None:
+            return None
+        p = self.best.probability
+        return "out_of_reach" if same_chance(p, 0.0) else "certain" if same_chance(p, 1.0) else None
+
     def choice_for(self, action: dict) -> Choice:
         """The choice that plays ``action`` (in the protocol's canonical form), or BadAction."""
         for c in self.choices:
@@ -157,7 +177,8 @@ class Advice:
                     "turn_start_probability": self.turn_start_probability,
                     "expected_score_choice": self.expected_score_choice,
                     "policies_differ": (self.best is not None and self.expected_score_choice
-                                        is not None and self.best.action != self.expected_score_choice)}),
+                                        is not None and self.best.action != self.expected_score_choice),
+                    **({"settled": self.settled} if self.objective == "target" else {})}),
                 "best": self.best.to_json() if self.best else None,
                 "choices": [c.to_json() for c in self.choices]}
 

@@ -37,6 +37,11 @@ MESSAGES = (
     "{name} wins at once", "Winner: {names}", "A draw: {names}", "The win is shared: {names}",
     "settlement {amount}", "crossed", "taken by a rival", "won before the rivals",
     "{name} scored {score}",
+    # where the target can no longer move the choice (the advice's ``settled``)
+    "the target {target} can no longer be reached from here: the choices are ranked by "
+    "expected score",
+    "the target {target} is certain from here: the choices that keep it certain are ranked by "
+    "expected score",
 )
 
 

@@ -12,9 +12,10 @@ from ..protocol import Advice, Game, Played, Solution, observed_roll
 
 def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, roll,
                     target: int) -> Advice:
-    """Every choice by P(final ≥ target), its expected final score beside, and the choice of
-    the expected-score policy named."""
-    from ..advice import advise_position
+    """Every choice by P(final ≥ target), its expected final score beside (which ranks the
+    choices of one chance: all of them where the target is out of reach or certain), and the
+    choice of the expected-score policy named."""
+    from ..advice import advise_position, ranked_by_chance
     from ..target.advice import advise_target as rank
 
     rules = game.category_rules(base.rules)
@@ -22,7 +23,7 @@ def rank_for_target(game: Game, base: Solution, tsol: Solution, sheet, dice, rol
     ranked = rank(rules, tsol.payload, sheet_, dice, roll, target)
     by_mean = advise_position(rules, game.state_values(base), sheet_, dice, roll)
     expected = {str(c.action): c.expected for c in by_mean.choices}
-    choices = tuple(replace(c, expected=expected[str(c.action)]) for c in ranked.choices)
+    choices = ranked_by_chance(replace(c, expected=expected[str(c.action)]) for c in ranked.choices)
     return replace(ranked, choices=choices, turn_start_expected=by_mean.turn_start_expected,
                    expected_score_choice=by_mean.best.action if by_mean.best else None)
 

@@ -216,7 +216,13 @@ function adviceList(advice, onPick) {
       c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null,
       c.dominated_by ? el("span", {class: "mark dominated"}, ` (${t("worse than {choice}, by the rules",
         {choice: nameOf(c.dominated_by)})})`) : null)));
+  // Where no choice can move the chance of the target any more, they go by expected score.
+  const settled = {
+    out_of_reach: "the target {target} can no longer be reached from here: the choices are ranked by expected score",
+    certain: "the target {target} is certain from here: the choices that keep it certain are ranked by expected score",
+  }[advice.settled];
   return [el("p", {class: "quality"}, `${t("Choices")} (${quality})${onPick ? " — " + t("Tap a choice to play it") : ""}`),
+          ...(settled ? [el("p", {class: "settled", "data-testid": "settled"}, t(settled, {target: advice.target}))] : []),
           el("table", {class: "choices"}, el("thead", {}, head), el("tbody", {}, ...rows))];
 }
 
