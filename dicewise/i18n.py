@@ -16,6 +16,7 @@ import errno
 import gettext
 import os
 import struct
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -325,8 +326,12 @@ def sheet_word(ruleset: str, word: str, lang: str = "en") -> str:
 
 
 def _key(text: str) -> str:
-    """A typed name as compared: lower case, ё as е, spaces and hyphens as underscores."""
-    return "_".join(text.strip().lower().replace("ё", "е").replace("-", " ").split())
+    """A typed name as compared: lower case, ё as е, spaces and hyphens as underscores, and
+    Polish letters as their base letters (``szostki`` is ``szóstki``, typed without them)."""
+    text = text.strip().lower().replace("ё", "е").replace("ł", "l").replace("-", " ")
+    text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)
+                   or c == "\u0306")  # й keeps its breve: и is another letter
+    return "_".join(unicodedata.normalize("NFC", text).split())
 
 
 def box_label(ruleset: str, box: str, lang: str = "en") -> str:

@@ -137,6 +137,18 @@ def test_box_names_in_every_language_name_one_box_each():
                 assert seen.setdefault(key, box) == box, (ruleset, alias)
 
 
+def test_polish_names_typed_without_polish_letters():
+    """On a keyboard without them: ``szostki`` is ``szóstki``, ``mały strit`` any way."""
+    for ruleset, boxes in i18n.BOX_NAMES.items():
+        names = list(boxes)
+        for box, aliases in boxes.items():
+            polish = aliases[i18n.LANGUAGES.index("pl") - 1]
+            plain = polish.translate(str.maketrans("ąćęłńóśźżĄĆĘŁŃÓŚŹŻ", "acelnoszzACELNOSZZ"))
+            assert i18n.box_name(ruleset, names, plain) == box, (ruleset, polish, plain)
+    assert i18n.box_name("general", ["sixes"], "SZOSTKI") == "sixes"
+    assert i18n._key("й") != i18n._key("и")  # a letter of its own in Russian, not a mark
+
+
 @pytest.mark.parametrize("typed,box", [
     ("единицы", "ones"), ("Единицы", "ones"), ("1п", "pair"), ("2п", "two_pairs"),
     ("LS", "small_straight"), ("BS", "big_straight"), ("F", "full"), ("C", "four"),
