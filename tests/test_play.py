@@ -197,12 +197,14 @@ def test_subprocess_good_bot_and_stop_on_error(solved, tmp_path):
 
 
 def test_python_agent_from_module(tmp_path, monkeypatch):
-    (tmp_path / "mybots.py").write_text(
-        "def first(obs):\n    return [a for a in obs['legal'] if 'write' in a][0]\n")
+    (tmp_path / "mybots.py").write_text(  # it talks as it plays: not into the report
+        "def first(obs):\n    print('thinking')\n"
+        "    return [a for a in obs['legal'] if 'write' in a][0]\n")
     monkeypatch.chdir(tmp_path)
     result = run("bench-agent", "general", "--agent", "mybots:first", "--games", "2", "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["decisions"] == 20
+    assert result.stderr.count("thinking") == 20
     missing = run("bench-agent", "general", "--agent", "mybots:nothing", "--games", "2")
     assert missing.exit_code == 2 and "cannot load agent" in missing.stderr
 
@@ -242,6 +244,37 @@ def test_review_command(solved, tmp_path):
     assert len(data["decisions"]) == 10 and data["total_loss"] > 0
     log.write_text("not json\n")
     assert run("review", "general", str(log)).exit_code == 2
+
+
+def test_review_leaves_out_what_bench_agent_played_for_a_failed_agent(solved, tmp_path):
+    """An agent that fails every other decision: the log marks the best action played in its
+    place, and review judges only the agent's own decisions, as bench-agent did."""
+    game, values = solved("general")
+    log = tmp_path / "game.jsonl"
+    half = _bot(tmp_path, "half", """
+        import json, sys
+        for i, line in enumerate(sys.stdin):
+            obs = json.loads(line)
+            legal = [a for a in obs["legal"] if "write" in a] or obs["legal"]
+            print(json.dumps({"write": "no_such_box"} if i % 2 else legal[0]), flush=True)
+        """)
+    bench = run("bench-agent", "general", "--agent-cmd", half, "--games", "2", "--log",
+                str(log), "--json")
+    assert bench.exit_code == 0, bench.stderr
+    report = json.loads(bench.stdout)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    marked = [i for i, r in enumerate(records, 1) if "substituted" in r]
+    assert len(marked) == len(report["errors"]) > 5
+    assert all(records[i - 1]["substituted"]["kind"] == "illegal" for i in marked)
+    judged = json.loads(run("review", "general", str(log), "--json").stdout)
+    assert judged["substituted_lines"] == marked
+    assert len(judged["decisions"]) == report["decisions"] == len(records) - len(marked)
+    assert judged["total_loss"] == pytest.approx(report["regret_total"], abs=1e-9)
+    text = run("review", "general", str(log)).stdout
+    assert f"not judged: {len(marked)} decisions that bench-agent played" in text
+    one = json.loads(run("review", "general", str(log), "--game", "1", "--json").stdout)
+    assert one["substituted_lines"] == [i for i in marked if records[i - 1]["observation"]
+                                        ["game"] == 1]
 
 
 def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):

@@ -422,6 +422,12 @@ def review(ruleset, log, game_index, show_all, options, as_json):
                f"decisions in {len(summary)} game{'s' * (len(summary) != 1)}"
                + (" (values approximate: each loss with its error)" if judged.approximate
                   else ""))
+    if judged.substituted:
+        lines = ", ".join(map(str, judged.substituted[:10])) + (
+            ", ..." if len(judged.substituted) > 10 else "")
+        click.echo(f"not judged: {len(judged.substituted)} decision"
+                   f"{'s' * (len(judged.substituted) != 1)} that bench-agent played for the "
+                   f"agent after its errors (line{'s' * (len(judged.substituted) != 1)} {lines})")
 
 
 def _error_text(loss_error, close_call) -> str:

@@ -6,6 +6,7 @@ failure (exception, crash, garbage, timeout) raises AgentFailure with what was s
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -57,7 +58,9 @@ class CallableAgent:
 
     def act(self, observation: dict) -> dict:
         try:
-            return self.fn(observation)
+            # what the agent prints goes to stderr: stdout is the report (--json)
+            with contextlib.redirect_stdout(sys.stderr):
+                return self.fn(observation)
         except (Exception, SystemExit) as e:  # the agent's own bug, sys.exit included:
             # report it, never crash the harness
             raise AgentFailure("exception", f"{type(e).__name__}: {e}") from None

@@ -116,7 +116,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
             advice = game.advise_observation(solution, obs)
             best = advice.best
             unit = "points" if advice.objective == "expected_score" else "probability"
-            reply = None
+            reply, failure = None, None
             try:
                 reply = agent.act(obs)
                 action = game.canonical_action(reply)
@@ -135,6 +135,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 if stopped:
                     break
                 action, chosen = best.action, None  # played in the agent's place: not judged
+                failure = {"kind": errors[-1]["kind"], "error": errors[-1]["error"]}
             stage = stage_of(obs)
             regret.setdefault(stage, 0.0)  # every stage met is reported, 0 where none judged
             if chosen is not None:
@@ -150,7 +151,9 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 if len(costly) > 50:
                     costly = sorted(costly, key=lambda x: -x[0])[:5]
             if log is not None:
-                log.write(json.dumps({"observation": obs, "action": action}) + "\n")
+                # the best action played for a failed agent says so: review does not judge it
+                log.write(json.dumps({"observation": obs, "action": action,
+                                      **({"substituted": failure} if failure else {})}) + "\n")
             ep.apply(action)
         if stopped is not None:
             break

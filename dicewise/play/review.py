@@ -41,8 +41,10 @@ class Reviewed:
         return asdict(self)
 
 
-def review_lines(solution: Solution, lines) -> list[Reviewed]:
-    """Judge every ``{"observation", "action"}`` line of a log (as bench-agent writes them)."""
+def review_lines(solution: Solution, lines, substituted: list | None = None) -> list[Reviewed]:
+    """Judge every ``{"observation", "action"}`` line of a log (as bench-agent writes them);
+    a line ``substituted`` (bench-agent played the best action for a failed agent) is not
+    the agent's decision: its number and game go to ``substituted`` instead."""
     game = solution.game
     out = []
     for number, text in enumerate(lines, 1):
@@ -61,6 +63,10 @@ def review_lines(solution: Solution, lines) -> list[Reviewed]:
         except (KeyError, TypeError):
             raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
                                 "as the agent protocol writes them") from None
+        if record.get("substituted") is not None:
+            if substituted is not None:
+                substituted.append((number, obs.get("game")))
+            continue
         number_of_game = obs.get("game")
         if number_of_game is not None and (isinstance(number_of_game, bool)
                                            or not isinstance(number_of_game, int)):
@@ -101,6 +107,7 @@ class Review:
     summary a game."""
 
     decisions: tuple[Reviewed, ...]
+    substituted: tuple[int, ...] = ()  # lines where bench-agent played for a failed agent
 
     @property
     def total_loss(self) -> float:
@@ -117,19 +124,22 @@ class Review:
 
     def to_json(self) -> dict:
         return {"decisions": [r.to_json() for r in self.decisions],
-                "total_loss": self.total_loss, "games": self.games}
+                "total_loss": self.total_loss, "games": self.games,
+                "substituted_lines": list(self.substituted)}
 
 
 def review(solution: Solution, lines, game: int | None = None) -> Review:
     """Judge a log's decisions (only those of its game ``game``, where given)."""
-    judged = review_lines(solution, lines)
+    substituted: list[tuple] = []
+    judged = review_lines(solution, lines, substituted)
     if game is not None:
         numbers = sorted({r.game for r in judged if r.game is not None})
         judged = [r for r in judged if r.game == game]
         if not judged:
             raise DicewiseError(f"the log has no game {game} (games: "
                                 f"{_ranges(numbers) or 'none numbered'})")
-    return Review(tuple(judged))
+        substituted = [(line, g) for line, g in substituted if g == game]
+    return Review(tuple(judged), tuple(line for line, _ in substituted))
 
 
 def _ranges(numbers) -> str:
