@@ -84,6 +84,31 @@ def test_a_bad_command_changes_nothing():
         assert game.state() == before
 
 
+@pytest.mark.parametrize("ruleset, options, lines, why", [
+    ("poker-programs", None, ["dice 1 1 2 3 4", "write pair"],
+     "pair is a free figure, written only after all six obligatory ones (still open: ones, "
+     "twos, threes, fours, fives, sixes)"),
+    ("general", None, ["dice 1 1 1 2 3", "write ones", "dice 1 1 4 5 6", "write threes",
+                       "dice 1 1 4 5 6", "write ones"], "ones is written already"),
+    ("poker-school", {"columns": 1}, ["dice 1 2 3 4 6", "write pair"],
+     "the dice do not score pair: cross it, or write another row"),
+    ("poker-school", {"columns": 1}, ["dice 6 6 2 4 1", "write pair", "dice 1 1 2 4 6",
+                                      "cross twos", "dice 2 2 3 4 6", "cross pair"],
+     "pair has no open cell"),
+    ("ryzykant", None, ["dice 1 2 3 4 6", "split 1+6 2+3 5"],
+     "the split 2+3 1+6 5 does not use the dice 1 2 3 4 6, each once")])
+def test_a_refused_write_says_why_where_the_rules_can(ruleset, options, lines, why):
+    """Not the list of every legal move: the rule the move breaks (the list stays where the
+    game has nothing more to say)."""
+    game = TableGame.new(ruleset, players=2, options=options, objective="score", seed=2,
+                         advice=False)
+    for line in lines[:-1]:
+        assert game.apply(line)["ok"], line
+    answer = game.apply(lines[-1])
+    assert answer["ok"] is False and answer["error"].endswith(why), answer["error"]
+    assert "(allowed:" not in answer["error"]
+
+
 def test_keep_then_the_dice_rolled_only_or_all_five():
     game = TableGame.new("general", players=1, seed=2)
     assert game.apply("dice 2 2 4 6 6")["state"]["awaiting"] == "choice"

@@ -503,6 +503,10 @@ class TableGame:
         mover = self.to_move
         allowed = self.sheets[mover].legal(self.dice, self.roll)
         if action not in allowed:
+            why = self.sheets[mover].refusal(action, self.dice, self.roll)
+            if why is not None:
+                raise BadAction(self.tr("not allowed now: {action}: {why}").format(
+                    action=self.describe(action), why=i18n.in_language(why, self.tr)))
             raise BadAction(self.tr("not allowed now: {action} (allowed: {allowed})").format(
                 action=self.describe(action),
                 allowed=", ".join(self.describe(a) for a in allowed) or "-"))

@@ -8,7 +8,8 @@ every write returns a new one, so undo is keeping the old one.
 The contract: ``text`` is the sheet in the notation ``advise --sheet`` takes (plus
 ``position`` for what else the advisor reads, such as Ryzykant's ``fifth``); ``legal``
 lists the writes allowed with these dice (keeps are the table's business, not the
-sheet's); ``write`` plays one of them (BadAction otherwise).
+sheet's); ``write`` plays one of them (BadAction otherwise), and ``refusal`` says why
+another cannot be played.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class PlayerSheet(ABC):
     @abstractmethod
     def write(self, action: dict, dice: tuple[int, ...], roll: int) -> "PlayerSheet":
         """The sheet after playing ``action`` (a write, a cross, a split); BadAction if illegal."""
+
+    def refusal(self, action: dict, dice: tuple[int, ...], roll: int):
+        """Why ``action``, which is not among ``legal``, cannot be played now: a ``Message``
+        for the player, or None where the game says nothing more than what is legal."""
+        return None
 
     def position(self, dice: tuple[int, ...], roll: int) -> dict:
         """The advisor's position for this sheet with these dice (``Game.advise``'s keys)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ...i18n import Box, Message
 from .. import dice
 from ..player_sheet import PlayerSheet
 from ..protocol import BadAction
@@ -68,6 +69,21 @@ class PokerSchoolSheet(PlayerSheet):
                 out.append({"write": ROW_NAMES[r]})
             out.append({"cross": ROW_NAMES[r]})
         return out
+
+    def refusal(self, action: dict, faces, roll: int):
+        """A row with no open cell, or dice that do not score the row written."""
+        if not (isinstance(action, dict) and len(action) == 1):
+            return None
+        ((kind, name),) = action.items()
+        row = ROW_INDEX.get(name) if isinstance(name, str) else None
+        if kind not in ("write", "cross") or row is None:
+            return None
+        if row not in self.state.open_rows(self.game.columns):
+            return Message("{row} has no open cell", row=Box("poker-school", name))
+        if kind == "write" and self._scores(faces, roll, row) is None:
+            return Message("the dice do not score {row}: cross it, or write another row",
+                           row=Box("poker-school", name))
+        return None
 
     def write(self, action: dict, faces, roll: int) -> "PokerSchoolSheet":
         (kind, name), = action.items()

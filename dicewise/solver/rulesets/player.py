@@ -16,6 +16,7 @@ import numpy as np
 from .. import dice
 from ..category import CategoryRules
 from ..player_sheet import PlayerSheet
+from ...i18n import Box, Message
 from ..protocol import BadAction
 from ..sheet import Sheet, parse_sheet
 
@@ -81,6 +82,21 @@ class CategorySheet(PlayerSheet):
 
     def legal(self, faces, roll: int) -> list[dict]:
         return [{"write": name} for name in self._writes(faces, roll)]
+
+    def refusal(self, action: dict, faces, roll: int):
+        """A box already written, a name that is no box, or a rule of the game's order (the
+        pokers' free figures after the obligatory ones)."""
+        box = action.get("write") if isinstance(action, dict) else None
+        names = self.game.category_names
+        if box not in names:
+            return None
+        if box in dict(self.scores):
+            return Message("{box} is written already", box=Box(self.game.name, box))
+        explain = getattr(self.game, "why_unreachable", None)
+        if explain is None:
+            return None
+        scores = {names.index(n): s for n, s in self.scores}
+        return explain({**scores, names.index(box): 0})  # which box is open, not its score
 
     def write(self, action: dict, faces, roll: int) -> "CategorySheet":
         box = action.get("write") if isinstance(action, dict) else None

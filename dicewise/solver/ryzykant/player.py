@@ -8,8 +8,10 @@ played by ``rules.play``; the text is the ``advise --sheet`` notation and ``fift
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
+from ...i18n import Message
 from .. import dice
 from ..player_sheet import PlayerSheet
 from ..protocol import BadAction
@@ -61,6 +63,20 @@ class RyzykantSheet(PlayerSheet):
         (a, b), (c, d) = action["pairs"]
         raise BadAction(f"{a}+{b} {c}+{d} {action['fifth']} is not a split of the dice "
                         f"{' '.join(map(str, faces))} allowed here")
+
+    def refusal(self, action: dict, faces, roll: int = 1):
+        """A split that uses dice the roll does not show (the others break the game's rules,
+        which the list of legal splits shows)."""
+        try:
+            (a, b), (c, d) = action["pairs"]
+            used = Counter([a, b, c, d, action["fifth"]])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if used != Counter(faces):
+            return Message("the split {split} does not use the dice {dice}, each once",
+                           split=f"{a}+{b} {c}+{d} {action['fifth']}",
+                           dice=" ".join(map(str, faces)))
+        return None
 
     def position(self, faces, roll: int = 1) -> dict:
         return {"dice": list(faces), "sheet": self.pos.sheet, "fifth": self.pos.fifth}
