@@ -259,7 +259,7 @@ def test_a_game_played_to_win_shows_each_chance_with_its_error(browser, quick_ap
         head = page.inner_text(f"{root} thead")
     advice = answer["advice"]
     assert advice["objective"] == "win" and advice["approximate"]
-    assert "P(win)" in head and "±" in head
+    assert "P(win)+½P(draw)" in head and "±" in head  # as advise heads the race of two
     assert agrees(shown, advice)
     assert marks == [[f"±{c['loss_error']:.4f}", c["close_call"], False]
                      for c in advice["choices"]]
@@ -510,6 +510,24 @@ def test_a_solitaire_game_ends_on_its_score(page, server):
     boxes = api.describe("general")["categories"]
     post_commands(server, page, [c for box in boxes for c in ("dice 1 2 3 4 6", f"write {box}")])
     assert page.inner_text("[data-testid=verdict]") == "Ann scored 16"
+
+
+def test_the_table_offers_the_seats_the_game_takes(page, server):
+    """General seats up to six, poker-school up to four; a count the next game does not
+    take falls back to two."""
+    def seats():
+        return page.eval_on_selector_all("[data-testid=players] option", "os => os.map(o => o.value)")
+
+    page.click("[data-tab=new]")
+    page.select_option("[data-testid=ruleset]", "general")
+    page.wait_for_function("document.querySelectorAll('[data-testid=players] option').length == 6")
+    assert seats() == ["1", "2", "3", "4", "5", "6"]
+    page.select_option("[data-testid=players]", "6")
+    page.select_option("[data-testid=ruleset]", "poker-school")
+    page.wait_for_function("document.querySelectorAll('[data-testid=players] option').length == 4")
+    assert seats() == ["1", "2", "3", "4"]
+    assert page.input_value("[data-testid=players]") == "2"
+    assert len(page.query_selector_all(".names input")) == 2
 
 
 def test_the_settlement_is_named_in_the_players_language(page, server):

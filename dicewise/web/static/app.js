@@ -128,7 +128,14 @@ async function fillOptions(form) {
     $(".roll-field", form).hidden = !d.advise_inputs.includes("roll");
     $(".fifth-field", form).hidden = !d.advise_inputs.includes("fifth");
   }
-  if (form.id === "new-form") fillNames(form);
+  if (form.id === "new-form") {
+    // the seats the game takes (one player alone, or its table's), the choice kept if it fits
+    const seats = [1, ...((d.table && d.table.players) || [2, 3, 4])];
+    const was = Number(form.players.value) || 2;
+    const pick = seats.includes(was) ? was : Math.min(2, seats[seats.length - 1]);
+    form.players.replaceChildren(...seats.map(n => el("option", {value: n, selected: n === pick}, String(n))));
+    fillNames(form);
+  }
 }
 
 function options(form, d) {
@@ -192,7 +199,9 @@ function adviceList(advice, onPick) {
   // Approximate values: each loss with its error, and the choices it cannot tell apart.
   const errors = advice.choices.some(c => known(c.loss_error));
   const head = el("tr", {}, el("th", {}, "#"),
-    chance ? el("th", {}, advice.objective === "win" ? t("P(win)") : t("P(≥ target)")) : null,
+    // as advise heads it: the race of two counts a draw as half, a larger table shares the win
+    chance ? el("th", {}, advice.objective !== "win" ? t("P(≥ target)")
+      : advice.players > 2 ? t("share of win") : t("P(win)+½P(draw)")) : null,
     el("th", {}, t("expected")), el("th", {}, t("loss")), errors ? el("th", {}, "±") : null,
     el("th", {}, ""));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
