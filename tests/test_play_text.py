@@ -96,3 +96,20 @@ def test_the_table_says_in_its_language_when_the_target_is_certain():
     lines = result.output.splitlines()
     said = [i for i, line in enumerate(lines) if line.startswith("cel 0 jest stąd pewny")]
     assert len(said) == 1 and "„strit”: 25" in lines[said[0] + 2]
+
+
+def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
+    """quit (or the end of the input) after moves no save holds: one line says so; after a
+    save, or before any move, nothing."""
+    lost = "the game is not saved: it ends here (save FILE before quit keeps it)"
+    assert play("general", "--players", "2", "--objective", "score", "--seed", "3",
+                lines=["roll", "quit"]).output.rstrip().endswith(lost)
+    assert play("general", "--players", "2", "--objective", "score", "--seed", "3",
+                lines=["roll"]).output.rstrip().endswith(lost)
+    for lines in (["quit"], ["roll", f"save {tmp_path / 'g.json'}", "quit"]):
+        assert lost not in play("general", "--players", "2", "--objective", "score",
+                                "--seed", "3", lines=lines).output
+    ru = play("general", "--players", "2", "--objective", "score", "--seed", "3", "--lang", "ru",
+              lines=["roll", "quit"]).output
+    assert ru.rstrip().endswith("партия не сохранена и на этом заканчивается (save ФАЙЛ перед "
+                                "quit сохранит её)")

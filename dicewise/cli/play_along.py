@@ -101,13 +101,19 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
     if game.over:
         _show_result(game)
     _prompt_line(game)
+    saved = len(game.events)  # the moves a save (or the resumed file) holds
+
+    def leave():
+        if not game.over and len(game.events) != saved:
+            click.echo(tr("the game is not saved: it ends here (save FILE before quit keeps it)"))
+
     while True:
         try:
             line = input("> " if interactive else "")
         except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: leave (save first to resume)
             if interactive:
                 click.echo()
-            return
+            return leave()
         if not line.strip():
             continue
         before = (game.over, len(game.events), game.to_move if not game.over else None)
@@ -117,13 +123,14 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             click.echo(tr("not done: {error}").format(error=answer["error"]))
             continue
         if answer.get("quit"):
-            return
+            return leave()
         if "help" in answer:
             for text in answer["help"].values():
                 click.echo("  " + text)
             continue
         if "saved" in answer:
             click.echo(tr("saved to {path}").format(path=answer["saved"]))
+            saved = len(game.events)
             continue
         verb = answer["command"]
         # after every write (a solitaire game's too) and split, and when the turn passes
