@@ -23,7 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import DicewiseError, UnfitArguments
-from .i18n import Message, Number
+from .i18n import Message, Number, Plural
 from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
@@ -321,7 +321,8 @@ def _played(game: Game, rules, policy: str, games: int, seed: int, table, progre
 
 def _playing(games: int, policy: str) -> Message:
     """The progress line of ``games`` games of ``policy``."""
-    return Message("playing {games} games ({policy})", games=Number(games), policy=policy)
+    return Plural("playing {games} game ({policy})", "playing {games} games ({policy})", games,
+                  games=Number(games), policy=policy)
 
 
 def check_policy(game: Game, rules, policy: str) -> None:
@@ -897,21 +898,21 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
     """A at a table of ``players`` with B in every other seat, the seats rotating game by
     game: A's share of the win (ties split) with its Wilson interval, its margin over the
     rivals' mean, every seat's points (and the game's own counts, as premiums taken)."""
-    from .solver.multiplayer.duel import play_table
+    from .solver.multiplayer.duel import at_least_a_game_a_seat, play_table
 
     game, rules = for_command(ruleset, "duel", options)
     _check_seats(players, game, rules)
     a, b = _seat_policy(game, rules, a), _seat_policy(game, rules, b)
     if games < players:
-        raise DicewiseError(Message("{players} players need at least {players} games (one per "
-                                    "seat)", players=players))
+        raise DicewiseError(at_least_a_game_a_seat(players))
     if any(p in game.table_policies(rules) or game.needs_solution(p) for p in (a, b)):
         solution = store.solution(game, rules, table, progress_factory=progress)
     else:
         solution = Solution(game, rules, None, {}, None, False, 0.0)
     deals = -(-games // players)
-    label = Message("playing {games} games of {players} players", games=Number(deals * players),
-                    players=players)
+    label = Plural("playing {games} game of {players} players",
+                   "playing {games} games of {players} players", deals * players,
+                   games=Number(deals * players), players=players)
     with (progress or _quiet)(deals * players, label) as update:
         result = play_table(lambda seats, n, s, first: game.play_seated(solution, seats, n, s, first),
                             a, b, players, games, seed, update)

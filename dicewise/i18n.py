@@ -58,10 +58,15 @@ class Translator:
         self.lang = lang
         catalog = (gettext.NullTranslations() if lang == "en" else
                    gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True))
-        self._gettext = catalog.gettext
+        self._gettext, self._ngettext = catalog.gettext, catalog.ngettext
 
     def __call__(self, message: str) -> str:
         return self._gettext(message)
+
+    def ngettext(self, singular: str, plural: str, count: int) -> str:
+        """The form of a message that counts something that fits ``count`` in this language
+        (its catalog's ``Plural-Forms``): 1 game, 2 games; 2 gry, 5 gier; 21 партия."""
+        return self._ngettext(singular, plural, count)
 
     def number(self, value, spec: str = ",") -> str:
         """``value`` formatted by ``spec`` with its thousands grouped as this language writes
@@ -91,6 +96,30 @@ class Message(str):
     def in_language(self, tr) -> str:
         """The message through ``tr`` (a ``translator``), its Message fields too."""
         return tr(self.template).format(**{k: in_language(v, tr) for k, v in self.fields.items()})
+
+
+class Plural(Message):
+    """A ``Message`` that counts something: said in the form that ``count`` takes in the
+    players' language (``Translator.ngettext``): 1 game, 2 games; 1 gra, 2 gry, 5 gier,
+    22 gry; 1 партия, 2 партии, 5 партий, 21 партия.  English uses ``singular`` for 1 and
+    ``plural`` otherwise."""
+
+    def __new__(cls, singular: str, plural: str, count: int, /, **fields):
+        count = int(count)
+        message = str.__new__(cls, (singular if count == 1 else plural).format(**fields))
+        message.template, message.plural, message.count = singular, plural, count
+        message.fields = fields
+        return message
+
+    def __getnewargs_ex__(self):
+        return (self.template, self.plural, self.count), self.fields
+
+    def in_language(self, tr) -> str:
+        """The form of ``count`` through ``tr`` (English's where ``tr`` knows no plurals)."""
+        ngettext = getattr(tr, "ngettext", None)
+        template = (ngettext(self.template, self.plural, self.count) if ngettext else
+                    self.template if self.count == 1 else self.plural)
+        return template.format(**{k: in_language(v, tr) for k, v in self.fields.items()})
 
 
 class Number(str):
@@ -176,14 +205,21 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
         if len(kept) == 5:
             if left is None or left < 2:
                 return tr("keep all five (reroll none), then write")
-            return tr("keep all five (reroll none; rolls left: {left})").format(left=left)
+            return Plural("keep all five (reroll none; {left} roll left)",
+                          "keep all five (reroll none; {left} rolls left)", left,
+                          left=left).in_language(tr)
         if not kept:  # its own words: "keep nothing" reads wrong in Russian and Polish
-            text = (tr("keep nothing (reroll all five)") if left is None else
-                    tr("keep nothing (reroll all five; rolls left: {left})"))
-        else:
-            text = (tr("keep {kept} (reroll {n})") if left is None else
-                    tr("keep {kept} (reroll {n}; rolls left: {left})"))
-        return text.format(kept=" ".join(map(str, kept)), n=5 - len(kept), left=left)
+            if left is None:
+                return tr("keep nothing (reroll all five)")
+            return Plural("keep nothing (reroll all five; {left} roll left)",
+                          "keep nothing (reroll all five; {left} rolls left)", left,
+                          left=left).in_language(tr)
+        kept, n = " ".join(map(str, kept)), 5 - len(kept)
+        if left is None:
+            return tr("keep {kept} (reroll {n})").format(kept=kept, n=n)
+        return Plural("keep {kept} (reroll {n}; {left} roll left)",
+                      "keep {kept} (reroll {n}; {left} rolls left)", left, kept=kept, n=n,
+                      left=left).in_language(tr)
     if "write" in action:
         return tr("write {box} for {score}").format(box=box_label(ruleset, action["write"], lang),
                                                     score=detail.get("score"))
@@ -366,38 +402,61 @@ def box_name(ruleset: str, boxes, text: str, lang: str = "en") -> str:
 
 # -- catalogs ------------------------------------------------------------------------------
 
-def read_po(path) -> dict[str, str]:
-    """The translated messages of a ``.po`` file (msgid -> msgstr; untranslated left out)."""
-    messages: dict[str, str] = {}
-    msgid = msgstr = None
-    section = None
+class Catalog(dict):
+    """A ``.po`` file's translated messages (msgid -> msgstr), with its ``Plural-Forms``
+    header (None where it declares none).  A message with plural forms is keyed as a
+    ``.mo`` file keys it: the singular and plural msgids joined by NUL, its forms too."""
+
+    plural_forms: str | None = None
+
+
+def read_po(path) -> Catalog:
+    """The translated messages of a ``.po`` file (msgid -> msgstr; untranslated left out),
+    plural forms included (``Catalog``)."""
+    messages = Catalog()
+    entry: dict = {}
+    part = None
 
     def flush():
-        if msgid and msgstr:
-            messages[msgid] = msgstr
+        ids, forms = entry.get("msgid"), entry.get("msgstr", {})
+        if ids == "":  # the header: only its Plural-Forms matters to a catalog
+            header = dict(line.partition(": ")[::2] for line in forms.get(0, "").splitlines())
+            messages.plural_forms = header.get("Plural-Forms")
+        elif ids and forms and all(forms.values()):
+            if "msgid_plural" in entry:
+                ids += "\0" + entry["msgid_plural"]
+            messages[ids] = "\0".join(forms[i] for i in sorted(forms))
 
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         line = line.strip()
-        if line.startswith("msgid "):
+        keyword, _, text = line.partition(" ")
+        if keyword == "msgid":
             flush()
-            msgid, msgstr, section = ast.literal_eval(line[6:]), None, "id"
-        elif line.startswith("msgstr "):
-            msgstr, section = ast.literal_eval(line[7:]), "str"
-        elif line.startswith('"') and section:
-            if section == "id":
-                msgid += ast.literal_eval(line)
+            entry, part = {"msgid": ast.literal_eval(text)}, ("msgid",)
+        elif keyword == "msgid_plural":
+            entry["msgid_plural"], part = ast.literal_eval(text), ("msgid_plural",)
+        elif keyword == "msgstr" or keyword.startswith("msgstr["):
+            index = 0 if keyword == "msgstr" else int(keyword[7:-1])
+            entry.setdefault("msgstr", {})[index] = ast.literal_eval(text)
+            part = ("msgstr", index)
+        elif line.startswith('"') and part:
+            if part[0] == "msgstr":
+                entry["msgstr"][part[1]] += ast.literal_eval(line)
             else:
-                msgstr += ast.literal_eval(line)
-        elif not line or line.startswith("#"):
-            section = None if not line else section
+                entry[part[0]] += ast.literal_eval(line)
+        elif not line:
+            part = None
     flush()
     return messages
 
 
 def write_mo(messages: dict[str, str], path) -> None:
-    """Write ``messages`` as a GNU ``.mo`` catalog (what gettext reads)."""
-    meta = {"": "Content-Type: text/plain; charset=UTF-8\n"}
-    items = sorted({**meta, **messages}.items())
+    """Write ``messages`` as a GNU ``.mo`` catalog (what gettext reads), with the
+    ``Plural-Forms`` of a ``Catalog`` that has them."""
+    meta = "Content-Type: text/plain; charset=UTF-8\n"
+    if getattr(messages, "plural_forms", None):
+        meta += f"Plural-Forms: {messages.plural_forms}\n"
+    items = sorted({"": meta, **messages}.items())
     ids = [k.encode("utf-8") for k, _ in items]
     strs = [v.encode("utf-8") for _, v in items]
     n = len(items)

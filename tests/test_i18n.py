@@ -38,10 +38,25 @@ def messages_made() -> set[str]:
     return found
 
 
+def plurals_in_code() -> set[str]:
+    """Every message that counts something (``Plural``, ``ngettext``) anywhere in the package,
+    keyed as the catalogs key it: singular and plural joined by NUL."""
+    found = set()
+    for path in Path(dicewise.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = getattr(node, "func", None)
+            name = (getattr(called, "id", None), getattr(called, "attr", None))
+            if (isinstance(node, ast.Call) and ("Plural" in name or "ngettext" in name)
+                    and len(node.args) >= 2
+                    and all(isinstance(a, ast.Constant) for a in node.args[:2])):
+                found.add(f"{node.args[0].value}\0{node.args[1].value}")
+    return found
+
+
 def messages_in_code() -> set[str]:
-    """Every literal passed to a translator in the code, every ``Message`` template, and the
-    help lines."""
-    found = messages_made()
+    """Every literal passed to a translator in the code, every ``Message`` template, every
+    message that counts something, and the help lines."""
+    found = messages_made() | plurals_in_code()
     for path in SOURCES:
         text = path.read_text(encoding="utf-8")
         found |= {m[1] for m in re.findall(r'tr\((["\'])(.+?)\1\)', text)}
@@ -61,6 +76,98 @@ def test_every_message_is_translated_with_the_same_fields(lang):
     assert not missing
     for msgid, msgstr in po.items():
         assert fields(msgid) == fields(msgstr), msgid
+        # a message that counts: as many forms as the language has, each with every field
+        # of the plural msgid
+        if "\0" in msgid:
+            assert len(msgstr.split("\0")) == 3, msgid
+            assert all(fields(form) == fields(msgid.split("\0")[1])
+                       for form in msgstr.split("\0")), msgid
+
+
+#: The forms of Russian and Polish nouns after a number, as grammars teach them: one
+#: (1, 21, ...; Polish 1 only), a few (2-4, 22-24, ...; not 12-14), many (the rest).
+COUNTED = {
+    "en": {1: "1 game", 2: "2 games", 5: "5 games", 12: "12 games", 21: "21 games",
+           22: "22 games", 25: "25 games"},
+    "ru": {1: "1 партия", 2: "2 партии", 5: "5 партий", 12: "12 партий", 21: "21 партия",
+           22: "22 партии", 25: "25 партий"},
+    "pl": {1: "1 gra", 2: "2 gry", 5: "5 gier", 12: "12 gier", 21: "21 gier", 22: "22 gry",
+           25: "25 gier"},
+}
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_the_catalogs_declare_their_plural_forms(lang):
+    po = i18n.read_po(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "dicewise.po")
+    assert po.plural_forms.startswith("nplurals=3;")
+    assert sum("\0" in msgid for msgid in po) >= 20
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+@pytest.mark.parametrize("n", [1, 2, 5, 12, 21, 22, 25])
+def test_a_number_counts_a_noun_in_the_form_its_language_wants(lang, n):
+    tr = i18n.translator(lang)
+    assert tr.ngettext("{n} game", "{n} games", n).format(n=n) == COUNTED[lang][n]
+    counted = i18n.Plural("{n} game", "{n} games", n, n=n)
+    assert counted == COUNTED["en"][n] and counted.in_language(tr) == COUNTED[lang][n]
+    # said inside another message, copied or pickled, it still counts in the players' language
+    line = i18n.Message("{ruleset}: {games}", ruleset="general", games=counted)
+    for again in (line, copy.deepcopy(line), pickle.loads(pickle.dumps(line))):
+        assert again.in_language(tr) == f"general: {COUNTED[lang][n]}"
+
+
+@pytest.mark.parametrize("n,ru,pl", [
+    (1, "остался 1 бросок", "został 1 rzut"), (2, "осталось 2 броска", "zostały 2 rzuty"),
+    (5, "осталось 5 бросков", "zostało 5 rzutów"), (12, "осталось 12 бросков", "zostało 12 rzutów"),
+    (21, "остался 21 бросок", "zostało 21 rzutów"), (22, "осталось 22 броска", "zostały 22 rzuty"),
+    (25, "осталось 25 бросков", "zostało 25 rzutów")])
+def test_the_rolls_left_after_a_keep_are_counted(n, ru, pl):
+    said = {lang: i18n.choice_text("general", {"keep": [6, 6]}, {"rolls_left": n},
+                                   i18n.translator(lang)) for lang in ("en", "ru", "pl")}
+    assert said["en"] == f"keep 6 6 (reroll 3; {n} roll{'s' * (n != 1)} left)"
+    assert said["ru"] == f"оставить 6 6 (перебросить 3; {ru})"
+    assert said["pl"] == f"zostaw 6 6 (przerzuć 3; {pl})"
+
+
+def test_the_counts_players_read_are_in_the_form_of_their_number(monkeypatch):
+    """The lines of the defects: games played, games a second, the games a table needs, the
+    values an option takes, the choices not shown."""
+    _no_locale(monkeypatch)
+    for lang, games, speed in (("pl", "22 gry", r"(gra|gry|gier)/s"),
+                               ("ru", "22 партии", r"(партия|партии|партий) в секунду"),
+                               ("en", "22 games", r"games?/s")):
+        head = _advise("simulate", "general", "--games", "22", "--seed", "1", "--policy",
+                       "greedy", "--lang", lang).splitlines()[0]
+        found = re.search(r", (\d[\d\u00a0,]*) " + speed, head)
+        assert f": {games}, " in head and found, head
+        n = int(re.sub(r"\D", "", found[1]))
+        form = i18n.translator(lang).ngettext("{n} game/s", "{n} games/s", n).format(n="")
+        assert found[0].endswith(form.strip()), head
+    for lang, players, refusal in (
+            ("pl", 3, "co najmniej 3 partie (po jednej na każde miejsce)"),
+            ("ru", 4, "хотя бы 4 партии (по одной на каждое место)"),
+            ("en", 3, "3 players need at least 3 games (one per seat)")):
+        assert refusal in _refused("duel", "general", "--players", str(players), "--a", "win",
+                                   "--b", "optimal", "--games", "2", "--lang", lang)
+    for lang, refusal in (("ru", "после --dice нужно указать 5 значений"),
+                          ("pl", "opcja --dice przyjmuje 5 wartości"),
+                          ("en", "option --dice takes 5 values")):
+        assert refusal in _refused("advise", "general", "--roll", "1", "--dice", "1", "2", "3",
+                                   "4", "--lang", lang)
+    for lang, hidden in (("ru", "... и ещё 32 варианта (--top K"),
+                         ("pl", "... i jeszcze 32 ruchy (--top K"),
+                         ("en", "... and 32 more choices (--top K")):
+        assert hidden in _advise(*ADVISE[:-1], "2", "--lang", lang)
+
+
+def _refused(*args) -> str:
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+    return result.stderr
 
 
 def test_the_messages_made_in_the_library_are_found():
@@ -259,13 +366,13 @@ def _no_locale(monkeypatch):
 
 
 @pytest.mark.parametrize("lang,words", [
-    ("ru", ["general: бросок 2 из 3, кости 1 1 2 5 6; записано очков: 0, ожидание в начале хода",
-            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3; осталось бросков: 1)",
-            "... и ещё вариантов: 31 (--top K покажет K лучших)",
+    ("ru", ["general: бросок 2 из 3, кости 1 1 2 5 6; записано 0 очков, ожидание в начале хода",
+            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3; остался 1 бросок)",
+            "... и ещё 31 вариант (--top K покажет K лучших)",
             "игра окончена: пять одинаковых с первого броска заканчивают игру"]),
-    ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano pkt: 0, wartość oczekiwana na początku tury",
-            "wartości: dokładnie", "oczekiwane", "strata", "ruch", "zostaw 1 1 (przerzuć 3; zostało rzutów: 1)",
-            "... i jeszcze ruchów: 31 (--top K pokazuje K najlepszych)",
+    ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano 0 punktów, wartość oczekiwana na początku tury",
+            "wartości: dokładnie", "oczekiwane", "strata", "ruch", "zostaw 1 1 (przerzuć 3; został 1 rzut)",
+            "... i jeszcze 31 ruchów (--top K pokazuje K najlepszych)",
             "gra skończona: pięć jednakowych w pierwszym rzucie kończy grę"])])
 def test_advise_speaks_the_players_language(lang, words, monkeypatch):
     """Every line a player reads: the position, how sure the values are, the column heads,
@@ -536,8 +643,9 @@ REFUSED = {
     "duel-too-few-games": (
         ["duel", "general", "--players", "5", "--games", "3", "--a", "optimal", "--b",
          "optimal"],
-        i18n.Message("{players} players need at least {players} games (one per seat)",
-                     players=5)),
+        i18n.Plural("{players} player needs at least {players} game (one per seat)",
+                    "{players} players need at least {players} games (one per seat)", 5,
+                    players=5)),
     "duel-seats": (
         ["duel", "poker-school", "--players", "5"],
         i18n.Message("a table of {game} seats {seats} players, not {players}",
@@ -704,8 +812,10 @@ def test_the_pages_game_refusals_are_said_in_the_players_language(lang, tmp_path
     monkeypatch.setattr(games, "MAX_GAMES", 1)
     with pytest.raises(DicewiseError) as refused:
         store.new(new)
-    assert str(refused.value) == tr("this server already keeps {n} games; remove old ones from "
-                                    "{folder}").format(n=1, folder=tmp_path)
+    assert str(refused.value) == tr.ngettext(
+        "this server already keeps {n} game; remove old ones from {folder}",
+        "this server already keeps {n} games; remove old ones from {folder}", 1).format(
+        n=1, folder=tmp_path)
     monkeypatch.setattr(games, "MAX_GAMES", 100)
 
     def disk_full(fd):
@@ -843,7 +953,8 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
 
     opening = run("--format", "text", "--lang", "ru").splitlines()
     assert opening[0].split()[:3] == ["бросок", "кости", "лучший"]
-    assert any("оставить 1 1 1 1 (перебросить 1; осталось бросков: " in line for line in opening)
+    kept = r"оставить 1 1 1 1 \(перебросить 1; (остался 1 бросок|осталось 2 броска)\)"
+    assert any(re.search(kept, line) for line in opening)
     assert any("записать в графу «полный дом»: 35" in line for line in opening)
     assert "пять одинаковых с первого броска заканчивают игру" in opening[1]
     table = api.strategy_table("general", "opening")
@@ -1006,6 +1117,6 @@ def test_keeping_nothing_has_its_own_words():
     """"Keep nothing" said as "keep {kept}" with "nothing" reads wrong in Russian and Polish."""
     said = {lang: i18n.choice_text("general", {"keep": []}, {"rolls_left": 2},
                                    i18n.translator(lang)) for lang in ("en", "ru", "pl")}
-    assert said == {"en": "keep nothing (reroll all five; rolls left: 2)",
-                    "ru": "ничего не оставлять (перебросить все пять; осталось бросков: 2)",
-                    "pl": "nic nie zostawiaj (przerzuć wszystkie pięć; zostało rzutów: 2)"}
+    assert said == {"en": "keep nothing (reroll all five; 2 rolls left)",
+                    "ru": "ничего не оставлять (перебросить все пять; осталось 2 броска)",
+                    "pl": "nic nie zostawiaj (przerzuć wszystkie pięć; zostały 2 rzuty)"}

@@ -229,7 +229,7 @@ def test_approximate_advice_in_russian(capsys):
                                "6.4 points, optimum ≤ 1124.1)")
     print_advice(a, tr=i18n.translator("ru"))
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("poker-school: бросок 3 из 3, кости 1 2 2 2 3; записано очков: 66")
+    assert out[0].startswith("poker-school: бросок 3 из 3, кости 1 2 2 2 3; записано 66 очков")
     assert out[0].endswith("(с поиском на ход вперёд, приближённо, оценка недобора в очках 6.4, "
                            "оптимум ≤ 1124.1)")
     assert out[1] == "значения: приближённо, оценка ошибки ±6.4, оптимум ≤ 1124.14 (доказано)"

@@ -142,8 +142,10 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
     if players == 2:
         how = (tr("solved in {seconds} s on {runner}").format(
             seconds=f"{solved.seconds:.1f}", runner=solved.runner) if solved.built else tr("loaded"))
-        click.echo(tr("{ruleset}, two players: the first player's P(win) + ½P(draw) = {value} "
-                      "({states} states, {how})").format(
+        click.echo(tr.ngettext("{ruleset}, two players: the first player's P(win) + ½P(draw) = "
+                               "{value} ({states} state, {how})",
+                               "{ruleset}, two players: the first player's P(win) + ½P(draw) = "
+                               "{value} ({states} states, {how})", report["states"]).format(
             ruleset=report["ruleset"], value=f"{report['probability']:.6f}",
             states=tr.number(report["states"]), how=how))
         click.echo(tr("table: {path}").format(path=report["table"]))
@@ -266,8 +268,9 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
             and result.expected_score_choice == result.best.action):
         click.echo(tr("the expected-score policy makes the same choice here"))
     if hidden:
-        click.echo(tr("... and 1 more choice (--top K shows the best K)") if hidden == 1 else
-                   tr("... and {n} more choices (--top K shows the best K)").format(n=hidden))
+        click.echo(tr.ngettext("... and {n} more choice (--top K shows the best K)",
+                               "... and {n} more choices (--top K shows the best K)", hidden)
+                   .format(n=hidden))
 
 
 def settled_line(advice, tr) -> str | None:
@@ -349,10 +352,15 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
     if players > 2:
         d = result.to_json()
         lo, hi = d["simulated_ci95"]
-        click.echo(tr("{ruleset}, {players} players, seat {seat} to move with {points} against "
-                      "{rivals}: share of the win {share} (95% CI {low} .. {high}) over {games} "
-                      "games played out, the win policy against rivals playing for the best "
-                      "mean; its own estimate {estimate} (approximate)").format(
+        click.echo(tr.ngettext(
+            "{ruleset}, {players} players, seat {seat} to move with {points} against {rivals}: "
+            "share of the win {share} (95% CI {low} .. {high}) over {games} game played out, the "
+            "win policy against rivals playing for the best mean; its own estimate {estimate} "
+            "(approximate)",
+            "{ruleset}, {players} players, seat {seat} to move with {points} against {rivals}: "
+            "share of the win {share} (95% CI {low} .. {high}) over {games} games played out, "
+            "the win policy against rivals playing for the best mean; its own estimate "
+            "{estimate} (approximate)", d["games"]).format(
             ruleset=d["ruleset"], players=d["players"], seat=d["seat"], points=d["points"],
             rivals=", ".join(map(str, d["opponent_points"])), share=f"{d['simulated']:.4f}",
             low=f"{lo:.4f}", high=f"{hi:.4f}", games=tr.number(d["games"]),
@@ -372,8 +380,11 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
             rival=data["opponent_points"], chance=f"{data['probability']:.6f}", extra=extra,
             source=source))
         return
-    click.echo(tr("{ruleset}: P(final ≥ {target}) with {points} points written = {chance} "
-                  "playing for it, {mean_chance} playing for the best mean").format(
+    click.echo(tr.ngettext("{ruleset}: P(final ≥ {target}) with {points} point written = "
+                           "{chance} playing for it, {mean_chance} playing for the best mean",
+                           "{ruleset}: P(final ≥ {target}) with {points} points written = "
+                           "{chance} playing for it, {mean_chance} playing for the best mean",
+                           abs(data["points"])).format(
         ruleset=data["ruleset"], target=data["target"], points=data["points"],
         chance=f"{data['probability']:.6f}",
         mean_chance=f"{data['probability_expected_score_policy']:.6f}"))

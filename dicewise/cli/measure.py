@@ -51,9 +51,10 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
         return emit_json(sim)
     s = sim.summary
     lo, hi = s.ci95
-    click.echo(tr("{ruleset} {policy}: {games} games, seed {seed}, {speed} games/s").format(
-        ruleset=sim.ruleset, policy=sim.policy, games=tr.number(s.games), seed=seed,
-        speed=tr.number(sim.games_per_second, ",.0f")))
+    speed = round(sim.games_per_second)
+    click.echo(tr("{ruleset} {policy}: {games}, seed {seed}, {speed}").format(
+        ruleset=sim.ruleset, policy=sim.policy, games=_games(s.games, tr), seed=seed,
+        speed=tr.ngettext("{n} game/s", "{n} games/s", speed).format(n=tr.number(speed))))
     click.echo(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
         mean=f"{s.mean:.3f}", half=f"{(hi - lo) / 2:.3f}", low=f"{lo:.3f}", high=f"{hi:.3f}",
         std=f"{s.std:.3f}"))
@@ -85,7 +86,9 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                 click.echo(tr("game {number}: {facts}").format(number=i, facts="; ".join(facts)))
         elif isinstance(value, float):
             click.echo(f"{named(key, tr)}: {value:.4f}")
-    click.echo(tr("the {games} simulated games' scores:").format(games=tr.number(s.games)))
+    click.echo(tr.ngettext("the {games} simulated game's scores:",
+                           "the {games} simulated games' scores:", s.games).format(
+        games=tr.number(s.games)))
     for line in _histogram(s.histogram):
         click.echo(line)
 
@@ -118,9 +121,8 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
     if isinstance(d, api.RaceDuel):
         return _print_race(d, tr)
     c = d.comparison
-    click.echo(tr("{ruleset}: {a} (A) against {b} (B), {games} games on the same dice, seed "
-                  "{seed}").format(ruleset=d.ruleset, a=d.a, b=d.b, games=tr.number(c.games),
-                                   seed=seed))
+    click.echo(tr("{ruleset}: {a} (A) against {b} (B), {games} on the same dice, seed {seed}")
+               .format(ruleset=d.ruleset, a=d.a, b=d.b, games=_games(c.games, tr), seed=seed))
     outcomes = [(tr("A wins"), c.wins), (tr("draws"), c.draws), (tr("B wins"), c.losses)]
     width = max(len(label) for label, _ in outcomes) + 1
     for label, rate in outcomes:
@@ -133,18 +135,26 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
         b=f"{c.mean_b:.3f}"))
 
 
+def _games(games: int, tr) -> str:
+    """``games`` counted in the language of ``tr``: 1 game, 22 games; 22 gry, 25 gier."""
+    return tr.ngettext("{n} game", "{n} games", games).format(n=tr.number(games))
+
+
 def _print_race(race, tr) -> None:
     """The two-player race: A's wins, draws and losses, its value by seat, the exact value."""
     r = race.result
     lo, hi = r.ci95
-    click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} games on shared "
-                  "dice, seats alternating, seed {seed}").format(
-        ruleset=race.ruleset, a=r.a, b=r.b, games=tr.number(r.games), seed=r.seed))
-    click.echo(tr("A: {wins} wins, {draws} draws, {losses} losses; P(win) + ½P(draw) = "
-                  "{value} (95% CI {low} .. {high}); moving first {first}, second {second}")
-               .format(wins=tr.number(round(r.wins * r.games)),
-                       draws=tr.number(round(r.draws * r.games)),
-                       losses=tr.number(round(r.losses * r.games)),
+    click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} on shared dice, "
+                  "seats alternating, seed {seed}").format(
+        ruleset=race.ruleset, a=r.a, b=r.b, games=_games(r.games, tr), seed=r.seed))
+    wins, draws, losses = (round(share * r.games) for share in (r.wins, r.draws, r.losses))
+    click.echo(tr("A: {wins}, {draws}, {losses}; P(win) + ½P(draw) = {value} (95% CI {low} .. "
+                  "{high}); moving first {first}, second {second}")
+               .format(wins=tr.ngettext("{n} win", "{n} wins", wins).format(n=tr.number(wins)),
+                       draws=tr.ngettext("{n} draw", "{n} draws", draws).format(
+                           n=tr.number(draws)),
+                       losses=tr.ngettext("{n} loss", "{n} losses", losses).format(
+                           n=tr.number(losses)),
                        value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
                        first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
     if race.exact is not None:
@@ -158,9 +168,10 @@ def _print_table(duel, tr) -> None:
     """A's results at a table of N: its share of the win, margin, and every seat's points."""
     r = duel.result
     lo, hi = r.share_ci95
-    line = tr("{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the others, {games} "
-              "games, seats rotating, seed {seed}").format(
-        ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=tr.number(r.games), seed=r.seed)
+    line = tr("{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the others, {games}, "
+              "seats rotating, seed {seed}").format(
+        ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=_games(r.games, tr),
+        seed=r.seed)
     click.echo(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
     click.echo(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
                   "won alone {wins}, shared the top {ties}").format(
@@ -240,8 +251,9 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
         text = buf.getvalue()
     if out is not None:
         write_output(out, text)
-        click.echo(tr("wrote {n} rows to {path}").format(n=tr.number(len(result.rows)), path=out),
-                   err=True)
+        rows = len(result.rows)
+        click.echo(tr.ngettext("wrote {n} row to {path}", "wrote {n} rows to {path}", rows)
+                   .format(n=tr.number(rows), path=out), err=True)
     else:
         click.echo(text, nl=False)
     if plt is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from ..i18n import Message
+from ..i18n import Message, Plural
 from .typed import typed_value
 
 #: An unknown command's refusal, with the close names (click ≥ 8.4).
@@ -30,8 +30,7 @@ def refusal(error: click.UsageError, command: click.Command, typed: list[str]) -
             param, click.Option) else None
         if param.nargs > 1 and value and any(w.startswith("--") for w in value.split()):
             # too few values: click took the next option for one of them
-            return Message("option {name} takes {count} values", name=_name(param),
-                           count=param.nargs)
+            return _takes(_name(param), param.nargs)
         if wanted is not None and value is not None:
             return Message("{name} {value}: {wanted}", name=_name(param), value=value,
                            wanted=wanted)
@@ -49,9 +48,14 @@ def refusal(error: click.UsageError, command: click.Command, typed: list[str]) -
         if option is not None and option.is_flag:
             return Message("option {name} takes no value", name=error.option_name)
         if option is not None:
-            return Message("option {name} takes {count} values", name=error.option_name,
-                           count=option.nargs)
+            return _takes(error.option_name, option.nargs)
     return error.format_message()
+
+
+def _takes(name: str, count: int) -> Plural:
+    """An option given too few values: how many it takes."""
+    return Plural("option {name} takes {count} value", "option {name} takes {count} values",
+                  count, name=name, count=count)
 
 
 def _name(param: click.Parameter) -> str:

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import DicewiseError
-from ..i18n import Message
+from ..i18n import Message, Plural
 from . import dice
 from .protocol import Advice, Choice, same_chance
 from .category import ROLL_NUMBERS, CategoryRules, StateValues, write_values
@@ -147,8 +147,10 @@ def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, face
 def _advice(game, sheet: Sheet, faces, roll, choices, state_value, ended=None) -> Advice:
     position = {"sheet": dict(sheet.scores + sheet.counters), "points": sheet.points,
                 "roll": roll, "dice": list(faces)}
-    headline = Message("{game}: roll {roll} of 3, dice {dice}; {points} points written, "
-                       "{value} expected at turn start", game=game.name, roll=roll,
-                       dice=" ".join(map(str, faces)), points=sheet.points,
-                       value=f"{state_value:.3f}")
+    headline = Plural("{game}: roll {roll} of 3, dice {dice}; {points} point written, "
+                      "{value} expected at turn start",
+                      "{game}: roll {roll} of 3, dice {dice}; {points} points written, "
+                      "{value} expected at turn start", abs(sheet.points), game=game.name,
+                      roll=roll, dice=" ".join(map(str, faces)), points=sheet.points,
+                      value=f"{state_value:.3f}")
     return Advice(game.name, game.options, position, choices, headline, state_value, ended=ended)

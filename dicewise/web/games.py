@@ -105,9 +105,10 @@ class GameStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         tr = getattr(game, "tr", i18n.translator("en"))  # said in the game's language
         if sum(1 for _ in self.folder.glob("*.json")) >= MAX_GAMES:
-            raise DicewiseError(i18n.Message("this server already keeps {n} games; remove old "
-                                             "ones from {folder}", n=MAX_GAMES,
-                                             folder=str(self.folder)).in_language(tr))
+            raise DicewiseError(i18n.Plural(
+                "this server already keeps {n} game; remove old ones from {folder}",
+                "this server already keeps {n} games; remove old ones from {folder}", MAX_GAMES,
+                n=MAX_GAMES, folder=str(self.folder)).in_language(tr))
         game_id = secrets.token_hex(8)
         try:
             self._write(game_id, game)

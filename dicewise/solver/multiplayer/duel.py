@@ -17,6 +17,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Plural
 from ..stats import mean_ci95, share_ci95
 from .seats import Seated, rival_margin, settlements, win_shares
 
@@ -76,6 +77,13 @@ class TableResult:
         return out
 
 
+def at_least_a_game_a_seat(players: int) -> Plural:
+    """Why fewer games than ``players`` cannot rotate A through every seat."""
+    return Plural("{players} player needs at least {players} game (one per seat)",
+                  "{players} players need at least {players} games (one per seat)", players,
+                  players=players)
+
+
 def play_table(play_seated: Callable[..., Seated], a: str, b: str, players: int, games: int,
                seed: int, progress: Callable[[int], None] | None = None) -> TableResult:
     """Play ``games`` games (rounded up to whole rotations): ``play_seated(seats, deals,
@@ -83,7 +91,7 @@ def play_table(play_seated: Callable[..., Seated], a: str, b: str, players: int,
     if players < 2:
         raise DicewiseError("a table needs at least 2 players")
     if games < players:
-        raise DicewiseError(f"{players} players need at least {players} games (one per seat)")
+        raise DicewiseError(at_least_a_game_a_seat(players))
     deals = -(-games // players)
     parts = {k: [] for k in range(players)}
     for first in range(0, deals, DEAL_CHUNK):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message
+from ...i18n import Message, Plural
 from .. import dice
 from ..advice import advise_position, check_position, keep_label
 from ..category import CategoryRules, StateValues
@@ -30,12 +30,10 @@ from .win import win_chooser
 def check_rival_count(players: int, given: int) -> None:
     """A table of ``players`` needs one rival sheet per other seat: a DicewiseError if not."""
     if given != players - 1:
-        fields = dict(players=players, n=players - 1, given=given)
-        raise DicewiseError(
-            Message("{players} players need {n} rival sheet (--opponent-sheet, once each), not "
-                    "{given}", **fields) if players == 2 else
-            Message("{players} players need {n} rival sheets (--opponent-sheet, once each), not "
-                    "{given}", **fields))
+        raise DicewiseError(Plural(
+            "{players} players need {n} rival sheet (--opponent-sheet, once each), not {given}",
+            "{players} players need {n} rival sheets (--opponent-sheet, once each), not {given}",
+            players - 1, players=players, n=players - 1, given=given))
 
 
 def table_position(game: CategoryRules, me: Sheet, rivals: list[Sheet], players: int) -> Start:

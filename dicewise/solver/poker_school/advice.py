@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message
+from ...i18n import Message, Plural
 from .. import dice
 from ..advice import check_dice, keep_choice
 from ..protocol import Advice, Choice, with_loss_errors
@@ -172,10 +172,12 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
             ", estimated shortfall {points} points", points=f"{error_estimate:.1f}"),
         bound="" if upper_bound is None else Message(", optimum ≤ {bound}",
                                                       bound=f"{upper_bound:.1f}"))
-    headline = Message("{game}: roll {roll} of 3, dice {dice}; {points} points written, "
-                       "{value} expected at turn start ({values})", game=game.name, roll=roll,
-                       dice=" ".join(map(str, faces)), points=sheet.points,
-                       value=f"{turn.start:.3f}", values=label)
+    headline = Plural("{game}: roll {roll} of 3, dice {dice}; {points} point written, "
+                      "{value} expected at turn start ({values})",
+                      "{game}: roll {roll} of 3, dice {dice}; {points} points written, "
+                      "{value} expected at turn start ({values})", abs(sheet.points),
+                      game=game.name, roll=roll, dice=" ".join(map(str, faces)),
+                      points=sheet.points, value=f"{turn.start:.3f}", values=label)
     position = {"dice": list(faces), "roll": roll, "sheet": sheet_text, "points": sheet.points}
     return Advice(game.name, game.options, position, choices, headline, turn.start,
                   approximate=approximate,

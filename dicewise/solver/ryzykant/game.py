@@ -40,7 +40,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message
+from ...i18n import Message, Plural
 from .. import blas_threads, dice
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
@@ -508,8 +508,9 @@ def typical_positions(solution: Solution, seed: int) -> list[tuple[str, Position
     picks = [(Message("start"), before[0])]
     for pos in (before[len(before) // 3], before[2 * len(before) // 3]):
         if all(p != pos for _, p in picks):
-            picks.append((Message("sheet {sheet} fifth {fifth} ({rolls} rolls)",
-                                  sheet=pos.sheet or "-", fifth=pos.fifth or "-", rolls=pos.rolls),
+            picks.append((Plural("sheet {sheet} fifth {fifth} ({rolls} roll)",
+                                 "sheet {sheet} fifth {fifth} ({rolls} rolls)", pos.rolls,
+                                 sheet=pos.sheet or "-", fifth=pos.fifth or "-", rolls=pos.rolls),
                           pos))
     return picks
 
