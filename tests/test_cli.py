@@ -281,6 +281,40 @@ def test_a_log_hears_how_far_long_work_has_come(monkeypatch):
     assert ok(*play).stderr == "playing 1,024 games (greedy) ...\n"
 
 
+@pytest.mark.parametrize("lang,args,said", [
+    ("en", ["simulate", "general", "--games", "1000000", "--policy", "greedy"],
+     "dicewise: interrupted"),
+    ("pl", ["simulate", "general", "--games", "1000000", "--policy", "greedy"],
+     "dicewise: przerwano"),
+    # forked workers, which a terminal's Ctrl+C reaches too, end without a word
+    ("ru", ["solve", "general", "--players", "2", "--scheduler", "processes", "--workers", "2"],
+     "dicewise: прервано")])
+def test_ctrl_c_says_so_in_the_players_language_and_exits_130(lang, args, said, tmp_path):
+    """Ctrl+C during a long command (here once its progress line is out): one line in the
+    player's language, not click's English "Aborted!", and status 130 as shells expect."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "DICEWISE_CACHE": str(tmp_path)}
+    command = subprocess.Popen([sys.executable, "-m", "dicewise.cli", *args, "--lang", lang],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        started = command.stderr.readline().decode()
+        assert started.endswith(" ...\n"), started
+        time.sleep(1.5)  # the work under way (the workers forked)
+        os.killpg(command.pid, signal.SIGINT)  # as a terminal's Ctrl+C: every process
+        out, err = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+    assert command.returncode == 130, err.decode()
+    assert err.decode().splitlines() == [said] and not out
+
+
 def test_rules_of_poker_school_names_its_rows_as_sheets_write_them():
     """The README: `rules` prints the names a sheet uses; poker-school's are rows."""
     from dicewise.solver.poker_school.rules import ROW_NAMES

@@ -46,6 +46,8 @@ class Group(click.Group):
             raise
         except click.UsageError as e:
             fail(_usage_error(ctx, e))
+        except KeyboardInterrupt:  # Ctrl+C: one line in the player's language, not click's
+            interrupted(ctx)  # English "Aborted!" with status 1
         except BrokenPipeError:  # the reader left (| head): nothing more to say, as click does
             _stdout_to_nowhere()
             sys.exit(1)
@@ -132,6 +134,21 @@ def fail(message: str):
     """Print one error line on stderr and exit with status 2."""
     click.echo(f"dicewise: error: {message}", err=True)
     sys.exit(2)
+
+
+#: The exit status of a command stopped by Ctrl+C: 128 + SIGINT, as shells expect.
+INTERRUPTED = 130
+
+
+def interrupted(ctx: click.Context):
+    """Say on stderr, in the language of the command, that it was stopped, and exit with
+    status 130 (what a shell or a script reads as "stopped by Ctrl+C").  The ``exec``
+    clears CPython's note of a Ctrl+C that stopped code run from a string (as SciPy runs
+    some of its imports), which would otherwise end ``python -m dicewise`` by SIGINT
+    rather than with status 130."""
+    click.echo(f"dicewise: {error_text(ctx, Message('interrupted'))}", err=True)
+    exec("")
+    sys.exit(INTERRUPTED)
 
 
 COMMANDS = {

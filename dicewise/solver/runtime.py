@@ -113,8 +113,20 @@ class Forked(Runtime):
         key = next(_POOL_KEYS)  # pools open at once in threads of one process keep apart
         _FORKED[key] = fn
         try:
-            with ProcessPoolExecutor(self.workers, mp_context=context) as executor:
-                yield lambda items: executor.map(partial(_call_forked, key), items)
+            executor = ProcessPoolExecutor(self.workers, mp_context=context,
+                                           initializer=_deaf_to_interrupts)
+
+            def run(items):
+                with _interrupts_held():  # the workers are forked here, on the first map
+                    futures = [executor.submit(_call_forked, key, item) for item in items]
+                return _results(futures)
+
+            try:
+                yield run
+            except BaseException:  # stopped (Ctrl+C): the items not begun are not waited for
+                executor.shutdown(wait=False, cancel_futures=True)
+                raise
+            executor.shutdown()
         finally:
             _FORKED.pop(key, None)
 
@@ -264,6 +276,57 @@ def can_fork() -> bool:
 #: What the children of a forked pool run, by pool (set in the parent before it forks).
 _FORKED: dict = {}
 _POOL_KEYS = itertools.count()
+
+
+@contextmanager
+def _interrupts_held():
+    """Ctrl+C held back from this thread while it forks workers (a Ctrl+C on the way is
+    heard when this ends): no worker is born hearing it, and the threads the pool starts
+    meanwhile keep this thread's mask, so they never take it."""
+    import signal
+
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _deaf_to_interrupts() -> None:
+    """A forked worker's start: Ctrl+C, which a terminal sends to every process of the
+    command, is for the command alone, which says it was interrupted and lets its workers
+    go after the items under way; a worker hearing it would print a traceback, or die
+    while the command still waits on it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _results(futures):
+    """The futures' results in order.  The wait wakes every ``_HEAR_EVERY`` seconds: a
+    Ctrl+C that the system gave to another thread of this process (a BLAS thread) is heard
+    then, not once the items under way are done.  Futures left unread are cancelled, as
+    ``Executor.map`` does."""
+    from concurrent.futures import TimeoutError
+
+    try:
+        for future in futures:
+            while True:
+                try:
+                    result = future.result(timeout=_HEAR_EVERY)
+                    break
+                except TimeoutError:
+                    if future.done():  # the item's own TimeoutError, not the wait's
+                        raise
+            yield result
+    finally:
+        for future in futures:
+            future.cancel()
+
+
+#: Seconds between the looks a parent waiting on its forked workers takes for a Ctrl+C.
+_HEAR_EVERY = 0.2
 
 
 def _call_forked(key, item):
