@@ -12,6 +12,7 @@ roll drawn at random (hypothesis), or else ``advise`` answers with a ranked list
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -279,6 +280,37 @@ def test_a_log_hears_how_far_long_work_has_come(monkeypatch):
     assert lines[-1].startswith("playing 1,024 games (greedy) ... 100% (0:")
     monkeypatch.setattr(fmt, "LOG_EVERY", 60)  # short work: the label alone
     assert ok(*play).stderr == "playing 1,024 games (greedy) ...\n"
+
+
+def test_a_bar_says_the_time_left_only_once_it_means_something(monkeypatch):
+    """On a terminal, no estimate from the first steps of a long build (click's read
+    ``588d 15:54:06``): the bar and its share alone, then the time left from the whole time so
+    far once a few percent are done."""
+    import io
+    import sys
+    import time
+
+    from dicewise.cli import format as fmt
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    now = [1000.0]
+    monkeypatch.setattr(time, "time", lambda: now[0])
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    shown = []
+    with fmt.progress(1_000_000, "building") as update:
+        for seconds, steps in ((5, 10), (5, 10), (60, 15_000), (60, 35_000), (60, 450_000)):
+            now[0] += seconds
+            update(steps)
+            shown.append(sys.stderr.getvalue().split("\r")[-1].replace("\x1b[?25l", "").strip())
+    # 0.001% done after 5 s: click's own estimate was 5d 18:53:15; 1.5% after 70 s: none yet
+    assert all(re.fullmatch(r"building\s+\[-+\]\s+[01]%", line) for line in shown[:3]), shown
+    assert shown[3].endswith(" 5%  00:41:08") and shown[4].endswith(" 50%  00:03:09"), shown
+    assert fmt.time_left(0.05, 1, 3 * 86400) == "57d 00:00:00"
+    assert fmt.time_left(1, 1, 10) == "" and fmt.time_left(0, 0, 10) == ""
 
 
 @pytest.mark.parametrize("lang,args,said", [

@@ -57,9 +57,17 @@ def emit_json(obj) -> None:
     click.echo(json.dumps(jsonable(obj), indent=2, ensure_ascii=False))
 
 
+#: The share of a piece of work done before its bar says the time left: the first steps (a
+#: table's first layers, the start-up) say little of the rest, and an estimate from them read
+#: ``588d 15:54:06``.
+ETA_AFTER = 0.02
+
+
 @contextmanager
 def progress(length: float, label: str):
-    """A click progress bar on stderr; yields ``update(done)`` (fractions add up).
+    """A click progress bar on stderr; yields ``update(done)`` (fractions add up).  The time
+    left is shown once ``ETA_AFTER`` of the work is done, estimated from the whole time so
+    far (click's own estimate, from the first steps, can be absurd).
 
     Where stderr is no terminal (a log, a pipe) the label is one line of its own, so it is
     never glued to the output that follows."""
@@ -71,17 +79,33 @@ def progress(length: float, label: str):
         yield _logged_progress(length, label)
         return
     with click.progressbar(length=max(int(math.ceil(length)), 1), label=label, file=sys.stderr,
-                           show_eta=True, show_percent=True) as bar:
+                           show_eta=False, show_percent=True,
+                           item_show_func=lambda left: left) as bar:
         done = [0.0, 0]  # fractional total, whole steps shown
+        start = time.monotonic()
 
         def update(steps: float = 1) -> None:
             done[0] += steps
             whole = int(done[0]) - done[1]
             if whole > 0:
-                bar.update(whole)
+                bar.update(whole, time_left(done[0], length, time.monotonic() - start))
                 done[1] += whole
 
         yield update
+
+
+def time_left(done: float, length: float, elapsed: float) -> str | None:
+    """The time left, ``HH:MM:SS`` (``Nd HH:MM:SS`` past a day), as a bar shows it: None
+    (nothing shown) before ``ETA_AFTER`` of the work is done, empty once it is all done."""
+    if length <= 0 or done >= length:
+        return ""
+    if done < ETA_AFTER * length:
+        return None
+    minutes, seconds = divmod(int(elapsed * (length - done) / done), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    clock = f"{hours:02}:{minutes:02}:{seconds:02}"
+    return f"{days}d {clock}" if days else clock
 
 
 #: Seconds between the lines that say how far a long piece of work has come in a log.

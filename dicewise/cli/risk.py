@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sys
 
 import click
 from click.core import ParameterSource
@@ -21,7 +20,7 @@ from click.core import ParameterSource
 from ..errors import DicewiseError
 from ..solver import risk as rk
 from ..solver.risk.game import RISK
-from .format import checked_output, pyplot, write_figure, write_output
+from .format import checked_output, progress, pyplot, write_figure, write_output
 from .main import Group
 
 #: Above this much work (``dicewise.solver.risk.work``) a solve shows a progress bar on
@@ -33,8 +32,8 @@ def _with_bar(steps: int, work: int, label: str, fn):
     """Run ``fn(progress)`` with a progress bar on stderr when the work is large."""
     if work < _BAR_WORK:
         return fn(None)
-    with click.progressbar(length=steps, label=label, file=sys.stderr) as bar:
-        return fn(bar.update)
+    with progress(steps, label) as update:
+        return fn(update)
 
 
 class _Strict:
