@@ -250,11 +250,32 @@ def open_runtime(scheduler: str | None, workers: int | None = None, timeout: flo
 def check_scheduler(scheduler: str | None) -> str | None:
     """``scheduler`` itself where it names a runtime, else refused in one line (before any
     work starts: opening it may come minutes later)."""
-    if scheduler in (None, "processes", "threads", "dask-threads", "local") or "://" in scheduler:
+    if scheduler in (None, "processes", "threads", "dask-threads", "local"):
+        return scheduler
+    if "://" in scheduler:
+        _check_address(scheduler)
         return scheduler
     raise DicewiseError(Message("unknown scheduler {scheduler!r} (processes, threads, "
                                 "dask-threads, local, or a dask.distributed address such as "
                                 "tcp://host:8786)", scheduler=scheduler))
+
+
+def _check_address(address: str) -> None:
+    """Refuse an address Dask cannot parse, before any client is made: a client that fails
+    on one, once collected, can deadlock the next one made in the same process."""
+    try:
+        from distributed.comm.addressing import parse_address, parse_host_port
+        from distributed.comm.registry import get_backend
+    except ImportError:  # said when the scheduler is opened
+        return
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError):
+        raise DicewiseError(Message("{address} is not the address of a Dask scheduler (one "
+                                    "looks like tcp://host:8786)", address=address)) from None
 
 
 def shared_array(n: int, dtype=np.float64) -> np.ndarray:
