@@ -331,9 +331,12 @@ def test_ctrl_c_says_so_in_the_players_language_and_exits_130(lang, args, said, 
     import time
 
     env = {**os.environ, "DICEWISE_CACHE": str(tmp_path)}
+    # Ctrl+C heard as at a terminal, even where these tests run in the background of a
+    # shell, whose children inherit SIGINT ignored (and Python then never raises it)
     command = subprocess.Popen([sys.executable, "-m", "dicewise.cli", *args, "--lang", lang],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env, start_new_session=True)
+                               stderr=subprocess.PIPE, env=env, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         started = command.stderr.readline().decode()
         assert started.endswith(" ...\n"), started
