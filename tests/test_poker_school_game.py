@@ -158,7 +158,9 @@ def test_best_advice_replays_the_optimal_policy(solved, options):
             obs = ep.observation()
             advice = POKER_SCHOOL.advise_observation(solution, obs)
             assert sorted(_key(c.action) for c in advice.choices) == sorted(map(_key, obs["legal"]))
-            assert advice.approximate == (options != ONE)
+            # fitted values, but exact where the search reaches the end (the last two turns)
+            late = obs["turn"] >= solution.rules.turns - 1  # turns count from 1
+            assert advice.approximate == (options != ONE and not late)
             ep.apply(advice.best.action)
         scores.append(ep.score)
     # Advice searches where values are fitted: its best choice is the search policy's.
