@@ -113,3 +113,10 @@ def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
               lines=["roll", "quit"]).output
     assert ru.rstrip().endswith("партия не сохранена и на этом заканчивается (save ФАЙЛ перед "
                                 "quit сохранит её)")
+
+
+def test_a_game_won_at_once_says_why():
+    """General's big general ends the game: the table says what the throw was."""
+    out = play("general", "--players", "2", "--objective", "score", "--lang", "pl",
+               "--names", "Ola,Jan", lines=["dice 6 6 6 6 6"]).output
+    assert "Ola wygrywa od razu: pięć jednakowych w pierwszym rzucie" in out

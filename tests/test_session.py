@@ -150,6 +150,7 @@ def test_a_big_general_wins_at_once():
     state = game.apply("dice 4 4 4 4 4")["state"]
     assert state["over"] and state["result"]["reason"] == "won_at_once"
     assert state["result"]["winners"] == ["B"]
+    assert state["result"]["why"] == "five of a kind on the first throw"
     # The others keep their order by points: A's 25 before C's 0.
     assert [(r["place"], r["name"]) for r in state["result"]["ranking"]] == [
         (1, "B"), (2, "A"), (3, "C")]

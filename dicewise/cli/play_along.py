@@ -218,8 +218,9 @@ def _show_result(game: TableGame) -> None:
     tr = game.tr
     result = game.result()
     if result["reason"] == "won_at_once":
-        click.echo(tr("{name} wins the game at once").format(
-            name=result["winners"][0]))
+        line = tr("{name} wins the game at once").format(name=result["winners"][0])
+        why = result.get("why")
+        click.echo(line if why is None else f"{line}: {i18n.in_language(why, tr)}")
     winners = ", ".join(result["winners"])
     if len(result["ranking"]) == 1:  # solitaire: a score, not a win
         (only,) = result["ranking"]

@@ -289,6 +289,8 @@ class TableGame:
         settlement = self.game.settlement(self.rules, finals)
         out = {"reason": reason, "winners": [names[i] for i in order if places[i] == 1],
                "ranking": ranking}
+        if self.won_at_once is not None:  # what ended it, in the rules' words (a Message)
+            out["why"] = self.sheets[self.won_at_once].at_once_reason()
         if settlement is not None:
             out["settlement"] = {names[i]: settlement[i] for i in range(len(names))}
         return out

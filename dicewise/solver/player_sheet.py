@@ -56,6 +56,10 @@ class PlayerSheet(ABC):
         """Whether these dice win the game at once (General's big general)."""
         return False
 
+    def at_once_reason(self):
+        """Why ``wins_at_once`` ends the game, for the players (a ``Message``), or None."""
+        return None
+
     def end_at_once(self) -> "PlayerSheet":
         """The sheet of a game that ``wins_at_once`` ended (nothing more is written)."""
         return self

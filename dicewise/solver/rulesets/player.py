@@ -114,6 +114,9 @@ class CategorySheet(PlayerSheet):
         return (roll == 1 and ends is not None
                 and not np.isnan(ends[dice.roll_index(dice.counts_of(faces))]))
 
+    def at_once_reason(self):
+        return Message("five of a kind on the first throw")
+
     def end_at_once(self) -> "CategorySheet":
         """The sheet of a game a first-roll five of a kind ended (nothing more is written)."""
         return CategorySheet(self.game, self.scores, self.bonus_count, True)
