@@ -210,13 +210,11 @@ _INLINE = (int, float, str, bytes, type(None))
 
 def _unreachable(address: str, timeout: float, error: Exception) -> Message:
     """Why a scheduler could not be reached, in our words: Dask says a refused or silent
-    address as an OSError after the timeout, and a malformed one as a ValueError."""
+    address as an OSError after the timeout (a malformed one never gets here:
+    ``check_scheduler`` refuses it first)."""
     if isinstance(error, (OSError, TimeoutError)) and address != "local":
         return Message("cannot reach the Dask scheduler at {address}: no answer within "
                        "{seconds} s", address=address, seconds=f"{timeout:g}")
-    if isinstance(error, ValueError) and address != "local":
-        return Message("{address} is not the address of a Dask scheduler (one looks like "
-                       "tcp://host:8786)", address=address)
     reason = str(error).splitlines()[0] if str(error) else type(error).__name__
     return Message("cannot reach the Dask scheduler at {address}: {reason}", address=address,
                    reason=reason)
