@@ -217,21 +217,20 @@ def test_a_dominated_cross_is_listed_with_the_write_that_beats_it(capsys):
 
 
 def test_approximate_advice_in_russian(capsys):
-    """The headline's parts (the search, the estimated shortfall, the bound), the values'
-    quality and every choice come in the players' language."""
+    """The headline (how the values were found), the values' quality (said once, on its own
+    line) and every choice come in the players' language."""
     from dicewise import i18n
     from dicewise.cli.games import print_advice
 
     game = PokerSchoolRules()
     a = advise(game, LinearEvaluator(game, prior_weights(game)),
                game.parse_sheet("twos=6,fives=15/15/15"), [2, 2, 2, 1, 3], 3, 6.4, 1124.14)
-    assert a.headline.endswith("(searched one turn deep, approximate, estimated shortfall "
-                               "6.4 points, optimum ≤ 1124.1)")
+    assert a.headline.endswith("66 points written, %.3f expected at turn start (searched one "
+                               "turn deep)" % a.turn_start_expected)
     print_advice(a, tr=i18n.translator("ru"))
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("poker-school: бросок 3 из 3, кости 1 2 2 2 3; записано 66 очков")
-    assert out[0].endswith("(с поиском на ход вперёд, приближённо, оценка недобора в очках 6.4, "
-                           "оптимум ≤ 1124.1)")
+    assert out[0].endswith("(с поиском на ход вперёд)") and "±" not in out[0]
     assert out[1] == "значения: приближённо, оценка ошибки ±6.4, оптимум ≤ 1124.14 (доказано)"
     rows = out[3:]
     assert len(rows) == len(a.choices)

@@ -165,19 +165,19 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
         if approximate:
             choices = searched_loss_errors(game, sheet, choices, table.choices(roll_index, roll),
                                            error_estimate)
-    label = Message("exact") if not approximate else Message(
-        "{searched}approximate{shortfall}{bound}",
-        searched=Message("searched one turn deep, ") if search else "",
-        shortfall="" if error_estimate is None else Message(
-            ", estimated shortfall {points} points", points=f"{error_estimate:.1f}"),
-        bound="" if upper_bound is None else Message(", optimum ≤ {bound}",
-                                                      bound=f"{upper_bound:.1f}"))
-    headline = Plural("{game}: roll {roll} of 3, dice {dice}; {points} point written, "
-                      "{value} expected at turn start ({values})",
-                      "{game}: roll {roll} of 3, dice {dice}; {points} points written, "
-                      "{value} expected at turn start ({values})", abs(sheet.points),
-                      game=game.name, roll=roll, dice=" ".join(map(str, faces)),
-                      points=sheet.points, value=f"{turn.start:.3f}", values=label)
+    # How sure the values are (exact, approximate, the error, the bound) is the values
+    # line's; the headline says only how they were found.
+    forms = ("{game}: roll {roll} of 3, dice {dice}; {points} point written, "
+             "{value} expected at turn start",
+             "{game}: roll {roll} of 3, dice {dice}; {points} points written, "
+             "{value} expected at turn start")
+    how = {}
+    if search and approximate:
+        forms = tuple(f + " ({values})" for f in forms)
+        how = {"values": Message("searched one turn deep")}
+    headline = Plural(*forms, abs(sheet.points), game=game.name, roll=roll,
+                      dice=" ".join(map(str, faces)), points=sheet.points,
+                      value=f"{turn.start:.3f}", **how)
     position = {"dice": list(faces), "roll": roll, "sheet": sheet_text, "points": sheet.points}
     return Advice(game.name, game.options, position, choices, headline, turn.start,
                   approximate=approximate,

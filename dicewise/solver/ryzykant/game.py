@@ -365,9 +365,10 @@ def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
     # The value at the start is the model's: its measured error is the Bellman residual,
     # which may exceed the error of the expected score at the start.
     err = max(solution.error_estimate or 0.0, solution.meta.get("bellman_residual_rms") or 0.0)
-    values = Message("every split ends the game, values exact") if exact else Message(
-        "splits searched {depth} rolls deep, values approximate (error estimate ±{error} at "
-        "the start)", depth=found.depth, error=f"{err:.0f}")
+    # How sure the values are is the values line's; the headline says how they were found.
+    values = Message("every split ends the game") if exact else Plural(
+        "splits searched {depth} roll deep", "splits searched {depth} rolls deep", found.depth,
+        depth=found.depth)
     headline = Message("ryzykant: dice {dice}; sheet {sheet}; fifth {fifth}; {rolls} rolls, "
                        "{points} points now; {values}",
                        dice=" ".join(map(str, faces)), sheet=pos.sheet or Message("(empty)"),
