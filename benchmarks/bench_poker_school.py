@@ -4,6 +4,7 @@
     python3 benchmarks/bench_poker_school.py --trust [--search-games N] [--positions K]
         [--rollout-positions P] [--rollout-games G] [--loss-error]
     python3 benchmarks/bench_poker_school.py --residuals [--seed S]
+    python3 benchmarks/bench_poker_school.py --slack
     python3 benchmarks/bench_poker_school.py --group-steps N [--row-steps R] [--columns C]
         [--save-multipliers PATH]
 
@@ -28,6 +29,10 @@ games, paired.  ``--loss-error`` measures only ``loss_error`` (one column and ro
 
 ``--residuals`` prints the fitted value's one-turn Bellman residuals on sheets met by random,
 greedy and the table's play (4 games each).
+
+``--slack`` shows where the shipped bound's slack sits: what the relaxation's groups do at
+the shipped multipliers (writes per turn, cells scored per row, column bonus paid), and the
+bound moved along the subgradient's write imbalance (about 3 minutes).
 
 ``--group-steps N`` computes the upper bound as the build does, with R steps on the rows
 instead of 150, then N steps with the groups as the subproblems (``upper_bound(...,
@@ -462,6 +467,38 @@ def group_steps(columns, steps, row_steps, save=None):
            flows_seconds=round(time.perf_counter() - t, 2))
 
 
+def slack(deltas=(1.0, 3.0)):
+    """Where the shipped bound's slack sits: at the shipped multipliers, what the groups'
+    optimal policies do in expectation (writes per turn, which the game holds at 1; cells
+    scored, to set beside ``dicewise table poker-school --what rows``; the column bonus
+    paid), and the bound moved along the write imbalance (λ_t + δ·(writes_t − 1)), the
+    subgradient's λ part: whether it descends from there."""
+    game = PokerSchoolRules()
+    m = certificate.shipped(game)
+    relaxed = bound._relaxed(game)
+    lam, mu, prices, nu, kq = bound._check(relaxed, m.lambdas, m.mu, m.prices, m.nu,
+                                           m.keep_prices)
+    t = time.perf_counter()
+    writes, scored, bonus, values = 0.0, 0.0, 0.0, []
+    with single_blas_thread():
+        for rows in bound.GROUPS:
+            f = bound._group_flows(bound._group(relaxed, rows), lam, mu, nu, prices, kq)
+            writes, scored, bonus = writes + f.writes, scored + f.scored, bonus + f.bonus
+            values.append(f.value)
+    value = float(lam.sum() + bound._thrown(prices, kq) + sum(values))
+    _print(stage="slack at the shipped multipliers", bound=value,
+           writes_per_turn=[round(float(w), 3) for w in writes],
+           scored_rate={name: round(float(scored[i].mean()), 3) for name, i in ROW_INDEX.items()},
+           bonus_rows_all_scored=[round(float(b), 3) for b in bonus],
+           column_bonus_paid=round(float((mu * scored).sum() + (nu * bonus).sum()), 2),
+           seconds=round(time.perf_counter() - t, 1))
+    for delta in deltas:
+        moved = bound.evaluated(game, lam + delta * (writes - 1.0), mu, bound.GROUPS, prices,
+                                nu, kq)
+        _print(stage="along the write imbalance", delta=delta, bound=moved.value,
+               change=moved.value - value)
+
+
 def trust(args, solution=None):
     solution = solution or store.solution(POKER_SCHOOL, PokerSchoolRules())
     if not args.loss_error:
@@ -501,11 +538,15 @@ def main():
                     help="with --group-steps: steps on the rows first (the build: 150)")
     ap.add_argument("--save-multipliers", metavar="PATH",
                     help="with --group-steps: write the best multipliers as dicewise ships them")
+    ap.add_argument("--slack", action="store_true",
+                    help="what the bound's relaxation does at the shipped multipliers")
     ap.add_argument("--loss-error", action="store_true",
                     help="with --trust: only the loss_error measurements")
     args = ap.parse_args()
     if args.group_steps:
         return group_steps(args.columns, args.group_steps, args.row_steps, args.save_multipliers)
+    if args.slack:
+        return slack()
     if args.residuals:
         return bellman_residuals(store.solution(POKER_SCHOOL, PokerSchoolRules()), 4, args.seed)
     if args.trust:
