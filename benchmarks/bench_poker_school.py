@@ -64,7 +64,6 @@ from dicewise.solver.poker_school.turns import (Batch, ExactEvaluator, GreedyEva
                                                 _play_turn, apply_writes, draw_turn, play,
                                                 play_solved_turn, roll_after_keep, turn_options)
 from dicewise.solver.poker_school.rules import ROW_INDEX, PokerSchoolRules, SheetState
-from dicewise.solver.protocol import with_loss_errors
 from dicewise.solver.stats import ScoreSummary
 from dicewise.tables import store
 
