@@ -350,6 +350,32 @@ def test_ctrl_c_says_so_in_the_players_language_and_exits_130(lang, args, said, 
     assert err.decode().splitlines() == [said] and not out
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_request_larger_than_the_memory_is_one_line_and_status_2(tmp_path):
+    """A machine with little memory left (here 40 MiB above what the program has once
+    loaded) refuses a battle of nine million states in one line, not with a traceback."""
+    import subprocess
+    import sys
+
+    program = tmp_path / "little_memory.py"
+    program.write_text(
+        "import resource, sys\n"
+        "import numpy, scipy.sparse\n"
+        "from dicewise.cli.main import main\n"
+        "size = next(int(line.split()[1]) for line in open('/proc/self/status')\n"
+        "            if line.startswith('VmSize')) * 1024\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (size + 40 * 2**20, resource.RLIM_INFINITY))\n"
+        "sys.argv = ['dicewise', *sys.argv[1:]]\n"
+        "main()\n")
+    done = subprocess.run([sys.executable, str(program), "risk", "battle", "3000", "3000"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == ("dicewise: error: not enough memory for this "
+                                            "request; ask for less (fewer games, smaller "
+                                            "armies or tables)")
+    assert "Traceback" not in done.stderr
+
+
 def test_rules_of_poker_school_names_its_rows_as_sheets_write_them():
     """The README: `rules` prints the names a sheet uses; poker-school's are rows."""
     from dicewise.solver.poker_school.rules import ROW_NAMES

@@ -18,6 +18,8 @@ import textwrap
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dicewise.cli.main import cli
 from dicewise.play.agents import CallableAgent, ProcessAgent
@@ -399,3 +401,30 @@ def test_the_readme_bot_plays_without_an_error(ruleset, options, tmp_path):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["errors"] == [] and data["games"] == 6
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 300), turns=st.integers(1, 15),
+       chunk=st.integers(1, 320))
+def test_the_dice_made_a_chunk_at_a_time_are_the_dice_of_one_draw(seed, games, turns, chunk):
+    """A long simulation draws its dice chunk by chunk, in bounded memory, and every game
+    still gets the dice that one draw of the whole stream gives it (so seeded figures
+    stand whatever the number of games)."""
+    from dicewise.solver.rulesets.simulate import dice_chunks, dice_stream
+
+    parts = list(dice_chunks(seed, games, turns, chunk))
+    assert [len(p) for p in parts[:-1]] == [chunk] * (len(parts) - 1)
+    assert np.array_equal(np.concatenate(parts), dice_stream(seed, games, turns))
+
+
+def test_a_simulation_without_box_records_plays_the_same_games(solved):
+    """``simulate`` keeps only the scores (8 bytes a game, not two (games, boxes) records):
+    the same games, the same scores, across chunks of the dice."""
+    game, values = solved("general")
+    full = simulate_games(game, values.values, "optimal", 20000, seed=4)
+    lean = simulate_games(game, values.values, "optimal", 20000, seed=4, boxes=False)
+    assert np.array_equal(full.scores, lean.scores)
+    assert np.array_equal(full.ended_early, lean.ended_early) and full.ended_early.any()
+    n = game.n_categories
+    assert lean.box_scores.shape == (0, n) and full.box_scores.shape == (20000, n)
+

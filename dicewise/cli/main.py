@@ -48,6 +48,9 @@ class Group(click.Group):
             fail(_usage_error(ctx, e))
         except KeyboardInterrupt:  # Ctrl+C: one line in the player's language, not click's
             interrupted(ctx)  # English "Aborted!" with status 1
+        except MemoryError:  # asked for more than this machine holds: say so, no traceback
+            fail(error_text(ctx, Message("not enough memory for this request; ask for less "
+                                         "(fewer games, smaller armies or tables)")))
         except BrokenPipeError:  # the reader left (| head): nothing more to say, as click does
             _stdout_to_nowhere()
             sys.exit(1)

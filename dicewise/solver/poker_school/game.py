@@ -327,7 +327,9 @@ class Tally:
         self.first_roll = np.zeros(N_ROWS, np.int64)
         self.turn_sum = np.zeros(N_ROWS, np.int64)
         self.rolls = np.zeros(N_ROWS, np.int64)
-        self.clean_cells = np.zeros((games, N_ROWS), np.int8)
+        self.premiums = np.zeros(N_ROWS, np.int64)  # games with every cell of the row scored
+        self._chunk = np.zeros((0, N_ROWS), np.int8)  # the chunk's games: cells scored per row
+        self._first = 0  # the chunk's first game
         self.bonuses = 0
         self.history: list[list] = [[] for _ in range(min(examples, games))]
 
@@ -338,7 +340,9 @@ class Tally:
         np.add.at(self.first_roll, rows, roll_numbers == 1)
         np.add.at(self.turn_sum, rows, t + 1)
         np.add.at(self.rolls, rows, roll_numbers)
-        self.clean_cells[index, rows] += scored.astype(np.int8)
+        if t == 0:  # a chunk starts (``turns.play`` writes once per game and turn)
+            self._first, self._chunk = int(index.min()), np.zeros((len(index), N_ROWS), np.int8)
+        self._chunk[index - self._first, rows] += scored.astype(np.int8)
         for i in np.flatnonzero(index < len(self.history)):
             row = int(rows[i])
             shown = int(counts[i, row]) if row < N_SCHOOL else None
@@ -348,6 +352,7 @@ class Tally:
     def record(self, t, batch: Batch):
         if t == self.game.turns:
             self.bonuses += int(batch.column_clean.sum())
+            self.premiums += (self._chunk == self.game.columns).sum(axis=0)
 
     def row_table(self):
         """Per row: the share of its cells scored (not crossed), their mean score, the share
@@ -355,7 +360,7 @@ class Tally:
         cross may erase it later), the cells' points per game and the mean turn of a write."""
         header = ["row", "scored_rate", "mean_cell_score", "first_roll_rate", "premium_rate",
                   "cell_points_per_game", "mean_turn"]
-        premium = (self.clean_cells == self.game.columns).mean(axis=0)
+        premium = self.premiums / self.games
         rows = []
         for r in range(N_ROWS):
             w = max(int(self.writes[r]), 1)

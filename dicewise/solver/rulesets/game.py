@@ -134,7 +134,7 @@ class CategoryGame(Game):
         rules = solution.rules
         values = solution.payload.values if solution.payload is not None else np.zeros(rules.n_states)
         start = time.perf_counter()
-        records = simulate_games(rules, values, policy, games, seed, progress)
+        records = simulate_games(rules, values, policy, games, seed, progress, boxes=False)
         extra = {}
         if rules.first_roll_end() is not None:
             extra["ended_on_first_roll_rate"] = float(records.ended_early.mean())

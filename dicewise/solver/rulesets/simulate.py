@@ -23,10 +23,39 @@ POLICIES = ("optimal", "greedy", "random")
 CHUNK = 16384  # games per lockstep block: more games share turn plans, memory stays bounded
 
 
+def _stream_rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([seed, 0x0D1CE]))
+
+
 def dice_stream(seed: int, games: int, turns: int) -> np.ndarray:
     """(games, turns, 3, 5) faces 1..6: the dice every policy draws from."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0D1CE]))
-    return rng.integers(1, 7, size=(games, turns, 3, dice.N_DICE), dtype=np.int8)
+    return _stream_rng(seed).integers(1, 7, size=(games, turns, 3, dice.N_DICE), dtype=np.int8)
+
+
+def dice_chunks(seed: int, games: int, turns: int, chunk: int = 0):
+    """``dice_stream(seed, games, turns)`` ``chunk`` games at a time (a generator), so that
+    a run of any length holds one chunk of dice, not every game's (2 GiB a 10⁷ games).
+
+    One call of ``integers`` cannot be split: it draws its faces from the bytes of 32-bit
+    words, low byte first, by Lemire's method (a byte b gives ⌊6b/256⌋ + 1 and is drawn
+    again where 6b mod 256 < 4), and a second call would start on a fresh word.  So the
+    words are drawn here and the faces made from them as that call makes them; faces made
+    past a chunk wait for the next.  ``tests/test_play.py`` holds the two streams equal.
+    """
+    rng = _stream_rng(seed)
+    per_game = turns * 3 * dice.N_DICE
+    chunk = chunk or games
+    pending = np.zeros(0, np.int8)
+    shift = np.array([0, 8, 16, 24], np.uint32)
+    for lo in range(0, games, chunk):
+        g = min(chunk, games - lo)
+        while len(pending) < g * per_game:
+            need = g * per_game - len(pending)
+            words = rng.integers(0, 2**32, size=need // 4 + need // 64 + 4, dtype=np.uint32)
+            m = ((words[:, None] >> shift) & 0xFF).ravel().astype(np.uint16) * 6
+            pending = np.concatenate([pending, ((m >> 8) + 1)[(m & 0xFF) >= 4].astype(np.int8)])
+        yield pending[:g * per_game].reshape(g, turns, 3, dice.N_DICE)
+        pending = pending[g * per_game:]
 
 
 _FACE_CODE = (dice.N_DICE + 1) ** np.arange(dice.N_FACES)  # a face's weight in a keep's code
@@ -77,28 +106,34 @@ class Chooser(Protocol):
 
 
 def simulate_games(game: CategoryRules, values: np.ndarray, policy: str, games: int, seed: int,
-                   progress: Callable[[int], None] | None = None) -> GameRecords:
-    """Play ``games`` games of ``game`` with a policy: optimal (from ``values``), greedy or random."""
+                   progress: Callable[[int], None] | None = None,
+                   boxes: bool = True) -> GameRecords:
+    """Play ``games`` games of ``game`` with a policy: optimal (from ``values``), greedy or
+    random (``boxes`` as ``play_lockstep``'s)."""
     if policy not in POLICIES:
         raise DicewiseError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
     choice_rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC401CE]))
     guide = values if policy == "optimal" else np.zeros_like(values)
     chooser = ExpectedScore(game, guide, random=choice_rng if policy == "random" else None)
-    return play_lockstep(game, chooser, games, seed, progress)
+    return play_lockstep(game, chooser, games, seed, progress, boxes)
 
 
 def play_lockstep(game: CategoryRules, chooser: Chooser, games: int, seed: int,
-                  progress: Callable[[int], None] | None = None) -> GameRecords:
+                  progress: Callable[[int], None] | None = None,
+                  boxes: bool = True) -> GameRecords:
     """Play ``games`` games from the empty sheet on the dice stream of ``seed``, ``CHUNK``
-    games at a time, every decision made by ``chooser``."""
+    games at a time, every decision made by ``chooser``; ``boxes`` False keeps only the
+    scores and the early ends (the box records, (games, boxes) each, are left empty)."""
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
-    stream = dice_stream(seed, games, game.n_categories)
     parts = []
-    for lo in range(0, games, CHUNK):
-        parts.append(_play_chunk(game, chooser, stream[lo:lo + CHUNK]))
+    for chunk in dice_chunks(seed, games, game.n_categories, CHUNK):
+        points, box_scores, box_roll, ended = _play_chunk(game, chooser, chunk)
+        if not boxes:
+            box_scores, box_roll = box_scores[:0], box_roll[:0]
+        parts.append((points, box_scores, box_roll, ended))
         if progress is not None:
-            progress(min(CHUNK, games - lo))
+            progress(len(chunk))
     return GameRecords(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
 
 
