@@ -428,3 +428,25 @@ def test_a_simulation_without_box_records_plays_the_same_games(solved):
     n = game.n_categories
     assert lean.box_scores.shape == (0, n) and full.box_scores.shape == (20000, n)
 
+
+
+def test_a_long_simulation_holds_its_scores_not_its_box_records(solved, monkeypatch):
+    """The memory of a run without box records grows by its scores alone: a chunk's box
+    records, (games, boxes) twice, are let go when the chunk is played."""
+    import tracemalloc
+
+    from dicewise.solver.rulesets import simulate
+
+    game, values = solved("general")
+    monkeypatch.setattr(simulate, "CHUNK", 256)
+    held = []  # the memory in use after each chunk
+    tracemalloc.start()
+    try:
+        simulate_games(game, values.values, "optimal", 34 * 256, seed=3, boxes=False,
+                       progress=lambda n: held.append(tracemalloc.get_traced_memory()[0]))
+    finally:
+        tracemalloc.stop()
+    grown = held[-1] - held[1]
+    # 32 chunks' scores are 66 KB; their box records would be 32 × 256 games × 13 boxes ×
+    # 16 bytes (1.7 MB)
+    assert len(held) == 34 and grown < 2**19, grown

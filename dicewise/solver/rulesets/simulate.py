@@ -130,7 +130,7 @@ def play_lockstep(game: CategoryRules, chooser: Chooser, games: int, seed: int,
     for chunk in dice_chunks(seed, games, game.n_categories, CHUNK):
         points, box_scores, box_roll, ended = _play_chunk(game, chooser, chunk)
         if not boxes:
-            box_scores, box_roll = box_scores[:0], box_roll[:0]
+            box_scores, box_roll = box_scores[:0].copy(), box_roll[:0].copy()  # not views
         parts.append((points, box_scores, box_roll, ended))
         if progress is not None:
             progress(len(chunk))
