@@ -438,15 +438,15 @@ def test_a_long_simulation_holds_its_scores_not_its_box_records(solved, monkeypa
     from dicewise.solver.rulesets import simulate
 
     game, values = solved("general")
-    monkeypatch.setattr(simulate, "CHUNK", 256)
+    monkeypatch.setattr(simulate, "CHUNK", 512)
     held = []  # the memory in use after each chunk
     tracemalloc.start()
     try:
-        simulate_games(game, values.values, "optimal", 34 * 256, seed=3, boxes=False,
+        simulate_games(game, values.values, "optimal", 10 * 512, seed=3, boxes=False,
                        progress=lambda n: held.append(tracemalloc.get_traced_memory()[0]))
     finally:
         tracemalloc.stop()
     grown = held[-1] - held[1]
-    # 32 chunks' scores are 66 KB; their box records would be 32 × 256 games × 13 boxes ×
-    # 16 bytes (1.7 MB)
-    assert len(held) == 34 and grown < 2**19, grown
+    # 8 chunks' scores are 32 KB; their box records would be 8 × 512 games × 13 boxes ×
+    # 16 bytes (852 KB)
+    assert len(held) == 10 and grown < 2**18, grown
