@@ -119,6 +119,8 @@ def test_observation_shape():
     ep.apply({"keep": []})
     obs = ep.observation()
     assert obs["roll"] == 3 and not any("keep" in a for a in obs["legal"])
+    with pytest.raises(BadAction, match="no roll is left"):  # three rolls a turn
+        ep.apply({"keep": []})
     ep.apply({"cross": "Two-Pairs"})  # row names as the sheet notation reads them
     obs = ep.observation()
     assert obs["turn"] == 2 and obs["roll"] == 1 and obs["sheet"] == {"two_pairs": "x"}
@@ -257,6 +259,24 @@ def test_strategy_tables(solved):
     assert 2 * cells == pytest.approx(played.scores.mean() - bonuses)  # a premium per cell
     with pytest.raises(DicewiseError, match="unknown table"):
         POKER_SCHOOL.strategy_table(solution, "states", 1, 1)
+
+
+def test_the_row_table_counts_a_premium_where_every_cell_of_the_row_scored():
+    """With more than one cell a row, one scored cell earns no premium: the rate is the
+    share of games whose row holds a score in every cell, counted from what was written."""
+    solution = rules_only(**TWO)
+    rules = solution.rules
+    tally = poker_game.Tally(rules, 3, examples=3)
+    poker_game.play_games(solution, "greedy", 3, 5, tally=tally)
+    header, rows = tally.row_table()
+    partly = 0
+    for r, values in enumerate(rows):
+        scored = [sum(1 for row, points, _ in tally.history[g] if row == r and points is not None)
+                  for g in range(3)]
+        partly += sum(0 < n < rules.columns for n in scored)
+        want = np.mean([n == rules.columns for n in scored])
+        assert dict(zip(header, values))["premium_rate"] == pytest.approx(want), ROW_NAMES[r]
+    assert partly > 0  # some row scored in one cell of two: no premium there
 
 
 # -- (4) tables through their arrays ----------------------------------------------------------

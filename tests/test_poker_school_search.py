@@ -237,3 +237,59 @@ def test_approximate_advice_in_russian(capsys):
     assert any(r.endswith("поставить крест в графу «двойки»  (заведомо хуже, чем записать в "
                           "графу «двойки»: 6)") for r in rows)
     assert all("±" in r for r in rows) and any("(почти равны)" in r for r in rows)
+
+
+def _one_cell_left(game, last):
+    """A sheet with every cell scored (no cross: every column still clean) but one of ``last``."""
+    sheet = game.empty()
+    for r in range(N_ROWS):
+        for _ in range(game.columns - (r == last)):
+            if r < N_SCHOOL:
+                sheet = game.apply(sheet, r, 3 * (r + 1), 3)
+            else:
+                sheet = game.apply(sheet, r, max(game.cell_scores(r)))
+    return sheet
+
+
+@pytest.mark.parametrize("roll_number", [1, 2, 3])
+def test_searched_writes_of_the_last_turn_are_the_final_score_with_the_column_bonuses(
+        roll_number):
+    """In the last turn every write leads to a full sheet, which the search values by the
+    rules: its points and 60 for each column without a cross.  A free row scores double on
+    roll 1 only, so roll 2 and 3 writes are valued by their own points."""
+    game = PokerSchoolRules(columns=2)
+    lin = LinearEvaluator(game, prior_weights(game) + np.random.default_rng(5).normal(
+        0, 20, Features.of(game).size))
+    last = ROW_INDEX["chance"]
+    sheet = _one_cell_left(game, last)
+    assert all(sheet.column_clean) and game.turns - sum(sheet.filled) == 1
+    faces = [6, 6, 6, 5, 5]
+    roll = dice.roll_index(dice.counts_of(faces))
+    seen = set()
+    for choice in TurnAdvice(game, SearchEvaluator(lin), sheet).choices(roll, roll_number):
+        if "keep" in choice.action:
+            continue
+        score = None if "cross" in choice.action else choice.detail["score"]
+        if score is not None:
+            assert score == sum(faces) * (2 if roll_number == 1 else 1)
+        final = game.final_score(game.apply(sheet, last, score))
+        assert choice.expected == pytest.approx(final, abs=1e-9), choice.label
+        seen.add(next(iter(choice.action)))
+    assert seen == {"write", "cross"}
+
+
+def test_a_cross_is_dominated_only_where_the_write_keeps_the_reserve():
+    """A School write with three or more of its face keeps the reserve and beats the cross;
+    one that draws on the reserve (two shown, one in reserve) does not, so that cross is no
+    dominated one."""
+    game = PokerSchoolRules(columns=2)
+    lin = LinearEvaluator(game, prior_weights(game))
+    sheet = game.parse_sheet("fives=20,pair=12/x,chance=44")  # a reserve of one five
+    assert sheet.reserve[4] == 1
+    for faces, dominated in (([5, 5, 2, 3, 6], False), ([5, 5, 5, 3, 6], True),
+                             ([5, 1, 2, 3, 6], False)):
+        choices = TurnAdvice(game, lin, sheet).choices(dice.roll_index(dice.counts_of(faces)), 3)
+        actions = [c.action for c in choices]
+        assert ({"write": "fives"} in actions) == (faces.count(5) >= 2), faces
+        cross = next(c for c in choices if c.action == {"cross": "fives"})
+        assert ("dominated_by" in cross.detail) is dominated, faces
