@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dicewise.errors import DicewiseError
 from dicewise.solver import dice
 from dicewise.solver.multiplayer.seats import win_shares
 from dicewise.solver.protocol import Solution
@@ -266,3 +267,30 @@ def test_three_equal_players_at_the_start_each_expect_a_third():
                  np.zeros((1, rivals), bool), np.zeros((1, rivals)))
         chance = policy.split_values(up, lo, roll, legal, pusc, state)[0][0]
         assert chance.max() == pytest.approx(want, abs=0.03)
+
+
+@pytest.mark.parametrize("end_marks", [1, 2, 3])
+def test_every_game_played_to_its_end_reads_back_as_a_rival_who_ended(end_marks):
+    """A rival's finished sheet is checked by the position just before the split that ended
+    it, whose two pair marks the sheet does not tell apart: any game the rules play to its
+    end is accepted, however few fifth-die faces it chose (one face and end_marks=1 included)."""
+    from dicewise.solver.ryzykant.race import rival_position
+
+    rules = rz.RyzykantRules(end_marks=end_marks)
+    rng = np.random.default_rng(end_marks)
+    few_faces = 0
+    for _ in range(60):
+        pos = rz.Position((0,) * rz.N_SUMS, (0,) * 6)
+        ended = False
+        while not ended:
+            roll = int(rng.choice(dice.N_ROLLS, p=dice.ROLL_PROBABILITY))
+            found = rz.moves(rules, pos, roll)
+            pos, ended = rz.play(rules, pos, roll, found[rng.integers(len(found))].slot)
+        few_faces += sum(n > 0 for n in pos.lower) < 3
+        read, over = rival_position(rules, pos.sheet, pos.fifth)
+        assert over and read == pos, (pos.sheet, pos.fifth)
+    assert few_faces > 5
+    # a sheet no game ends with is still refused
+    for sheet, fifth in (("", "2=%d" % end_marks), ("6=2", "1=%d" % (end_marks + 1))):
+        with pytest.raises(DicewiseError):
+            rival_position(rules, sheet, fifth)

@@ -290,11 +290,29 @@ def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None)
         raise DicewiseError(Message("a rival's fifth {fifth!r} goes past the end of a game "
                                     "(end_marks={end_marks})", fifth=pos.fifth,
                                     end_marks=ruleset.end_marks))
-    # the position just before the split that ended it must be one of a game in progress
-    before = list(pos.lower)
-    before[full[0]] -= 1
-    check_position(ruleset, Position(pos.upper, tuple(before)))
-    return pos, True
+    if sum(pos.lower) > pos.rolls:
+        raise DicewiseError(Message("the sheet records {rolls} rolls ({total} pair marks) but "
+                                    "{fifth} fifth-die marks; each roll adds at most one",
+                                    rolls=pos.rolls, total=sum(pos.upper),
+                                    fifth=sum(pos.lower)))
+    # The position just before the split that ended it must be one of a game in progress.
+    # That split marked the fifth die and two pair sums, which ones the sheet does not say:
+    # it is enough that taking back the marks of some two of its sums leaves such a position.
+    before = tuple(pos.lower[f] - (f == full[0]) for f in range(6))
+    marked = [s for s in range(len(pos.upper)) if pos.upper[s]]
+    why = None
+    for i, a in enumerate(marked):
+        for b in marked[i:]:
+            if a == b and pos.upper[a] < 2:
+                continue
+            upper = tuple(n - (s == a) - (s == b) for s, n in enumerate(pos.upper))
+            try:
+                check_position(ruleset, Position(upper, before))
+            except DicewiseError as e:
+                why = why or e
+                continue
+            return pos, True
+    raise why  # none does: why, said of the first two sums tried
 
 
 def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
