@@ -306,6 +306,7 @@ def test_a_puscioch_under_reroll_is_refused():
     None, [], {"pairs": [[1, 2], [3, 4]]}, {"pairs": [[1, 2], [3, 4]], "fifth": 7},
     {"pairs": [[1, 2, 3], [3, 4]], "fifth": 5}, {"pairs": [[1, 2], [3, 4]], "fifth": True},
     {"pairs": [[1, 2], [3, 4]], "fifth": 5, "also": 1}, {"pairs": "12 34", "fifth": 5},
+    {"pairs": [[0, 2], [3, 4]], "fifth": 5}, {"pairs": [[1, 2], [3, 4]], "fifth": 0},
 ])
 def test_malformed_actions_are_bad_actions(action):
     with pytest.raises(BadAction):
@@ -326,6 +327,31 @@ def test_canonical_actions():
         {"pairs": [[1, 2], [5, 6]], "fifth": 1}
     assert RYZYKANT.canonical_action({"pairs": [[4, 3], [1, 6]], "fifth": 2}) == \
         {"pairs": [[1, 6], [3, 4]], "fifth": 2}  # equal sums: the lower pair first
+    # the lower sum first, whatever its dice: 2+3 before 1+6
+    assert RYZYKANT.canonical_action({"pairs": [[6, 1], [3, 2]], "fifth": 4}) == \
+        {"pairs": [[2, 3], [1, 6]], "fifth": 4}
+    for action in RYZYKANT.action_space(RYZYKANT.rules({})):
+        (a, b), (c, d) = action["pairs"]
+        assert a <= b and c <= d and (a + b, a) <= (c + d, c)
+
+
+def test_a_rival_still_playing_has_split_the_movers_rolls_or_one_more():
+    """On shared rolls (RULES.md section 4) a rival in the game has split as many rolls as
+    the mover, or this one too; one a roll behind is at another stage, unless their game
+    ended then."""
+    rules = RYZYKANT.rules({"end_marks": 3})
+    me = {"sheet": "6=2,7=2,8=2,9=2", "fifth": "2=2,5=2", "dice": [3, 4, 4, 5, 6]}
+    for sheet, fifth, ok in (("6=2,7=2,8=2,9=2", "3=2,4=2", True),
+                             ("6=2,7=2,8=2,9=2,10=2", "3=2,4=2,1=1", True),
+                             ("6=2,7=2,8=2", "3=2,4=1", False),
+                             ("6=2,7=2,8=2", "3=3", True),  # ended on its third roll
+                             ("6=2,7=2", "3=2", False)):
+        rival = {"sheet": sheet, "fifth": fifth}
+        if ok:
+            RYZYKANT.check_table_position(rules, me, [rival])
+        else:
+            with pytest.raises(DicewiseError, match="different stages"):
+                RYZYKANT.check_table_position(rules, me, [rival])
 
 
 # -- variants solved exactly when their table is built ------------------------------------------

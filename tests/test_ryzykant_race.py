@@ -294,3 +294,78 @@ def test_every_game_played_to_its_end_reads_back_as_a_rival_who_ended(end_marks)
     for sheet, fifth in (("", "2=%d" % end_marks), ("6=2", "1=%d" % (end_marks + 1))):
         with pytest.raises(DicewiseError):
             rival_position(rules, sheet, fifth)
+
+
+def test_a_split_that_ends_the_game_still_meets_the_spread_of_the_rivals_rolls_left():
+    """σ grows with the rolls the game likely lasts, the rival's included: a split that ends
+    the mover's game leaves the rival's rolls unseen, so with a huge spread every split,
+    ending or not, is a near coin flip against one rival (Φ(z) with z near 0)."""
+    rules = rz.RyzykantRules(end_marks=4)
+    model = approx.ValueModel.zero()
+    policy = WinPolicy(rules, model, approx.model_policy(model, rules), spread=1e9)
+    rng = np.random.default_rng(4)
+    g = 40
+    upper = rng.integers(0, 3, (g, rz.N_SUMS)) * 2
+    lower = np.tile(np.array([3, 1, 0, 0, 0, 0]), (g, 1))  # a fifth 1 ends the game
+    rolls = np.array([dice.roll_index(dice.counts_of([1, int(a), int(b), int(c), int(d)]))
+                      for a, b, c, d in rng.integers(1, 7, (g, 4))])
+    legal, pusc = rz.legal_splits(lower, rolls)
+    r_up = rng.integers(0, 3, (g, 1, rz.N_SUMS)) * 2
+    rivals = (r_up, np.tile(np.array([0, 0, 1, 1, 0, 0]), (g, 1, 1)), np.zeros((g, 1), bool),
+              rz.score(r_up[:, 0])[:, None].astype(float))
+    chance = policy.split_values(upper, lower, rolls, legal, pusc, rivals)[0]
+    ending = 0
+    for gi, j in zip(*np.nonzero(legal)):
+        ended = rz.apply_splits(rules, upper[gi:gi + 1], lower[gi:gi + 1], rolls[gi:gi + 1],
+                                np.array([j]), pusc[gi:gi + 1])[2][0]
+        ending += ended
+        assert chance[gi, j] == pytest.approx(0.5, abs=1e-5), (gi, j, ended)
+    assert ending > 20
+
+
+@pytest.mark.parametrize("ahead", [0, 1])
+def test_a_rival_on_the_movers_roll_has_yet_to_split_it_one_a_roll_ahead_has(ahead):
+    """On shared rolls the thrower splits first: a rival who has split as many rolls as the
+    mover splits this roll too (by the rival policy); one with a roll more has split it."""
+    from dicewise.solver.ryzykant.game import split_action
+    from dicewise.solver.ryzykant.race import advise_at_table
+
+    rules = rz.RyzykantRules(end_marks=4)
+    solution = Solution(RYZYKANT, rules, _Zero(), {}, None, False, 0.0)
+    pos, roll, rival = _table_position(1)
+    upper = list(pos.upper[::-1])
+    upper[0] += 2 * ahead
+    rival = rz.Position(tuple(upper), rival.lower)
+    assert rival.rolls == pos.rolls + ahead
+    advice = advise_at_table(solution, pos, roll, [(rival, False)])
+    policy = WinPolicy(rules, _Zero.dense, approx.model_policy(_Zero.dense, rules))
+    up, lo = np.array([pos.upper]), np.array([pos.lower])
+    legal, pusc = rz.legal_splits(lo, np.array([roll]))
+    deep = {}
+    for split in (False, True):
+        rivals = (np.array([[rival.upper]]), np.array([[rival.lower]]), np.array([[False]]),
+                  np.array([[float(rival.score)]]), np.array([[split]]))
+        deep[split] = policy.searched_values(up, lo, roll, legal, pusc, rivals)[1]
+    assert not np.allclose(deep[False][legal[0]], deep[True][legal[0]])  # it matters here
+    slot = {str(split_action(*m.pairs, m.fifth)): m.slot for m in rz.moves(rules, pos, roll)}
+    for c in advice.choices:
+        assert c.probability == pytest.approx(deep[bool(ahead)][slot[str(c.action)]], abs=1e-12)
+
+
+def test_advice_is_exact_only_when_every_rival_has_finished():
+    """Every split ends the mover's game (end_marks=1); with one rival still playing the
+    chances are estimates, each loss with its error, not the exact 1, ½ or 0."""
+    from dicewise.solver.ryzykant.race import advise_at_table
+
+    rules = rz.RyzykantRules(end_marks=1)
+    solution = Solution(RYZYKANT, rules, _Zero(), {}, None, False, 0.0)
+    pos = rz.Position((2, 0, 2, 0, 0, 2, 0, 2, 0, 0, 0), (0,) * 6)
+    roll = dice.roll_index(dice.counts_of([1, 3, 4, 5, 6]))
+    done = rz.Position((0, 2, 0, 2, 0, 0, 2, 0, 2, 2, 0), (1, 0, 0, 0, 0, 0))
+    going = rz.Position((0, 2, 0, 2, 0, 0, 2, 0, 0, 0, 0), (0,) * 6)
+    assert all(m.ends for m in rz.moves(rules, pos, roll))
+    exact = advise_at_table(solution, pos, roll, [(done, True), (done, True)])
+    assert not exact.approximate and all(c.loss_error is None for c in exact.choices)
+    mixed = advise_at_table(solution, pos, roll, [(done, True), (going, False)])
+    assert mixed.approximate and "exact: every game ends" not in str(mixed.headline)
+    assert all(c.loss_error is not None and c.loss_error > 0 for c in mixed.choices[1:])
