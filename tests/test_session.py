@@ -158,6 +158,23 @@ def test_a_big_general_wins_at_once():
     assert game.apply("undo")["state"]["over"] is False
 
 
+def test_after_a_win_at_once_the_others_tied_on_points_share_a_place():
+    game = TableGame.new("general", players=3, seed=1, names=["A", "B", "C"], advice=False)
+    state = game.apply("dice 2 2 2 2 2")["state"]
+    assert state["over"] and state["result"]["winners"] == ["A"]
+    assert sorted((r["place"], r["name"]) for r in state["result"]["ranking"]) == [
+        (1, "A"), (2, "B"), (2, "C")]  # 0 points each
+
+
+def test_five_of_a_kind_after_a_keep_does_not_win_at_once():
+    """Only a first-roll five of a kind wins at once (RULES.md section 1)."""
+    game = TableGame.new("general", players=2, seed=1, names=["A", "B"], advice=False)
+    assert game.apply("dice 6 6 6 6 1")["ok"] and game.apply("keep 6 6 6 6")["ok"]
+    state = game.apply("dice 6")["state"]
+    assert not state["over"] and state["roll"] == 2 and state["dice"] == [6] * 5
+    assert {"write": "general"} in state["legal"]
+
+
 def test_poker_programs_settles_score_minus_mean():
     game = TableGame.new("poker-programs", players=3, seed=8)
     result = play_out(game)[-1]["state"]["result"]
@@ -236,6 +253,7 @@ def test_ryzykant_every_player_splits_every_roll_until_their_game_ends():
             active = [i for i, s in enumerate(game.sheets) if not s.done]
             assert game.to_move in active  # only a player still in the game throws
             throws += 1
+            thrower = game.to_move
             state = game.apply("roll")["state"]
             splitters = []
             while game.awaiting == "choice" and game.state()["events"] and not game.over:
@@ -244,7 +262,7 @@ def test_ryzykant_every_player_splits_every_roll_until_their_game_ends():
                 if game.awaiting == "dice":
                     break
             assert sorted(splitters) == active
-            assert splitters[0] == state["to_move"]  # the thrower splits first
+            assert splitters[0] == state["to_move"] == thrower  # the thrower splits first
     rolls = [p["rolls"] for p in game.state()["players"]]
     assert max(rolls) == throws and min(rolls) >= 10
     assert not game.apply("keep 1")["ok"]
