@@ -429,7 +429,6 @@ def test_a_simulation_without_box_records_plays_the_same_games(solved):
     assert lean.box_scores.shape == (0, n) and full.box_scores.shape == (20000, n)
 
 
-
 def test_a_long_simulation_holds_its_scores_not_its_box_records(solved, monkeypatch):
     """The memory of a run without box records grows by its scores alone: a chunk's box
     records, (games, boxes) twice, are let go when the chunk is played."""
@@ -450,3 +449,63 @@ def test_a_long_simulation_holds_its_scores_not_its_box_records(solved, monkeypa
     # 8 chunks' scores are 32 KB; their box records would be 8 × 512 games × 13 boxes ×
     # 16 bytes (852 KB)
     assert len(held) == 10 and grown < 2**18, grown
+
+
+def test_the_costliest_decisions_are_the_five_largest_losses(solution, tmp_path):
+    """Over more than fifty judged decisions the report keeps the five largest losses,
+    which ``review`` of the same log finds by itself."""
+    def first_box(obs):
+        return [a for a in obs["legal"] if "write" in a][0]
+
+    log = tmp_path / "log.jsonl"
+    with open(log, "w") as f:
+        report = bench_agent(solution("general"), CallableAgent(first_box, "first"), 8, 3,
+                             log=f)
+    judged = review_lines(solution("general"), log.read_text().splitlines())
+    assert len(judged) == report.decisions > 60
+    worst = sorted((r.loss for r in judged), reverse=True)[:5]
+    assert [c["loss"] for c in report.to_json()["costliest"]] == pytest.approx(worst, abs=1e-9)
+
+
+def test_win_rates_against_the_optimum_and_restarts_count_each_case_once():
+    from dicewise.play.bench import AgentReport
+
+    def report(errors, stopped=None):
+        return AgentReport("general", {}, "bot", 0, np.array([10.0, 20.0, 30.0, 40.0]),
+                           np.array([5.0, 20.0, 35.0, 50.0]), 4, {}, (), tuple(errors),
+                           stopped, False, None)
+
+    rates = report([]).to_json()["win_rate_vs_optimal"]
+    assert rates == {"wins": 0.25, "draws": 0.25, "losses": 0.5}
+    crash, hang, bad = {"kind": "crash"}, {"kind": "timeout"}, {"kind": "illegal"}
+    assert report([crash, bad, hang]).restarts() == 2  # each started again
+    # the run stopped at its last failure, a hang: that one was not restarted
+    assert report([crash, bad, hang], "the agent failed").restarts() == 1
+    assert report([crash, bad], "the agent failed").restarts() == 1  # stopped at an illegal one
+    assert report([crash, hang]).error_kinds() == {"crash": 1, "timeout": 1}
+
+
+def test_review_sums_up_each_game_and_names_its_games_as_ranges():
+    from dicewise.play.review import Reviewed, _ranges, per_game
+
+    def judged(line, game, loss):
+        return Reviewed(line, game, 1, 1, [1, 2, 3, 4, 5], {"keep": []}, 10.0 - loss,
+                        {"write": "x"}, 10.0, loss, f"chose {line}", "best")
+
+    rows = [judged(1, 3, 0.0), judged(2, 3, 3.0), judged(3, 1, 1.0), judged(4, 3, 5.0),
+            judged(5, 3, 2.0), judged(6, 1, 0.0), judged(7, 3, 5.0)]
+    games = per_game(rows)
+    assert [g["game"] for g in games] == [3, 1]  # in the log's order
+    for g in games:
+        mine = [r for r in rows if r.game == g["game"]]
+        lost = [r for r in mine if r.loss > 0]
+        assert g["decisions"] == len(mine) and g["lost"] == len(lost)
+        assert g["loss"] == pytest.approx(sum(r.loss for r in mine))
+        worst = {r.line: r for r in lost if r.loss == max(x.loss for x in lost)}
+        assert g["worst"]["line"] in worst  # one of the largest losses (ties: either)
+        r = worst[g["worst"]["line"]]
+        assert g["worst"] == {"line": r.line, "loss": r.loss, "chose": r.chose_label,
+                              "best": "best"}
+    assert per_game([judged(1, 0, 0.0)])[0]["worst"] is None
+    assert _ranges([0, 1, 2, 3, 4, 7]) == "0-4, 7"
+    assert _ranges([1, 3, 4, 9]) == "1, 3-4, 9" and _ranges([5]) == "5" and _ranges([]) == ""
