@@ -1120,3 +1120,15 @@ def test_keeping_nothing_has_its_own_words():
     assert said == {"en": "keep nothing (reroll all five; 2 rolls left)",
                     "ru": "ничего не оставлять (перебросить все пять; осталось 2 броска)",
                     "pl": "nic nie zostawiaj (przerzuć wszystkie pięć; zostały 2 rzuty)"}
+
+
+@pytest.mark.parametrize("n, form", [(0, "0 points"), (1, "1 point"), (2, "2 points"),
+                                     (-1, "-1 points")])
+def test_a_plural_through_a_function_that_knows_no_plurals_takes_englishs_form(n, form):
+    """A ``tr`` without ``ngettext`` (any str -> str function) gets English's rule: the
+    singular for exactly 1, the plural otherwise, as the message itself says it."""
+    from dicewise import i18n
+
+    said = i18n.Plural("{n} point", "{n} points", n, n=n)
+    assert str(said) == form
+    assert said.in_language(lambda text: text) == form

@@ -107,6 +107,26 @@ def test_a_file_written_in_pieces_is_the_document_packed_whole(tmp_path, n):
     assert np.array_equal(read_table(path).arrays["a"], arrays["a"])
 
 
+def test_the_payloads_bin_header_is_msgpacks_at_every_size_boundary():
+    from dicewise.tables.format import _bin_header
+
+    for n in (0, 1, 255, 256, 65_535, 65_536, 65_537, 1 << 20):
+        whole = msgpack.packb(bytes(n), use_bin_type=True)
+        assert _bin_header(n) + bytes(n) == whole, n
+
+
+def test_a_changed_meta_field_fails_the_checksum(tmp_path):
+    """The checksum covers every header field but itself: meta a reader does not check
+    otherwise is covered too."""
+    path = write_table(tmp_path / "t.dwt", kind="test", ruleset="x", options={},
+                       rules_digest="abc", arrays={"a": np.arange(4)}, meta={"note": "built"})
+    doc = msgpack.unpackb(path.read_bytes(), raw=False)
+    doc["header"]["meta"]["note"] = "edited"
+    path.write_bytes(msgpack.packb(doc, use_bin_type=True))
+    with pytest.raises(TableError, match="checksum"):
+        read_table(path)
+
+
 def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, table, monkeypatch):
     path, game, values = table
     assert sorted(p.name for p in tmp_path.iterdir()) == ["general.dwt"]
