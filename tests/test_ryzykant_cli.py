@@ -143,6 +143,17 @@ def _upper(marks):
     return up
 
 
+def test_advice_at_a_table_where_a_rival_has_finished():
+    # The rival split this roll first and its second 2 below ended its game (end_marks=2):
+    # the mover is still advised, and the rival's points are those of its finished sheet.
+    d = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--players", "2",
+                  "--sheet", "6=2,7=2", "--fifth", "2=1,5=1", "--opponent-sheet",
+                  "6=2,7=2,8=2", "--opponent-fifth", "2=2,5=1", *SMALL, "--json"))
+    assert d["objective"] == "win" and d["opponent_points"] == [score(_upper({6: 2, 7: 2,
+                                                                              8: 2}))]
+    assert len(d["choices"]) == 9
+
+
 @pytest.mark.parametrize("args, words", [
     (["--players", "2", "--sheet", "6=1,7=1", "--fifth", "2=1", "--opponent-sheet",
       "6=2,7=2,8=2", "--opponent-fifth", "1=1,3=1,4=1"], "different stages"),

@@ -369,3 +369,33 @@ def test_advice_is_exact_only_when_every_rival_has_finished():
     mixed = advise_at_table(solution, pos, roll, [(done, True), (going, False)])
     assert mixed.approximate and "exact: every game ends" not in str(mixed.headline)
     assert all(c.loss_error is not None and c.loss_error > 0 for c in mixed.choices[1:])
+
+
+def test_a_rival_whose_game_ended_is_taken_at_the_table():
+    # A finished sheet holds the pairs of the roll that ended it as well as its fifth-die
+    # mark (RULES.md section 4): every sheet a played game ends with is a rival whose game
+    # ended, whichever faces and however many puściochy it used.
+    from dicewise.errors import DicewiseError
+    from dicewise.solver.ryzykant.race import rival_position
+
+    rng = np.random.default_rng(8)
+    for end_marks in (1, 2, 3, 10):
+        rules = rz.RyzykantRules(end_marks=end_marks)
+        for _ in range(40):
+            pos, ended = rz.Position(), False
+            while not ended:
+                roll = int(rng.integers(0, dice.N_ROLLS))
+                moves = rz.moves(rules, pos, roll)
+                pos, ended = rz.play(rules, pos, roll, moves[rng.integers(len(moves))].slot)
+            assert rival_position(rules, pos.sheet, pos.fifth) == (pos, True)
+    ten = rz.RyzykantRules()
+    assert rival_position(rz.RyzykantRules(end_marks=2), "7=4", "1=2")[1]
+    assert rival_position(ten, "7=56", "1=9,2=9,3=10")[1]         # 28 rolls
+    assert rival_position(ten, "7=56,12=2", "1=9,2=9,3=10")[1]    # and a puścioch of 6+6 6+6
+    for end_marks, sheet, fifth, words in [
+            (10, "7=58", "1=9,2=9,3=10", "puścioch"),   # its pairs cannot be 1+6 or 2+5
+            (2, "7=6", "1=2,2=1,3=1", "at most one"),    # four fifth-die marks in three rolls
+            (1, "", "1=1", "at most one"),               # no roll ended it
+            (10, "7=20", "1=10,2=10", "past the end")]:
+        with pytest.raises(DicewiseError, match=words):
+            rival_position(rz.RyzykantRules(end_marks=end_marks), sheet, fifth)
