@@ -178,6 +178,16 @@ def test_bad_table_positions_are_one_line(args, words):
     (["--dice", "3", "4", "4", "5", "7"], "1..6"),
     (["--dice", "3", "4", "4", "5", "6", "-o", "end_marks=12"], "end_marks"),
     (["--dice", "3", "4", "4", "5", "6", "--roll", "2"], "no --roll"),
+    # Sheets the rules allow, with many puściochy on one sum, past what dicewise can value:
+    # they were valued as smaller sheets (80 marks), overflowed (260) or failed (256).
+    (["--dice", "1", "2", "3", "4", "5", "--sheet", "12=80", "--fifth", "1=5,2=5,3=5"],
+     "at most 58 marks a sum"),
+    (["--dice", "1", "2", "3", "4", "5", "--sheet", "12=260", "--fifth", "1=9,2=9,3=9"],
+     "sum 12 has 260 marks"),
+    (["--dice", "6", "6", "6", "6", "6", "--sheet", "12=256", "--fifth", "1=9,2=9,3=9"],
+     "sum 12 has 256 marks"),
+    (["--dice", "1", "2", "3", "4", "5", "--players", "2", "--opponent-sheet", "12=80",
+      "--opponent-fifth", "1=5,2=5,3=5"], "at most 58 marks a sum"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words):
     r = run("advise", "ryzykant", *args)

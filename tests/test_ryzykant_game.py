@@ -373,3 +373,14 @@ def test_a_quick_variant_reports_the_policys_exact_value_and_the_optimum(solved)
     played = RYZYKANT.play(solution, "optimal", 20_000, 8).scores
     assert abs(played.mean() - value) < 4 * played.std(ddof=1) / np.sqrt(len(played))
 
+
+
+def test_a_sheet_of_many_puscioch_is_valued_up_to_its_limit_and_refused_past_it():
+    # 29 rolls, two of them puściochy of 6+6 6+6: 58 marks on 12, the most advice takes
+    assert ryzykant_game.MOST_SUM_MARKS == 58
+    rules = rz.RyzykantRules()
+    at = {"dice": [1, 2, 3, 4, 5], "sheet": "12=58", "fifth": "1=9,2=9,3=9"}
+    pos, _ = RYZYKANT.check_position(rules, at)
+    assert pos.score == 5 * 600 * (2 ** 11 - 1) - 2 * 600 * 2 ** 11  # k = 11, r = 3
+    with pytest.raises(DicewiseError, match="sum 12 has 60 marks"):
+        RYZYKANT.check_position(rules, {**at, "sheet": "12=60"})

@@ -58,6 +58,23 @@ SEARCH_SECONDS = 2.0
 #: losses (docs/ryzykant.md); a floor in points would not carry over to the full game's scale.
 LOSS_ERROR_SCALE = 3.0
 LOSS_ERROR_FLOOR = 0.0
+#: The most marks of one pair sum a sheet to advise on may hold.  The value model's lookups
+#: reach ``approx.N_MAX`` marks and searched advice looks three rolls (six marks) past the
+#: sheet; further on its values would be those of a smaller sheet, and from about 255 marks
+#: the points overflow 64-bit integers.  A game without puściochy gives a sum at most 56
+#: marks (28 rolls), so only a sheet of many puściochy on one sum is refused.
+MOST_SUM_MARKS = approx.N_MAX - 6
+
+
+def check_sum_marks(pos: Position) -> Position:
+    """``pos`` if no pair sum has more than ``MOST_SUM_MARKS`` marks, else DicewiseError."""
+    for s, n in zip(SUMS, pos.upper):
+        if n > MOST_SUM_MARKS:
+            raise DicewiseError(Message("sum {sum} has {marks} marks; dicewise values sheets of "
+                                        "at most {most} marks a sum (a game without puściochy "
+                                        "gives a sum at most 56)", sum=int(s), marks=int(n),
+                                        most=MOST_SUM_MARKS))
+    return pos
 
 
 @dataclass(frozen=True)
@@ -205,7 +222,8 @@ class RyzykantGame(Game):
 
     def check_position(self, rules: RyzykantRules, position: Mapping) -> tuple[Position, int]:
         """The sheet and the roll index, or a DicewiseError (no table is needed for this)."""
-        pos = rz.parse_position(rules, position.get("sheet"), position.get("fifth"))
+        pos = check_sum_marks(rz.parse_position(rules, position.get("sheet"),
+                                                position.get("fifth")))
         roll = rz.parse_dice(position.get("dice", ()))
         if rules.puscioch == "reroll":
             _, pusc = rz.legal_splits(np.array([pos.lower]), np.array([roll]))

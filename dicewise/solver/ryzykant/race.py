@@ -280,9 +280,10 @@ def play_seated(solution, seats: tuple[str, ...], deals: int, seed: int, first_d
 def rival_position(ruleset: RyzykantRules, sheet: str | None, fifth: str | None):
     """A rival's position before this roll, and whether their game has ended (their last
     split gave a fifth-die face its ``end_marks``-th mark); DicewiseError otherwise."""
+    from .game import check_sum_marks
     from .rules import Position, check_position, read_position
 
-    pos = read_position(sheet, fifth)
+    pos = check_sum_marks(read_position(sheet, fifth))
     full = [f for f in range(6) if pos.lower[f] >= ruleset.end_marks]
     if not full:
         return check_position(ruleset, pos), False
