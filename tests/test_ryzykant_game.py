@@ -227,6 +227,20 @@ def test_play_reports_and_policies(solved):
         RYZYKANT.play(solution, "clever", 10, 1)
 
 
+def test_a_simulation_plays_chunk_by_chunk_the_games_of_one_run(solved, monkeypatch):
+    """``simulate`` holds each chunk's sheets only while it plays it: the same games, scores,
+    examples and means as every sheet of the run kept at once (``play_games``)."""
+    solution = solved(end_marks=3)
+    monkeypatch.setattr(ryzykant_game, "CHUNK", 128)
+    played = RYZYKANT.play(solution, "optimal", 300, 4)
+    every = ryzykant_game.play_games(solution, "optimal", 300, 4)
+    assert np.array_equal(played.scores, every.scores)
+    assert played.extra == {"mean_rolls": float(every.rolls.mean()),
+                            "mean_puscioch": float(every.puscioch.mean())}
+    assert [e["score"] for e in played.examples] == list(every.scores[:3])
+    assert played.examples[0]["sheet"] == rz.format_sheet(every.upper[0])
+
+
 def test_strategy_tables(solved):
     solution = solved(end_marks=3)
     header, rows = RYZYKANT.strategy_table(solution, "splits", 100, 2)

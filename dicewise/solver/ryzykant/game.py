@@ -261,14 +261,20 @@ class RyzykantGame(Game):
     def play(self, solution: Solution, policy: str, games: int, seed: int,
              progress=None) -> Played:
         start = time.perf_counter()
-        played = play_games(solution, self.resolve_policy(policy), games, seed, progress)
-        examples = tuple({"sheet": rz.format_sheet(played.upper[i]),
-                          "fifth": rz.format_fifth(played.lower[i]),
-                          "rolls": int(played.rolls[i]), "score": int(played.scores[i])}
-                         for i in range(min(3, games)))
-        extra = {"mean_rolls": float(played.rolls.mean()),
-                 "mean_puscioch": float(played.puscioch.mean())}
-        return Played(played.scores, time.perf_counter() - start, extra, examples)
+        scores, rolls, puscioch, examples = [], 0, 0, ()
+        # chunk by chunk, holding the scores alone: a long run's sheets need not fit in memory
+        for played in played_chunks(solution, self.resolve_policy(policy), games, seed,
+                                    progress):
+            examples = examples or tuple(
+                {"sheet": rz.format_sheet(played.upper[i]),
+                 "fifth": rz.format_fifth(played.lower[i]),
+                 "rolls": int(played.rolls[i]), "score": int(played.scores[i])}
+                for i in range(min(3, games)))
+            scores.append(played.scores)
+            rolls += int(played.rolls.sum())
+            puscioch += int(played.puscioch.sum())
+        extra = {"mean_rolls": rolls / games, "mean_puscioch": puscioch / games}
+        return Played(np.concatenate(scores), time.perf_counter() - start, extra, examples)
 
     def strategy_table(self, solution: Solution, what: str, games: int, seed: int,
                        progress=None):
@@ -422,14 +428,13 @@ def _policy(solution: Solution, name: str, seed: int) -> approx.Policy:
     return policy_table.make_policy(name, rules, table, seed)
 
 
-def play_games(solution: Solution, policy: str, games: int, seed: int,
-               progress=None) -> approx.Games:
-    """``games`` games of the roll stream of ``seed`` (module docstring) with ``policy``."""
+def played_chunks(solution: Solution, policy: str, games: int, seed: int, progress=None):
+    """``games`` games of the roll stream of ``seed`` (module docstring) with ``policy``, a
+    chunk of ``CHUNK`` games at a time (``approx.Games`` each)."""
     if games < 1:
         raise DicewiseError("the number of games must be at least 1")
     rules = solution.rules
     choose = _policy(solution, policy, seed)
-    parts = []
     for c, lo in enumerate(range(0, games, CHUNK)):
         n = min(CHUNK, games - lo)
         # Slots past the last game start with every face at the end: their first roll ends them.
@@ -438,10 +443,16 @@ def play_games(solution: Solution, policy: str, games: int, seed: int,
         played = approx.play_games(rules, choose, CHUNK, seed=[seed, c],
                                    start_upper=np.zeros((CHUNK, N_SUMS), np.int64),
                                    start_lower=start_lower)
-        parts.append(approx.Games(played.upper[:n], played.lower[:n], played.rolls[:n],
-                                  played.puscioch[:n]))
+        yield approx.Games(played.upper[:n], played.lower[:n], played.rolls[:n],
+                           played.puscioch[:n])
         if progress:
             progress(n)
+
+
+def play_games(solution: Solution, policy: str, games: int, seed: int,
+               progress=None) -> approx.Games:
+    """``played_chunks`` in one ``approx.Games``: every game's sheet (152 bytes a game)."""
+    parts = list(played_chunks(solution, policy, games, seed, progress))
     return approx.Games(*(np.concatenate([getattr(p, k) for p in parts])
                           for k in ("upper", "lower", "rolls", "puscioch")))
 
