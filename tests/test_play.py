@@ -429,6 +429,7 @@ def test_a_simulation_without_box_records_plays_the_same_games(solved):
     assert lean.box_scores.shape == (0, n) and full.box_scores.shape == (20000, n)
 
 
+@pytest.mark.slow  # a long run's memory, traced: 4 s
 def test_a_long_simulation_holds_its_scores_not_its_box_records(solved, monkeypatch):
     """The memory of a run without box records grows by its scores alone: a chunk's box
     records, (games, boxes) twice, are let go when the chunk is played."""
