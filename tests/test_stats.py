@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dicewise.solver.stats import rate_ci95, share_ci95
+from dicewise.solver.stats import PairedComparison, rate_ci95, share_ci95
 
 
 @given(st.lists(st.sampled_from([0.0, 1.0]), min_size=2, max_size=300))
@@ -48,3 +48,23 @@ def test_the_share_interval_covers_the_true_share_on_tie_heavy_tables():
     assert 0.93 <= covered / 1000 <= 0.97
     wilson = rate_ci95(truth * 2000, 2000)
     assert np.mean(widths) < 0.5 * (wilson[1] - wilson[0])
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    """Wilson's 95% score interval of k successes in n, from its textbook formula."""
+    z = 1.959963984540054
+    p = k / n
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z * np.sqrt(n) / (n + z * z) * np.sqrt(p * (1 - p) + z * z / (4 * n))
+    return centre - half, centre + half
+
+
+def test_a_paired_comparisons_rates_carry_wilsons_interval_of_their_counts():
+    # 10 games: A wins 3, draws 2, loses 5; each rate's interval is Wilson's of its count
+    a = np.array([5, 5, 5, 4, 4, 1, 1, 1, 1, 1], float)
+    b = np.array([1, 1, 1, 4, 4, 5, 5, 5, 5, 5], float)
+    duel = PairedComparison.of(a, b).to_json()
+    assert (duel["wins"], duel["draws"], duel["losses"]) == (0.3, 0.2, 0.5)
+    for key, k in (("wins", 3), ("draws", 2), ("losses", 5)):
+        assert duel[f"{key}_ci95"] == pytest.approx(_wilson(k, 10), abs=1e-12), key
+    assert duel["mean_margin"] == pytest.approx(np.mean(a - b))

@@ -268,6 +268,39 @@ def test_win_policy_beats_expected_score_and_simulation_agrees(solved):
     assert abs(swapped.value_second - second) < 4 * 0.5 / np.sqrt(10000)
 
 
+def test_a_duel_of_one_policy_against_itself_mirrors_each_pair_of_games():
+    """Both seats of a pair play the same dice: with one policy on both sides the second game
+    is the first with the players swapped, so A scores exactly 1 in every pair, and A's value
+    moving first is the solved race's value for the mover (second: one minus it)."""
+    values = subgame(*DUEL_ROOT)
+    lead = -10
+    mover = values.value(*DUEL_ROOT, lead)
+    assert 0.2 < mover < 0.4  # far from 1/2: the seats' values tell A's side apart
+    duel = simulate_duel(values, WinPolicy(values), WinPolicy(values), games=4000, seed=1,
+                         start=(*DUEL_ROOT, lead))
+    assert duel.games == 4000 and duel.value == 0.5 and duel.ci95 == (0.5, 0.5)
+    assert duel.wins == duel.losses and duel.wins + duel.draws + duel.losses == pytest.approx(1)
+    assert duel.value_first + duel.value_second == pytest.approx(1.0, abs=1e-12)
+    se = 0.5 / np.sqrt(2000)  # each seat's 2,000 games
+    assert abs(duel.value_first - mover) < 4 * se
+    assert abs(duel.value_second - (1 - mover)) < 4 * se
+
+
+def test_the_exact_values_by_seat_follow_player_a_whichever_policy_it_plays():
+    """``exact`` holds the win player's values moving first and second; where A is the other
+    player, A moving first is the win player moving second."""
+    exact = {"win_first": 0.62, "win_second": 0.47, "alternating": 0.545}
+
+    class Result:
+        def __init__(self, a):
+            self.a = a
+
+    assert RaceDuel("general", {}, Result("win"), exact).exact_by_seat == (0.62, 0.47)
+    first, second = RaceDuel("general", {}, Result("optimal"), exact).exact_by_seat
+    assert (first, second) == (pytest.approx(1 - 0.47), pytest.approx(1 - 0.62))
+    assert RaceDuel("general", {}, Result("optimal"), None).exact_by_seat is None
+
+
 def test_draw_probability_evaluation_is_consistent():
     """P(draw) by the same evaluation: 0 ≤ P(draw) ≤ 2·min(V, 1 − V) at every state."""
     values = subgame(*DUEL_ROOT)
