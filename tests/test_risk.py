@@ -219,6 +219,19 @@ def test_threshold_stops_below_the_threshold():
     assert rk.battle(6, 6, policy=rk.Policy(objective="threshold", threshold=0.9)).p_conquer == 0
 
 
+def test_threshold_goes_on_where_the_chance_equals_the_threshold():
+    """Stop only *below* the threshold: 2 v 1 is one round of one die against one, won with
+    P = 15/36; a threshold of exactly that chance fights, a hair above it stops at once."""
+    p = float(rk.conquest_table(2)[2, 1])
+    assert p == pytest.approx(15 / 36, abs=1e-15)
+    at = rk.Policy(objective="threshold", threshold=p)
+    assert rk.battle(2, 1, policy=at).p_conquer == pytest.approx(15 / 36, abs=1e-15)
+    assert rk.advise(2, 1, policy=at).go_on
+    above = rk.Policy(objective="threshold", threshold=float(np.nextafter(p, 1.0)))
+    assert rk.battle(2, 1, policy=above).p_conquer == 0.0
+    assert not rk.advise(2, 1, policy=above).go_on
+
+
 def test_advise_numbers():
     adv = rk.advise(7, 4)
     assert adv.attacker_dice == 3 and adv.defender_dice == 2 and adv.go_on
@@ -302,6 +315,23 @@ def test_min_armies_for_target():
     need, p = rk.min_armies([3, 5, 2], 0.8)
     assert p >= 0.8 and rk.chain_attack(need, [3, 5, 2]).p_all == pytest.approx(p, abs=1e-13)
     assert rk.chain_attack(need - 1, [3, 5, 2]).p_all < 0.8
+
+
+def test_min_armies_takes_a_chance_equal_to_the_target():
+    need, p = rk.min_armies([3, 5, 2], 0.8)
+    assert rk.min_armies([3, 5, 2], p) == (need, p)  # "P(all conquered) >= target"
+
+
+@pytest.mark.parametrize("armies, defenders", [(12, [7]), (5, [4]), (9, [2, 3])])
+def test_the_armies_left_on_the_path_are_the_armies_not_lost(armies, defenders):
+    """Every army is left somewhere or lost: on a chain of one, what the battle does not lose
+    (a failed attack keeps its last army at home); on any chain, between 1 and all of them."""
+    c = rk.chain_attack(armies, defenders)
+    if len(defenders) == 1:
+        b = rk.battle(armies, defenders[0])
+        assert c.expected_armies_left == pytest.approx(armies - b.expected_attacker_losses,
+                                                       abs=1e-12)
+    assert 1.0 <= c.expected_armies_left <= armies
 
 
 def bf_chain2(A, D, D2, garrison):
@@ -409,6 +439,15 @@ def test_card_outlook():
     assert rc.card_outlook(1, 0, rc.parse_hand("iic")).per_turn == (0.0,)
     assert rc.card_outlook(3, 0, conquer_prob=0.0).total == 0.0
     assert rc.card_outlook(2, 7, rc.parse_hand("iw"), wild=1).per_turn[1] == pytest.approx(25.0)
+
+
+def test_each_set_traded_in_the_outlook_is_worth_the_next_value():
+    """iiicc: turn 1 trades iii (the 1st set, 4 armies), leaving cc; the card drawn makes a
+    second set at turn 2 only if it is a c (P = 1/3), and that set is the 2nd (6 armies)."""
+    look = rc.card_outlook(2, 0, rc.parse_hand("iiicc"))
+    assert look.per_turn[0] == 4.0 and look.p_trade == (1.0, pytest.approx(1 / 3))
+    assert look.per_turn[1] == pytest.approx(6 / 3)
+    assert rc.card_outlook(2, 4, rc.parse_hand("iiicc")).per_turn[1] == pytest.approx(15 / 3)
 
 
 def test_a_card_report_is_its_pieces():
