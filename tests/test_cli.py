@@ -268,6 +268,38 @@ def test_solve_speaks_to_people_not_in_pythons_reprs():
     assert "0.007689312597\n" in ok("solve", "general", "--lang", "en").stdout
 
 
+def test_the_typed_value_of_an_option_is_the_last_one_given_as_click_takes_it():
+    from dicewise.cli.typed import typed_value
+
+    names = ["--lang", "-l"]
+    assert typed_value(["simulate", "--lang", "ru", "--lang", "pl"], names) == "pl"
+    assert typed_value(["--lang=ru", "-l", "pl"], names) == "pl"
+    assert typed_value(["-l", "ru", "--lang=pl"], names) == "pl"
+    assert typed_value(["--lang", "pl", "general"], ["--games"]) is None
+    assert typed_value(["--lang"], names) is None  # the option with no value after it
+    assert typed_value(["--dice", "1", "2", "3", "--dice", "4", "5", "6"], ["--dice"], 3) == "4 5 6"
+
+
+def test_the_time_left_is_shown_from_the_moment_its_share_is_done():
+    from dicewise.cli import format as fmt
+
+    assert fmt.ETA_AFTER == 0.02
+    assert fmt.time_left(0.99, 50, 1) is None  # under 2% of the work done: nothing yet
+    assert fmt.time_left(1, 50, 1) == "00:00:49"  # 2% done in a second: 49 s to go
+
+
+def test_a_log_never_says_more_than_all_the_work_done(monkeypatch, capsys):
+    """Fractions of progress may add up past the length (rounding): a log says 100%."""
+    from dicewise.cli import format as fmt
+
+    monkeypatch.setattr(fmt, "LOG_EVERY", 0)
+    update = fmt._logged_progress(10, "building")
+    update(4)
+    update(7.5)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(" (")[0] for line in lines] == ["building ... 40%", "building ... 100%"]
+
+
 def test_a_log_hears_how_far_long_work_has_come(monkeypatch):
     """Where stderr is no terminal, a line a minute (here: at every step) says the share done,
     so a long build in a log is not one silent line."""
