@@ -332,6 +332,51 @@ def test_two_player_general_plays_to_win_and_solves_the_race_once():
     assert game.over and race is not None
 
 
+#: Eight boxes written each (player 0, then player 1, turn by turn): four and general open.
+LATE = [("1 1 1 2 3", "ones"), ("2 2 2 2 3", "ones"), ("1 2 2 5 6", "twos"), ("2 3 3 5 6", "twos"),
+        ("3 3 4 5 6", "threes"), ("1 3 3 3 4", "threes"), ("4 4 1 2 3", "fours"),
+        ("4 4 4 2 3", "fours"), ("5 5 5 1 2", "fives"), ("5 1 2 3 4", "fives"),
+        ("6 6 6 6 1", "sixes"), ("6 6 1 2 3", "sixes"), ("1 2 3 4 6", "straight"),
+        ("1 2 3 4 5", "straight"), ("1 2 3 4 6", "full_house"), ("2 2 3 3 3", "full_house")]
+
+
+def test_the_race_advice_is_advise_players_2_for_the_mover_and_follows_an_undo():
+    """Two-player General to win from a late position: each advice is that of
+    ``advise --players 2`` for the player to move against the other; the race solved for
+    the first advice serves the next player's too; after undoing back past the position it
+    was solved from, the advice is still that of ``advise --players 2``."""
+    keeper = TableGame.new("general", players=2, seed=9, advice=False)
+    for dice, box in LATE:
+        assert keeper.apply(f"dice {dice}")["ok"]
+        assert keeper.apply(f"write {box}")["ok"]
+    game = TableGame.from_json({**keeper.to_json(), "advice": True})
+    sheets = [p["sheet"] for p in game.state()["players"]]
+    assert sheets[0] != sheets[1] and game.advisor.objective == "win"
+
+    def check(answer):
+        assert answer["ok"], answer
+        players = answer["state"]["players"]
+        mover = answer["state"]["to_move"]
+        expected = dicewise.advise_two_player(
+            "general", dice=game.dice, roll=game.roll, sheet=players[mover]["sheet"],
+            opponent_sheet=players[1 - mover]["sheet"]).to_json()["choices"]
+        got = answer["advice"]["choices"]
+        assert [c["action"] for c in got] == [c["action"] for c in expected][:len(got)]
+        assert [c["probability"] for c in got] == pytest.approx(
+            [c["probability"] for c in expected][:len(got)], abs=1e-12)
+
+    check(game.apply("dice 6 6 6 6 2"))
+    race = game.advisor._race
+    assert game.apply("write four")["ok"]
+    check(game.apply("dice 3 3 3 3 2"))  # the other player, from the same race
+    assert game.advisor._race is race
+    for _ in range(4):  # back to player 1 choosing where its full house goes: 7 boxes written
+        answer = game.apply("undo")
+    assert game.to_move == 1 and game.awaiting == "choice"
+    assert answer["state"]["players"][1]["sheet"] == sheets[1].replace(",full_house=35", "")
+    check(answer)
+
+
 _VERBS = ["dice", "roll", "advise", "pick", "keep", "write", "cross", "split", "undo", "sheet",
           "help", "", "frobnicate", "DICE", "write"]
 _WORDS = ["1", "6", "7", "0", "-1", "66341", "1+2", "3+4", "5", "sixes", "единицы", "x", "none",
