@@ -270,6 +270,49 @@ def test_oversized_bodies_are_refused(server):
     assert server.alive()
 
 
+def test_a_body_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(server):
+    """The limit is the most a body may be: at it the request is answered, one byte over it
+    is a 413, whether the length is declared or the body streamed without one."""
+    from dicewise.web.app import BODY_LIMIT
+
+    position = json.dumps({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1}).encode()
+
+    def padded(size: int) -> bytes:
+        return position + b" " * (size - len(position))  # JSON may end in white space
+
+    def streamed(payload: bytes) -> int:
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
+        chunks = (payload[i:i + 65536] for i in range(0, len(payload), 65536))
+        conn.request("POST", "/api/advise", body=chunks, encode_chunked=True,
+                     headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        return response.status
+
+    headers = {"Content-Type": "application/json"}
+    status, _, data = server.request("POST", "/api/advise", raw=padded(BODY_LIMIT), headers=headers)
+    assert status == 200 and data["best"], data
+    status, _, data = server.request("POST", "/api/advise", raw=padded(BODY_LIMIT + 1),
+                                     headers=headers)
+    assert status == 413 and "too large" in data["error"]
+    assert streamed(padded(BODY_LIMIT)) == 200
+    assert streamed(padded(BODY_LIMIT + 1)) == 413
+    assert server.alive()
+
+
+def test_json_is_taken_with_a_charset_and_in_any_case(server):
+    body = json.dumps({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1}).encode()
+    for kind in ("application/json; charset=utf-8", "Application/JSON", "application/json ;"):
+        status, _, data = server.request("POST", "/api/advise", raw=body,
+                                         headers={"Content-Type": kind})
+        assert status == 200 and data["best"], (kind, data)
+    for kind in ("text/plain; charset=utf-8", "application/jsonp", "multipart/form-data"):
+        status, _, data = server.request("POST", "/api/advise", raw=body,
+                                         headers={"Content-Type": kind})
+        assert status == 415 and "JSON" in data["error"], (kind, data)
+
+
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
                         st.text(max_size=6), inner, max_size=4), max_leaves=12)
