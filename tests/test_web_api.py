@@ -339,6 +339,15 @@ def test_a_loopback_server_answers_only_to_its_own_names(server):
     assert status == 400 and data["ok"] is False
 
 
+def test_a_loopback_server_answers_to_its_ipv6_name_with_or_without_a_port(server):
+    for host in (f"[::1]:{server.port}", "[::1]", f"127.0.0.1:{server.port}", "localhost"):
+        assert server.request("GET", "/api/status", headers={"Host": host})[0] == 200, host
+    for host in (f"[::2]:{server.port}", "[::1", f"[::1].attacker.example:{server.port}",
+                 f"localhost.attacker.example:{server.port}", "127.0.0.2"):
+        status, _, data = server.request("GET", "/api/status", headers={"Host": host})
+        assert status == 400 and data["ok"] is False, host
+
+
 def test_a_token_is_required_on_every_request(token_server):
     s = token_server
     assert s.token and len(s.token) >= 16 and s.url.endswith(f"/?token={s.token}")

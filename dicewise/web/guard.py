@@ -8,6 +8,7 @@ host that this server does not answer to, or lacks the token.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
@@ -18,6 +19,8 @@ TOKEN_COOKIE = "dicewise_token"
 TOKEN_HEADER = b"x-dicewise-token"
 #: Hosts a server bound to a loopback address answers to (a guard against DNS rebinding).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+#: A Host header: the name (an IPv6 literal in brackets), then an optional port.
+HOST = re.compile(r"(\[[^\[\]]*\]|[^:\[\]]*)(?::[0-9]*)?")
 
 SECURITY_HEADERS = [
     (b"content-security-policy",
@@ -133,11 +136,10 @@ class HostCheck:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
-        if host.startswith("["):  # an IPv6 literal, with or without a port
-            name = host[:host.find("]") + 1]
-        else:
-            name = host.split(":")[0]
-        if name not in self.names:
+        # a name or an IPv6 literal in brackets, then at most a port: "[::1].attacker.example"
+        # names no loopback address
+        address = HOST.fullmatch(host)
+        if address is None or address.group(1) not in self.names:
             return await refuse(send, 400, "this server answers only to its own address",
                                 _wants_html(scope))
         await self.app(scope, receive, send)
