@@ -194,6 +194,24 @@ def test_two_players_from_a_late_position():
     assert advice["expected_score_choice"] in [c["action"] for c in advice["choices"]]
 
 
+def test_p_win_and_p_draw_make_the_chance_where_draws_happen():
+    """Equal sheets: a draw is likely, and P(win) + ½P(draw) is still the chance."""
+    doc = ok("chance", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", ME, "--json")
+    assert doc["p_draw"] > 0.05
+    assert doc["p_win"] + doc["p_draw"] / 2 == pytest.approx(doc["probability"], abs=1e-6)
+    assert 0 <= doc["p_win"] and doc["p_win"] + doc["p_draw"] <= 1 + 1e-9
+
+
+def test_the_reached_rate_counts_the_games_that_end_on_the_target():
+    """``reached_rate`` is the share of final scores ≥ T, a score of exactly T included."""
+    import dicewise
+
+    sim = dicewise.simulate("general", policy="target:180", games=300, seed=2)
+    scores = np.asarray(sim.scores)
+    assert (scores == 180).any()  # the case that tells ≥ from >
+    assert sim.extra["reached_rate"] == (scores >= 180).mean()
+
+
 @pytest.mark.slow
 def test_the_target_curve_as_a_plot(tmp_path):
     pytest.importorskip("matplotlib")
