@@ -287,6 +287,15 @@ def test_reset_refuses_odd_seeds_and_options_in_one_line(seed, options, message)
             env.reset(seed=seed, options=options)
 
 
+def test_the_game_numbers_of_a_reset_stop_below_the_command_lines_bound():
+    from dicewise.api import MAX_GAMES
+    from dicewise.envs.single import check_reset
+
+    assert check_reset(3, {"game": MAX_GAMES - 1}) == (3, {"game": MAX_GAMES - 1})
+    with pytest.raises(DicewiseError, match=r"options\['game'\] is a game number"):
+        check_reset(3, {"game": MAX_GAMES})
+
+
 def test_numpy_seeds_are_taken_as_ints():
     env = gym.make("dicewise/General-v0").unwrapped
     first = env.reset(seed=np.int64(7))[0]
@@ -629,6 +638,56 @@ def test_two_player_random_play_gives_regret_and_zero_sum_rewards():
     assert not obs["opponent_filled"].any() and not obs["opponent_sheet"].any()
     with pytest.raises(BadAction):
         env.step(10_000)
+
+
+def test_two_player_rewards_go_to_the_higher_total():
+    """+1 to the player with more points, -1 to the other, 0 each on equal totals (the
+    episodes' own scores); a first-roll five of a kind wins at once."""
+    env = dicewise.envs.two_player_general(oracle_open=0)
+    rng = np.random.default_rng(3)
+    on_points = 0
+    for seed in range(6):
+        _, _, final = play_two_player(
+            env, seed, lambda a, obs, info: int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if "five of a kind" in env.outcome:
+            continue
+        on_points += 1
+        a, b = (float(ep.score) for ep in env.episodes)
+        assert final == {"player_0": float(np.sign(a - b)), "player_1": float(np.sign(b - a))}
+        assert env.outcome == ("draw" if a == b else f"player_{int(b > a)} wins on points")
+    assert on_points >= 3
+
+
+@pytest.mark.parametrize("oracle_open", [1, 2])
+def test_the_two_player_oracle_judges_once_both_have_at_most_oracle_open_boxes(oracle_open):
+    env = dicewise.envs.two_player_general(oracle_open=oracle_open)
+    rng = np.random.default_rng(oracle_open)
+    for seed in range(2):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            still_open = [int((obs[k] == 0).sum()) for k in ("filled", "opponent_filled")]
+            assert ("optimal_action" in info) == (max(still_open) <= oracle_open), still_open
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_negative_box_scores_lie_in_the_observation_space():
+    """poker-programs' obligatory boxes score below zero: the sheet's space holds them."""
+    env = gym.make(dicewise.envs.env_id("poker-programs"), oracle=False).unwrapped
+    space = env.observation_space
+    rng = np.random.default_rng(5)
+    negative = 0
+    for game in range(3):
+        obs, _ = env.reset(seed=1, options={"game": game})
+        done = False
+        while not done:
+            obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            assert obs in space, {k: v for k, v in obs.items() if k != "action_mask"}
+        negative += int((obs["sheet"] < 0).sum())
+    assert negative > 0  # random play met the case
 
 
 # -- the optional extra --------------------------------------------------------------------
