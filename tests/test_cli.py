@@ -257,6 +257,7 @@ def test_a_policy_refused_names_every_policy_and_target_play_where_there_is_none
     assert "policies: optimal, greedy, random, target:T" in ok("rules", "yahtzee").stdout
 
 
+@pytest.mark.slow  # solves Ryzykant's end_marks=1 exactly (4 s)
 def test_solve_speaks_to_people_not_in_pythons_reprs():
     """Ten figures of a float, yes or no, and rule options as --option takes them."""
     out = ok("solve", "ryzykant", "-o", "end_marks=1", "--lang", "en").stdout
