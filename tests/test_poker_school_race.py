@@ -214,6 +214,12 @@ def test_table_advice_errs_on_the_race_loss_and_shows_it(capsys):
     ("pair=12/10/10", ["pair=12/12/12"], "a prize taken twice: pair"),
     ("pair=12", ["ones=3/3,twos=6"], "different stages"),
     ("", ["ones=3"], None),  # the rival moved before the mover: fine
+    # a prize listed as taken went to a rival, whose sheet shows it earned
+    ("pair=12,taken=pair", ["ones=3"], "your sheet: taken= lists pair, which no other sheet"),
+    ("pair=12", ["ones=3,taken=column2/fives"], "rival sheet 1: taken= lists fives, column2"),
+    ("pair=12/12/12,taken=pair", ["pair=12/12/12,taken=pair"], "taken= lists pair"),
+    ("pair=12/12/12,taken=pair", ["pair=12/12/12"], None),  # the rival took it first
+    ("pair=12/12/12,taken=fives", ["ones=3/3/3", "fives=15/15/15"], None),  # the 2nd rival took it
 ])
 def test_table_positions_a_table_cannot_reach_are_refused(sheet, rivals, message):
     from dicewise.errors import DicewiseError
@@ -225,8 +231,36 @@ def test_table_positions_a_table_cannot_reach_are_refused(sheet, rivals, message
         race.table_sheets(RULES, sheet, rivals)
 
 
+def test_taken_reads_the_rows_in_russian_and_polish_as_the_sheet_does():
+    # the refusal of an unknown name lists the rows in the players' language: those names
+    # are read too
+    assert contest.parse_taken("пара/piątki/szostki/column1", 3) == (
+        (ROW_INDEX["fives"], ROW_INDEX["sixes"], PAIR), (0,))
+
+
+def test_table_advice_is_approximate_to_the_last_turn():
+    """The race value counts a prize a rival is near twice, and the rival may still take it
+    first: approximate in the last two turns too, where the solitaire values are exact."""
+    sheet = ("ones=x/3/3,twos=x/6/6,threes=9/9/9,fours=12,fives=15/15/15,sixes=24/18/12/x,"
+             "pair=10/10/24,two_pairs=36/36/36,triplet=30/18/15,small_straight=15/15/15,"
+             "big_straight=40/40/20,full_house=52/44/56,four=48/12/20,poker=10/30/20/x,"
+             "chance=23/26/23,taken=ones/twos/threes/fours/two_pairs/triplet/small_straight/"
+             "big_straight/full_house/four/column2")
+    rival = ("ones=3/3/3/x,twos=6/8/4,threes=9/9/9/x,fours=12/12/12/x,fives=15/15/15,"
+             "sixes=x/18/18,pair=24/24/12,two_pairs=44/20/36/x,triplet=15/12/36/x,"
+             "small_straight=30/15/30/x,big_straight=20/40/20/x,full_house=46/26/28/x,"
+             "four=48/20/24/x,poker=30/5,chance=44/25/22,taken=fives/sixes/pair/poker/chance")
+    assert RULES.turns - sum(RULES.parse_sheet(sheet).filled) == 2
+    advice = race.advise_at_table(RULES, GREEDY, sheet, [rival], [1, 4, 4, 4, 5], 1, 6.4, 1100.0)
+    assert "column3" in advice.position["contested"]  # the rival's column is one row short
+    assert advice.approximate and advice.error_estimate == 6.4 and advice.upper_bound == 1100.0
+    assert advice.to_json()["approximate"] is True
+
+
 @pytest.mark.parametrize("args, message", [
     (("--players", "2"), "2 players need 1 rival sheet"),
+    (("--players", "2", "--opponent-sheet", "ones=3,taken=pair"),
+     "rival sheet 1: taken= lists pair, which no other sheet at the table earned"),
     (("--players", "3", "--opponent-sheet", "", "--opponent-sheet", "pair=12/12"),
      "different stages"),
     (("--players", "5", "--opponent-sheet", "", "--opponent-sheet", "", "--opponent-sheet", "",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message, box_listing
+from ...i18n import Message, box_listing, canonical_box
 from .rules import N_ROWS, ROW_INDEX, ROW_NAMES, SheetState
 
 NOBODY = -1
@@ -139,8 +139,10 @@ def parse_taken(text: str, columns: int) -> tuple[tuple[int, ...], tuple[int, ..
                 raise DicewiseError(Message("taken: there is no {name} (columns 1..{n})",
                                             name=name, n=columns))
             cols.append(j)
-        elif name in ROW_INDEX:
-            rows.append(ROW_INDEX[name])
+        elif name in ROW_INDEX or canonical_box("poker-school", ROW_NAMES, name):
+            # a row named as the sheet's rows are: in English, Russian or Polish
+            rows.append(ROW_INDEX[name if name in ROW_INDEX
+                                  else canonical_box("poker-school", ROW_NAMES, name)])
         else:
             raise DicewiseError(Message("taken: {name} is neither a row nor column1..{n} (rows: "
                                         "{rows})", name=repr(name), n=columns,

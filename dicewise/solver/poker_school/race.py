@@ -201,6 +201,20 @@ def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
                                         "taken=)", prizes=Listing(twice)))
         row_owner = contest.claim(row_owner, rows, seat)
         col_owner = contest.claim(col_owner, cols, seat)
+    # A prize a sheet lists as taken (taken=) went to a rival, whose sheet earned it.
+    for seat, text in enumerate([sheet, *rivals]):
+        _, rows, cols = contest.split_taken(text, game.columns)
+        nobodys = [Box("poker-school", ROW_NAMES[r]) for r in rows
+                   if row_owner[r] == contest.NOBODY]
+        nobodys += [Message("column{n}", n=j + 1) for j in cols
+                    if col_owner[j] == contest.NOBODY]
+        if nobodys:
+            whose = (Message("your sheet") if seat == 0
+                     else Message("rival sheet {number}", number=seat))
+            raise DicewiseError(Message(
+                "{sheet}: taken= lists {prizes}, which no other sheet at the table earned (a "
+                "premium needs its row full of scores, a column's 60 the column full without a "
+                "cross)", sheet=whose, prizes=Listing(nobodys)))
     owners = contest.Prizes(tuple(int(s) for s in row_owner), tuple(int(s) for s in col_owner))
     sheets = [contest.forfeit(s, *owners.lost_to(seat)) for seat, s in enumerate(sheets)]
     return sheets[0], sheets[1:], owners
@@ -251,5 +265,9 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
                 "opponent_sheets": list(rivals), "opponent_points": [o.points for o in others],
                 "prizes": owners.to_json(), "contested": near, "ranked_by": "race_value",
                 "expected_score_choice": solitaire.best.action if solitaire.best else None}
+    # The race value is a rule of thumb (a prize a rival is near counted twice), and the
+    # rivals may still take prizes before the mover's last turn: approximate to the end,
+    # even where the solitaire values alone are exact (the last two turns).
     return replace(solitaire, position=position, choices=choices, headline=headline,
-                   expected_score_choice=solitaire.best.action if solitaire.best else None)
+                   expected_score_choice=solitaire.best.action if solitaire.best else None,
+                   approximate=True, error_estimate=error_estimate, upper_bound=upper_bound)
