@@ -271,3 +271,35 @@ def test_bad_table_advice_is_one_line(args, message):
                                       "2", "3", "4", "5", *args], prog_name="dicewise")
     assert result.exit_code == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+COLUMN_ONE = {"ones": [1, 1, 1, 2, 3], "twos": [2, 2, 2, 1, 3], "threes": [3, 3, 3, 1, 2],
+              "fours": [4, 4, 4, 1, 2], "fives": [5, 5, 5, 1, 2], "sixes": [6, 6, 6, 1, 2],
+              "pair": [6, 6, 1, 2, 3], "two_pairs": [6, 6, 5, 5, 1], "triplet": [6, 6, 6, 1, 2],
+              "small_straight": [1, 2, 3, 4, 5], "big_straight": [2, 3, 4, 5, 6],
+              "full_house": [6, 6, 6, 5, 5], "four": [6, 6, 6, 6, 1], "poker": [6, 6, 6, 6, 6],
+              "chance": [6, 6, 6, 5, 5]}
+
+
+def test_a_columns_60_counts_at_the_table_as_soon_as_it_is_certain():
+    """The table's points (and the table advice's) hold a column's 60 from the write that
+    fills it with no cross, not only at the end of the game: it can no longer be lost."""
+    sheet = POKER_SCHOOL.player_sheet(RULES)
+    written = 0
+    for i, (row, faces) in enumerate(COLUMN_ONE.items()):
+        assert sheet.points == written  # no column full yet
+        before = sheet.state.points
+        sheet = sheet.write({"write": row}, tuple(faces), 2)
+        written += sheet.state.points - before
+    assert sheet.state.points == written and sheet.points == written + 60 and not sheet.done
+    # the table advice says the same of the mover and of a rival
+    assert "poker=30" in sheet.text
+    rival = sheet.text.replace("poker=30", "poker=x")  # the same but a cross: 30 less, no 60
+    advice = race.advise_at_table(RULES, GREEDY, sheet.text, [rival], [1, 2, 3, 4, 6], 1, 6.4,
+                                  1100.0)
+    assert advice.position["points"] == written + 60
+    assert advice.position["opponent_points"] == [written - 30]
+    assert f"{written + 60} points against {written - 30}" in advice.headline
+    mirrored = race.advise_at_table(RULES, GREEDY, rival, [sheet.text], [1, 2, 3, 4, 6], 1, 6.4,
+                                    1100.0)
+    assert mirrored.position["opponent_points"] == [written + 60]

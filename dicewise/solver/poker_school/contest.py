@@ -20,7 +20,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from ...i18n import Message, box_listing, canonical_box
-from .rules import N_ROWS, ROW_INDEX, ROW_NAMES, SheetState
+from .rules import COLUMN_BONUS, N_ROWS, ROW_INDEX, ROW_NAMES, SheetState
 
 NOBODY = -1
 
@@ -38,6 +38,13 @@ def completed_columns(filled: np.ndarray, column_clean: np.ndarray) -> np.ndarra
     columns = column_clean.shape[-1]
     full = (np.asarray(filled)[..., :, None] > np.arange(columns)).all(axis=-2)
     return full & column_clean
+
+
+def certain_points(sheet: SheetState) -> int:
+    """The sheet's points with each column's 60 once it is certain: the column full with no
+    cross (a column a rival took first is no longer clean here).  A full sheet's final score."""
+    return int(sheet.points + COLUMN_BONUS * completed_columns(sheet.filled,
+                                                               sheet.column_clean).sum())
 
 
 def claim(owner: np.ndarray, earned: np.ndarray, seat) -> np.ndarray:

@@ -51,7 +51,8 @@ class PokerSchoolSheet(PlayerSheet):
 
     @property
     def points(self) -> int:
-        return int(self.game.final_score(self.state) if self.done else self.state.points)
+        """Points now, each column's 60 counted as soon as it is certain (``contest``)."""
+        return contest.certain_points(self.state)
 
     def _scores(self, faces, roll: int, row: int) -> int | None:
         """Points a write in ``row`` scores with these dice, None where they do not qualify."""

@@ -258,11 +258,12 @@ def advise_at_table(game: PokerSchoolRules, evaluator, sheet: str | None, rivals
                        "points against {rivals}; ranked by the race value (expected points, a "
                        "prize a rival is near counted twice: {near}; approximate)",
                        game=game.name, players=players, roll=roll,
-                       dice=" ".join(map(str, faces)), points=mine.points,
-                       rivals=", ".join(str(o.points) for o in others),
+                       dice=" ".join(map(str, faces)), points=contest.certain_points(mine),
+                       rivals=", ".join(str(contest.certain_points(o)) for o in others),
                        near=prizes if near else Message("none near now"))
-    position = {**solitaire.position, "players": players,
-                "opponent_sheets": list(rivals), "opponent_points": [o.points for o in others],
+    position = {**solitaire.position, "players": players, "points": contest.certain_points(mine),
+                "opponent_sheets": list(rivals),
+                "opponent_points": [contest.certain_points(o) for o in others],
                 "prizes": owners.to_json(), "contested": near, "ranked_by": "race_value",
                 "expected_score_choice": solitaire.best.action if solitaire.best else None}
     # The race value is a rule of thumb (a prize a rival is near counted twice), and the
