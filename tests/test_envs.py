@@ -367,16 +367,18 @@ def test_sync_vector_env_runs_and_autoresets():
     envs.close()
 
 
-def test_native_vector_env_plays_as_the_single_env():
+@pytest.mark.parametrize("game", ["General", pytest.param("Yahtzee", marks=pytest.mark.slow)])
+def test_native_vector_env_plays_as_the_single_env(game):
     """Sub-env j of the native vector env and a single env on the same game agree on every
-    observation, reward, termination, regret and expected score, step by step."""
+    observation, reward, termination, regret and expected score, step by step (Yahtzee: its
+    count of Yahtzee bonuses too; its table takes seconds to build)."""
     n = 6
-    venv = gym.make_vec("dicewise/General-v0", num_envs=n)
+    venv = gym.make_vec(f"dicewise/{game}-v0", num_envs=n)
     assert type(venv).__name__ == "CategoryVectorEnv"
     obs, info = venv.reset(seed=5)
     singles = []
     for j in range(n):
-        single = gym.make("dicewise/General-v0").unwrapped
+        single = gym.make(f"dicewise/{game}-v0").unwrapped
         o, i = single.reset(seed=5, options={"game": int(info["game"][j])})
         singles.append((single, o, i))
     rng = np.random.default_rng(0)
