@@ -34,7 +34,7 @@ def dice_stream(seed: int, games: int, turns: int) -> np.ndarray:
 
 def dice_chunks(seed: int, games: int, turns: int, chunk: int = 0):
     """``dice_stream(seed, games, turns)`` ``chunk`` games at a time (a generator), so that
-    a run of any length holds one chunk of dice, not every game's (2 GiB a 10⁷ games).
+    a run of any length holds one chunk of dice, not every game's (2 GiB for 10⁷ games).
 
     One call of ``integers`` cannot be split: it draws its faces from the bytes of 32-bit
     words, low byte first, by Lemire's method (a byte b gives ⌊6b/256⌋ + 1 and is drawn
