@@ -140,16 +140,15 @@ def parse_taken(text: str, columns: int) -> tuple[tuple[int, ...], tuple[int, ..
     for name in (n.strip().lower().replace("-", "_") for n in text.split("/")):
         if not name:
             continue
+        row = canonical_box("poker-school", ROW_NAMES, name)  # as the sheet names rows
         if name.startswith("column") and name[6:].isdigit():
             j = int(name[6:]) - 1
             if not 0 <= j < columns:
                 raise DicewiseError(Message("taken: there is no {name} (columns 1..{n})",
                                             name=name, n=columns))
             cols.append(j)
-        elif name in ROW_INDEX or canonical_box("poker-school", ROW_NAMES, name):
-            # a row named as the sheet's rows are: in English, Russian or Polish
-            rows.append(ROW_INDEX[name if name in ROW_INDEX
-                                  else canonical_box("poker-school", ROW_NAMES, name)])
+        elif row is not None:
+            rows.append(ROW_INDEX[row])
         else:
             raise DicewiseError(Message("taken: {name} is neither a row nor column1..{n} (rows: "
                                         "{rows})", name=repr(name), n=columns,
