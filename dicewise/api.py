@@ -769,7 +769,7 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
     start = time.perf_counter()
     with (progress or _quiet)(games, _playing(games, f"target:{target}")) as update:
         records = simulate_target(game.category_rules(rules), tsol.payload, target, games, seed,
-                                  update, expected=game.state_values(base).values)
+                                  update, expected=game.state_values(base).values, boxes=False)
     hits = float((records.scores >= target).mean())
     played = Played(records.scores, time.perf_counter() - start, {"target": target,
                                                                    "reached_rate": hits})

@@ -452,6 +452,36 @@ def test_a_long_simulation_holds_its_scores_not_its_box_records(solved, monkeypa
     assert len(held) == 10 and grown < 2**18, grown
 
 
+@pytest.mark.slow  # a long run's memory, traced: the target table and 10 chunks
+def test_a_long_run_for_a_target_holds_its_scores_not_its_box_records(monkeypatch):
+    """`simulate --policy target:T` keeps what it reports (the scores), not every game's
+    box records: its memory grows by a chunk's scores, not by a chunk's (games, boxes)."""
+    import contextlib
+    import tracemalloc
+
+    from dicewise import api
+    from dicewise.solver.rulesets import simulate
+
+    monkeypatch.setattr(simulate, "CHUNK", 512)
+    # Once untraced: the tables and the turn plans cached for these games' sheets.
+    api.simulate("general", policy="target:150", games=10 * 512, seed=3)
+    held = []
+
+    @contextlib.contextmanager
+    def traced(length, label):
+        yield lambda n: held.append(tracemalloc.get_traced_memory()[0])
+
+    tracemalloc.start()
+    try:
+        api.simulate("general", policy="target:150", games=10 * 512, seed=3, progress=traced)
+    finally:
+        tracemalloc.stop()
+    grown = held[-1] - held[1]
+    # 8 chunks' scores are 32 KB; their box records would be 8 × 512 games × 10 boxes ×
+    # 16 bytes (655 KB)
+    assert len(held) == 10 and grown < 2**18, grown
+
+
 def test_the_costliest_decisions_are_the_five_largest_losses(solution, tmp_path):
     """Over more than fifty judged decisions the report keeps the five largest losses,
     which ``review`` of the same log finds by itself."""

@@ -60,5 +60,5 @@ class TargetReferee:
 
         records = simulate_target(self.game.category_rules(self.base.rules), self.tsol.payload,
                                   self.target, games, seed, progress,
-                                  expected=self.game.state_values(self.base).values)
+                                  expected=self.game.state_values(self.base).values, boxes=False)
         return Played(np.asarray(records.scores, np.float64))

@@ -21,15 +21,17 @@ from .values import TargetValues
 
 def simulate_target(game: CategoryRules, values: TargetValues, target: int, games: int, seed: int,
                     progress: Callable[[int], None] | None = None,
-                    expected: np.ndarray | None = None) -> GameRecords:
+                    expected: np.ndarray | None = None, boxes: bool = True) -> GameRecords:
     """Play ``games`` games aiming at P(final ≥ target), in lockstep, on the dice stream that
     ``simulate_games`` uses with the same seed.  Where the target is settled (reached, or out
     of reach: every choice then has the same chance) the games follow the expected-score
-    policy of ``expected`` values if given, else write at once in the first open box."""
+    policy of ``expected`` values if given, else write at once in the first open box.
+    ``boxes`` False keeps only the scores and early ends, so long runs take little memory."""
     values.require_target(target)
     if values.initial_state != game.initial_state or values.start_points:
         raise DicewiseError("simulation starts from the empty sheet: solve from it")
-    return play_lockstep(game, TargetChooser(game, values, target, expected), games, seed, progress)
+    return play_lockstep(game, TargetChooser(game, values, target, expected), games, seed, progress,
+                         boxes)
 
 
 class TargetChooser:
