@@ -361,6 +361,17 @@ def sheet_word(ruleset: str, word: str, lang: str = "en") -> str:
     return other[LANGUAGES.index(lang) - 1]
 
 
+def notation_word(ruleset: str, text: str) -> str | None:
+    """The notation's own name (``taken``, ``column2``, ``yahtzee_bonus``) of a word typed
+    in any language, as ``sheet_in_language`` shows it (``взяли соперники``, ``kolumna 2``),
+    or None."""
+    key = _key(text)
+    for word, names in SHEET_NAMES.get(ruleset, {}).items():
+        if key == _key(word) or any(key == _key(n) for n in names):
+            return word
+    return None
+
+
 def _key(text: str) -> str:
     """A typed name as compared: lower case, ё as е, spaces and hyphens as underscores, and
     Polish letters as their base letters (``szostki`` is ``szóstki``, typed without them)."""

@@ -120,3 +120,37 @@ def test_a_game_won_at_once_says_why():
     out = play("general", "--players", "2", "--objective", "score", "--lang", "pl",
                "--names", "Ola,Jan", lines=["dice 6 6 6 6 6"]).output
     assert "Ola wygrywa od razu: pięć jednakowych w pierwszym rzucie" in out
+
+
+def test_a_taken_prize_shown_in_russian_or_polish_is_read_back_by_advise():
+    """poker-school: the sheet a table shows in Russian or Polish, its taken= entry included
+    (``взяли соперники=пара``, ``zajęte przez rywali=para``), is notation ``advise --sheet``
+    reads, as the English one is: not an unknown row."""
+    lines = [line for _ in range(3) for line in ("dice 6 6 1 2 3", "write pair") * 2]
+    shown = {}
+    for lang in ("ru", "pl"):
+        result = play("poker-school", "--players", "2", "--no-advice", "--lang", lang,
+                      lines=lines + ["quit"])
+        assert result.exit_code == 0
+        last = [line for line in result.output.splitlines() if " — " in line][-1]
+        shown[lang] = last.split(" — ", 1)[1]  # the second player's sheet, as shown
+    assert "взяли соперники=пара" in shown["ru"] and "zajęte przez rywali=para" in shown["pl"]
+
+    def advise(sheet):  # no rival earned the pair: the table refuses the taken= entry
+        return CliRunner().invoke(cli, ["advise", "poker-school", "--players", "2", "--roll",
+                                        "1", "--dice", "1", "2", "3", "4", "5", "--sheet", sheet,
+                                        "--opponent-sheet", "ones=3/3/3", "--lang", "en"],
+                                  prog_name="dicewise")
+
+    english = advise("pair=24/24/24,taken=pair")
+    assert english.exit_code == 2 and "taken= lists pair" in english.output
+    for lang in ("ru", "pl"):
+        answer = advise(shown[lang])
+        assert (answer.exit_code, answer.output) == (english.exit_code, english.output)
+    # a column's 60 as the sheets show it: "столбец 1", "kolumna 1"
+    english = advise("pair=24/24/24,taken=pair/column1")
+    assert english.exit_code == 2 and "taken= lists pair, column1" in english.output
+    for sheet in ("pair=24/24/24,взяли соперники=пара/столбец 1",
+                  "pair=24/24/24,zajęte przez rywali=para/kolumna 1"):
+        answer = advise(sheet)
+        assert (answer.exit_code, answer.output) == (english.exit_code, english.output)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message, box_listing, canonical_box
+from ...i18n import Message, box_listing, canonical_box, notation_word
 from .rules import COLUMN_BONUS, N_ROWS, ROW_INDEX, ROW_NAMES, SheetState
 
 NOBODY = -1
@@ -141,6 +141,7 @@ def parse_taken(text: str, columns: int) -> tuple[tuple[int, ...], tuple[int, ..
         if not name:
             continue
         row = canonical_box("poker-school", ROW_NAMES, name)  # as the sheet names rows
+        name = notation_word("poker-school", name) or name  # column2 shown as "kolumna 2"
         if name.startswith("column") and name[6:].isdigit():
             j = int(name[6:]) - 1
             if not 0 <= j < columns:
@@ -161,7 +162,8 @@ def split_taken(text: str | None, columns: int) -> tuple[str, tuple[int, ...], t
     kept, rows, cols, seen = [], (), (), False
     for part in (text or "").split(","):
         name, sep, value = part.partition("=")
-        if sep and name.strip().lower() == TAKEN:
+        # the entry as a sheet shows it in any language (``взяли соперники=пара``)
+        if sep and (name.strip().lower() == TAKEN or notation_word("poker-school", name) == TAKEN):
             if seen:  # a second entry would replace the first
                 raise DicewiseError(Message("taken= given twice (list every prize in one "
                                             "entry: taken=fives/column2)"))
