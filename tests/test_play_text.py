@@ -154,3 +154,27 @@ def test_a_taken_prize_shown_in_russian_or_polish_is_read_back_by_advise():
                   "pair=24/24/24,zajęte przez rywali=para/kolumna 1"):
         answer = advise(sheet)
         assert (answer.exit_code, answer.output) == (english.exit_code, english.output)
+
+
+def test_a_counter_shown_in_russian_or_polish_is_read_back_by_advise():
+    """Yahtzee: the sheet a table shows in Russian or Polish, its bonus Yahtzees counted as
+    ``бонусные покеры=1`` (``dodatkowe generały=1``), is notation ``advise --sheet`` reads."""
+    lines = ["dice 6 6 6 6 6", "write yahtzee", "dice 6 6 6 6 6", "write sixes", "quit"]
+    shown = {}
+    for lang in ("ru", "pl"):
+        result = play("yahtzee", "--players", "1", "--no-advice", "--lang", lang, lines=lines)
+        assert result.exit_code == 0
+        shown[lang] = [line for line in result.output.splitlines() if " — " in line][-1]
+        shown[lang] = shown[lang].split(" — ", 1)[1].split(";")[0]  # the sheet, as shown
+    assert "бонусные покеры=1" in shown["ru"] and "dodatkowe generały=1" in shown["pl"]
+
+    def advise(sheet):
+        return CliRunner().invoke(cli, ["advise", "yahtzee", "--roll", "2", "--dice", "6", "6",
+                                        "6", "2", "1", "--sheet", sheet, "--lang", "en"],
+                                  prog_name="dicewise")
+
+    english = advise("sixes=30,yahtzee=50,yahtzee_bonus=1")  # stdout: the advice, no progress
+    assert english.exit_code == 0 and "180 points written" in english.stdout
+    for lang in ("ru", "pl"):
+        answer = advise(shown[lang])
+        assert (answer.exit_code, answer.stdout) == (english.exit_code, english.stdout)

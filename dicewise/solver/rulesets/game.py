@@ -16,7 +16,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError, TableError
-from ...i18n import Message
+from ...i18n import Message, notation_word
 from .. import category, dice
 from ..advice import advise_position, check_position
 from ..category import CategoryRules, StateValues, solve_states
@@ -107,7 +107,7 @@ class CategoryGame(Game):
     def check_position(self, rules: CategoryRules, position: Mapping):
         if position.get("roll") is None:
             raise DicewiseError(Message("give the roll number (--roll 1, 2 or 3)"))
-        sheet = parse_sheet(rules, position.get("sheet"))
+        sheet = read_sheet(rules, position.get("sheet"))
         faces = check_position(rules, sheet, position.get("dice", ()), position["roll"])
         return sheet, faces, position["roll"]
 
@@ -171,7 +171,7 @@ class CategoryGame(Game):
         return action
 
     def target_sheet(self, rules: CategoryRules, text: str | None):
-        return parse_sheet(rules, text)
+        return read_sheet(rules, text)
 
     def state_values(self, solution: Solution) -> StateValues:
         return solution.payload
@@ -200,8 +200,8 @@ class CategoryGame(Game):
             return super().check_table_position(rules, position, rivals)
         if position.get("roll") is None:
             raise DicewiseError(Message("give the roll number (--roll 1, 2 or 3)"))
-        me = parse_sheet(rules, position.get("sheet") or None)
-        others = rival_sheets(lambda r: parse_sheet(rules, r.get("sheet") or None), rivals)
+        me = read_sheet(rules, position.get("sheet") or None)
+        others = rival_sheets(lambda r: read_sheet(rules, r.get("sheet") or None), rivals)
         table_position(rules, me, others, len(others) + 1)
         check_position(rules, me, position.get("dice", ()), position.get("roll"))
         return me, others
@@ -323,3 +323,16 @@ class CategoryEpisode(Episode):
 
 GENERAL, POKER_PROGRAMS, YAHTZEE, YATZY = (CategoryGame(CATEGORY_GAMES[n]) for n in
                                            ("general", "poker-programs", "yahtzee", "yatzy"))
+
+
+def read_sheet(rules: CategoryRules, text: str | None):
+    """``parse_sheet`` of a sheet as a player types or copies it: its counters may be named
+    as a table shows them in any language (``бонусные покеры=1`` is ``yahtzee_bonus=1``)."""
+    if text and rules.sheet_counters:
+        entries = []
+        for entry in text.split(","):
+            name, sep, value = entry.partition("=")
+            word = notation_word(rules.name, name.strip()) if sep else None
+            entries.append(f"{word}={value}" if word in rules.sheet_counters else entry)
+        text = ",".join(entries)
+    return parse_sheet(rules, text)
