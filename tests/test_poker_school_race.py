@@ -173,7 +173,7 @@ def test_table_advice_errs_on_the_race_loss_and_shows_it(capsys):
     from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
     from dicewise.solver.poker_school.turns import Batch as B
 
-    lin = LinearEvaluator(RULES, prior_weights(RULES) + np.random.default_rng(3).normal(
+    lin = LinearEvaluator(RULES, prior_weights(RULES) + np.random.default_rng(4).normal(
         0, 5, Features.of(RULES).size))
     sheet, rivals, faces = "pair=12/10,twos=6", ["pair=12/12,ones=3,fives=15"], [6, 6, 2, 2, 1]
     advice = race.advise_at_table(RULES, lin, sheet, rivals, faces, 3, 6.4)

@@ -8,15 +8,17 @@ The method (also in docs/poker-school.md):
 
    * per row: the row's state (cells written, whether it is still clean, the School
      reserve capped at 3) — the row's expected further points, premium included;
-   * per column still without a cross: how many of its cells are open — its chance of the
-     60 bonus (a clean column with no open cell is worth exactly 60, not fitted);
+   * per column still without a cross: how many of its cells are open, and which — its
+     chance of the 60 bonus, which a Poker cell left open threatens more than a Chance cell
+     (a weight per count plus one per open row; a clean column with no open cell is worth
+     exactly 60, not fitted);
    * the standing premiums, piecewise linear in their sum S (``STANDING_KNOTS``) with
      weights per number of open School cells — what survives a later School cross, which
      optimal play guards harder the more is at stake;
    * an intercept (none for a full sheet, whose value the rules give exactly: its points,
      standing premiums and clean columns).
-   (``USE_PAIRS`` adds, per pair of rows, the product of their open cells; it is off: with
-   it the policy iteration oscillated well below the plain features' value.)
+   (Per pair of rows, the product of their open cells was tried as well: with it the policy
+   iteration oscillated well below the plain features' value.)
 
 2. **Turns are solved exactly** against that value: every write of every row (a score
    where the dice allow it, or a cross) is valued as its immediate points plus the value
@@ -45,9 +47,6 @@ from .turns import NEG, Batch, Evaluator, RowOption, play, write_effects
 from .rules import COLUMN_BONUS, N_ROWS, N_SCHOOL, PokerSchoolRules
 
 RESERVE_CAP = 3
-#: Every pair of rows r < r' (their open cells interact: rows that can take the same dice).
-PAIRS = np.triu_indices(N_ROWS, 1)
-USE_PAIRS = False
 #: Knots of the standing premiums' value, piecewise linear in their sum S: the share a later
 #: School cross erases falls as S grows, because more is then spent on the School rows.
 STANDING_KNOTS = np.array([0.0, 25, 50, 100, 150, 200, 300, 400])
@@ -60,11 +59,10 @@ class Features:
     columns: int
     turns: int
     knots: int
-    pairs: bool = False
 
     @classmethod
     def of(cls, game: PokerSchoolRules) -> "Features":
-        return cls(game.columns, game.turns, min(10, game.turns // 2 + 1), USE_PAIRS)
+        return cls(game.columns, game.turns, min(10, game.turns // 2 + 1))
 
     @property
     def n_codes(self) -> int:  # row state codes: cells written × clean × reserve
@@ -87,12 +85,12 @@ class Features:
         return (N_SCHOOL * self.columns + 1) * self.n_bands * self.knots
 
     @property
-    def n_pair(self) -> int:
-        return len(PAIRS[0]) * self.knots * self.pairs
+    def n_cell(self) -> int:  # per column and row: the row's cell there, open in a clean column
+        return self.columns * N_ROWS * self.knots
 
     @property
     def size(self) -> int:
-        return self.n_row + self.n_col + self.n_std + self.n_pair + self.knots
+        return self.n_row + self.n_col + self.n_std + self.n_cell + self.knots
 
     def hat(self, turns_left: np.ndarray):
         """Knot indices and weights of the linear interpolation in turns left: lo, hi, w_hi."""
@@ -112,6 +110,11 @@ def row_codes(f: Features, batch: Batch) -> np.ndarray:
 def column_open(f: Features, batch: Batch) -> np.ndarray:
     """(B, C) open cells of each column."""
     return (batch.filled[:, :, None] <= np.arange(f.columns)[None, None, :]).sum(axis=1)
+
+
+def open_cells(f: Features, batch: Batch) -> np.ndarray:
+    """(B, C, 15) whether row r's cell in column j is still open."""
+    return batch.filled[:, None, :] <= np.arange(f.columns)[None, :, None]
 
 
 def school_open(f: Features, batch: Batch) -> np.ndarray:
@@ -162,11 +165,10 @@ def design(f: Features, batch: Batch):
     std_group = (f.n_row + f.n_col) // f.knots + so * f.n_bands - 1
     add((so > 0) & (k_lo > 0), std_group + k_lo, v_lo)
     add((so > 0) & (batch.standing > 0), std_group + k_hi, v_hi)
-    n_open = f.columns - batch.filled
-    prod = (n_open[:, PAIRS[0]] * n_open[:, PAIRS[1]]).astype(float)
-    add((prod > 0) & f.pairs, (f.n_row + f.n_col + f.n_std) // f.knots + np.arange(len(PAIRS[0]))[None, :],
-        prod)
-    add(np.ones(B, bool), np.full(B, (f.n_row + f.n_col + f.n_std + f.n_pair) // f.knots),
+    cells = (np.arange(f.columns)[:, None] * N_ROWS + np.arange(N_ROWS)[None, :])[None]
+    add(open_cells(f, batch) & batch.column_clean[:, :, None],
+        (f.n_row + f.n_col + f.n_std) // f.knots + cells, np.ones((B, f.columns, N_ROWS)))
+    add(np.ones(B, bool), np.full(B, (f.n_row + f.n_col + f.n_std + f.n_cell) // f.knots),
         np.ones(B))
     from scipy import sparse  # only fitting needs it; advice stays quick to start
 
@@ -237,7 +239,9 @@ def monotone_weights(f: Features, weights: np.ndarray, counts: np.ndarray | None
     school[:] = np.moveaxis(isotonic(np.moveaxis(school, 3, -1)), -1, 3)
     rows[:, :, 1] = np.maximum(rows[:, :, 1], rows[:, :, 0])
     w[:f.n_row] = rows.reshape(-1)
-    # Clean columns with open cells: worth at least nothing (a crossed column's value).
+    # Clean columns with open cells: their count's weight at least nothing (a crossed
+    # column's value). With the open rows' weights the evaluator raises a clean column's
+    # value to 0 where it would fall below (``LinearEvaluator._colval``).
     o = f.n_row
     col = w[o:o + f.n_col].reshape(f.columns, N_ROWS + 1, f.knots)
     col[:, 1:] = np.maximum(col[:, 1:], 0.0)
@@ -278,9 +282,8 @@ class LinearEvaluator(Evaluator):
         self.w_std = np.zeros((N_SCHOOL * f.columns + 1, f.n_bands + 1, f.knots))
         self.w_std[1:, 1:] = weights[o:o + f.n_std].reshape(-1, f.n_bands, f.knots)[1:]
         o += f.n_std
-        self.w_pair = (weights[o:o + f.n_pair].reshape(len(PAIRS[0]), f.knots) if f.pairs
-                       else np.zeros((len(PAIRS[0]), f.knots)))
-        o += f.n_pair
+        self.w_cell = weights[o:o + f.n_cell].reshape(f.columns, N_ROWS, f.knots)
+        o += f.n_cell
         self.w_int = weights[o:]
         self._cache_key = None
 
@@ -289,8 +292,17 @@ class LinearEvaluator(Evaluator):
 
     def state_values(self, batch) -> np.ndarray:
         """Approximate expected final score of sheets at a turn start."""
-        A, known = design(self.f, batch)
-        return self.base(batch) + known + A @ self.weights
+        f = self.f
+        A, known = design(f, batch)
+        # The features' sum, with each clean column's part raised to 0 where it is below.
+        lo, hi, w = f.hat(f.columns * N_ROWS - batch.filled.sum(axis=1))
+        cell = (self.w_cell[:, :, lo] * (1 - w) + self.w_cell[:, :, hi] * w).transpose(2, 0, 1)
+        open_ = column_open(f, batch)
+        linear = (self.w_col[np.arange(f.columns)[None, :], open_, lo[:, None]] * (1 - w[:, None])
+                  + self.w_col[np.arange(f.columns)[None, :], open_, hi[:, None]] * w[:, None]
+                  + (cell * open_cells(f, batch)).sum(axis=2))
+        below = np.where(batch.column_clean, np.maximum(-linear, 0.0), 0.0).sum(axis=1)
+        return self.base(batch) + known + A @ self.weights + below
 
     def _prepare(self, batch):
         """Per-sheet pieces shared by all rows' options at this turn (cached per batch state)."""
@@ -306,27 +318,20 @@ class LinearEvaluator(Evaluator):
                    + self.w_row[all_rows, code, hi[:, None]] * w[:, None])
         open_ = column_open(f, batch)
         cols = np.arange(f.columns)[None, :]
+        # (B, C, 15) the weight of each row's cell in each column, and (B, C) the open ones'.
+        cell = (self.w_cell[:, :, lo] * (1 - w) + self.w_cell[:, :, hi] * w).transpose(2, 0, 1)
+        cell_sum = (cell * open_cells(f, batch)).sum(axis=2)
         col_now = self._colval(cols, batch.column_clean, open_, lo[:, None], hi[:, None],
-                               w[:, None])
+                               w[:, None], cell_sum)
         so = school_open(f, batch)
         std_w = self._standing_value
-        n_open = (f.columns - batch.filled).astype(float)
-        pair_drop = np.zeros_like(n_open)
-        if f.pairs:
-            pair = self.w_pair[:, lo].T * (1 - w[:, None]) + self.w_pair[:, hi].T * w[:, None]
-            wp = np.zeros((len(lo), N_ROWS, N_ROWS))
-            wp[:, PAIRS[0], PAIRS[1]] = pair
-            wp[:, PAIRS[1], PAIRS[0]] = pair
-            # Writing row r lowers its open cells by one: the pair terms fall by (Wp n)_r.
-            pair_drop = np.einsum("brs,bs->br", wp, n_open)
         # A write that fills the sheet ends the game: every other term of it is already 0.
         intercept = np.where(T1 > 0, self.w_int[lo] * (1 - w) + self.w_int[hi] * w, 0.0)
-        others = (row_now.sum(axis=1) + col_now.sum(axis=1) + intercept
-                  + 0.5 * (pair_drop * n_open).sum(axis=1))
+        others = row_now.sum(axis=1) + col_now.sum(axis=1) + intercept
         self._cache_key = key
         self._cache = dict(lo=lo, hi=hi, w=w, code=code, row_now=row_now, open=open_,
-                           col_now=col_now, so=so, std_w=std_w, others=others,
-                           pair_drop=pair_drop)
+                           col_now=col_now, cell=cell, cell_sum=cell_sum, so=so, std_w=std_w,
+                           others=others)
         return self._cache
 
     def _standing_value(self, so, standing, lo, hi, w):
@@ -336,9 +341,11 @@ class LinearEvaluator(Evaluator):
         at = lambda k: ws[so, k, lo] * (1 - w) + ws[so, k, hi] * w  # noqa: E731
         return at(k_lo) * v_lo + at(k_hi) * v_hi
 
-    def _colval(self, j, clean, n_open, lo, hi, w):
-        v = self.w_col[j, n_open, lo] * (1 - w) + self.w_col[j, n_open, hi] * w
-        return np.where(clean, v + COLUMN_BONUS * (n_open == 0), 0.0)
+    def _colval(self, j, clean, n_open, lo, hi, w, cells):
+        """A column's value: 0 once crossed; clean, its count's and its open rows' weights
+        (``cells``), never below a crossed column's 0, and 60 when full."""
+        v = self.w_col[j, n_open, lo] * (1 - w) + self.w_col[j, n_open, hi] * w + cells
+        return np.where(clean, np.maximum(v, 0.0) + COLUMN_BONUS * (n_open == 0), 0.0)
 
     def row_options(self, batch, row, roll_number):
         f = self.f
@@ -363,11 +370,13 @@ class LinearEvaluator(Evaluator):
         n_open = p["open"][b, j]
         clean_j = batch.column_clean[b, j]
         col_old = p["col_now"][b, j]
-        col_s = self._colval(j, clean_j, n_open - 1, lo, hi, w)
+        # Scored, the cell leaves the column's open ones; crossed, the column is lost.
+        col_s = self._colval(j, clean_j, n_open - 1, lo, hi, w,
+                             p["cell_sum"][b, j] - p["cell"][b, j, row])
         col_x = np.zeros(B)
         # Standing premiums.
         so1 = np.maximum(p["so"] - (row < N_SCHOOL), 0)
-        common = p["others"] - p["row_now"][:, row] - col_old - p["pair_drop"][:, row]
+        common = p["others"] - p["row_now"][:, row] - col_old
         std = p["std_w"]
         score = e["points"] + row_s + (col_s + common)[None, :] + std(so1, e["standing"], lo, hi, w)
         score = np.where(e["ok"], score, NEG)
