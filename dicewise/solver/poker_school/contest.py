@@ -163,7 +163,7 @@ def split_taken(text: str | None, columns: int) -> tuple[str, tuple[int, ...], t
     for part in (text or "").split(","):
         name, sep, value = part.partition("=")
         # the entry as a sheet shows it in any language (``взяли соперники=пара``)
-        if sep and (name.strip().lower() == TAKEN or notation_word("poker-school", name) == TAKEN):
+        if sep and notation_word("poker-school", name) == TAKEN:
             if seen:  # a second entry would replace the first
                 raise DicewiseError(Message("taken= given twice (list every prize in one "
                                             "entry: taken=fives/column2)"))
