@@ -296,11 +296,9 @@ class LinearEvaluator(Evaluator):
         A, known = design(f, batch)
         # The features' sum, with each clean column's part raised to 0 where it is below.
         lo, hi, w = f.hat(f.columns * N_ROWS - batch.filled.sum(axis=1))
-        cell = (self.w_cell[:, :, lo] * (1 - w) + self.w_cell[:, :, hi] * w).transpose(2, 0, 1)
-        open_ = column_open(f, batch)
-        linear = (self.w_col[np.arange(f.columns)[None, :], open_, lo[:, None]] * (1 - w[:, None])
-                  + self.w_col[np.arange(f.columns)[None, :], open_, hi[:, None]] * w[:, None]
-                  + (cell * open_cells(f, batch)).sum(axis=2))
+        cells = self._cell_weights(batch, lo, hi, w).sum(axis=2)
+        linear = self._column_linear(np.arange(f.columns)[None, :], column_open(f, batch),
+                                     lo[:, None], hi[:, None], w[:, None], cells)
         below = np.where(batch.column_clean, np.maximum(-linear, 0.0), 0.0).sum(axis=1)
         return self.base(batch) + known + A @ self.weights + below
 
@@ -318,9 +316,8 @@ class LinearEvaluator(Evaluator):
                    + self.w_row[all_rows, code, hi[:, None]] * w[:, None])
         open_ = column_open(f, batch)
         cols = np.arange(f.columns)[None, :]
-        # (B, C, 15) the weight of each row's cell in each column, and (B, C) the open ones'.
-        cell = (self.w_cell[:, :, lo] * (1 - w) + self.w_cell[:, :, hi] * w).transpose(2, 0, 1)
-        cell_sum = (cell * open_cells(f, batch)).sum(axis=2)
+        cell = self._cell_weights(batch, lo, hi, w)
+        cell_sum = cell.sum(axis=2)
         col_now = self._colval(cols, batch.column_clean, open_, lo[:, None], hi[:, None],
                                w[:, None], cell_sum)
         so = school_open(f, batch)
@@ -341,10 +338,19 @@ class LinearEvaluator(Evaluator):
         at = lambda k: ws[so, k, lo] * (1 - w) + ws[so, k, hi] * w  # noqa: E731
         return at(k_lo) * v_lo + at(k_hi) * v_hi
 
+    def _cell_weights(self, batch, lo, hi, w):
+        """(B, C, 15) the weight of each row's cell in each column, 0 where it is written."""
+        cell = (self.w_cell[:, :, lo] * (1 - w) + self.w_cell[:, :, hi] * w).transpose(2, 0, 1)
+        return cell * open_cells(self.f, batch)
+
+    def _column_linear(self, j, n_open, lo, hi, w, cells):
+        """A clean column's weights: its count's plus its open rows' (``cells``)."""
+        return self.w_col[j, n_open, lo] * (1 - w) + self.w_col[j, n_open, hi] * w + cells
+
     def _colval(self, j, clean, n_open, lo, hi, w, cells):
-        """A column's value: 0 once crossed; clean, its count's and its open rows' weights
-        (``cells``), never below a crossed column's 0, and 60 when full."""
-        v = self.w_col[j, n_open, lo] * (1 - w) + self.w_col[j, n_open, hi] * w + cells
+        """A column's value: 0 once crossed; clean, its weights (never below a crossed
+        column's 0), and 60 when full."""
+        v = self._column_linear(j, n_open, lo, hi, w, cells)
         return np.where(clean, np.maximum(v, 0.0) + COLUMN_BONUS * (n_open == 0), 0.0)
 
     def row_options(self, batch, row, roll_number):
