@@ -135,6 +135,14 @@ def test_taken_prizes_read_back_from_the_sheet_notation():
         game.parse_sheet("taken=column4")
     with pytest.raises(DicewiseError, match="neither a row"):
         game.parse_sheet("taken=pairs")
+    # A premium rivals took is not the player's, and is said so (not "the row has a cross").
+    with pytest.raises(DicewiseError, match=r"cannot exist \(rivals took it\)"):
+        game.parse_sheet("pair=12/12/12/12,taken=pair")
+    # A School row rivals took has no cross, so it erased no premium: an erased premium
+    # still needs a School cross of the player's own.
+    with pytest.raises(DicewiseError, match="an erased premium needs a School cross"):
+        game.parse_sheet("pair=12/12/12/x,taken=fives")
+    assert game.parse_sheet("pair=12/12/12/x,fives=15/x,taken=fives").points == 36 + 15
     # A second taken= entry would silently replace the first.
     with pytest.raises(DicewiseError, match="taken= given twice"):
         game.parse_sheet("pair=12,taken=fives,taken=pair")

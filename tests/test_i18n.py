@@ -484,7 +484,8 @@ GENERAL_BAD = [("--sheet", "ones"), ("--sheet", "ones=a"), ("--sheet", "foo=3"),
                            "full_house=x,four=x,general=x")]
 SCHOOL_BAD = ["pair", "foo=1", "pair=12,pair=12", "pair=12//12", "pair=12/", "pair=12/12/12/12/12",
               "ones=a", "ones=7", "twos=3", "ones=1", "pair=3", "pair=12/12/x/12", "pair=12/12/12/x",
-              "pair=12/12/12/a", "pair=12/12/12/13", "taken=column4", "taken=foo"]
+              "pair=12/12/12/a", "pair=12/12/12/13", "taken=column4", "taken=foo",
+              "pair=12/12/12/12,taken=pair", "pair=12/12/12/x,taken=fives"]
 RYZYKANT_BAD = [("--sheet", "7"), ("--sheet", "13=1"), ("--sheet", "7=-1"), ("--sheet", "7=1,7=2"),
                 ("--fifth", "1=1,2=1,3=1,4=1"), ("--fifth", "1=10"), ("--sheet", "7=1"),
                 ("--sheet", "7=2", "--fifth", "1=1,2=1"), ("--sheet", "7=4", "--fifth", "1=1"),

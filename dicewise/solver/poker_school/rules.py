@@ -304,7 +304,7 @@ class PokerSchoolRules:
                 sheet = self.apply(sheet, r, *self._parse_cell(r, i, e), erase=False)
             if len(entries) == self.columns + 1:
                 premiums[r] = entries[-1]
-        return self._settle_premiums(sheet, rows, premiums)
+        return self._settle_premiums(sheet, rows, premiums, taken_rows)
 
     def _parse_cell(self, row: int, i: int, text: str):
         name = ROW_NAMES[row]
@@ -324,13 +324,18 @@ class PokerSchoolRules:
             return (3 * face, value // face)
         return (value,)
 
-    def _settle_premiums(self, sheet: SheetState, rows, premiums) -> SheetState:
+    def _settle_premiums(self, sheet: SheetState, rows, premiums, taken_rows=()) -> SheetState:
         """Check typed premiums and apply erased ones ('x') to the standing sum."""
         erased = 0
-        any_school_cross = any(not sheet.clean[r] for r in range(N_SCHOOL))
+        # A School row that rivals took (``taken=``) is not clean but has no cross: no erasure.
+        any_school_cross = any(r < N_SCHOOL and "x" in cells[:self.columns]
+                               for r, cells in rows.items())
         for r, text in premiums.items():
             name = ROW_NAMES[r]
             cells = rows[r][:self.columns]
+            if r in taken_rows:
+                raise DicewiseError(Message("row {row}: a premium that cannot exist (rivals "
+                                            "took it)", row=_row(name)))
             if not sheet.clean[r]:
                 raise DicewiseError(Message("row {row}: a premium that cannot exist (the row has "
                                             "a cross)", row=_row(name)))
