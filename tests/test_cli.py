@@ -244,6 +244,18 @@ def test_every_help_page_is_plain_text_and_says_what_each_option_is():
         assert not bare, (path, bare)
 
 
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+@pytest.mark.parametrize("args", [("simulate", "general", "--games", "1", "--policy",
+                                   "greedy"),
+                                  ("duel", "general", "--games", "1"),
+                                  ("duel", "general", "--players", "3", "--games", "3")])
+def test_one_game_leaves_its_interval_undefined_with_a_dash_not_nan(args, lang):
+    """One game (one per seat) has no interval of its mean: the text shows a dash, as the
+    JSON shows null, in every language, not "nan"."""
+    out = ok(*args, "--lang", lang).stdout
+    assert "nan" not in out and "— .. —" in out, out
+
+
 def test_a_policy_refused_names_every_policy_and_target_play_where_there_is_none():
     unknown = run("simulate", "general", "--policy", "foo")
     assert unknown.exit_code == 2 and unknown.stderr == (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 
 import click
@@ -23,6 +24,12 @@ def _histogram(histogram, width: int = 40) -> list[str]:
     most = max(c for *_, c in histogram) or 1
     return [f"{lo:>9.1f} – {hi:<9.1f} {'#' * round(width * c / most):<{width}} {c}"
             for lo, hi, c in histogram]
+
+
+def _bound(value: float, spec: str) -> str:
+    """An interval's bound (or half-width) as ``spec`` writes it; a dash where one game
+    leaves the interval undefined (``null`` in the JSON), not "nan"."""
+    return "—" if value is None or math.isnan(value) else format(value, spec)
 
 
 games_flag = click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8),
@@ -56,8 +63,8 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
         ruleset=sim.ruleset, policy=sim.policy, games=_games(s.games, tr), seed=seed,
         speed=tr.ngettext("{n} game/s", "{n} games/s", speed).format(n=tr.number(speed))))
     click.echo(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
-        mean=f"{s.mean:.3f}", half=f"{(hi - lo) / 2:.3f}", low=f"{lo:.3f}", high=f"{hi:.3f}",
-        std=f"{s.std:.3f}"))
+        mean=f"{s.mean:.3f}", half=_bound((hi - lo) / 2, ".3f"), low=_bound(lo, ".3f"),
+        high=_bound(hi, ".3f"), std=f"{s.std:.3f}"))
     if sim.expected_score is not None:
         click.echo(tr("the optimal policy's expected score: {value} ({quality})").format(
             value=f"{sim.expected_score:.4f}",
@@ -76,7 +83,7 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
             lo, hi = value["gain_ci95"]
             click.echo(tr("against optimal on the same rolls (paired): {gain} a game (95% CI "
                           "{low} .. {high}); optimal's mean {mean}").format(
-                gain=f"{value['gain']:+.3f}", low=f"{lo:+.3f}", high=f"{hi:+.3f}",
+                gain=f"{value['gain']:+.3f}", low=_bound(lo, "+.3f"), high=_bound(hi, "+.3f"),
                 mean=f"{value['mean']:.3f}"))
         elif key == "example_games":
             for i, example in enumerate(value, 1):
@@ -131,7 +138,8 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
         click.echo(f"{label:<{width}} {100 * rate:6.2f}%  ({ci})")
     lo, hi = c.margin_ci95
     click.echo(tr("mean margin A − B {margin} (95% CI {low} .. {high}); means {a} vs {b}").format(
-        margin=f"{c.margin:.3f}", low=f"{lo:.3f}", high=f"{hi:.3f}", a=f"{c.mean_a:.3f}",
+        margin=f"{c.margin:.3f}", low=_bound(lo, ".3f"), high=_bound(hi, ".3f"),
+        a=f"{c.mean_a:.3f}",
         b=f"{c.mean_b:.3f}"))
 
 
@@ -180,12 +188,13 @@ def _print_table(duel, tr) -> None:
     lo, hi = r.margin_ci95
     click.echo(tr("A's margin over the rivals' mean {margin} (95% CI {low} .. {high}); A's points "
                   "{points}, the rivals' {rivals}").format(
-        margin=f"{r.margin:+.3f}", low=f"{lo:+.3f}", high=f"{hi:+.3f}", points=f"{r.points:.3f}",
+        margin=f"{r.margin:+.3f}", low=_bound(lo, "+.3f"), high=_bound(hi, "+.3f"),
+        points=f"{r.points:.3f}",
         rivals=f"{r.rival_points:.3f}"))
     lo, hi = r.settlement_ci95
     click.echo(tr("A's settlement (score − the table's mean) {settlement} (95% CI {low} .. "
-                  "{high})").format(settlement=f"{r.settlement:+.3f}", low=f"{lo:+.3f}",
-                                    high=f"{hi:+.3f}"))
+                  "{high})").format(settlement=f"{r.settlement:+.3f}", low=_bound(lo, "+.3f"),
+                                    high=_bound(hi, "+.3f")))
     if r.instant_wins:
         click.echo(tr("games won at once: {rate}").format(
             rate=f"{r.instant_wins:.4f}"))
