@@ -465,6 +465,26 @@ def test_every_refused_line_is_said_in_the_players_language(lang):
         "this game has no crosses: write the box (0 where the dice do not fit)")
 
 
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+@pytest.mark.parametrize("ruleset, line, refusal", [
+    ("ryzykant", "write", "this game takes splits only, as split 3+4 5+6 2"),
+    ("ryzykant", "cross", "this game takes splits only, as split 3+4 5+6 2"),
+    ("general", "cross", "this game has no crosses: write the box (0 where the dice do not fit)"),
+    ("general", "write", "write: name the box, as write sixes"),
+    ("poker-school", "cross", "cross: name the row, as cross sixes"),
+])
+def test_a_write_or_cross_without_a_box_is_refused_by_what_the_game_takes(ruleset, line,
+                                                                          refusal, lang):
+    """``write`` or ``cross`` with no box named: in a game without boxes or crosses it says
+    so, as the same move with a box does, instead of asking to name a box it cannot take."""
+    game = TableGame.new(ruleset, players=2, lang=lang, advice=False, seed=1)
+    for dice in (None, "dice 1 2 3 4 6"):
+        if dice:
+            assert game.apply(dice)["ok"]
+        answer = game.apply(line)
+        assert not answer["ok"] and answer["error"] == i18n.translator(lang)(refusal), dice
+
+
 def test_a_sheet_is_shown_with_every_name_in_the_players_language():
     sheet = "ones=3,fives=15/15/x,pair=12,taken=pair/chance/column2"
     assert i18n.sheet_in_language("poker-school", sheet) == sheet.replace(",", ", ")

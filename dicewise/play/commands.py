@@ -80,10 +80,8 @@ def parse(line: str) -> Command:
             raise DicewiseError(Message("dice: give the dice showing, as dice 6 6 3 4 1"))
         return Command(verb, faces)
     if verb in ("write", "cross"):
-        if not rest:
-            raise DicewiseError(Message("write: name the box, as write sixes") if verb == "write"
-                                else Message("cross: name the row, as cross sixes"))
-        return Command(verb, (" ".join(rest),))
+        # no box named: the game says what is missing, or that it has no such move
+        return Command(verb, (" ".join(rest),) if rest else ())
     if verb == "split":
         return Command(verb, (_split(rest),))
     if verb == "pick":

@@ -360,6 +360,14 @@ class TableGame:
             return self._event({"action": advice.choices[k - 1].action})
         if verb in ("keep", "write", "cross") and self.shared:
             raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
+        if verb in ("write", "cross") and not args:
+            # after the game's own refusal: a box to name is no hint in a game without boxes
+            if verb == "write":
+                raise DicewiseError(Message("write: name the box, as write sixes"))
+            if "rows" not in self.game.describe(self.rules):
+                raise DicewiseError(Message("this game has no crosses: write the box (0 where "
+                                            "the dice do not fit)"))
+            raise DicewiseError(Message("cross: name the row, as cross sixes"))
         if verb in ("keep", "write", "cross") and self.dice is None:
             # before the game reads the action: "cross" is no action of a game without crosses
             raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))
