@@ -389,6 +389,20 @@ def test_a_quick_variant_reports_the_policys_exact_value_and_the_optimum(solved)
 
 
 
+@pytest.mark.parametrize("lang, games", [("en", "20,000"), ("ru", "20\u00a0000"),
+                                         ("pl", "20\u00a0000")])
+def test_the_games_behind_a_fitted_tables_score_are_grouped_as_its_language_writes_them(
+        lang, games):
+    """``solve``'s report counts its evaluation games as every other count it shows: 20,000
+    in English, 20 000 in Russian and Polish (it said 20000 beside "eval games: 20,000")."""
+    from dicewise import i18n
+
+    solution = Solution(RYZYKANT, rz.RyzykantRules(), None, {"eval_games": 20_000}, None,
+                        built=False, seconds=0.0)
+    kind = RYZYKANT.solve_report(solution)["expected_score_kind"]
+    assert games in i18n.in_language(kind, i18n.translator(lang))
+
+
 def test_a_sheet_of_many_puscioch_is_valued_up_to_its_limit_and_refused_past_it():
     # 29 rolls, two of them puściochy of 6+6 6+6: 58 marks on 12, the most advice takes
     assert ryzykant_game.MOST_SUM_MARKS == 58

@@ -40,7 +40,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message, Plural
+from ...i18n import Message, Number, Plural
 from .. import blas_threads, dice
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
@@ -209,7 +209,8 @@ class RyzykantGame(Game):
 
     def solve_report(self, solution: Solution) -> dict:
         m = solution.meta
-        kind = (policy_table.score_kind(m["eval_games"], exact=m.get("exact") is not None)
+        # the count grouped as every other count the report shows (20,000; 20 000)
+        kind = (policy_table.score_kind(Number(m["eval_games"]), exact=m.get("exact") is not None)
                 if "eval_games" in m else None)
         return {"value_at_start": m.get("value_at_start"),
                 "bellman_residual_rms": m.get("bellman_residual_rms"),
