@@ -245,7 +245,10 @@ _OS_REASONS = {errno.ENOENT: "No such file or directory", errno.EACCES: "Permiss
                errno.EPERM: "Operation not permitted", errno.EISDIR: "Is a directory",
                errno.ENOTDIR: "Not a directory", errno.ENOSPC: "No space left on device",
                errno.EROFS: "Read-only file system", errno.EIO: "Input/output error",
-               errno.ENAMETOOLONG: "File name too long"}
+               errno.ENAMETOOLONG: "File name too long",
+               errno.ELOOP: "Too many levels of symbolic links",
+               errno.EDQUOT: "Disk quota exceeded", errno.EFBIG: "File too large",
+               errno.EBUSY: "Device or resource busy", errno.ETXTBSY: "Text file busy"}
 
 
 def os_reason(error: OSError) -> "Message | str":

@@ -815,6 +815,26 @@ def test_a_missing_matplotlib_is_said_in_the_players_language(lang, monkeypatch)
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_symbolic_link_loop_is_said_in_the_players_language(lang, tmp_path, monkeypatch):
+    """A saved game behind a loop of symbolic links: the system's reason in the player's
+    language too, as for a missing file."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    (tmp_path / "a.json").symlink_to(tmp_path / "b.json")
+    (tmp_path / "b.json").symlink_to(tmp_path / "a.json")
+    path = str(tmp_path / "a.json")
+    result = CliRunner().invoke(cli, ["play", "general", "--resume", path, "--lang", lang])
+    message = i18n.Message("cannot read {path}: {why}", path=path,
+                           why=i18n.Message("Too many levels of symbolic links"))
+    shown = message.in_language(i18n.translator(lang))
+    assert result.exit_code == 2 and result.stderr == f"dicewise: error: {shown}\n"
+    assert "Too many levels" not in shown
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
 def test_the_pages_game_refusals_are_said_in_the_players_language(lang, tmp_path, monkeypatch):
     """``serve``: a name too long for the page, a full server, a game that cannot be saved."""
     import os
