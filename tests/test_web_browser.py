@@ -7,10 +7,10 @@ two-player game of poker-school kept on its three columns and premium column; un
 and a resume from the saved file; the advisor page's choices equal the command's; advice
 within 0.5 s of the tap for every category game and poker-school (with their tables built;
 ``DICEWISE_WEB_TABLES`` names a cache holding the ones that take minutes); the notice while
-a table is built; bad input shown on the page; the page in Russian.  Screenshots of a
-phone-sized and a desktop-sized page are kept as artifacts (``DICEWISE_ARTIFACTS``, else
-the test's temporary folder).  Without Playwright or the system's Chromium the tests skip
-with the reason.
+a table is built; bad input shown on the page; the page in Russian; the widest table of
+choices within a phone's page.  Screenshots of a phone-sized and a desktop-sized page are
+kept as artifacts (``DICEWISE_ARTIFACTS``, else the test's temporary folder).  Without
+Playwright or the system's Chromium the tests skip with the reason.
 """
 
 from __future__ import annotations
@@ -263,6 +263,26 @@ def test_a_game_played_to_win_shows_each_chance_with_its_error(browser, quick_ap
     assert agrees(shown, advice)
     assert marks == [[f"±{c['loss_error']:.4f}", c["close_call"], False]
                      for c in advice["choices"]]
+
+
+def test_the_choices_of_a_race_fit_a_phone(browser, quick_approximate_tables, tmp_path):
+    """A race of two shows the most columns of choices (chance, expected, loss, its error,
+    the choice): on a phone they never push the page sideways, in any language."""
+    cache, ruleset, options = quick_approximate_tables
+    with page_on_tables(browser, tmp_path, cache, "new", ruleset, options) as (_, page):
+        page.select_option("[data-testid=players]", "2")
+        page.fill("[data-testid=seed]", "5")
+        page.select_option("[data-testid=objective]", "win")
+        tap(page, "[data-testid=start-game]")
+        page.wait_for_selector("[data-testid=game]:not([hidden])")
+        tap(page, "[data-testid=roll-button]")
+        for lang in ("en", "ru", "pl"):
+            if lang != "en":  # the game is drawn again in the new language
+                drawn = page.evaluate("document.body.dataset.drawn || '0'")
+                page.select_option("[data-testid=lang]", lang)
+                page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+            assert page.query_selector_all("[data-testid=advice] tr.choice"), lang
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], lang
 
 
 def test_bad_input_is_shown_on_the_page(page):

@@ -186,6 +186,9 @@ function dicePicker(root, onComplete) {
 
 // --- advice ----------------------------------------------------------------------------
 
+// A heading that may wrap after its "+" on a narrow screen (P(win)+½P(draw) is one word).
+const wrappable = text => text.split("+").flatMap((part, i) => (i ? ["+", el("wbr"), part] : [part]));
+
 function adviceList(advice, onPick) {
   if (!advice) return [];
   const chance = advice.objective && advice.objective !== "expected_score";
@@ -200,8 +203,8 @@ function adviceList(advice, onPick) {
   const errors = advice.choices.some(c => known(c.loss_error));
   const head = el("tr", {}, el("th", {}, "#"),
     // as advise heads it: the race of two counts a draw as half, a larger table shares the win
-    chance ? el("th", {}, advice.objective !== "win" ? t("P(≥ target)")
-      : advice.players > 2 ? t("share of win") : t("P(win)+½P(draw)")) : null,
+    chance ? el("th", {}, ...wrappable(advice.objective !== "win" ? t("P(≥ target)")
+      : advice.players > 2 ? t("share of win") : t("P(win)+½P(draw)"))) : null,
     el("th", {}, t("expected")), el("th", {}, t("loss")), errors ? el("th", {}, "±") : null,
     el("th", {}, ""));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
