@@ -582,6 +582,36 @@ def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, t
     assert server.alive()
 
 
+def test_the_page_is_told_of_a_lost_or_damaged_game_in_its_language(server, session):
+    """What the page shows a player as it resumes a saved file or opens a game's link: a
+    file that is no game and a game that is not here, said in the page's language."""
+    for lang, words in [("ru", "это не сохранённая партия dicewise"),
+                        ("pl", "to nie jest zapisana gra dicewise")]:
+        status, _, answer = server.post("/api/game/resume", {"saved": {"format": "nope"},
+                                                             "lang": lang})
+        assert status == 400 and answer["error"] == words, answer
+    status, _, answer = server.post("/api/game/resume", {"saved": {"format": "nope"}})
+    assert status == 400 and answer["error"] == "this is not a saved dicewise game"
+    missing = "0123456789abcdef"
+    for lang, words in [(None, f"no game {missing} here"), ("ru", f"здесь нет игры {missing}"),
+                        ("pl", f"nie ma tu gry {missing}")]:
+        query = f"?lang={lang}" if lang else ""
+        status, _, answer = server.request("GET", f"/api/game/{missing}{query}")
+        assert status == 404 and answer["error"].startswith(words), answer
+        status, _, answer = server.post(f"/api/game/{missing}", {"command": "roll", "lang": lang})
+        assert status == 404 and answer["error"].startswith(words), answer
+    status, _, answer = server.request("GET", "/api/game/nothing?lang=ru")
+    assert status == 404 and answer["error"] == "здесь нет игры 'nothing'", answer
+    status, _, answer = server.request("GET", f"/api/game/{missing}?lang=xx")  # English
+    assert status == 404 and answer["error"].startswith(f"no game {missing} here"), answer
+    # a game resumed from the page goes on in the page's language
+    status, _, first = server.post("/api/game", {"ruleset": "general", "players": 2, "seed": 3})
+    saved = server.request("GET", f"/api/game/{first['game']}/file")[2]
+    status, _, resumed = server.post("/api/game/resume", {"saved": saved, "lang": "pl"})
+    assert status == 200 and [p["name"] for p in resumed["state"]["players"]] == [
+        "Gracz 1", "Gracz 2"], resumed
+
+
 @pytest.mark.slow  # starts two servers and builds General's table (about 4 s)
 def test_games_outlive_the_server(tmp_path, session):
     first = Server(tmp_path)

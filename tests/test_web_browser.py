@@ -301,6 +301,24 @@ def test_bad_input_is_shown_on_the_page(page):
     assert page.inner_text("[data-testid=error]").startswith("единицы=7: кости не дают 7")
 
 
+def test_a_file_or_link_that_is_no_game_is_refused_in_the_pages_language(page, server,
+                                                                       tmp_path):
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    page.click("[data-tab=resume]")
+    for name, text, words in [("notes.txt", "nope", "notes.txt — не сохранённая партия dicewise"),
+                              ("other.json", '{"a": 1}', "это не сохранённая партия dicewise")]:
+        (tmp_path / name).write_text(text)
+        page.set_input_files("[data-testid=resume-file]", str(tmp_path / name))
+        page.wait_for_selector(f"[data-testid=error]:has-text('{words}')")
+    page.select_option("[data-testid=lang]", "pl")  # the page's language is kept
+    page.wait_for_selector("html[lang=pl]", state="attached")
+    page.goto("about:blank")
+    page.goto(f"{server.url}#game=0123456789abcdef")  # a link to a game this server lost
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.inner_text("[data-testid=error]").startswith("nie ma tu gry 0123456789abcdef")
+
+
 def test_the_games_are_described_in_the_pages_language(page):
     """The games' titles, their options' help and the sheet notation follow the page's
     language, and an option already chosen stays chosen."""

@@ -46,6 +46,16 @@ def error(message: str, status: int = 400) -> DicewiseJSON:
     return DicewiseJSON({"ok": False, "error": message}, status_code=status)
 
 
+def said(e: DicewiseError, lang: str | None) -> str:
+    """An error in ``lang`` where it was raised with a ``Message`` (English where ``lang``
+    is none that dicewise speaks)."""
+    try:
+        tr = i18n.translator(i18n.language(lang or "en"))
+    except DicewiseError:
+        tr = i18n.translator("en")
+    return i18n.said(e, tr)
+
+
 ADVISE_FIELDS = {"ruleset", "dice", "roll", "sheet", "fifth", "options", "target", "players",
                  "opponent_sheet", "opponent_sheets", "opponent_fifths", "top", "lang"}
 
@@ -94,14 +104,15 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     builds = builds or Builds()
     store = GameStore(Path(games_dir), progress=builds.factory)
 
-    async def answer(work, *args):
-        """Run blocking work off the event loop and turn its outcome into a response."""
+    async def answer(work, *args, lang: str | None = None):
+        """Run blocking work off the event loop and turn its outcome into a response (a
+        game that is not here said in ``lang``, the page's)."""
         try:
             result = await run_in_threadpool(work, *args)
         except BadRequest as e:
             return error(str(e), e.status)
         except UnknownGame as e:
-            return error(str(e), 404)
+            return error(said(e, lang), 404)
         except NotSaved as e:
             return error(str(e), 507)
         except DicewiseError as e:
@@ -151,7 +162,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
         return await answer(store.resume, data)
 
     async def game_state(request):
-        return await answer(store.state, request.path_params["game"])
+        return await answer(store.state, request.path_params["game"],
+                            lang=request.query_params.get("lang"))
 
     async def game_command(request):
         try:
@@ -161,7 +173,7 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
             lang = fields.get("lang", str)
         except BadRequest as e:
             return error(str(e), e.status)
-        return await answer(store.apply, request.path_params["game"], command, lang)
+        return await answer(store.apply, request.path_params["game"], command, lang, lang=lang)
 
     async def game_file(request):
         return await answer(store.download, request.path_params["game"])

@@ -61,7 +61,7 @@ class GameStore:
 
     def path(self, game_id: str) -> Path:
         if not isinstance(game_id, str) or not ID.fullmatch(game_id):
-            raise UnknownGame(f"no game {game_id!r} here")
+            raise UnknownGame(i18n.Message("no game {game!r} here", game=game_id))
         return self.folder / f"{game_id}.json"
 
     def _write(self, game_id: str, game) -> None:
@@ -144,9 +144,18 @@ class GameStore:
         return {"game": game_id, **game.apply("sheet")}
 
     def resume(self, data: dict) -> dict:
-        """Resume a game from its saved file's JSON (``{"saved": {...}}``)."""
-        saved = Fields(data, {"saved"}).get("saved", dict, required=True)
-        game = TableGame.from_json(saved, progress=self.progress)
+        """Resume a game from its saved file's JSON (``{"saved": {...}, "lang"}``); with
+        ``lang`` a file that is no game is refused in that language, and the game goes on
+        in it (the page's)."""
+        f = Fields(data, {"saved", "lang"})
+        saved, lang = f.get("saved", dict, required=True), f.get("lang", str)
+        tr = i18n.translator(i18n.language(lang or "en"))
+        try:
+            game = TableGame.from_json(saved, progress=self.progress)
+        except DicewiseError as e:
+            raise DicewiseError(i18n.said(e, tr)) from None
+        if lang is not None and tr.lang != game.table.lang:
+            game.speak(lang)
         game_id = self._add(game)
         return {"game": game_id, **game.apply("sheet")}
 
@@ -190,8 +199,8 @@ class GameStore:
 
 
 def _missing(game_id: str) -> UnknownGame:
-    return UnknownGame(f"no game {game_id} here (it may have been played on another server; "
-                       "resume it from its saved file)")
+    return UnknownGame(i18n.Message("no game {game} here (it may have been played on another "
+                                    "server; resume it from its saved file)", game=game_id))
 
 
 def _saved(game) -> dict:

@@ -23,7 +23,7 @@ MESSAGES = (
     "Thinking…", "exact", "approximate", "error estimate",
     "optimum ≤ {bound} (proven)", "close call", "worse than {choice}, by the rules",
     "Choose a file", "points", "premium",
-    "roll {n}", "Connection lost; try again",
+    "roll {n}", "Connection lost; try again", "{path} is not a saved dicewise game (not JSON)",
     "Tap a choice to play it", "Target", "Play for",
     "Two players: the win where it is solved, else the best mean", "The best mean score",
     "To win: the best chance to finish first (approximate beyond two players of General)",

@@ -525,9 +525,12 @@ async function resumeFile(event) {
   const file = event.target.files[0];
   if (!file) return;
   let saved;
-  try { saved = JSON.parse(await file.text()); } catch (e) { showError(`${file.name}: ${e.message}`); return; }
-  await show(await call("POST", "/api/game/resume", {saved}));
-  event.target.value = "";
+  event.target.value = "";  // the same file chosen again (mended) is read again
+  try { saved = JSON.parse(await file.text()); } catch (e) {
+    showError(t("{path} is not a saved dicewise game (not JSON)", {path: file.name}));
+    return;
+  }
+  await show(await call("POST", "/api/game/resume", {saved, lang: $("#lang").value}));
 }
 
 function showStart() {
@@ -571,7 +574,7 @@ async function start() {
   const fromHash = (location.hash.match(/game=([0-9a-f]{16})/) || [])[1];
   const id = fromHash || localStorage.getItem("dicewise.game");
   if (id) {
-    const answer = await call("GET", `/api/game/${id}`);
+    const answer = await call("GET", `/api/game/${id}?lang=${encodeURIComponent($("#lang").value)}`);
     if (answer.ok !== false) await show(answer, id);
     else { forget(); if (fromHash) showError(answer.error); }
   }
