@@ -550,6 +550,35 @@ def test_a_solitaire_game_ends_on_its_score(page, server):
     assert page.inner_text("[data-testid=verdict]") == "Ann scored 16"
 
 
+def test_a_game_is_left_for_a_new_one_and_stays_left(page, server):
+    """Mid-game the start page is a tap away (the home link brings back the game in
+    progress); a game left, or over and played again, stays left through a change of
+    language and a reload, and its link still opens it."""
+    def on_start() -> bool:
+        return page.is_visible("[data-testid=start]") and page.is_hidden("[data-testid=game]")
+
+    start_game(page, "general", ["Ann"], seed=4, advice=False)
+    left = game_id(page)
+    page.click("[data-testid=leave]")
+    assert on_start() and "#game=" not in page.url
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert on_start()
+    start_game(page, "general", ["Ann"], seed=4, advice=False)
+    boxes = api.describe("general")["categories"]
+    post_commands(server, page, [c for box in boxes for c in ("dice 1 2 3 4 6", f"write {box}")])
+    page.click("[data-testid=play-again]")
+    assert on_start()
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    page.wait_for_load_state("networkidle")  # the page has done all a change of language does
+    assert on_start()
+    page.goto("about:blank")
+    page.goto(f"{server.url}#game={left}")
+    page.wait_for_selector("[data-testid=game]:not([hidden])")
+    assert game_id(page) == left
+
+
 def test_the_table_offers_the_seats_the_game_takes(page, server):
     """General seats up to six, poker-school up to four; a count the next game does not
     take falls back to two."""

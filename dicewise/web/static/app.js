@@ -396,7 +396,7 @@ function drawGame() {
     // a mistyped last roll (or a first-roll five of a kind that ended General) can be taken back
     result.replaceChildren(el("h2", {}, t("Game over")), ...[drawResult(state.result)].flat(),
       el("div", {class: "buttons"},
-        el("button", {type: "button", class: "primary", onclick: () => { forget(); location.hash = ""; showStart(); }}, t("Play again")),
+        el("button", {type: "button", class: "primary", "data-testid": "play-again", onclick: leave}, t("Play again")),
         el("button", {type: "button", "data-testid": "undo-end", onclick: () => command("undo")}, t("Undo"))));
     return;
   }
@@ -537,6 +537,16 @@ function showStart() {
   $("#game").hidden = true; $("#start").hidden = false;
 }
 
+function leave() {
+  // Back to the start, the game left where it is (its link and its saved file resume it): a
+  // reload or a change of language no longer brings it back.
+  forget();
+  game = null;
+  history.replaceState(null, "", `${location.pathname}${location.search}`);
+  showError("");
+  showStart();
+}
+
 async function setLanguage(lang) {
   const d = await call("GET", `/api/strings?lang=${encodeURIComponent(lang)}`);
   words = (d && d.messages) || {};
@@ -570,6 +580,7 @@ async function start() {
   gameDice = dicePicker($(".dice-picker", $("#game")), dice => command(`dice ${dice.join(" ")}`));
   $("#roll-button").addEventListener("click", () => command("roll"));
   $("#undo-button").addEventListener("click", () => command("undo"));
+  $("#leave-button").addEventListener("click", leave);
   await fillRulesets();
   const fromHash = (location.hash.match(/game=([0-9a-f]{16})/) || [])[1];
   const id = fromHash || localStorage.getItem("dicewise.game");
