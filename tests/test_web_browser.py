@@ -319,6 +319,25 @@ def test_a_file_or_link_that_is_no_game_is_refused_in_the_pages_language(page, s
     assert page.inner_text("[data-testid=error]").startswith("nie ma tu gry 0123456789abcdef")
 
 
+def test_a_number_too_long_to_send_as_typed_is_stopped_by_the_form(page):
+    """A seed or target of 23 digits would reach the server as 1e+23, refused there in
+    English whatever the page's language: the form stops it, as it stops a negative one."""
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    for form, field in [("new", "seed"), ("new", "target"), ("position", "target")]:
+        page.click(f"[data-tab={form}]")
+        page.fill(f"#{form}-form [name={field}]", "9" * 23)
+        page.click(f"#{form}-form button[type=submit]")
+        assert not page.evaluate(f"document.querySelector('#{form}-form').checkValidity()")
+        page.fill(f"#{form}-form [name={field}]", "")
+    page.wait_for_load_state("networkidle")
+    assert page.is_hidden("[data-testid=error]") and page.is_hidden("[data-testid=game]")
+    page.click("[data-tab=new]")
+    page.fill("[data-testid=seed]", str(2**53 - 1))  # the longest the page sends as typed
+    tap(page, "[data-testid=start-game]")
+    page.wait_for_selector("[data-testid=game]:not([hidden])")
+
+
 def test_the_games_are_described_in_the_pages_language(page):
     """The games' titles, their options' help and the sheet notation follow the page's
     language, and an option already chosen stays chosen."""
