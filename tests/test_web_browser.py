@@ -285,6 +285,31 @@ def test_the_choices_of_a_race_fit_a_phone(browser, quick_approximate_tables, tm
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], lang
 
 
+def test_the_advisor_names_the_boxes_in_the_pages_language(page):
+    """One position's choices name their boxes as the page's language does (with no game in
+    progress to take the names from), and are said again when the language changes."""
+    def labels():
+        return page.eval_on_selector_all("[data-testid=position-advice] td.label",
+                                         "els => els.map(e => e.firstChild.textContent)")
+
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    page.click("[data-tab=position]")
+    page.select_option("[data-testid=position-ruleset]", "general")
+    page.select_option("[data-testid=roll]", "3")
+    tap_dice(page, "[data-testid=position-dice]", [2, 2, 4, 6, 6])
+    tap(page, "[data-testid=show-advice]")
+    said = labels()
+    assert "записать в графу «двойки»: 4" in said, said
+    assert not any(re.search("[A-Za-z]", s) for s in said), said
+    page.select_option("[data-testid=lang]", "pl")
+    page.wait_for_selector("[data-testid=position-advice] td.label:has-text('zapisz')")
+    assert "zapisz w rubryce „dwójki”: 4" in labels()
+    again = labels()
+    tap(page, "[data-testid=show-advice]")  # as asked in Polish
+    assert labels() == again
+
+
 def test_bad_input_is_shown_on_the_page(page):
     page.click("[data-tab=position]")
     page.select_option("[data-testid=position-ruleset]", "general")

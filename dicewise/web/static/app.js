@@ -189,7 +189,8 @@ function dicePicker(root, onComplete) {
 // A heading that may wrap after its "+" on a narrow screen (P(win)+½P(draw) is one word).
 const wrappable = text => text.split("+").flatMap((part, i) => (i ? ["+", el("wbr"), part] : [part]));
 
-function adviceList(advice, onPick) {
+function adviceList(advice, onPick, labels = boxLabels) {
+  // labels: the boxes of the advice's game in the page's language (the game shown's, by default)
   if (!advice) return [];
   const chance = advice.objective && advice.objective !== "expected_score";
   const known = x => x !== null && x !== undefined;
@@ -211,7 +212,7 @@ function adviceList(advice, onPick) {
   // The choice a rule proves better (a cross's own write), by its label where it is listed.
   const nameOf = action => {
     const listed = advice.choices.find(o => same(o.action, action));
-    return listed ? choiceLabel(listed) : actionLabel(action);
+    return listed ? choiceLabel(listed, labels) : actionLabel(action, labels);
   };
   const rows = advice.choices.map((c, i) => el("tr", {
       class: `choice${i === 0 ? " best" : ""}`, "data-testid": "choice", "data-index": i + 1,
@@ -222,7 +223,7 @@ function adviceList(advice, onPick) {
     el("td", {class: "expected"}, num(c.expected)),
     el("td", {class: "loss"}, num(c.loss, chance ? 4 : 2)),
     errors ? el("td", {class: "loss-error"}, known(c.loss_error) ? `±${num(c.loss_error, chance ? 4 : 2)}` : "") : null,
-    el("td", {class: "label"}, choiceLabel(c),
+    el("td", {class: "label"}, choiceLabel(c, labels),
       chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
         ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null,
       c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null,
@@ -241,6 +242,7 @@ function adviceList(advice, onPick) {
 // --- one position ----------------------------------------------------------------------
 
 let positionDice;
+let positionAdvice = null;  // the advice shown for one position, drawn again in a new language
 async function askPosition(event) {
   event.preventDefault();
   const form = event.target;
@@ -254,10 +256,12 @@ async function askPosition(event) {
   showError("");
   const started = performance.now();
   const advice = await call("POST", "/api/advise", body);
+  const labels = advice.ok === false ? {} : await boxLabelsOf(d.name);
   const box = $(".advice", form);
   document.body.dataset.drawn = ++drawn;
+  positionAdvice = advice.ok === false ? null : advice;
   if (advice.ok === false) { showError(advice.error); box.replaceChildren(); return; }
-  box.replaceChildren(...adviceList(advice, null));
+  box.replaceChildren(...adviceList(advice, null, labels));
   box.dataset.ms = Math.round(performance.now() - started);
 }
 
@@ -278,7 +282,13 @@ function parseSheet(sheet) {
 }
 
 let boxLabels = {};        // box -> its name in the page's language, for the game shown
-const boxLabel = b => (boxLabels[b] || b).replace(/_/g, " ");
+const boxLabel = (b, labels = boxLabels) => (labels[b] || b).replace(/_/g, " ");
+
+async function boxLabelsOf(ruleset) {
+  // The boxes of `ruleset` as the page's language names them.
+  const d = await call("GET", `/api/strings?lang=${encodeURIComponent($("#lang").value)}&ruleset=${encodeURIComponent(ruleset)}`);
+  return (d && d.boxes) || {};
+}
 const KNOWN_PLAYER_KEYS = new Set(["name", "sheet", "points", "done"]);
 
 function drawSheets(state, d) {
@@ -437,8 +447,7 @@ async function show(answer, id) {
   const ruleset = (answer.state && answer.state.ruleset) || (game && game.rules.name);
   const d = await describe(ruleset);
   if (!d) return false;
-  const labels = await call("GET", `/api/strings?lang=${encodeURIComponent($("#lang").value)}&ruleset=${encodeURIComponent(d.name)}`);
-  boxLabels = (labels && labels.boxes) || {};
+  boxLabels = await boxLabelsOf(d.name);
   game = {id: id || answer.game, rules: d, answer};
   remember(game.id);
   drawGame();
@@ -465,7 +474,7 @@ function actionCommand(action) {
   return null;
 }
 
-function choiceLabel(c) {
+function choiceLabel(c, labels = boxLabels) {
   // A choice in the page's language: in English the solver's own words (as `dicewise advise`
   // prints them), else said from its action and detail as the command line says it.
   if (document.documentElement.lang === "en" || !c.action) return c.label;
@@ -478,8 +487,8 @@ function choiceLabel(c) {
     return t(left == null ? "keep {kept} (reroll {n})" : "keep {kept} (reroll {n}; rolls left: {left})",
              {kept: a.keep.join(" "), n: 5 - a.keep.length, left});
   }
-  if (a.write) return t("write {box} for {score}", {box: boxLabel(a.write), score: c.score});
-  if (a.cross) return t("cross {box}", {box: boxLabel(a.cross)});
+  if (a.write) return t("write {box} for {score}", {box: boxLabel(a.write, labels), score: c.score});
+  if (a.cross) return t("cross {box}", {box: boxLabel(a.cross, labels)});
   if (a.pairs) return splitLabel(a, c.puscioch, c.ends_game);
   return c.label;
 }
@@ -490,10 +499,10 @@ function splitLabel(a, puscioch = false, ends = false) {
     + (puscioch ? t(" (puścioch: no fifth-die mark)") : ends ? t(" (ends the game)") : "");
 }
 
-function actionLabel(action) {
+function actionLabel(action, labels = boxLabels) {
   if (action.keep) return `${t("keep")} ${action.keep.length ? action.keep.map(f => FACES[f]).join("") : "∅"}`;
-  if (action.write) return t("write {box}", {box: boxLabel(action.write)});
-  if (action.cross) return t("cross {box}", {box: boxLabel(action.cross)});
+  if (action.write) return t("write {box}", {box: boxLabel(action.write, labels)});
+  if (action.cross) return t("cross {box}", {box: boxLabel(action.cross, labels)});
   if (action.pairs) return splitLabel(action);
   return actionCommand(action);
 }
@@ -566,6 +575,8 @@ async function start() {
   await setLanguage($("#lang").value);
   $("#lang").addEventListener("change", async () => {
     await setLanguage($("#lang").value);
+    if (positionAdvice) $(".advice", $("#position-form")).replaceChildren(
+      ...adviceList(positionAdvice, null, await boxLabelsOf(positionAdvice.ruleset)));
     if (game) await show(game.answer, game.id);
   });
   for (const b of $$(".tabs button")) b.addEventListener("click", () => {
