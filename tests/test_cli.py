@@ -427,3 +427,39 @@ def test_rules_of_poker_school_names_its_rows_as_sheets_write_them():
 
     assert "rows: " + ", ".join(ROW_NAMES) in ok("rules", "poker-school").stdout
     assert "строки: единицы (ones), " in ok("rules", "poker-school", "--lang", "ru").stdout
+
+
+def test_ctrl_c_that_a_library_swallowed_still_ends_as_an_interrupt():
+    """numba's compiler swallows the KeyboardInterrupt of a Ctrl+C in a callback and fails
+    with an error of its own: that error is still the interrupt (one line, status 130),
+    while the same error without a Ctrl+C stays an error."""
+    import os
+    import signal
+    import time
+
+    import click
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import Group
+
+    @click.group(cls=Group)
+    def group():
+        pass
+
+    @group.command()
+    @click.option("--press/--no-press")
+    def compile(press):
+        try:
+            if press:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+        except KeyboardInterrupt:
+            pass
+        raise RuntimeError("no compiled object yet")
+
+    result = CliRunner().invoke(group, ["compile", "--press"])
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines() == ["dicewise: interrupted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    result = CliRunner().invoke(group, ["compile", "--no-press"])
+    assert isinstance(result.exception, RuntimeError)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib
 import os
+import signal
 import sys
+import threading
 
 import click
 
@@ -35,6 +38,15 @@ class Group(click.Group):
             fail(_usage_error(ctx, e))
 
     def invoke(self, ctx):
+        with _hearing_ctrl_c() as heard:
+            try:
+                return self._invoke(ctx)
+            except Exception:
+                if heard:  # a library caught the KeyboardInterrupt and failed its own way
+                    interrupted(ctx)
+                raise
+
+    def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except UnfitArguments as e:  # refused by the API, as click refuses a command line
@@ -141,6 +153,30 @@ def fail(message: str):
 
 #: The exit status of a command stopped by Ctrl+C: 128 + SIGINT, as shells expect.
 INTERRUPTED = 130
+
+
+@contextlib.contextmanager
+def _hearing_ctrl_c():
+    """A list that is not empty once Ctrl+C was pressed, which still raises
+    KeyboardInterrupt.  Some libraries swallow that exception in a callback and fail with an
+    error of their own (numba's compiler, through llvmlite's ctypes callbacks, raises
+    "no compiled object yet"): such an error after a Ctrl+C is the interrupt."""
+    heard: list[bool] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or \
+            previous is not signal.default_int_handler:  # ignored, or someone else's
+        yield heard
+        return
+
+    def hear(signum, frame):
+        heard.append(True)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, hear)
+    try:
+        yield heard
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def interrupted(ctx: click.Context):
