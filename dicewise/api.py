@@ -766,13 +766,16 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
     base, tsol = _target_solutions(game, rules, target, table, progress)
     import time
 
+    crules = game.category_rules(rules)
     start = time.perf_counter()
     with (progress or _quiet)(games, _playing(games, f"target:{target}")) as update:
-        records = simulate_target(game.category_rules(rules), tsol.payload, target, games, seed,
+        records = simulate_target(crules, tsol.payload, target, games, seed,
                                   update, expected=game.state_values(base).values, boxes=False)
-    hits = float((records.scores >= target).mean())
-    played = Played(records.scores, time.perf_counter() - start, {"target": target,
-                                                                   "reached_rate": hits})
+    extra = {}
+    if crules.first_roll_end() is not None:  # General's statistic, as the optimal policy's has it
+        extra["ended_on_first_roll_rate"] = float(records.ended_early.mean())
+    extra.update(target=target, reached_rate=float((records.scores >= target).mean()))
+    played = Played(records.scores, time.perf_counter() - start, extra)
     return Solution(game, rules, None, {}, None, False, 0.0), f"target:{target}", played
 
 

@@ -212,6 +212,17 @@ def test_the_reached_rate_counts_the_games_that_end_on_the_target():
     assert sim.extra["reached_rate"] == (scores >= 180).mean()
 
 
+def test_target_play_keeps_the_games_statistics():
+    """``simulate --policy target:T`` adds General's ``ended_on_first_roll_rate``, as every
+    policy of General does (docs/json.md), beside ``target`` and ``reached_rate``."""
+    sim = ok("simulate", "general", "--policy", "target:150", "--games", "300", "--seed", "2",
+             "--json")
+    assert 0 <= sim["ended_on_first_roll_rate"] <= 1
+    assert sim["target"] == 150 and 0 <= sim["reached_rate"] <= 1
+    assert "ended on first roll rate" in ok("simulate", "general", "--policy", "target:150",
+                                            "--games", "300", "--seed", "2")
+
+
 @pytest.mark.slow
 def test_the_target_curve_as_a_plot(tmp_path):
     pytest.importorskip("matplotlib")
