@@ -124,6 +124,15 @@ def test_keep_then_the_dice_rolled_only_or_all_five():
     assert state["players"][0]["sheet"] == "ones=1"
 
 
+@pytest.mark.parametrize("nothing", ["nothing", "none", "ничего", "nic", "Nic"])
+def test_keep_nothing_as_a_player_says_it(nothing):
+    """A Russian or Polish player keeps no dice in their own word (the help says so)."""
+    game = TableGame.new("general", players=1, seed=2)
+    game.apply("dice 2 2 4 6 6")
+    answer = game.apply(f"keep {nothing}")
+    assert answer["ok"] and answer["state"]["kept"] == [], answer
+
+
 def test_undo_save_and_resume_mid_game(tmp_path):
     game = TableGame.new("general", players=2, objective="score", seed=5, lang="en")
     for _ in range(9):

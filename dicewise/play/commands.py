@@ -63,6 +63,10 @@ def _split(words: list[str]) -> dict:
     return {"pairs": [[a, b], [c, d]], "fifth": e}
 
 
+#: What ``keep`` takes for no dice: in English, and as a Russian or Polish player says it.
+NOTHING = ("nothing", "none", "ничего", "nic")
+
+
 def parse(line: str) -> Command:
     """The command on ``line`` (DicewiseError for an unknown verb or bad arguments)."""
     words = line.strip().split()
@@ -73,7 +77,7 @@ def parse(line: str) -> Command:
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
                                     word=repr(words[0]), commands=", ".join(HELP)))
     if verb in ("dice", "keep"):
-        if verb == "keep" and [w.lower() for w in rest] in (["none"], ["nothing"]):
+        if verb == "keep" and len(rest) == 1 and rest[0].lower() in NOTHING:
             return Command("keep", ())
         faces = _faces(rest, verb)
         if verb == "dice" and not faces:
