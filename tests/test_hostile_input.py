@@ -107,6 +107,16 @@ def test_a_table_of_three_never_builds_a_table_it_was_given_to_read(tmp_path):
     assert not missing.exists()
 
 
+def test_a_table_behind_a_loop_of_links_is_unreadable_not_missing(tmp_path):
+    """A link loop exists (Path.exists says False): the error says why it cannot be read."""
+    (tmp_path / "a.dwt").symlink_to(tmp_path / "b.dwt")
+    (tmp_path / "b.dwt").symlink_to(tmp_path / "a.dwt")
+    line = refused(*ADVISE, "--table", str(tmp_path / "a.dwt"), fragment="cannot read")
+    assert "does not exist" not in line and "symbolic links" in line.lower(), line
+    line = refused(*ADVISE, "--table", str(tmp_path / "a.dwt"), "--lang", "ru")
+    assert "не удаётся прочитать" in line and "ссыл" in line, line
+
+
 def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
     yahtzee = tmp_path / "yahtzee.dwt"
     api.solve("yahtzee", table=yahtzee)

@@ -167,8 +167,15 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
     if not explicit:
         _check_cache(path.parent)
     check_table_path(path)
-    if must_exist and not path.exists():
-        raise DicewiseError(Message("table file {path} does not exist", path=str(path)))
+    if must_exist:
+        try:  # not path.exists(), which says False for a file it cannot see (a link loop)
+            path.stat()
+        except FileNotFoundError:
+            raise DicewiseError(Message("table file {path} does not exist",
+                                        path=str(path))) from None
+        except OSError as e:
+            raise DicewiseError(Message("cannot read table file {path}: {why}", path=str(path),
+                                        why=os_reason(e))) from None
     if not rebuild and path.exists():
         try:
             return load(game, rules, path)
