@@ -1119,6 +1119,8 @@ def test_help_follows_lang_and_the_locale(lang, monkeypatch):
         first = tr(paragraphs(command.help)[0]).split()[:2]
         assert re.search(rf"\n  {name} +{re.escape(' '.join(first))}", listing), (name, listing)
     assert helped("advise", "--help") == helped("advise", "--help", "--lang", lang)
+    # a language dicewise does not speak: the locale's, in which its refusal is said too
+    assert helped("advise", "--lang", "xx", "--help") == helped("advise", "--help")
     assert helped("bench-agent", "--help").startswith("Usage: dicewise bench-agent")
 
 
