@@ -303,6 +303,15 @@ def test_numpy_seeds_are_taken_as_ints():
     gym.make_vec("dicewise/General-v0", num_envs=2).reset(seed=np.uint32(7))
 
 
+def test_masks_and_values_before_reset_say_to_reset_first():
+    env = gym.make("dicewise/General-v0").unwrapped
+    for ask in (env.action_masks, env.action_values):
+        with pytest.raises(DicewiseError, match=r"call reset\(\) first"):
+            ask()
+    env.reset(seed=1)
+    assert env.action_masks().sum() == np.isfinite(env.action_values()).sum() > 0
+
+
 def test_step_before_reset_and_odd_actions_are_refused_in_one_line():
     venv = gym.make_vec("dicewise/General-v0", num_envs=2, illegal_action="end")
     with pytest.raises(DicewiseError, match=r"call reset\(\) before step\(\)"):

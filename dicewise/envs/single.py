@@ -115,6 +115,7 @@ class DicewiseEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now as booleans (the hook of sb3-contrib's MaskablePPO)."""
+        self._started()
         return self._mask > 0
 
     def action_values(self) -> np.ndarray:
@@ -122,7 +123,12 @@ class DicewiseEnv(gym.Env):
         oracle's view of the current position (needs ``oracle=True``)."""
         if self.oracle is None:
             raise DicewiseError("this environment was made with oracle=False")
+        self._started()
         return self._q.copy()
+
+    def _started(self):
+        if self.episode is None:  # no position yet, so no legal actions or values
+            raise DicewiseError("call reset() first")
 
     # -- the Gymnasium API --------------------------------------------------------------
 
