@@ -160,7 +160,9 @@ def _hearing_ctrl_c():
     """A list that is not empty once Ctrl+C was pressed, which still raises
     KeyboardInterrupt.  Some libraries swallow that exception in a callback and fail with an
     error of their own (numba's compiler, through llvmlite's ctypes callbacks, raises
-    "no compiled object yet"): such an error after a Ctrl+C is the interrupt."""
+    "no compiled object yet"): such an error after a Ctrl+C is the interrupt, and Python's
+    report of the swallowed exception ("Exception ignored on calling ctypes callback
+    function" and its traceback) is not printed."""
     heard: list[bool] = []
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or \
@@ -172,11 +174,19 @@ def _hearing_ctrl_c():
         heard.append(True)
         raise KeyboardInterrupt
 
+    unraisable = sys.unraisablehook
+
+    def swallowed(report):
+        if not (heard and issubclass(report.exc_type, KeyboardInterrupt)):
+            unraisable(report)
+
     signal.signal(signal.SIGINT, hear)
+    sys.unraisablehook = swallowed
     try:
         yield heard
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = unraisable
 
 
 def interrupted(ctx: click.Context):
