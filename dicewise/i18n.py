@@ -239,8 +239,8 @@ def box_listing(ruleset: str, boxes) -> Listing:
     return Listing([Box(ruleset, box) for box in boxes])
 
 
-#: The system's reasons a player meets reading or writing a file, in the system's English
-#: (``strerror``): said in the player's language too.
+#: The system's reasons a player meets reading or writing a file (or starting ``serve`` on an
+#: address), in the system's English (``strerror``): said in the player's language too.
 _OS_REASONS = {errno.ENOENT: "No such file or directory", errno.EACCES: "Permission denied",
                errno.EPERM: "Operation not permitted", errno.EISDIR: "Is a directory",
                errno.ENOTDIR: "Not a directory", errno.ENOSPC: "No space left on device",
@@ -248,7 +248,9 @@ _OS_REASONS = {errno.ENOENT: "No such file or directory", errno.EACCES: "Permiss
                errno.ENAMETOOLONG: "File name too long",
                errno.ELOOP: "Too many levels of symbolic links",
                errno.EDQUOT: "Disk quota exceeded", errno.EFBIG: "File too large",
-               errno.EBUSY: "Device or resource busy", errno.ETXTBSY: "Text file busy"}
+               errno.EBUSY: "Device or resource busy", errno.ETXTBSY: "Text file busy",
+               errno.EADDRINUSE: "Address already in use",
+               errno.EADDRNOTAVAIL: "Cannot assign requested address"}
 
 
 def os_reason(error: OSError) -> "Message | str":

@@ -20,8 +20,8 @@ from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
-           ("play/session.py", "cli/play_along.py", "cli/games.py", "cli/measure.py", "i18n.py",
-            "tables/store.py", "tables/two_player.py")]
+           ("play/session.py", "cli/play_along.py", "cli/games.py", "cli/measure.py",
+            "cli/serve.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
 
 
 def messages_made() -> set[str]:

@@ -7,7 +7,8 @@ streamed, an unknown address or game) is a 4xx ``{"ok": false, "error"}`` and th
 answers the next request; fuzzed bodies never get a 5xx; a server with a token refuses
 every request without it and takes it from the query (which sets a cookie), the header or
 the cookie; a loopback server refuses other host names; the page loads nothing from
-outside; ``dicewise serve`` refuses an open host without a token.
+outside; ``dicewise serve`` refuses an open host without a token, and says its lines (where
+to open the page, how to stop it, its refusals) in ``--lang`` or the locale's language.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from click.testing import CliRunner  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from dicewise import i18n  # noqa: E402
 from dicewise.cli.main import cli  # noqa: E402
 from dicewise.cli.serve import addresses  # noqa: E402
 from dicewise.web.builds import Builds  # noqa: E402
@@ -420,6 +422,101 @@ def test_serve_prints_its_address_as_json(tmp_path):
     assert line["host"] == "127.0.0.1" and line["port"] > 0 and len(line["token"]) >= 16
     assert line["urls"] == [f"http://127.0.0.1:{line['port']}/?token={line['token']}"]
     assert line["games"] == str(tmp_path / "games")
+
+
+
+def _spoken(lang: str, how: str, args: list[str], monkeypatch) -> list[str]:
+    """``args`` run with ``--lang`` or the locale's language (``how``): the language asked."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+    if how == "locale":
+        monkeypatch.setenv("LANG", f"{lang}_{lang.upper()}.UTF-8")
+        return args
+    return [*args, "--lang", lang]
+
+
+@pytest.mark.parametrize("lang,how", [("ru", "locale"), ("pl", "--lang")])
+def test_serve_says_where_it_listens_and_how_to_stop_it_in_the_players_language(
+        lang, how, tmp_path, monkeypatch):
+    """Where to open the page, who can open it, how to stop the server, where the games are
+    kept, and that Ctrl+C stopped it (status 130): in ``--lang`` or the locale's language, as
+    every command a player runs (they were English whatever was asked)."""
+    import signal
+
+    tr = i18n.translator(lang)
+    games = tmp_path / "games"
+    args = _spoken(lang, how, ["serve", "--port", "0", "--games", str(games)], monkeypatch)
+    env = {**os.environ, "DICEWISE_CACHE": str(tmp_path / "cache"), "PYTHONUNBUFFERED": "1"}
+    # Ctrl+C heard as at a terminal, even where the tests run in the background of a shell
+    process = subprocess.Popen([sys.executable, "-m", "dicewise", *args], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        said = [process.stdout.readline() for _ in range(3)]
+        kept = process.stderr.readline()
+        port = urlsplit(said[1].strip()).port
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/api/status")
+        assert conn.getresponse().status == 200  # serving: now Ctrl+C
+        conn.close()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    only_here = "Only this machine can open it (--host 0.0.0.0 for phones on the network); " \
+                "Ctrl+C stops the server."
+    assert said == [tr("dicewise serve: open") + "\n", f"  http://127.0.0.1:{port}/\n",
+                    tr(only_here) + "\n"], said
+    assert tr(only_here) != only_here and tr("dicewise serve: open") != "dicewise serve: open"
+    assert process.returncode == 130 and not out
+    assert kept == tr("Games are kept in {folder}").format(folder=games) + "\n"
+    assert err.splitlines() == [f"dicewise: {tr('interrupted')}"], err
+
+
+@pytest.mark.parametrize("lang,how", [("ru", "locale"), ("pl", "--lang"), ("pl", "locale"),
+                                      ("ru", "--lang")])
+def test_serve_refuses_in_the_players_language(lang, how, tmp_path, monkeypatch):
+    """A port out of range (refused by the command line's parser), an open host without its
+    token, a file for the games folder, a port in use, a missing web extra: one line, exit 2,
+    in ``--lang`` or the locale's language (they were English whatever was asked)."""
+    import socket
+
+    tr = i18n.translator(lang)
+    afile = tmp_path / "file"
+    afile.write_text("")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        cases = [
+            (["serve", "--port", "99999"], i18n.Message(
+                "{error} (see `{command} --help`)", command="dicewise serve", error=i18n.Message(
+                    "{name} {value}: {wanted}", name="--port", value="99999",
+                    wanted=i18n.Message("give a whole number from {low} to {high}", low=0,
+                                        high=65535)))),
+            (["serve", "--host", "0.0.0.0", "--no-token", "--games", str(tmp_path)],
+             i18n.Message("--host {host} is open to the network: it needs its token",
+                          host="0.0.0.0")),
+            (["serve", "--games", str(afile)],
+             i18n.Message("--games {folder} is a file, not a folder", folder=str(afile))),
+            (["serve", "--port", str(port), "--games", str(tmp_path)],
+             i18n.Message("cannot listen on {host}:{port}: {why}", host="127.0.0.1", port=port,
+                          why=i18n.Message("Address already in use"))),
+        ]
+        for args, message in cases:
+            result = CliRunner().invoke(cli, _spoken(lang, how, args, monkeypatch),
+                                        prog_name="dicewise")
+            shown = message.in_language(tr)
+            assert result.exit_code == 2 and not result.stdout, result.output
+            assert result.stderr == f"dicewise: error: {shown}\n", args
+            assert shown != str(message)
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # the web extra is not installed
+    result = CliRunner().invoke(cli, _spoken(lang, how, ["serve"], monkeypatch))
+    message = i18n.Message("serve needs the web extra: pip install 'dicewise[web]'")
+    assert result.exit_code == 2 and result.stderr == (
+        f"dicewise: error: {message.in_language(tr)}\n") != f"dicewise: error: {message}\n"
 
 
 def test_builds_in_progress_are_reported():

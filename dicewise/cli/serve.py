@@ -1,4 +1,8 @@
-"""``dicewise serve``: the score sheet in the browser, for the players at one table."""
+"""``dicewise serve``: the score sheet in the browser, for the players at one table.
+
+The command speaks the player's language (``--lang``, else the locale): its help, its error
+lines, and the lines that say where it listens and how to stop it.  The page has a language
+switch of its own, and starts in the browser's language."""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from pathlib import Path
 import click
 
 from ..errors import DicewiseError
+from ..i18n import Message, os_reason
+from .format import speak
 from .main import Command
 
 
@@ -55,20 +61,24 @@ def addresses(host: str, port: int, token: str | None) -> list[str]:
               "(with a token in the address).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="The port (0: any free one).")
-@click.option("--games", "games_dir", type=click.Path(file_okay=False), default=None,
+@click.option("--games", "games_dir", type=click.Path(), default=None,
               help="The folder of the games the server keeps (default: "
               "~/.local/share/dicewise/games).")
 @click.option("--token/--no-token", "use_token", default=None,
               help="Require a random token in the address (default: only when the host is "
               "not a loopback address; --no-token is refused there).")
+@click.option("--lang", default=None,
+              help="en, ru or pl (default: from the locale); the page has its own language "
+              "switch.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the addresses as one JSON line (for scripts) instead of the text.")
-def serve(host, port, games_dir, use_token, as_json):
+def serve(host, port, games_dir, use_token, lang, as_json):
     """Start the score sheet in the browser: pick a game, tap the dice, see every choice.
 
     On 127.0.0.1 only this machine can open it.  With --host 0.0.0.0 every device on
     the network can, with the address printed (it carries a random token that every
     request must show)."""
+    tr = speak(lang)
     try:
         import uvicorn
 
@@ -76,17 +86,21 @@ def serve(host, port, games_dir, use_token, as_json):
         from ..web.builds import Builds
         from ..web.guard import new_token
     except ImportError:
-        raise DicewiseError("serve needs the web extra: pip install 'dicewise[web]'") from None
+        raise DicewiseError(Message("serve needs the web extra: pip install 'dicewise[web]'")) \
+            from None
     folder = Path(games_dir) if games_dir else default_games_dir()
     if folder.exists() and not folder.is_dir():
-        raise DicewiseError(f"--games {folder} is not a folder")
+        raise DicewiseError(Message("--games {folder} is a file, not a folder",
+                                    folder=str(folder)))
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise DicewiseError(f"cannot make the games folder {folder}: {e.strerror}") from None
+        raise DicewiseError(Message("cannot make the games folder {folder}: {why}",
+                                    folder=str(folder), why=os_reason(e))) from None
     loopback = is_loopback(host)
     if use_token is False and not loopback:
-        raise DicewiseError(f"--host {host} is open to the network: it needs its token")
+        raise DicewiseError(Message("--host {host} is open to the network: it needs its token",
+                                    host=host))
     token = new_token() if use_token or not loopback else None
     builds = Builds()
     app = create_app(folder, token=token, loopback=loopback, builds=builds)
@@ -96,23 +110,25 @@ def serve(host, port, games_dir, use_token, as_json):
         sock.bind((host, port))
         sock.listen(128)  # requests from now on wait for the server instead of being refused
     except OSError as e:
-        raise DicewiseError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+        why = Message("unknown host name") if isinstance(e, socket.gaierror) else os_reason(e)
+        raise DicewiseError(Message("cannot listen on {host}:{port}: {why}", host=host,
+                                    port=port, why=why)) from None
     port = sock.getsockname()[1]
     urls = addresses(host, port, token)
-    if as_json:
+    if as_json:  # for scripts: no words, in every language
         click.echo(json.dumps({"urls": urls, "host": host, "port": port, "token": token,
                                "games": str(folder)}))
     else:
-        click.echo("dicewise serve: open")
+        click.echo(tr("dicewise serve: open"))
         for url in urls:
             click.echo(f"  {url}")
         if not loopback:
-            click.echo("Anyone on this network with the address (and its token) can play; "
-                       "Ctrl+C stops the server.")
+            click.echo(tr("Anyone on this network with the address (and its token) can play; "
+                          "Ctrl+C stops the server."))
         else:
-            click.echo("Only this machine can open it (--host 0.0.0.0 for phones on the "
-                       "network); Ctrl+C stops the server.")
-        click.echo(f"Games are kept in {folder}", err=True)
+            click.echo(tr("Only this machine can open it (--host 0.0.0.0 for phones on the "
+                          "network); Ctrl+C stops the server."))
+        click.echo(tr("Games are kept in {folder}").format(folder=folder), err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     _server(uvicorn, config, builds).run(sockets=[sock])
 
