@@ -942,6 +942,40 @@ def test_a_saved_game_is_refused_in_the_players_language(lang, tmp_path, monkeyp
         "{path} is a directory; give a file name").format(path=tmp_path)
 
 
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_damaged_save_is_refused_in_one_line_of_the_players_language(lang, tmp_path,
+                                                                         monkeypatch):
+    """``play --resume`` of a file whose fields a hand broke: ``dicewise: error:`` and one
+    line in ``--lang``, never Python's own words, status 2."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+    from dicewise.play.session import TableGame
+
+    _no_locale(monkeypatch)
+    saved = TableGame.new("general", players=2, seed=5, advice=False).to_json()
+    tr = i18n.translator(lang)
+    for broken, expected in [
+            ({"options": 5}, tr("the saved game is damaged: its options are not an object of "
+                                "names and values but {value}").format(value=5)),
+            ({"events": "abc"}, tr("the saved game is damaged: its events are not a list but "
+                                   "{value}").format(value="'abc'")),
+            ({"events": [{"dice": [1, 2, 3, 4, 5]}, {"action": 5}]},
+             tr("the saved game does not replay: {why}").format(
+                 why=tr("not an event of a game: {event}").format(event="{'action': 5}")))]:
+        (tmp_path / "game.json").write_text(json.dumps({**saved, **broken}))
+        result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                          "--lang", lang])
+        assert result.exit_code == 2 and result.stderr == f"dicewise: error: {expected}\n", (
+            broken, result.stderr)
+    missing = {k: v for k, v in saved.items() if k != "events"}
+    (tmp_path / "game.json").write_text(json.dumps(missing))
+    result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                      "--lang", lang])
+    assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
+        "the saved game is damaged: it has no {field}").format(field="events") + "\n"
+
+
 def table_columns() -> set[str]:
     """The column names of every strategy table in the package (``header = [...]`` and the
     headers given to ``StrategyTable``)."""

@@ -709,6 +709,42 @@ def test_the_page_is_told_of_a_lost_or_damaged_game_in_its_language(server, sess
         "Gracz 1", "Gracz 2"], resumed
 
 
+def damaged_saves(session) -> dict:
+    """A saved game (no advice: no table to build) with each field broken as a hand might
+    break it, and the words that refuse it in English."""
+    saved = session.TableGame.new("general", players=2, seed=5, advice=False).to_json()
+    return {"options": ({**saved, "options": 5}, "its options are not an object"),
+            "options list": ({**saved, "options": ["straight=plain"]},
+                             "its options are not an object"),
+            "events": ({**saved, "events": 5}, "its events are not a list"),
+            "events text": ({**saved, "events": "abc"}, "its events are not a list"),
+            "no events": ({k: v for k, v in saved.items() if k != "events"},
+                          "it has no events"),
+            "no names": ({k: v for k, v in saved.items() if k != "names"}, "it has no names"),
+            "action": ({**saved, "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": 5}]},
+                       "not an event of a game: {'action': 5}"),
+            "names": ({**saved, "names": 5}, "every player needs a name")}
+
+
+def test_a_damaged_save_is_refused_in_the_pages_language(server, session):
+    """Every broken field of a saved file: one line in the page's language, no Python words."""
+    for name, (saved, words) in damaged_saves(session).items():
+        status, _, answer = server.post("/api/game/resume", {"saved": saved})
+        assert status == 400 and words in answer["error"], (name, answer)
+        english = answer["error"]
+        for lang in ("ru", "pl"):
+            status, _, answer = server.post("/api/game/resume", {"saved": saved, "lang": lang})
+            said = answer["error"]
+            assert status == 400 and said != english and "\n" not in said, (name, said)
+            assert not re.search(r"object|iterable|Error|dictionary|sequence", said), (name, said)
+            assert not said.startswith(english.split()[0]), (name, said)  # not English
+    # a move the rules refuse as the file replays is said in the page's language too
+    saved = session.TableGame.new("general", players=2, seed=5, advice=False).to_json()
+    bad = {**saved, "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": {"write": "nowhere"}}]}
+    status, _, answer = server.post("/api/game/resume", {"saved": bad, "lang": "ru"})
+    assert status == 400 and "сейчас нельзя" in answer["error"], answer
+
+
 @pytest.mark.slow  # starts two servers and builds General's table (about 4 s)
 def test_games_outlive_the_server(tmp_path, session):
     first = Server(tmp_path)

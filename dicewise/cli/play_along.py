@@ -62,9 +62,7 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
                 "--json with it"))
         saved = read_saved(resume)
         speak(lang or saved_language(saved))  # a refusal of the saved game in its language
-        game = TableGame.from_json(saved, progress=progress, ruleset=ruleset)
-        if lang:
-            game.speak(lang)
+        game = TableGame.from_json(saved, progress=progress, ruleset=ruleset, lang=lang or None)
         speak(game.table.lang)
         if click.get_current_context().get_parameter_source("top") is not ParameterSource.DEFAULT:
             game.table.top = top  # else the saved game's

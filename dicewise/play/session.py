@@ -167,27 +167,39 @@ class TableGame:
                 "events": list(self.events)}
 
     @classmethod
-    def from_json(cls, data: dict, progress=None, ruleset: str | None = None) -> "TableGame":
+    def from_json(cls, data: dict, progress=None, ruleset: str | None = None,
+                  lang: str | None = None) -> "TableGame":
         """A game saved by ``to_json`` (DicewiseError if it is no saved game or does not replay,
-        or, where ``ruleset`` is named, if it is a game of another one)."""
+        or, where ``ruleset`` is named, if it is a game of another one); with ``lang`` it goes
+        on in that language, and a move that does not replay is said in it."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise DicewiseError(Message("this is not a saved dicewise game"))
         if data.get("version") != VERSION:
             raise DicewiseError(Message("a saved game of version {version}; this dicewise reads "
                                         "version {ours}", version=repr(data.get("version")),
                                         ours=VERSION))
-        try:
-            table = Table(data["ruleset"], data["names"], dict(data.get("options") or {}),
-                          data.get("seed", 0), data.get("target"), data.get("objective", "auto"),
-                          data.get("lang") or "en", data.get("top"), data.get("advice", True))
-            events = list(data["events"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise DicewiseError(Message("the saved game is damaged ({why})", why=e)) from None
+        for key in ("ruleset", "names", "events"):
+            if key not in data:
+                raise DicewiseError(Message("the saved game is damaged: it has no {field}",
+                                            field=key))
+        options, events = data.get("options") or {}, data["events"]
+        if not isinstance(options, dict):  # each option is checked as a new game's are
+            raise DicewiseError(Message("the saved game is damaged: its options are not an "
+                                        "object of names and values but {value}",
+                                        value=shown(options)))
+        if not isinstance(events, list):
+            raise DicewiseError(Message("the saved game is damaged: its events are not a list "
+                                        "but {value}", value=shown(events)))
+        table = Table(data["ruleset"], data["names"], dict(options), data.get("seed", 0),
+                      data.get("target"), data.get("objective", "auto"),
+                      data.get("lang") or "en", data.get("top"), data.get("advice", True))
         if ruleset is not None and ruleset != table.ruleset:
             api.make_rules(ruleset)  # an unknown name is refused as such
             raise DicewiseError(Message("the saved game is a game of {saved}, not {ruleset}",
                                         saved=table.ruleset, ruleset=ruleset))
         game = cls(table, progress=progress)  # its settings' errors as they are
+        if lang is not None:  # before the replay: a move it refuses is said in ``lang``
+            game.speak(lang)
         try:
             game._replay(events)
         except DicewiseError as e:  # an event the game refuses: a Message is said in the language
@@ -445,16 +457,21 @@ class TableGame:
 
     def _play(self, event: dict) -> None:
         if not isinstance(event, dict) or len(event) != 1:
-            raise DicewiseError(Message("not an event of a game: {event}", event=repr(event)))
+            raise DicewiseError(Message("not an event of a game: {event}", event=shown(event)))
         (kind, value), = event.items()
         if self.over:
             raise DicewiseError(Message("the game is over"))
         if kind == "dice":
             self._show_dice(value)
         elif kind == "action":
-            self._act(self.game.canonical_action(value))
+            try:
+                action = self.game.canonical_action(value)
+            except BadAction:  # only a saved file's event: the rules' own words are English
+                raise DicewiseError(Message("not an event of a game: {event}",
+                                            event=shown(event))) from None
+            self._act(action)
         else:
-            raise DicewiseError(Message("not an event of a game: {event}", event=repr(event)))
+            raise DicewiseError(Message("not an event of a game: {event}", event=shown(event)))
 
     def _show_dice(self, values) -> None:
         if self.dice is not None:
@@ -545,6 +562,16 @@ class TableGame:
                 self.thrower = (self.thrower + step) % n
                 break
         self.to_move = self.thrower
+
+
+def shown(value, width: int = 40) -> str:
+    """A value of a saved file as a refusal quotes it (as ``{value!r}`` does), cut to
+    ``width`` characters: a file may hold anything, of any length."""
+    try:
+        text = repr(value)
+    except RecursionError:  # nested deeper than repr goes
+        text = "..."
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def default_names(players: int, lang: str) -> list[str]:

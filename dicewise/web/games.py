@@ -151,11 +151,9 @@ class GameStore:
         saved, lang = f.get("saved", dict, required=True), f.get("lang", str)
         tr = i18n.translator(i18n.language(lang or "en"))
         try:
-            game = TableGame.from_json(saved, progress=self.progress)
+            game = TableGame.from_json(saved, progress=self.progress, lang=lang)
         except DicewiseError as e:
             raise DicewiseError(i18n.said(e, tr)) from None
-        if lang is not None and tr.lang != game.table.lang:
-            game.speak(lang)
         game_id = self._add(game)
         return {"game": game_id, **game.apply("sheet")}
 
