@@ -968,6 +968,13 @@ def test_a_damaged_save_is_refused_in_one_line_of_the_players_language(lang, tmp
                                           "--lang", lang])
         assert result.exit_code == 2 and result.stderr == f"dicewise: error: {expected}\n", (
             broken, result.stderr)
+    # held to a new game's checks: a name too long for a sheet, as play --names refuses it
+    (tmp_path / "game.json").write_text(json.dumps({**saved, "names": ["A" * 5000, "B"]}))
+    resumed = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                       "--lang", lang])
+    new = CliRunner().invoke(cli, ["play", "general", "--names", "A" * 41 + ",B", "--lang", lang])
+    assert resumed.exit_code == new.exit_code == 2 and resumed.stderr == new.stderr == (
+        "dicewise: error: " + tr("names must be a list of texts of 1 to 40 characters") + "\n")
     missing = {k: v for k, v in saved.items() if k != "events"}
     (tmp_path / "game.json").write_text(json.dumps(missing))
     result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),

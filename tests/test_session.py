@@ -200,7 +200,7 @@ def test_top_keeps_the_best_choices_of_the_same_advice():
 
 
 def test_bad_tables_are_refused_in_one_line():
-    with pytest.raises(DicewiseError, match="1 to 6 players"):
+    with pytest.raises(DicewiseError, match="seats 1, 2, 3, 4, 5, 6 players, not 7"):
         TableGame.new("general", players=7)
     with pytest.raises(DicewiseError, match="2 names for 3 players"):
         TableGame.new("general", players=3, names=["a", "b"])

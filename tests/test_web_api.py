@@ -659,7 +659,7 @@ def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, t
                         ({"saved": {**saved, "names": "abc"}}, "every player needs a name")]:
         status, _, answer = server.post("/api/game/resume", body)
         assert status == 400 and words in answer["error"], answer
-    for body, words in [({"ruleset": "general", "names": [1, 2]}, "names"),
+    for body, words in [({"ruleset": "general", "names": [1, 2]}, "every player needs a name"),
                         ({"ruleset": "poker-school", "players": 3, "target": 500}, "target"),
                         ({"ruleset": "ryzykant", "target": 500}, "no play for a target"),
                         ({"ruleset": "general", "players": 99}, "players"),
@@ -738,6 +738,22 @@ def test_a_damaged_save_is_refused_in_the_pages_language(server, session):
             assert status == 400 and said != english and "\n" not in said, (name, said)
             assert not re.search(r"object|iterable|Error|dictionary|sequence", said), (name, said)
             assert not said.startswith(english.split()[0]), (name, said)  # not English
+    # a save is held to a new game's checks: the same names, seats and options refused
+    saved = session.TableGame.new("general", players=2, seed=5, advice=False).to_json()
+    for lang in ("en", "ru"):
+        for change, new in [({"names": ["A" * 5000, "B"]}, {"names": ["A" * 41, "B"]}),
+                            ({"names": ["A" * 41, "B"]}, {"names": ["A" * 41, "B"]}),
+                            ({"names": list("abcdefg")}, {"names": list("abcdefg")}),
+                            ({"options": {"straight": "foo"}}, {"options": {"straight": "foo"}})]:
+            status, _, refused = server.post("/api/game", {"ruleset": "general", "lang": lang,
+                                                           **new})
+            assert status == 400, refused
+            status, _, answer = server.post("/api/game/resume", {"saved": {**saved, **change},
+                                                                 "lang": lang})
+            assert status == 400 and answer["error"] == refused["error"], (change, answer)
+    status, _, answer = server.post("/api/game/resume", {"saved": {**saved, "names": [
+        "A" * 40, "B"]}})
+    assert status == 200, answer
     # a move the rules refuse as the file replays is said in the page's language too
     saved = session.TableGame.new("general", players=2, seed=5, advice=False).to_json()
     bad = {**saved, "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": {"write": "nowhere"}}]}

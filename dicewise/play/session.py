@@ -40,6 +40,8 @@ from .advisor import TableAdvisor
 
 FORMAT = "dicewise-table-game"
 VERSION = 1
+#: The longest name of a player (the sheets and the page show each on one line).
+MAX_NAME = 40
 
 
 @dataclass
@@ -68,14 +70,13 @@ class Table:
         if not isinstance(names, list) or not all(isinstance(n, str) and n.strip()
                                                   for n in names):
             raise DicewiseError(Message("every player needs a name"))
+        if any(len(name) > MAX_NAME for name in names):  # a new game's and a saved one's
+            raise DicewiseError(Message("names must be a list of texts of 1 to 40 characters"))
         for name in names:  # a newline or a control character would break the sheets shown
             if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
                 raise DicewiseError(Message("a player's name is one line of printable text, not "
                                             "{name!r}", name=name))
-        if len(names) != 1 and len(names) not in seats:
-            raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
-                                        game=self.ruleset, players=len(names),
-                                        seats=", ".join(map(str, (1,) + tuple(seats)))))
+        check_seats(self.ruleset, len(names), seats)
         if len(set(names)) != len(names):
             raise DicewiseError(Message("two players have the same name"))
         if not _whole(self.seed) or self.seed < 0:
@@ -95,6 +96,15 @@ class Table:
                                         objective=self.objective))
         if self.objective == "win" and self.target is not None:
             raise DicewiseError(Message("advice plays to win or for a target, not both"))
+
+
+def check_seats(ruleset: str, players: int, seats: tuple[int, ...]) -> None:
+    """DicewiseError unless a table of ``ruleset`` seats ``players``: one, or one of
+    ``seats`` (what the game's ``table_players`` says)."""
+    if players != 1 and players not in seats:
+        raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
+                                    game=ruleset, players=players,
+                                    seats=", ".join(map(str, (1,) + tuple(seats)))))
 
 
 def _whole(x) -> bool:
@@ -151,9 +161,7 @@ class TableGame:
             raise DicewiseError(Message("{names} names for {players} players", names=len(names),
                                         players=players))
         players = len(names) if names else 2 if players is None else players
-        if not 1 <= players <= 6:
-            raise DicewiseError(Message("a table seats 1 to 6 players, not {players}",
-                                        players=players))
+        check_seats(game.name, players, game.table_players(rules))  # as a saved game's are
         lang = i18n.language(lang)
         names = names or default_names(players, lang)
         table = Table(game.name, names, game.rule_options(rules),

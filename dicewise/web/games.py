@@ -130,12 +130,8 @@ class GameStore:
                   "target": f.get("target", int), "lang": f.get("lang", str),
                   "objective": f.get("objective", str, default="auto"), "top": f.get("top", int),
                   "advice": f.get("advice", bool, default=True)}
-        names = kwargs["names"]
         tr = i18n.translator(i18n.language(kwargs["lang"] or "en"))
-        if names is not None and not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names):
-            raise DicewiseError(i18n.Message("names must be a list of texts of 1 to 40 "
-                                             "characters").in_language(tr))
-        try:
+        try:  # the names, seats and options checked as a resumed game's are (Table.check)
             game = TableGame.new(f.get("ruleset", str, required=True),
                                                    progress=self.progress, **kwargs)
         except DicewiseError as e:  # a bad setting, said in the page's language
