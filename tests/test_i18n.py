@@ -975,6 +975,13 @@ def test_a_damaged_save_is_refused_in_one_line_of_the_players_language(lang, tmp
     new = CliRunner().invoke(cli, ["play", "general", "--names", "A" * 41 + ",B", "--lang", lang])
     assert resumed.exit_code == new.exit_code == 2 and resumed.stderr == new.stderr == (
         "dicewise: error: " + tr("names must be a list of texts of 1 to 40 characters") + "\n")
+    # a game with no table play, refused as such before its options are read
+    (tmp_path / "game.json").write_text(json.dumps({**saved, "ruleset": "risk"}))
+    result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
+                                      "--lang", lang])
+    assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
+        "{game} has no `{command}` (see `dicewise {group} --help`)").format(
+            game="risk", command="play", group="risk") + "\n"
     missing = {k: v for k, v in saved.items() if k != "events"}
     (tmp_path / "game.json").write_text(json.dumps(missing))
     result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),

@@ -754,6 +754,20 @@ def test_a_damaged_save_is_refused_in_the_pages_language(server, session):
     status, _, answer = server.post("/api/game/resume", {"saved": {**saved, "names": [
         "A" * 40, "B"]}})
     assert status == 200, answer
+    # a game with no table play (Risk) is refused as such, before its options (whose own
+    # refusal is English), in the page's language
+    from dicewise import i18n
+
+    for lang in ("ru", "pl"):
+        expected = i18n.translator(lang)("{game} has no `{command}` (see `dicewise {group} "
+                                         "--help`)").format(game="risk", command="play",
+                                                            group="risk")
+        status, _, answer = server.post("/api/game/resume", {"saved": {**saved, "ruleset": "risk"},
+                                                             "lang": lang})
+        assert status == 400 and answer["error"] == expected, answer
+        status, _, answer = server.post("/api/game", {"ruleset": "risk", "lang": lang,
+                                                      "options": {"straight": "plain"}})
+        assert status == 400 and answer["error"] == expected, answer
     # a move the rules refuse as the file replays is said in the page's language too
     saved = session.TableGame.new("general", players=2, seed=5, advice=False).to_json()
     bad = {**saved, "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": {"write": "nowhere"}}]}

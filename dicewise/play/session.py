@@ -98,6 +98,16 @@ class Table:
             raise DicewiseError(Message("advice plays to win or for a target, not both"))
 
 
+def table_game(ruleset):
+    """The game of ``ruleset``, refused where it has no play at a table; asked before its
+    options are read, which such a game may refuse in words of its own (Risk's are
+    English)."""
+    game = api.game_of(ruleset)
+    if "play" not in game.commands:
+        raise unsupported(game, "play")
+    return game
+
+
 def check_seats(ruleset: str, players: int, seats: tuple[int, ...]) -> None:
     """DicewiseError unless a table of ``ruleset`` seats ``players``: one, or one of
     ``seats`` (what the game's ``table_players`` says)."""
@@ -116,9 +126,8 @@ class TableGame:
 
     def __init__(self, table: Table, progress=None):
         self.table = table
+        table_game(table.ruleset)  # before its options: a game with no play says so first
         self.game, self.rules = api.make_rules(table.ruleset, table.options)
-        if "play" not in self.game.commands:
-            raise unsupported(self.game, "play")
         self.game.player_sheet(self.rules)  # a game without table play says so now
         table.check(self.game.table_players(self.rules))
         if table.target is not None:  # a game with no play for a target says so now
@@ -155,6 +164,7 @@ class TableGame:
             top: int | None = None, objective: str = "auto", advice: bool = True,
             progress=None) -> "TableGame":
         """A new game: ``players`` seats (named ``names``, else Player 1..N)."""
+        table_game(ruleset)
         game, rules = api.make_rules(ruleset, options)
         names = list(names) if names else []
         if names and players is not None and players != len(names):
