@@ -697,8 +697,11 @@ def test_the_page_is_told_of_a_lost_or_damaged_game_in_its_language(server, sess
         assert status == 404 and answer["error"].startswith(words), answer
         status, _, answer = server.post(f"/api/game/{missing}", {"command": "roll", "lang": lang})
         assert status == 404 and answer["error"].startswith(words), answer
-    status, _, answer = server.request("GET", "/api/game/nothing?lang=ru")
-    assert status == 404 and answer["error"] == "здесь нет игры 'nothing'", answer
+        status, _, answer = server.request("GET", f"/api/game/{missing}/file{query}")
+        assert status == 404 and answer["error"].startswith(words), answer
+    for path in ("/api/game/nothing?lang=ru", "/api/game/nothing/file?lang=ru"):
+        status, _, answer = server.request("GET", path)
+        assert status == 404 and answer["error"] == "здесь нет игры 'nothing'", answer
     status, _, answer = server.request("GET", f"/api/game/{missing}?lang=xx")  # English
     assert status == 404 and answer["error"].startswith(f"no game {missing} here"), answer
     # a game resumed from the page goes on in the page's language

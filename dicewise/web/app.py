@@ -176,7 +176,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
         return await answer(store.apply, request.path_params["game"], command, lang, lang=lang)
 
     async def game_file(request):
-        return await answer(store.download, request.path_params["game"])
+        return await answer(store.download, request.path_params["game"],
+                            lang=request.query_params.get("lang"))
 
     async def not_found(request, exc):
         if request.url.path.startswith("/api/"):
