@@ -498,6 +498,8 @@ def test_the_page_in_russian(page, server):
     start_game(page, "general", ["Аня", "Борис"], seed=3)
     sheets = page.inner_text("[data-testid=sheets]")
     assert "Аня" in sheets and "Борис" in sheets
+    # the save link asks in the page's language (a game no longer here is refused in it)
+    assert "lang=ru" in page.get_attribute("[data-testid=save]", "href")
     labels = server.get("/api/strings?lang=ru&ruleset=general")
     if labels["boxes"].get("ones", "ones") != "ones":  # the catalogs name the boxes in Russian
         assert labels["boxes"]["ones"] in sheets

@@ -397,7 +397,10 @@ function drawGame() {
   if (rollNumber && !state.over) bits.push(t("roll {n}", {n: rollNumber}));
   $(".status", section).textContent = bits.join(" · ");
   $(".sheets", section).replaceChildren(...[drawSheets(state, d)].flat());
-  $("#save-link").href = `/api/game/${game.id}/file${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+  // the page's language: a game no longer here is refused in it, as the game's other addresses are
+  const fileQuery = new URLSearchParams({lang: $("#lang").value});
+  if (token) fileQuery.set("token", token);
+  $("#save-link").href = `/api/game/${game.id}/file?${fileQuery}`;
   const over = !!state.over;
   $(".turn", section).hidden = over;
   const result = $(".result", section);
