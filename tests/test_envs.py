@@ -736,3 +736,35 @@ def test_negative_points_lie_in_the_observation_space():
     env = gym.make(dicewise.envs.env_id("poker-programs"))
     points = env.observation_space["points"]
     assert points.contains(np.array([-30.0], points.dtype))
+
+
+# -- copies ----------------------------------------------------------------------------------
+
+def test_every_environment_pickles_and_its_copy_plays_on_as_the_original(tmp_path):
+    """An environment pickled mid-game (a checkpoint, a copy sent to another process) plays
+    on exactly as the original.  The observation's fields read the JSON with closures,
+    which pickle refused ("Can't pickle local object 'counts_field.<locals>.read'")."""
+    import pickle
+
+    from gymnasium.utils.env_checker import data_equivalence
+
+    singles = [gym.make("dicewise/General-v0"),  # with gymnasium's wrappers
+               gym.make("dicewise/PokerSchool-v0", table=tiny_table("poker-school", tmp_path))]
+    for env in singles:
+        obs, info = env.reset(seed=3)
+        env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+        copy = pickle.loads(pickle.dumps(env))
+        for _ in range(3):
+            action = int(np.flatnonzero(env.unwrapped.action_masks())[-1])
+            assert data_equivalence(copy.step(action), env.step(action))
+    venv = gym.make_vec("dicewise/General-v0", num_envs=2)
+    obs, _ = venv.reset(seed=3)
+    copy = pickle.loads(pickle.dumps(venv))
+    actions = RandomAgent(0).act_batch(obs)
+    assert data_equivalence(copy.step(actions), venv.step(actions))
+    duel = dicewise.envs.two_player_general(oracle_open=0)
+    duel.reset(seed=3)
+    copy = pickle.loads(pickle.dumps(duel))
+    for env in (duel, copy):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert data_equivalence(copy.last(), duel.last())

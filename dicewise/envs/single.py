@@ -126,6 +126,17 @@ class DicewiseEnv(gym.Env):
         self._started()
         return self._q.copy()
 
+    def __getstate__(self) -> dict:
+        # the encoder's fields read the JSON with closures, which pickle cannot carry:
+        # it is rebuilt from the game, rules and actions the environment keeps
+        state = self.__dict__.copy()
+        del state["encoder"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.encoder = encoder_for(self.game, self.rules, self.actions)
+
     def _started(self):
         if self.episode is None:  # no position yet, so no legal actions or values
             raise DicewiseError("call reset() first")

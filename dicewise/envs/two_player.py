@@ -79,18 +79,33 @@ class TwoPlayerGeneralEnv(AECEnv):
         self.actions = game_actions(game, rules)
         self._index = {action_key(a): i for i, a in enumerate(self.actions)}
         self.possible_agents = ["player_0", "player_1"]
-        sheet = category_sheet_fields(rules, self.actions)
-        opponent = category_sheet_fields(rules, self.actions, prefix="opponent_")
-        self._fields = [counts_field(), number_field("roll", 0, 3, np.int8),
-                        number_field("turn", 0, rules.n_categories, np.int16), *sheet, *opponent,
-                        number_field("points", 0, BIG), number_field("opponent_points", 0, BIG),
-                        number_field("to_move", 0, 1, np.int8)]
+        self._fields = self._make_fields()
         space = spaces.Dict({**{f.name: f.space for f in self._fields},
                              "action_mask": spaces.MultiBinary(len(self.actions))})
         self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(len(self.actions)) for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self.episodes = None
+
+    def _make_fields(self) -> list:
+        """The fields of an agent's observation (each read from the JSON of the position)."""
+        rules, actions = self.rules, self.actions
+        return [counts_field(), number_field("roll", 0, 3, np.int8),
+                number_field("turn", 0, rules.n_categories, np.int16),
+                *category_sheet_fields(rules, actions),
+                *category_sheet_fields(rules, actions, prefix="opponent_"),
+                number_field("points", 0, BIG), number_field("opponent_points", 0, BIG),
+                number_field("to_move", 0, 1, np.int8)]
+
+    def __getstate__(self) -> dict:
+        # the fields read the JSON with closures, which pickle cannot carry: rebuilt on loading
+        state = self.__dict__.copy()
+        del state["_fields"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._fields = self._make_fields()
 
     def observation_space(self, agent):
         return self._observation_spaces[agent]

@@ -178,6 +178,16 @@ class CategoryVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         pass
 
+    def __getstate__(self) -> dict:
+        # the encoder's fields are closures, which pickle cannot carry: rebuilt on loading
+        state = self.__dict__.copy()
+        del state["encoder"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.encoder = category_encoder(self.rules, self.actions)
+
     # -- the game, as arrays --------------------------------------------------------------
 
     def _start(self, envs: np.ndarray) -> None:
