@@ -768,3 +768,18 @@ def test_every_environment_pickles_and_its_copy_plays_on_as_the_original(tmp_pat
     for env in (duel, copy):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     assert data_equivalence(copy.last(), duel.last())
+
+
+def test_action_values_once_the_episode_is_over_are_all_illegal():
+    # after the last box they raised AttributeError ('NoneType' object has no attribute
+    # 'copy'), and after an illegal action ended the episode they were the last position's
+    env = gym.make("dicewise/General-v0").unwrapped
+    obs, info = env.reset(seed=1)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(info["optimal_action"])
+    assert not env.action_masks().any() and np.isneginf(env.action_values()).all()
+    env = gym.make("dicewise/General-v0", illegal_action="end").unwrapped
+    obs, _ = env.reset(seed=1)
+    obs, _, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert done and not env.action_masks().any() and np.isneginf(env.action_values()).all()

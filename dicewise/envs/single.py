@@ -120,10 +120,13 @@ class DicewiseEnv(gym.Env):
 
     def action_values(self) -> np.ndarray:
         """The expected final score of every action now (``-inf`` where illegal): the
-        oracle's view of the current position (needs ``oracle=True``)."""
+        oracle's view of the current position (needs ``oracle=True``); all ``-inf`` once
+        the episode is over, as no action is legal then."""
         if self.oracle is None:
             raise DicewiseError("this environment was made with oracle=False")
         self._started()
+        if self.episode.done or self.ended_by_illegal:
+            return np.full(len(self.actions), -np.inf)
         return self._q.copy()
 
     def __getstate__(self) -> dict:
