@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sys
 import warnings
 
@@ -350,6 +351,21 @@ def test_render_ansi():
     env.reset(seed=2)
     text = env.render()
     assert text.startswith("general game 0 of seed 2, turn 1, roll 1") and "dice" in text
+
+
+@pytest.mark.parametrize("oracle", ["no", "False", None, 0, [True]])
+def test_an_oracle_keyword_that_is_no_bool_is_refused(oracle):
+    # oracle="no" (a true string) switched the oracle on, None and 0 off, without a word
+    makers = [lambda: gym.make("dicewise/General-v0", oracle=oracle),
+              lambda: gym.make_vec("dicewise/General-v0", num_envs=2, oracle=oracle)]
+    for make in makers:
+        with pytest.raises(DicewiseError,
+                           match="oracle is True or False, not " + re.escape(repr(oracle))):
+            make()
+    assert gym.make("dicewise/General-v0", oracle=np.bool_(False)).unwrapped.oracle is None
+    with pytest.raises(DicewiseError, match="oracle_open is 0..10, not True"):
+        dicewise.envs.two_player_general(oracle_open=True)  # was taken for oracle_open=1
+    assert dicewise.envs.two_player_general(oracle_open=np.int64(2)).oracle_open == 2
 
 
 def test_oracle_can_be_switched_off():

@@ -71,6 +71,7 @@ class DicewiseEnv(gym.Env):
         game, rules = make_rules(ruleset, options)
         if "bench-agent" not in game.commands:
             raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
+        check_oracle(oracle)
         if illegal_action not in ILLEGAL:
             raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
                                 f"not {illegal_action!r}")
@@ -258,6 +259,12 @@ def check_reset(seed, options) -> tuple[int | None, dict]:
         raise DicewiseError(f"options['game'] is a game number 0, 1, 2... below {MAX_GAMES:,}, "
                             f"not {index!r}")
     return (None if seed is None else int(seed)), dict(options or {})
+
+
+def check_oracle(oracle) -> None:
+    """Refuse an ``oracle`` keyword that is not True or False (``oracle="no"`` was true)."""
+    if not isinstance(oracle, (bool, np.bool_)):
+        raise DicewiseError(f"oracle is True or False, not {oracle!r}")
 
 
 def whole_number(value) -> int | None:

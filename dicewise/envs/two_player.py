@@ -71,10 +71,10 @@ class TwoPlayerGeneralEnv(AECEnv):
         two_player_rules(rules)  # refuses rules the race solver does not handle
         if render_mode not in (None, "ansi"):
             raise DicewiseError(f"render_mode is None or 'ansi', not {render_mode!r}")
-        if not isinstance(oracle_open, int) or not 0 <= oracle_open <= rules.n_categories:
+        if whole_number(oracle_open) is None or not 0 <= oracle_open <= rules.n_categories:
             raise DicewiseError(f"oracle_open is 0..{rules.n_categories}, not {oracle_open!r}")
         self.game, self.rules, self.render_mode = game, rules, render_mode
-        self.oracle_open = oracle_open
+        self.oracle_open = int(oracle_open)
         self.solution = solution(game, rules)
         self.actions = game_actions(game, rules)
         self._index = {action_key(a): i for i, a in enumerate(self.actions)}

@@ -33,7 +33,7 @@ from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import category_encoder
 from .oracle import CategoryOracle, game_actions, solution
-from .single import ILLEGAL, check_reset, whole_number
+from .single import ILLEGAL, check_oracle, check_reset, whole_number
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
 STREAM_BLOCK = 1 << 16
@@ -80,6 +80,7 @@ class CategoryVectorEnv(VectorEnv):
                                 f"{game.name} (use vectorization_mode='sync')")
         if whole_number(num_envs) is None or num_envs < 1:
             raise DicewiseError(f"num_envs is a positive number, not {num_envs!r}")
+        check_oracle(oracle)
         if illegal_action not in ILLEGAL:
             raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
                                 f"not {illegal_action!r}")
@@ -94,7 +95,7 @@ class CategoryVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.solution = solution(game, rules, table)
         self.values = self.solution.payload.values
-        self.oracle, self.illegal_action = oracle, illegal_action
+        self.oracle, self.illegal_action = bool(oracle), illegal_action
         n, g = rules.n_categories, self.num_envs
         self.full = (1 << n) - 1
         self.end_value = rules.first_roll_end()
