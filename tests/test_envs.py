@@ -446,6 +446,11 @@ def test_native_vector_env_refuses_illegal_actions():
     assert terminated.all() and info["illegal_action"].all() and (reward == 0).all()
     obs, reward, terminated, _, info = venv.step(np.zeros(2, int))  # the next step restarts
     assert not terminated.any() and obs["action_mask"].any(axis=1).all()
+    venv = gym.make_vec("dicewise/General-v0", num_envs=2)
+    venv.reset(seed=1)
+    huge = np.array([2**64 - 1, 0], np.uint64)  # was said to be action -1 (int64 wrapped round)
+    with pytest.raises(BadAction, match=r"0: action 18446744073709551615 is outside the action "):
+        venv.step(huge)
 
 
 # -- baselines through the environment ------------------------------------------------------

@@ -144,7 +144,8 @@ class CategoryVectorEnv(VectorEnv):
         if actions.dtype.kind not in "iu":  # astype would take 1.5 for action 1
             raise DicewiseError(f"actions are indices of the action space (whole numbers), "
                                 f"not {actions.dtype} values")
-        actions = actions.astype(np.int64)
+        raw = actions  # for the messages: astype wraps 2**64 - 1 round to -1
+        actions = np.where(raw < len(self.actions), raw, len(self.actions)).astype(np.int64)
         restart = self.over.copy()
         live = np.flatnonzero(~restart)
         a = actions[live]
@@ -156,7 +157,7 @@ class CategoryVectorEnv(VectorEnv):
         if len(illegal):
             j = int(illegal[0])
             if self.illegal_action == "raise":
-                raise BadAction(f"sub-environment {j}: {self._illegal(j, int(actions[j]))}")
+                raise BadAction(f"sub-environment {j}: {self._illegal(j, int(raw[j]))}")
             self.over[illegal] = True
             self._mask[illegal] = 0
         live, a = live[legal], a[legal]
