@@ -329,6 +329,15 @@ def test_step_before_reset_and_odd_actions_are_refused_in_one_line():
         env.step(1.5)
 
 
+def test_two_player_observe_before_reset_or_of_no_agent_is_refused_in_one_line():
+    env = dicewise.envs.two_player_general(oracle_open=0)
+    with pytest.raises(DicewiseError, match=r"call reset\(\) first"):
+        env.observe("player_0")  # AttributeError: no attribute 'mover'
+    env.reset(seed=1)
+    with pytest.raises(DicewiseError, match="the agents are player_0 and player_1, not 'x'"):
+        env.observe("x")
+
+
 def test_a_table_that_is_no_path_is_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(DicewiseError, match="table is a path or None, not 5"):

@@ -171,6 +171,11 @@ class TwoPlayerGeneralEnv(AECEnv):
         self._accumulate_rewards()
 
     def observe(self, agent):
+        if self.episodes is None:  # no position yet (AttributeError on 'mover' before)
+            raise DicewiseError("call reset() first")
+        if agent not in self.possible_agents:
+            raise DicewiseError(f"the agents are {' and '.join(self.possible_agents)}, "
+                                f"not {agent!r}")
         p = self.possible_agents.index(agent)
         mover = self.episodes[self.mover].observation()
         mine = self.episodes[p].observation()
