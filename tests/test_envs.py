@@ -443,6 +443,15 @@ def test_native_vector_env_plays_as_the_single_env(game):
         restart = terminated.copy()
 
 
+def test_native_vector_env_says_it_does_not_render():
+    with pytest.raises(DicewiseError, match="native vector environment does not render"):
+        gym.make_vec("dicewise/General-v0", num_envs=2, render_mode="ansi")  # "unknown option"
+    envs = gym.make_vec("dicewise/General-v0", num_envs=2, vectorization_mode="sync",
+                        render_mode="ansi")
+    envs.reset(seed=1)
+    assert all(text.startswith("general game 0 of seed") for text in envs.render())
+
+
 def test_native_vector_env_refuses_illegal_actions():
     venv = gym.make_vec("dicewise/General-v0", num_envs=2)
     obs, _ = venv.reset(seed=1)

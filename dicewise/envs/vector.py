@@ -71,9 +71,13 @@ class CategoryVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, ruleset, num_envs: int = 1, *, oracle: bool = True,
-                 illegal_action: str = "raise", table=None, **options):
+                 illegal_action: str = "raise", table=None, render_mode: str | None = None,
+                 **options):
         from ..api import make_rules
 
+        if render_mode is not None:  # was taken for a rule option: "unknown option render_mode"
+            raise DicewiseError(f"the native vector environment does not render (render_mode "
+                                f"{render_mode!r}); vectorization_mode='sync' renders each game")
         game, rules = make_rules(ruleset, options)
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
