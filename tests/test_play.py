@@ -182,6 +182,35 @@ def test_subprocess_failures_are_reported_and_survived(solution, tmp_path, kind,
         assert data["decisions"] == 0 and data["costliest"] == [] and data["regret_total"] == 0
 
 
+@pytest.mark.parametrize("kind, writes", [
+    ("malformed", 'print("thinking about turn", obs["turn"]); print(answer)'),  # a debug line
+    # or a line of JSON, written at once with the answer (an answer written after the next
+    # observation went cannot be told from an answer to it)
+    ("illegal", 'sys.stdout.write(json.dumps({"debug": obs["turn"]}) + "\\n" + answer + "\\n")'),
+])
+def test_a_bot_that_writes_more_than_its_answer_is_not_judged_on_stale_lines(solution, tmp_path,
+                                                                           kind, writes):
+    """A line on stdout before each answer is the bot's failed answer; the answer after it,
+    written before the next observation was sent, is no answer to that one: it is not
+    judged against a position it was never meant for (a program that wrote what is not JSON
+    is started afresh; a line already there when the next observation goes is dropped)."""
+    agent = ProcessAgent(_bot(tmp_path, kind, f"""
+        import json, sys
+        for line in sys.stdin:
+            obs = json.loads(line)
+            answer = json.dumps([a for a in obs["legal"] if "write" in a][0])
+            {writes}
+            sys.stdout.flush()
+        """), timeout=5)
+    try:
+        data = bench_agent(solution("general"), agent, 1, seed=1, max_failures=10**6).to_json()
+    finally:
+        agent.close()
+    assert data["games"] == 1 and data["error_kinds"] == {kind: len(data["errors"])}
+    assert data["decisions"] == 0 and data["regret_total"] == 0
+    assert data["restarts"] == (len(data["errors"]) if kind == "malformed" else 0)
+
+
 def test_subprocess_good_bot_and_stop_on_error(solved, tmp_path):
     game, values = solved("general")
     good = run("bench-agent", "general", "--agent-cmd", _bot(tmp_path, "good", GOOD),

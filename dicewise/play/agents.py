@@ -100,6 +100,7 @@ class ProcessAgent:
     def act(self, observation: dict) -> dict:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
+        self._drop_stale()
         try:
             self.proc.stdin.write((json.dumps(observation) + "\n").encode())
             self.proc.stdin.flush()
@@ -109,7 +110,20 @@ class ProcessAgent:
         try:
             return json.loads(line)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than Python goes
+            # out of step with the protocol (a debug line, say, its answer still to come,
+            # which would be read as the answer to the next observation): started afresh
+            self.close()
             raise AgentFailure("malformed", "not JSON", sent=line[:200]) from None
+
+    def _drop_stale(self):
+        """Forget what the program wrote before this observation: no answer to it (a second
+        line after an earlier answer), which would otherwise be taken for the answer to this
+        observation and judged against the wrong position."""
+        fd = self.proc.stdout.fileno()
+        while select.select([fd], [], [], 0)[0]:
+            if not os.read(fd, 65536):
+                break  # it exited: said when its answer is read
+        self._buffer = b""
 
     def _read_line(self) -> str:
         deadline = time.monotonic() + self.timeout

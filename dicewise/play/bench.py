@@ -79,8 +79,9 @@ class AgentReport:
         return kinds
 
     def restarts(self) -> int:
-        """Times an agent program was started again after it crashed or hung."""
-        dead = [e for e in self.errors if e.get("kind") in ("crash", "timeout")]
+        """Times an agent program was started again after it crashed, hung or wrote what
+        is not JSON (out of step with the protocol)."""
+        dead = [e for e in self.errors if e.get("kind") in ("crash", "timeout", "malformed")]
         return len(dead) - (1 if self.stopped and dead and dead[-1] is self.errors[-1] else 0)
 
 
