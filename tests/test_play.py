@@ -182,6 +182,27 @@ def test_subprocess_failures_are_reported_and_survived(solution, tmp_path, kind,
         assert data["decisions"] == 0 and data["costliest"] == [] and data["regret_total"] == 0
 
 
+def test_a_crashed_bot_is_reported_with_the_end_of_its_stderr(solution, tmp_path):
+    """What a bot writes on stderr is kept out of the report (much of it, unread, would block
+    it), but a crash says its last line: why it died, not only its exit status."""
+    agent = ProcessAgent(_bot(tmp_path, "traceback", """
+        import json, sys
+        for i, line in enumerate(sys.stdin):
+            obs = json.loads(line)
+            sys.stderr.write(("thinking " * 100 + "\\n") * 100)  # 90 kB a decision
+            if i == 3:
+                raise ValueError("no box for these dice")
+            print(json.dumps([a for a in obs["legal"] if "write" in a][0]), flush=True)
+        """), timeout=5)
+    try:
+        data = bench_agent(solution("general"), agent, 1, seed=1, on_error="stop").to_json()
+    finally:
+        agent.close()
+    assert data["decisions"] == 3 and data["error_kinds"] == {"crash": 1}
+    assert data["errors"][0]["error"] == ("crash: exited with status 1 (its stderr ended: "
+                                          "ValueError: no box for these dice)")
+
+
 @pytest.mark.parametrize("kind, writes", [
     ("malformed", 'print("thinking about turn", obs["turn"]); print(answer)'),  # a debug line
     # or a line of JSON, written at once with the answer (an answer written after the next

@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 from ..errors import DicewiseError
@@ -88,14 +89,18 @@ class ProcessAgent:
         self.command, self.name, self.timeout = command, command, timeout
         self.proc = None
         self._buffer = b""
+        self._stderr = None
 
     def _start(self):
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as e:
             raise DicewiseError(f"cannot start agent {self.command!r}: {e.strerror}") from None
         self._buffer = b""
+        # what it writes on stderr is read as it comes (never blocking it) and not shown;
+        # its end, a traceback's last line say, tells why it crashed
+        self._stderr = _Tail(self.proc.stderr)
 
     def act(self, observation: dict) -> dict:
         if self.proc is None or self.proc.poll() is not None:
@@ -105,7 +110,8 @@ class ProcessAgent:
             self.proc.stdin.write((json.dumps(observation) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            self._restart_after("crash", f"exited with status {self.proc.poll()}")
+            self._restart_after("crash", f"exited with status {self.proc.wait()}"
+                                + self._last_words())
         line = self._read_line()
         try:
             return json.loads(line)
@@ -137,10 +143,16 @@ class ProcessAgent:
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                self._restart_after("crash", f"exited with status {self.proc.wait()}")
+                self._restart_after("crash", f"exited with status {self.proc.wait()}"
+                                    + self._last_words())
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode(errors="replace").strip()
+
+    def _last_words(self) -> str:
+        """The last line it wrote on stderr before it exited, as a clause, or nothing."""
+        line = self._stderr.last_line() if self._stderr is not None else ""
+        return f" (its stderr ended: {line})" if line else ""
 
     def _restart_after(self, kind: str, detail: str):
         partial = self._buffer.decode(errors="replace")[:200] or None
@@ -152,9 +164,36 @@ class ProcessAgent:
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait()
-            for f in (self.proc.stdin, self.proc.stdout):
+            for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
                 try:
                     f.close()
                 except OSError:
                     pass
             self.proc = None
+
+
+class _Tail:
+    """The end of a stream, read to its end in a thread of its own (so that a program that
+    writes much on stderr is never blocked on it), keeping its last few thousand bytes."""
+
+    KEEP = 4096
+
+    def __init__(self, stream):
+        self._stream, self._data = stream, b""
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self):
+        try:
+            for chunk in iter(lambda: self._stream.read1(65536), b""):
+                self._data = (self._data + chunk)[-self.KEEP:]
+        except (OSError, ValueError):  # closed under it
+            pass
+
+    def last_line(self) -> str:
+        """The last line that is not blank, cut to 200 characters (after a short wait for the
+        stream's end: the program has exited)."""
+        self._thread.join(timeout=1.0)
+        lines = self._data.decode(errors="replace").splitlines()
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return last if len(last) <= 200 else last[:200] + "..."
