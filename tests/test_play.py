@@ -261,6 +261,20 @@ def test_python_agent_from_module(tmp_path, monkeypatch):
     assert missing.exit_code == 2 and "cannot load agent" in missing.stderr
 
 
+def test_a_python_agent_may_answer_in_numpy_numbers_and_tuples(solution):
+    """An in-process agent's action is read as a program's would be, from its JSON: faces
+    as numpy integers (as argmax gives them) or a tuple are the legal action they write,
+    not refused with a message that shows the list it took for something else."""
+    def agent(obs):
+        if obs["roll"] < 3:
+            return {"keep": tuple(np.asarray(obs["dice"][:2], dtype=np.int64))}
+        return {"write": np.str_([a for a in obs["legal"] if "write" in a][0]["write"])}
+
+    data = bench_agent(solution("general"), CallableAgent(agent, "numpy"), 1, seed=1,
+                       on_error="stop").to_json()
+    assert data["errors"] == [] and data["games"] == 1 and data["decisions"] >= 10
+
+
 @pytest.mark.parametrize("args", [
     ["--agent-cmd", "python3 'unclosed"],  # shlex cannot split it
     ["--agent-cmd", "   "],  # no program at all

@@ -51,6 +51,20 @@ def load_callable(spec: str):
     return obj
 
 
+def as_json(action):
+    """An action as a program would have sent it, read back from its JSON: a tuple is a
+    list, numpy's numbers and arrays are Python's (as ``argmax`` and friends give them);
+    what JSON cannot write is left as it is, for the game to refuse."""
+    def plain(obj):
+        if hasattr(obj, "tolist"):  # a numpy number or array
+            return obj.tolist()
+        raise TypeError
+    try:
+        return json.loads(json.dumps(action, default=plain))
+    except (TypeError, ValueError, RecursionError):
+        return action
+
+
 class CallableAgent:
     """An in-process agent: ``fn(observation) -> action``."""
 
@@ -61,10 +75,11 @@ class CallableAgent:
         try:
             # what the agent prints goes to stderr: stdout is the report (--json)
             with contextlib.redirect_stdout(sys.stderr):
-                return self.fn(observation)
+                action = self.fn(observation)
         except (Exception, SystemExit) as e:  # the agent's own bug, sys.exit included:
             # report it, never crash the harness
             raise AgentFailure("exception", f"{type(e).__name__}: {e}") from None
+        return as_json(action)
 
     def close(self):
         pass
