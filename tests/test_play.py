@@ -376,6 +376,10 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
     log.write_text(json.dumps(older) + "\n")
     assert run("review", "general", str(log), "-o", "straight=plain").exit_code == 0
     refused(json.dumps(older).encode(), "options")
+    # A decision of the two-player race, played to win, is not judged by the points alone.
+    race = {**record, "observation": {**record["observation"], "players": 2,
+                                      "opponent_sheet": {"ones": 3}}}
+    refused(json.dumps(race).encode(), "line 1: a decision of a game of 2 players")
 
 
 def test_simulate_command_json(solved):

@@ -74,6 +74,11 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
                                 f"{json.dumps(number_of_game)}")
         if obs.get("ruleset", game.name) != game.name:
             raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {game.name}")
+        if obs.get("players", 1) != 1:  # judged by the points alone, it would be misjudged
+            raise DicewiseError(f"line {number}: a decision of a game of "
+                                f"{json.dumps(obs.get('players'))} players (bench-agent "
+                                "--players 2), played to win; review judges one player's "
+                                "decisions by the expected score")
         options, logged = dict(solution.rules.options), obs.get("options", {})
         if not isinstance(logged, dict) or any(k not in options or options[k] != v
                                                for k, v in logged.items()):
