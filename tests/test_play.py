@@ -182,6 +182,17 @@ def test_subprocess_failures_are_reported_and_survived(solution, tmp_path, kind,
         assert data["decisions"] == 0 and data["costliest"] == [] and data["regret_total"] == 0
 
 
+def test_a_bot_that_writes_without_end_of_line_is_stopped_at_once(solution):
+    """Endless output with no end of line is a malformed answer as soon as it is longer than
+    any answer, not read into memory until the timeout."""
+    agent = ProcessAgent("cat /dev/zero", timeout=60)
+    try:
+        data = bench_agent(solution("general"), agent, 1, seed=1, on_error="stop").to_json()
+    finally:
+        agent.close()
+    assert data["error_kinds"] == {"malformed": 1} and "a line over 1 MiB" in data["stopped"]
+
+
 def test_a_crashed_bot_is_reported_with_the_end_of_its_stderr(solution, tmp_path):
     """What a bot writes on stderr is kept out of the report (much of it, unread, would block
     it), but a crash says its last line: why it died, not only its exit status."""

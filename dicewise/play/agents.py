@@ -21,6 +21,11 @@ import time
 from ..errors import DicewiseError
 
 
+#: The longest line read as an answer (an action is a few dozen bytes): a program that
+#: writes without end is stopped there, not read into memory until its timeout.
+MAX_LINE = 2**20
+
+
 class AgentFailure(Exception):
     """The agent failed to answer: it raised, crashed, hung or sent something unreadable."""
 
@@ -161,6 +166,8 @@ class ProcessAgent:
                 self._restart_after("crash", f"exited with status {self.proc.wait()}"
                                     + self._last_words())
             self._buffer += chunk
+            if b"\n" not in chunk and len(self._buffer) > MAX_LINE:  # never an action
+                self._restart_after("malformed", f"a line over {MAX_LINE // 2**20} MiB")
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode(errors="replace").strip()
 
