@@ -145,6 +145,10 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
     assert data["restarts"] == kinds["crash"] + kinds.get("timeout", 0)
     assert f"{len(data['errors'])} agent errors (" in out
     assert f"restarted {data['restarts']} times" in out
+    from dicewise.cli.format import counted  # one of a thing is not "1 decisions"
+
+    assert counted(1, "decision") == "1 decision" and counted(0, "time") == "0 times"
+    assert counted(2000, "agent error") == "2,000 agent errors"
     assert "games ..." not in out  # progress goes to stderr only
 
     code, text = run("review", "general", str(log))

@@ -48,6 +48,12 @@ def error_text(ctx: click.Context, error: Exception | str) -> str:
     return i18n.said(error, tr) if isinstance(error, Exception) else i18n.in_language(error, tr)
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` things in English, for the commands written for bot authors: 1 decision,
+    2,000 decisions (``noun`` takes an s)."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
 def emit_json(obj) -> None:
     """Print one JSON document (NaN and infinities become null)."""
     if hasattr(obj, "to_json"):

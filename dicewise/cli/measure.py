@@ -14,8 +14,8 @@ import click
 from .. import api, i18n
 from ..errors import DicewiseError
 from ..tables.files import cannot_read, checked_input
-from .format import (checked_output, emit_json, named, progress, pyplot, speak, write_figure,
-                     write_output)
+from .format import (checked_output, counted, emit_json, named, progress, pyplot, speak,
+                     write_figure, write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
 from .main import Command
 
@@ -371,7 +371,8 @@ def _print_agent_report(d):
     click.echo(f"{d['agent']} on {d['ruleset']}: {games}, seed {d['seed']}")
     ci = f" (95% CI {lo:.3f} .. {hi:.3f})" if d["games"] > 1 else ""  # none from one game
     click.echo(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
-    per_decision = (f"{d['regret_per_decision']:.5f} a decision over {d['decisions']:,} decisions"
+    per_decision = (f"{d['regret_per_decision']:.5f} a decision over "
+                    f"{counted(d['decisions'], 'decision')}"
                     if d["decisions"] else "no decision of the agent's own (every one failed)")
     click.echo(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, {per_decision} "
                f"({quality(d['approximate'], d['error_estimate'])})")
@@ -395,8 +396,8 @@ def _print_agent_report(d):
 def _print_agent_errors(d):
     if d["errors"]:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
-        click.echo(f"{len(d['errors'])} agent errors ({kinds}); the program was restarted "
-                   f"{d.get('restarts', 0)} times")
+        click.echo(f"{counted(len(d['errors']), 'agent error')} ({kinds}); the program was "
+                   f"restarted {counted(d.get('restarts', 0), 'time')}")
         e = d["errors"][0]
         click.echo(f"first: game {e['game']} turn {e['turn']}: {e['error']} (sent {e['sent']!r})")
 
@@ -426,8 +427,8 @@ def review(ruleset, log, game_index, show_all, options, as_json):
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
                 f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
-        click.echo(f"game {g['game']}: {g['decisions']} decisions, {g['lost']} of them lost "
-                   f"points, {g['loss']:.3f} in all{tail}")
+        click.echo(f"game {g['game']}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
+                   f"them lost points, {g['loss']:.3f} in all{tail}")
     shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:
         click.echo("decisions that lost points:" if not show_all else "every decision:")
@@ -439,8 +440,8 @@ def review(ruleset, log, game_index, show_all, options, as_json):
         click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
                    f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
                    f"({r.best_expected:.3f}) — {mark}")
-    click.echo(f"total expected loss {judged.total_loss:.4f} over {len(judged.decisions)} "
-               f"decisions in {len(summary)} game{'s' * (len(summary) != 1)}"
+    click.echo(f"total expected loss {judged.total_loss:.4f} over "
+               f"{counted(len(judged.decisions), 'decision')} in {counted(len(summary), 'game')}"
                + (" (values approximate: each loss with its error)" if judged.approximate
                   else ""))
     if judged.substituted:

@@ -132,7 +132,8 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 if on_error == "stop":
                     stopped = f"stopped at the agent's first error: {e}"
                 elif streak >= max_failures:
-                    stopped = f"the agent failed {streak} times in a row (last: {e})"
+                    times = "once" if streak == 1 else f"{streak} times in a row"
+                    stopped = f"the agent failed {times} (last: {e})"
                 if stopped:
                     break
                 action, chosen = best.action, None  # played in the agent's place: not judged
