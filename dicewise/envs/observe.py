@@ -101,6 +101,27 @@ class Encoder:
         return out
 
 
+class RebuiltOnLoading:
+    """Mixed into an environment whose observation reader (the attribute ``READER``) is made
+    of fields that read the JSON with closures, which pickle cannot carry: it pickles
+    without the reader and makes it again on loading (``make_reader``), from the game,
+    rules and actions the environment keeps."""
+
+    READER = "encoder"
+
+    def make_reader(self):
+        raise NotImplementedError
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state[self.READER]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        setattr(self, self.READER, self.make_reader())
+
+
 def encoder_for(game: Game, rules, actions: tuple[dict, ...]) -> Encoder:
     """The encoder of ``game``, which builds it from the fields here
     (``Game.observation_encoder``)."""

@@ -30,7 +30,7 @@ from ..api import MAX_GAMES
 from ..errors import BadAction, DicewiseError
 from ..solver.protocol import Game
 from ..solver.rulesets.game import CategoryGame
-from .observe import encoder_for
+from .observe import RebuiltOnLoading, encoder_for
 from .oracle import AdviceOracle, CategoryOracle, game_actions, solution
 
 #: What ``step`` does with an action the position does not allow.
@@ -46,7 +46,7 @@ def action_key(action) -> Any:
     return action
 
 
-class DicewiseEnv(gym.Env):
+class DicewiseEnv(RebuiltOnLoading, gym.Env):
     """One ruleset as a Gymnasium environment (see the module docstring).
 
     Args:
@@ -130,16 +130,8 @@ class DicewiseEnv(gym.Env):
             return np.full(len(self.actions), -np.inf)
         return self._q.copy()
 
-    def __getstate__(self) -> dict:
-        # the encoder's fields read the JSON with closures, which pickle cannot carry:
-        # it is rebuilt from the game, rules and actions the environment keeps
-        state = self.__dict__.copy()
-        del state["encoder"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.encoder = encoder_for(self.game, self.rules, self.actions)
+    def make_reader(self):
+        return encoder_for(self.game, self.rules, self.actions)
 
     def _started(self):
         if self.episode is None:  # no position yet, so no legal actions or values

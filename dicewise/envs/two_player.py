@@ -47,7 +47,8 @@ from ..errors import BadAction, DicewiseError
 from ..solver import dice
 from ..solver.registry import get_game
 from ..solver.sheet import parse_sheet
-from .observe import BIG, category_sheet_fields, counts_field, number_field
+from .observe import (BIG, RebuiltOnLoading, category_sheet_fields, counts_field,
+                      number_field)
 from .oracle import game_actions, solution
 from .single import action_key, check_reset, whole_number
 
@@ -55,7 +56,7 @@ from .single import action_key, check_reset, whole_number
 ORACLE_OPEN = 4
 
 
-class TwoPlayerGeneralEnv(AECEnv):
+class TwoPlayerGeneralEnv(RebuiltOnLoading, AECEnv):
     """Two-player General (see the module docstring); rule options as keywords."""
 
     metadata = {"name": "dicewise_two_player_general_v0", "render_modes": ["ansi"],
@@ -79,7 +80,7 @@ class TwoPlayerGeneralEnv(AECEnv):
         self.actions = game_actions(game, rules)
         self._index = {action_key(a): i for i, a in enumerate(self.actions)}
         self.possible_agents = ["player_0", "player_1"]
-        self._fields = self._make_fields()
+        self._fields = self.make_reader()
         space = spaces.Dict({**{f.name: f.space for f in self._fields},
                              "action_mask": spaces.MultiBinary(len(self.actions))})
         self._observation_spaces = {a: space for a in self.possible_agents}
@@ -87,7 +88,9 @@ class TwoPlayerGeneralEnv(AECEnv):
         self._rng = np.random.default_rng()
         self.episodes = None
 
-    def _make_fields(self) -> list:
+    READER = "_fields"
+
+    def make_reader(self) -> list:
         """The fields of an agent's observation (each read from the JSON of the position)."""
         rules, actions = self.rules, self.actions
         return [counts_field(), number_field("roll", 0, 3, np.int8),
@@ -97,15 +100,6 @@ class TwoPlayerGeneralEnv(AECEnv):
                 number_field("points", 0, BIG), number_field("opponent_points", 0, BIG),
                 number_field("to_move", 0, 1, np.int8)]
 
-    def __getstate__(self) -> dict:
-        # the fields read the JSON with closures, which pickle cannot carry: rebuilt on loading
-        state = self.__dict__.copy()
-        del state["_fields"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._fields = self._make_fields()
 
     def observation_space(self, agent):
         return self._observation_spaces[agent]

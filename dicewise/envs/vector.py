@@ -31,7 +31,7 @@ from ..solver import dice
 from ..solver.rulesets.decisions import plan_turns, write_options
 from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
-from .observe import category_encoder
+from .observe import RebuiltOnLoading, category_encoder
 from .oracle import CategoryOracle, game_actions, solution
 from .single import ILLEGAL, check_oracle, check_reset, whole_number
 
@@ -65,7 +65,7 @@ class GameStream:
         self.rows, self.block = dice_stream(seed, size, self.turns), block
 
 
-class CategoryVectorEnv(VectorEnv):
+class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
     """``num_envs`` games of one category ruleset in lockstep (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -184,15 +184,8 @@ class CategoryVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         pass
 
-    def __getstate__(self) -> dict:
-        # the encoder's fields are closures, which pickle cannot carry: rebuilt on loading
-        state = self.__dict__.copy()
-        del state["encoder"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.encoder = category_encoder(self.rules, self.actions)
+    def make_reader(self):
+        return category_encoder(self.rules, self.actions)
 
     # -- the game, as arrays --------------------------------------------------------------
 
