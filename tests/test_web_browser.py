@@ -240,18 +240,23 @@ def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_appro
     assert marks == expected_marks(advice)
 
 
+def start_a_race_of_two(page):
+    """A new game of two played to win (seed 5), its first dice rolled."""
+    page.select_option("[data-testid=players]", "2")
+    page.fill("[data-testid=seed]", "5")
+    page.select_option("[data-testid=objective]", "win")
+    tap(page, "[data-testid=start-game]")
+    page.wait_for_selector("[data-testid=game]:not([hidden])")
+    tap(page, "[data-testid=roll-button]")
+
+
 def test_a_game_played_to_win_shows_each_chance_with_its_error(browser, quick_approximate_tables,
                                                               tmp_path):
     """A Ryzykant table of two played to win: each split's chance to finish ahead, its loss
     with the error of the loss, and the close calls, as the game's own advice says."""
     cache, ruleset, options = quick_approximate_tables
     with page_on_tables(browser, tmp_path, cache, "new", ruleset, options) as (server, page):
-        page.select_option("[data-testid=players]", "2")
-        page.fill("[data-testid=seed]", "5")
-        page.select_option("[data-testid=objective]", "win")
-        tap(page, "[data-testid=start-game]")
-        page.wait_for_selector("[data-testid=game]:not([hidden])")
-        tap(page, "[data-testid=roll-button]")
+        start_a_race_of_two(page)
         answer = state_of(server, page)
         root = "[data-testid=advice]"
         shown = shown_choices(page, root)
@@ -270,12 +275,7 @@ def test_the_choices_of_a_race_fit_a_phone(browser, quick_approximate_tables, tm
     the choice): on a phone they never push the page sideways, in any language."""
     cache, ruleset, options = quick_approximate_tables
     with page_on_tables(browser, tmp_path, cache, "new", ruleset, options) as (_, page):
-        page.select_option("[data-testid=players]", "2")
-        page.fill("[data-testid=seed]", "5")
-        page.select_option("[data-testid=objective]", "win")
-        tap(page, "[data-testid=start-game]")
-        page.wait_for_selector("[data-testid=game]:not([hidden])")
-        tap(page, "[data-testid=roll-button]")
+        start_a_race_of_two(page)
         for lang in ("en", "ru", "pl"):
             if lang != "en":  # the game is drawn again in the new language
                 drawn = page.evaluate("document.body.dataset.drawn || '0'")
