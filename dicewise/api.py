@@ -169,6 +169,17 @@ def jsonable(obj):
     return obj
 
 
+def _as_printed(to_json):
+    """A result's ``to_json`` as the command prints it (``jsonable``): one game's interval
+    is null, not NaN, so ``json.dumps`` writes valid JSON."""
+
+    @functools.wraps(to_json)
+    def printed(self):
+        return jsonable(to_json(self))
+
+    return printed
+
+
 def game_of(ruleset) -> Game:
     """The protocol object of a ruleset name (or the object itself)."""
     return ruleset if isinstance(ruleset, Game) else get_game(ruleset)
@@ -282,6 +293,7 @@ class Simulation:
     extra: Mapping[str, Any] = field(default_factory=dict)
     scores: np.ndarray = field(default=None, repr=False)
 
+    @_as_printed
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
                 "policy": self.policy, "seed": self.seed, **self.summary.to_json(),
@@ -375,6 +387,7 @@ class Duel:
     seed: int
     comparison: PairedComparison
 
+    @_as_printed
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options), "a": self.a,
                 "b": self.b, "seed": self.seed, **self.comparison.to_json()}
@@ -417,6 +430,7 @@ class StrategyTable:
     header: list
     rows: list
 
+    @_as_printed
     def to_json(self) -> list:
         return [dict(zip(self.header, r)) for r in self.rows]
 
@@ -630,6 +644,7 @@ class Chance:
     probability: float
     fields: Mapping[str, Any] = field(default_factory=dict)
 
+    @_as_printed
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
                 **dict(self.fields), "probability": self.probability}
@@ -692,6 +707,7 @@ class RaceDuel:
             return self.exact["win_first"], self.exact["win_second"]
         return 1.0 - self.exact["win_second"], 1.0 - self.exact["win_first"]
 
+    @_as_printed
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options), "players": 2,
                 **self.result.to_json(), "exact": None if self.exact is None else dict(self.exact)}
@@ -876,6 +892,7 @@ class TableDuel:
     result: Any  # solver.multiplayer.duel.TableResult
     approximate: bool  # a policy at the table is approximate (``win`` beyond the exact race)
 
+    @_as_printed
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
                 **self.result.to_json(), "approximate": self.approximate}

@@ -207,3 +207,31 @@ def test_solve_takes_one_player_or_the_race_of_two():
         api.solve("yahtzee", players=2)
     solution = api.solve("yahtzee")
     assert api.solve_report(solution) == solution.to_json()
+
+
+def _failing_agent(observation):
+    raise RuntimeError("no move")
+
+
+@pytest.mark.parametrize("function, arguments", [
+    ("simulate", {"games": 1}),  # one game's interval: [NaN, NaN]
+    ("duel", {"games": 1}),
+    ("duel", {"players": 3, "games": 3}),  # one deal: its margin's interval
+    ("bench_agent", {"agent": _failing_agent, "games": 1}),  # no game finished: NaN means
+])
+def test_to_json_is_valid_json_with_null_where_a_number_is_undefined(function, arguments):
+    # to_json() gave NaN, which json.dumps writes as the invalid token NaN, where the
+    # command prints null
+    report = getattr(api, function)("general", **arguments).to_json()
+    text = json.dumps(report, allow_nan=False)
+    assert "null" in text
+
+
+def test_one_simulated_game_is_what_simulate_json_prints():
+    printed = CliRunner().invoke(cli, ["simulate", "general", "--games", "1", "--json"],
+                                 prog_name="dicewise")
+    assert printed.exit_code == 0, printed.output
+    report = api.simulate("general", games=1).to_json()
+    assert report["ci95"] == [None, None]
+    assert {k: v for k, v in report.items() if k != "games_per_second"} == {
+        k: v for k, v in json.loads(printed.stdout).items() if k != "games_per_second"}

@@ -44,6 +44,13 @@ class AgentReport:
     regret_unit: str = "points"  # or "probability": when the objective is a target or a win
 
     def to_json(self) -> dict:
+        """What ``bench-agent --json`` prints: NaN (no game played, one game's interval) is
+        null, so ``json.dumps`` writes valid JSON."""
+        from ..api import jsonable
+
+        return jsonable(self._fields())
+
+    def _fields(self) -> dict:
         n = len(self.scores)
         total = float(sum(self.regret_by_stage.values()))
         diff = self.scores - self.optimal_scores
