@@ -94,6 +94,7 @@ TAKES = {
     "seed": (lambda v: _whole(v) and v >= 0, "a whole number, at least 0"),
     "players": (_whole, "a whole number"),
     "max_failures": (_whole, "a whole number"),
+    "game": (_maybe(_whole), "a game number of the log (a whole number) or None"),
     "workers": (_maybe(lambda v: _whole(v) and v >= 1), "a whole number, at least 1, or None"),
     "scheduler": (_maybe(_text), "a text or None"),
     "policy": (_text, "a policy name, such as optimal"),

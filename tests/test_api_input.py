@@ -85,6 +85,10 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
     ("duel_players", {"players": 3, "a": ["win"]}, "a"),
     ("strategy_table", {"what": ["opening"]}, "what"),
     ("solve", {"rebuild": "no"}, "rebuild"),  # a truthy text rebuilt the table
+    # True judged game 1, 1.0 game 1; "1" was refused as a game the log has not got
+    ("review", {"lines": [], "game": True}, "game"),
+    ("review", {"lines": [], "game": 1.0}, "game"),
+    ("review", {"lines": [], "game": "1"}, "game"),
 ])
 def test_an_argument_of_the_wrong_type_is_refused_in_one_line(function, arguments, parameter):
     with pytest.raises(DicewiseError) as refused:
@@ -138,6 +142,17 @@ def test_review_refuses_a_roll_or_die_that_is_no_whole_number(key, value):
     with pytest.raises(DicewiseError, match="line 1: (an observation has dice|a die shows)"):
         api.review("yahtzee", [json.dumps(record)])
     assert api.review("yahtzee", [json.dumps(_logged_line())]).decisions  # the log as written
+
+
+def test_review_takes_a_numpy_game_number():
+    import io
+
+    log = io.StringIO()
+    api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=2, log=log)
+    lines = log.getvalue().splitlines()
+    one = api.review("yahtzee", lines, game=np.int64(1)).to_json()
+    assert one == api.review("yahtzee", lines, game=1).to_json()
+    assert {d["game"] for d in one["decisions"]} == {1}
 
 
 def test_a_table_path_with_a_nul_character_is_refused(tmp_path, monkeypatch):
