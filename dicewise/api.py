@@ -109,7 +109,8 @@ TAKES = {
     "agent": (_maybe(lambda v: callable(v) or hasattr(v, "act") or _text(v)),
               "a callable observation -> action, an object with act, MODULE:FUNCTION or None"),
     "agent_command": (_maybe(_text), "a command line (a text) or None"),
-    "timeout": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+    "timeout": (lambda v: isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                and v > 0,
                 "a number of seconds above 0"),
     "lines": (_lines, "JSON lines: an open file or a list of texts"),
     "log": (_maybe(lambda v: callable(getattr(v, "write", None))
@@ -133,9 +134,15 @@ def _shown(value) -> str:
     return shown if "\n" not in shown else type(value).__name__
 
 
+def _plain(value):
+    """A NumPy scalar as Python's own number (or bool); anything else as it is."""
+    return value.item() if isinstance(value, (np.integer, np.floating, np.bool_)) else value
+
+
 def _checked(function):
     """``function``, refusing first, in one line that names the parameter, an argument of a
-    type the parameter does not take (``TAKES``); a NumPy whole number goes on as an int."""
+    type the parameter does not take (``TAKES``); a NumPy number goes on as Python's, in an
+    options dict too."""
     signature = inspect.signature(function)
 
     @functools.wraps(function)
@@ -147,8 +154,10 @@ def _checked(function):
         for name, value in bound.arguments.items():
             if name in TAKES and not TAKES[name][0](value):
                 raise DicewiseError(f"{name} takes {TAKES[name][1]}, not {_shown(value)}")
-            if isinstance(value, np.integer):
-                bound.arguments[name] = int(value)
+            if isinstance(value, (np.integer, np.floating)):
+                bound.arguments[name] = _plain(value)
+            elif name == "options" and isinstance(value, Mapping):
+                bound.arguments[name] = {key: _plain(v) for key, v in value.items()}
         return function(*bound.args, **bound.kwargs)
 
     return checked

@@ -105,6 +105,22 @@ def test_numpy_numbers_tuples_and_dicts_are_taken_as_before():
                       options={"straight": "joker"}).to_json() == plain
 
 
+def test_numpy_numbers_in_options_and_timeout_are_taken_as_python_numbers():
+    # "option end_marks takes an integer, not np.int64(1)"; "timeout takes a number of
+    # seconds above 0, not np.int64(3)"
+    ryzykant = api.simulate("ryzykant", games=5, policy="greedy",
+                            options={"end_marks": np.int64(1)}).to_json()
+    assert ryzykant["rule_options"]["end_marks"] == 1
+    school = api.simulate("poker-school", games=5, policy="greedy",
+                          options={"columns": np.int8(1), "school_cross_erases": np.bool_(False)})
+    assert school.rule_options == {"columns": 1, "school_cross_erases": False,
+                                   "minimums": "seed"}
+    assert json.dumps(school.to_json()["rule_options"]) == json.dumps(school.rule_options)
+    for timeout in (np.int64(3), np.float32(2.5)):
+        assert api.bench_agent("general", lambda o: o["legal"][0], games=1,
+                               timeout=timeout).to_json()["games"] == 1
+
+
 @pytest.mark.parametrize("dice, roll, message", [
     ([1, 2, 3, 4, 7], 1, "a die shows 1..6, not 7"),
     ([1, 2, 3, 4, 5], 4, "the roll number is 1, 2 or 3, not 4"),
