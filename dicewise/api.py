@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import io
 import math
 import numbers
 import os
@@ -113,7 +114,8 @@ TAKES = {
                 and v > 0,
                 "a number of seconds above 0"),
     "lines": (_lines, "JSON lines: an open file or a list of texts"),
-    "log": (_maybe(lambda v: callable(getattr(v, "write", None))
+    "log": (_maybe(lambda v: (callable(getattr(v, "write", None))
+                              and not isinstance(v, (io.RawIOBase, io.BufferedIOBase)))
                    or isinstance(v, (str, os.PathLike))),
             "a text file open for writing, a path, or None"),
     "solution": (lambda v: isinstance(v, (Solution, _two_player_solution())),

@@ -8,6 +8,7 @@ whole numbers, tuples of ``KEY=VALUE`` texts and option dicts are taken as befor
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -56,6 +57,8 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
     ("bench_agent", {"agent_command": ["python3", "bot.py"], "games": 1}, "agent_command"),
     ("bench_agent", {"agent_command": "cat", "timeout": "10"}, "timeout"),
     ("bench_agent", {"agent": lambda o: o["legal"][0], "log": 5}, "log"),
+    # a binary file: TypeError at the first line written, after the reference was built
+    ("bench_agent", {"agent": lambda o: o["legal"][0], "log": io.BytesIO()}, "log"),
     ("chance_two_player", {"sheet": {"ones": 3}}, "sheet"),
     ("advise_two_player", {"dice": DICE, "roll": 1, "opponent_sheet": {"ones": 3}},
      "opponent_sheet"),
