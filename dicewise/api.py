@@ -225,8 +225,9 @@ def _quiet(units, label):
 def solve(ruleset, options=None, *, table=None, rebuild: bool = False, players: int = 1,
           scheduler: str | None = None, workers: int | None = None, progress=None):
     """Solve (or fit) a ruleset, reusing its table when present (``rebuild`` forces a new
-    one): a ``Solution``; with ``players=2`` its two-player race (``solve_two_player``, on
-    ``scheduler`` with ``workers``)."""
+    one): a ``Solution`` (``expected_score``, ``approximate``, ``error_estimate``, ``ci95``;
+    ``to_json()`` is what ``solve --json`` prints); with ``players=2`` its two-player race
+    (``solve_two_player``, on ``scheduler`` with ``workers``)."""
     if players == 2:
         return solve_two_player(ruleset, options, table=table, rebuild=rebuild,
                                 scheduler=scheduler, workers=workers, progress=progress)
@@ -249,7 +250,9 @@ def solve_report(solution) -> dict:
 def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
            fifth: str | None = None, options=None, table=None, target: int | None = None,
            players: int = 1, opponent_sheets=(), opponent_fifths=(), progress=None) -> Advice:
-    """Rank every choice in a position: ``advise("general", dice=[2,2,4,6,6], roll=1)``.
+    """Rank every choice in a position: ``advise("general", dice=[2,2,4,6,6], roll=1)``
+    returns an ``Advice`` (``best``, ``choices`` best first, each with ``expected`` and
+    ``loss``; ``to_json()`` is what ``advise --json`` prints).
 
     With ``target`` the choices are ranked by P(final ≥ target), the expected final score
     beside; with ``players`` 2 or more by the chance to win against ``opponent_sheets``
@@ -363,7 +366,10 @@ def check_policy(game: Game, rules, policy: str) -> None:
 @_checked
 def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optimal", options=None,
              table=None, progress=None) -> Simulation:
-    """Play ``games`` games with a policy on the dice stream of ``seed`` and summarise them."""
+    """Play ``games`` games with a policy on the dice stream of ``seed`` and summarise them:
+    a ``Simulation`` (``summary.mean``, ``summary.ci95``, ``expected_score``, ``approximate``;
+    ``scores``, the games' scores as an array; ``to_json()`` is what ``simulate --json``
+    prints)."""
     game, rules = for_command(ruleset, "simulate", options)
     solution, policy, played = _played(game, rules, policy, games, seed, table, progress)
     extra = dict(played.extra)
@@ -411,7 +417,8 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
     """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin
     (a ``Duel``).  With ``players`` 2 (or the policy ``win``) the two-player race, seats
     alternating (a ``RaceDuel``, ``exact`` adding its value by policy evaluation), where it
-    is solved exactly; at any other table A in one seat, B in the others (a ``TableDuel``)."""
+    is solved exactly; at any other table A in one seat, B in the others (a ``TableDuel``).
+    Each result's ``to_json()`` is what ``duel --json`` prints."""
     _check_seats(players)
     game, rules = for_command(ruleset, "duel", options)
     race = players == 2 or "win" in (a, b)
@@ -450,7 +457,9 @@ class StrategyTable:
 @_checked
 def strategy_table(ruleset, what: str | None = None, *, options=None, games: int = 20000,
                    seed: int = 0, table=None, progress=None) -> StrategyTable:
-    """One of the game's strategy tables (``game.tables`` names them; the first by default)."""
+    """One of the game's strategy tables (``describe(ruleset)["tables"]`` names them; the
+    first by default): a ``StrategyTable``, its ``header`` and ``rows``; ``to_json()`` is
+    the list of rows as objects keyed by the header, as ``table --json`` prints it."""
     game, rules = for_command(ruleset, "table", options)
     what = next(iter(game.tables)) if what is None else what
     if what == "target" and "chance" in game.commands:
@@ -479,7 +488,10 @@ def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeou
     it loses, and the reference player plays for the target.  With ``players=2`` the agent
     plays the race against the win-optimal player (seats alternating game by game, from
     ``sheet`` and ``opponent_sheet``, empty by default) and the regret is the P(win) +
-    ½P(draw) each decision loses."""
+    ½P(draw) each decision loses.
+
+    Returns an ``AgentReport`` (``dicewise.play.bench``) whose ``to_json()`` is what
+    ``bench-agent --json`` prints: the agent's mean, its regret and the costliest decisions."""
     from .play.agents import CallableAgent, ProcessAgent, load_callable
     from .play.bench import bench_agent as run
     from .tables.files import cannot_write, checked_output
@@ -539,8 +551,9 @@ def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
 @_checked
 def review(ruleset, lines, *, game: int | None = None, options=None, table=None,
            progress=None):
-    """Judge a logged game (agent-protocol JSON lines), decision by decision (a ``Review``;
-    with ``game`` only that game of the log)."""
+    """Judge a logged game (agent-protocol JSON lines), decision by decision: a ``Review``
+    (``dicewise.play.review``; with ``game`` only that game of the log) whose ``to_json()``
+    is what ``review --json`` prints."""
     from .play.review import review as judge
 
     rules_game, rules = for_command(ruleset, "review", options)
@@ -550,7 +563,9 @@ def review(ruleset, lines, *, game: int | None = None, options=None, table=None,
 
 @_checked
 def describe(ruleset=None) -> dict | list:
-    """The rulesets (no argument), or one ruleset's options, commands and notation."""
+    """The rulesets, a list of ``{"name", "exact", "title"}`` dicts (no argument), or one
+    ruleset's options, commands, policies, tables and notation, a dict: what ``dicewise
+    rules [RULESET] --json`` prints."""
     from .solver.registry import GAMES
 
     if ruleset is None:
@@ -616,7 +631,9 @@ def solve_two_player(ruleset, options=None, *, table=None, rebuild: bool = False
                      must_exist: bool = False, scheduler: str | None = None,
                      workers: int | None = None, progress=None):
     """Solve the two-player race of a ruleset through the table store (resumable: finished
-    layers are checkpointed); an explicit ``table`` that ``must_exist`` is never built."""
+    layers are checkpointed); an explicit ``table`` that ``must_exist`` is never built.
+    Returns a ``TwoPlayerSolution`` (``dicewise.tables.two_player``): ``values``, the race's
+    values, and ``to_json()``, what ``solve --players 2 --json`` prints."""
     from .tables import two_player
 
     game, rules = _two_player_game(ruleset, options)
@@ -665,7 +682,9 @@ class Chance:
 @_checked
 def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str | None = None,
                       options=None, table=None, progress=None) -> Chance:
-    """P(win) + ½P(draw) for the player to move (``sheet``) against ``opponent_sheet``."""
+    """P(win) + ½P(draw) for the player to move (``sheet``) against ``opponent_sheet``: a
+    ``Chance`` (``probability``; ``to_json()`` is what ``chance --players 2 --json``
+    prints)."""
     from .solver.two_player import chance, evaluate_policies, seat_of, solve_subgame
 
     game, rules = _two_player_game(ruleset, options)
@@ -690,7 +709,8 @@ def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str 
 def advise_two_player(ruleset, *, dice, roll: int, sheet: str | None = None,
                       opponent_sheet: str | None = None, options=None, table=None,
                       progress=None) -> Advice:
-    """Rank every choice by P(win) + ½P(draw), the expected-score choice beside it."""
+    """Rank every choice by P(win) + ½P(draw), the expected-score choice beside it: an
+    ``Advice`` (``to_json()`` is what ``advise --players 2 --json`` prints)."""
     from .solver.two_player import advise_two_player as advise_race
 
     game, rules = _two_player_game(ruleset, options)
@@ -729,7 +749,8 @@ class RaceDuel:
 def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int = 10000,
                     seed: int = 0, exact: bool = False, options=None, table=None,
                     progress=None) -> RaceDuel:
-    """The race between two policies (``win``: win-optimal; ``optimal``: expected-score).
+    """The race between two policies (``win``: win-optimal; ``optimal``: expected-score):
+    a ``RaceDuel`` (``to_json()`` is what ``duel --players 2 --json`` prints).
 
     Builds the two-player table if it is missing (minutes).  With ``exact`` the value of
     win-optimal against expected-score play is also computed by policy evaluation over the
@@ -816,6 +837,7 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
 
     With ``players`` 2 the chance to win against ``opponent_sheets`` (``chance_two_player``),
     with 3 or more the share of the win in ``games`` played out (``chance_players``).
+    Returns a ``Chance`` (``probability``; ``to_json()`` is what ``chance --json`` prints).
     """
     from .solver.target.advice import chance as chance_of
 

@@ -269,3 +269,24 @@ def test_one_simulated_game_is_what_simulate_json_prints():
     assert report["ci95"] == [None, None]
     assert {k: v for k, v in report.items() if k != "games_per_second"} == {
         k: v for k, v in json.loads(printed.stdout).items() if k != "games_per_second"}
+
+
+#: What each function of ``dicewise`` returns, as its docstring names it.
+RETURNS = {"solve": "Solution", "solve_report": "dicewise solve --json", "advise": "Advice",
+           "simulate": "Simulation", "duel": "Duel", "strategy_table": "StrategyTable",
+           "bench_agent": "AgentReport", "review": "Review", "chance": "Chance",
+           "describe": "dict", "solve_two_player": "TwoPlayerSolution",
+           "chance_two_player": "Chance", "advise_two_player": "Advice",
+           "duel_two_player": "RaceDuel"}
+
+
+def test_every_function_of_dicewise_says_what_it_returns():
+    import pydoc
+
+    functions = {name for name in dicewise.__all__
+                 if callable(getattr(dicewise, name)) and not isinstance(getattr(dicewise, name), type)}
+    assert functions == set(RETURNS)
+    for name, returned in RETURNS.items():
+        doc = pydoc.render_doc(getattr(dicewise, name), renderer=pydoc.plaintext)
+        assert returned in doc, (name, returned)
+        assert "(*args, **kwargs)" not in doc  # the function's own signature, not the wrapper's
