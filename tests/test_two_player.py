@@ -470,7 +470,7 @@ def test_without_dask_the_default_runner_is_plain_threads(general, tmp_path, mon
     with pytest.raises(DicewiseError, match="needs a system that can fork"):
         driver.solve_two_player(general, tmp_path / "g.dwt", root=DRIVER_ROOT,
                                 scheduler="processes")
-    with pytest.raises(DicewiseError, match="needs dask"):
+    with pytest.raises(DicewiseError, match=r"needs dask: pip install 'dicewise\[distributed\]'"):
         driver.solve_two_player(general, tmp_path / "f.dwt", root=DRIVER_ROOT,
                                 scheduler="dask-threads")
 

@@ -141,7 +141,7 @@ class DaskThreads(Runtime):
             import dask
         except ImportError:
             raise DicewiseError(Message("scheduler 'dask-threads' needs dask: pip install "
-                                        "dask")) from None
+                                        "'dicewise[distributed]'")) from None
         self._dask, self.workers = dask, workers
 
     def map(self, fn, items, *shared):
@@ -162,7 +162,8 @@ class Distributed(Runtime):
             from distributed import Client, LocalCluster
         except ImportError:
             raise DicewiseError(Message("scheduler {address!r} needs dask.distributed: pip "
-                                        "install dask distributed", address=address)) from None
+                                        "install 'dicewise[distributed]'", address=address)) \
+                from None
         self._cluster = None
         try:
             if address == "local":
