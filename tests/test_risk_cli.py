@@ -265,3 +265,18 @@ def test_a_flag_of_another_objective_or_a_bad_choice_is_refused_by_its_name(args
     result = run(args)
     assert result.exit_code == 2 and why in result.stderr, result.output
     assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, said", [
+    (["battle", "10", "10", "--dise", "minimax"], "no such option --dise (did you mean --dice"),
+    (["advise", "7", "4", "--treshold", "0.3"], "no such option --treshold (did you mean --thr"),
+    (["chain", "20", "3", "--garison", "2"], "no such option --garison (did you mean --garr"),
+    (["battle", "10", "10", "-x"], "no such option -x"),
+    (["battle", "10", "10", "6"], "unexpected extra argument (6)"),
+])
+def test_an_unknown_option_after_the_armies_is_refused_as_an_option(args, said):
+    # Negative armies are taken as arguments (to be refused by name), and so was a misspelt
+    # option after them: "Got unexpected extra arguments (--dise minimax)".
+    result = run(args)
+    assert result.exit_code == 2 and said in result.stderr, result.output
+    assert len(result.stderr.splitlines()) == 1

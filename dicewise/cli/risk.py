@@ -11,6 +11,7 @@ status 2.
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 
@@ -44,10 +45,19 @@ class _Strict:
         raise DicewiseError(f"invalid value for {name}: {message}")
 
 
+def _no_such_option(name: str, ctx) -> click.NoSuchOption:
+    """An unknown option taken for an argument, refused as click refuses one elsewhere: by
+    its name, with the command's options it may be a misspelling of."""
+    known = [o for p in (ctx.command.get_params(ctx) if ctx else ()) for o in p.opts
+             if o.startswith("-")]
+    return click.NoSuchOption(name, possibilities=difflib.get_close_matches(name, known),
+                              ctx=ctx)
+
+
 class _Int(_Strict, click.types.IntParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, str) and value.startswith("--"):
-            raise DicewiseError(f"no such option: {value}")
+            raise _no_such_option(value, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -60,9 +70,25 @@ class _Choice(_Strict, click.Choice):
 
 
 INT, FLOAT = _Int(), _Float()
-# Numbers as arguments may be negative (to be refused with a clear message, not taken
-# for options).
-_ARGS = {"ignore_unknown_options": True, "help_option_names": ["-h", "--help"]}
+class _NumbersCommand(click.Command):
+    """A command whose arguments are numbers, which may be negative (to be refused with a
+    clear message, not taken for options): click then takes an unknown option for an
+    argument, and one after the arguments is refused as an unknown option, not as an extra
+    argument."""
+
+    def parse_args(self, ctx, args):
+        rest = super().parse_args(ctx, args)
+        for word in rest:
+            if word.startswith("-") and not word[1:].isdigit():
+                raise _no_such_option(word, ctx)
+        if rest:
+            ctx.fail(f"Got unexpected extra argument{'s' if len(rest) > 1 else ''} "
+                     f"({' '.join(rest)})")
+        return rest
+
+
+_ARGS = {"ignore_unknown_options": True, "allow_extra_args": True,
+         "help_option_names": ["-h", "--help"]}
 
 
 def _option_flag(command):
@@ -179,7 +205,7 @@ def risk():
     """
 
 
-@risk.command(context_settings=_ARGS)
+@risk.command(cls=_NumbersCommand, context_settings=_ARGS)
 @click.argument("attacker", type=INT)
 @click.argument("defender", type=INT)
 @_dice_options("battle")
@@ -229,7 +255,7 @@ def _dist(title, d, limit=25):
         click.echo(f"  ({len(d) - limit} less likely values: {rest:.3e} together)")
 
 
-@risk.command(context_settings=_ARGS)
+@risk.command(cls=_NumbersCommand, context_settings=_ARGS)
 @click.argument("attacker", type=INT)
 @click.argument("defender", type=INT)
 @_dice_options("advise", default="minimax")
@@ -272,7 +298,7 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
     click.echo(f"P(conquer) under this policy {adv.p_conquer:.10f}")
 
 
-@risk.command(context_settings=_ARGS)
+@risk.command(cls=_NumbersCommand, context_settings=_ARGS)
 @click.argument("armies", type=INT)
 @click.argument("defenders", type=INT, nargs=-1, required=True)
 @click.option("--garrison", type=INT, default=1, show_default=True,
