@@ -280,3 +280,33 @@ def test_an_unknown_option_after_the_armies_is_refused_as_an_option(args, said):
     result = run(args)
     assert result.exit_code == 2 and said in result.stderr, result.output
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_the_bar_of_a_csv_table_lasts_until_its_text_is_written(monkeypatch, tmp_path):
+    # Writing a large table as CSV takes longer than solving it (10 M entries: about 9 s
+    # against 2 s): the bar used to end with the solve, and the command then sat silent.
+    from contextlib import contextmanager
+
+    import dicewise.cli.risk as cli_risk
+    from dicewise.solver.risk import table_steps
+
+    bar = {"open": False, "length": 0, "done": 0}
+
+    @contextmanager
+    def recorded(length, label):
+        bar.update(open=True, length=length)
+        yield lambda steps=1: bar.update(done=bar["done"] + steps)
+        bar["open"] = False
+
+    csv_text, in_bar = cli_risk._csv_text, []
+
+    def watched(*args):
+        in_bar.append(bar["open"])
+        return csv_text(*args)
+
+    monkeypatch.setattr(cli_risk, "progress", recorded)
+    monkeypatch.setattr(cli_risk, "_BAR_WORK", 0)
+    monkeypatch.setattr(cli_risk, "_csv_text", watched)
+    r = run(["table", "--max", "12", "--out", str(tmp_path / "risk.csv")])
+    assert r.exit_code == 0, r.output
+    assert in_bar == [True] and bar["done"] == bar["length"] > table_steps(12)

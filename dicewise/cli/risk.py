@@ -346,14 +346,29 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
         click.echo(f"fewest armies for P(all) >= {target}: {need[0]} (P = {need[1]:.10f})")
 
 
-def _solve_table(n, rules, dice):
+#: Writing one entry of a CSV table takes about as long as solving five states; so a row
+#: of the table (n entries) is as many steps as ten diagonals of its solve (n/2 states each).
+_CSV_WORK = 5
+_CSV_ROW_STEPS = 2 * _CSV_WORK
+
+
+def _solve_table(n, rules, dice, then=None):
+    """The table, or ``then(table, progress)`` under the same bar: the CSV text, whose
+    writing takes longer than the solve."""
     policy = _policy(dice)
     rk.check_table_size(n)
-    return _with_bar(rk.table_steps(n), rk.table_work(n, rules, policy), "solving",
-                     lambda progress: rk.conquest_table(n, rules, policy, progress))
+    steps, work = rk.table_steps(n), rk.table_work(n, rules, policy)
+    if then is not None:
+        steps, work = steps + _CSV_ROW_STEPS * (n - 1), work + _CSV_WORK * n * n
+
+    def solve(progress):
+        p = rk.conquest_table(n, rules, policy, progress)
+        return p if then is None else then(p, progress)
+
+    return _with_bar(steps, work, "solving", solve)
 
 
-def _csv_text(p) -> str:
+def _csv_text(p, progress=None) -> str:
     """P(conquer) as CSV: rows A = 2..n, columns D = 1..n."""
     buf = io.StringIO()
     w = csv.writer(buf)
@@ -361,6 +376,8 @@ def _csv_text(p) -> str:
     w.writerow(["A"] + [f"D={d}" for d in range(1, n + 1)])
     for a in range(2, n + 1):
         w.writerow([a] + [repr(float(x)) for x in p[a, 1:]])
+        if progress is not None:
+            progress(_CSV_ROW_STEPS)
     return buf.getvalue()
 
 
@@ -391,9 +408,11 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
     """
     rules = _rules("table", options, ties=ties, defender_sees_roll=defender_sees_roll)
     checked_output(out)  # before the solve; written at the end
-    p = _solve_table(n, rules, dice)
     described = {**rules.battle_options, "dice": dice, "max": n}
-    data = _table_file_bytes(p, rules, described) if fmt == "table" else _csv_text(p)
+    if fmt == "table":
+        data = _table_file_bytes(_solve_table(n, rules, dice), rules, described)
+    else:
+        data = _solve_table(n, rules, dice, then=_csv_text)
     write_output(out, data)
     if as_json:
         _emit({"out": str(out), "format": fmt, "max": n, "options": described})
