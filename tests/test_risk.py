@@ -15,6 +15,7 @@ from dicewise.errors import DicewiseError
 from dicewise.solver import risk as rk
 from dicewise.solver.risk import cards as rc
 from dicewise.solver.risk import markov
+from dicewise.solver.risk.chain import search_bound
 
 MINIMAX = rk.Policy(dice="minimax")
 #: The rule option of a defender who sees the attacker's dice (played with minimax dice).
@@ -480,6 +481,9 @@ def test_the_progress_steps_announced_are_the_steps_taken(dice):
         rk.chain_steps(9, [3, 2, 4])
     assert _steps_taken(lambda p: rk.conquest_table(6, policy=policy, progress=p)) == \
         rk.table_steps(6)
+    # the search for the fewest armies: its first bound (no doubling needed here)
+    assert _steps_taken(lambda p: rk.min_armies([3, 2], 0.8, policy=policy, progress=p)) == \
+        rk.chain_steps(search_bound([3, 2]), [3, 2])
     assert rk.battle_work(7, 5, rk.RiskRules(), policy) == 35 * (1 if dice == "max" else 4)
 
 

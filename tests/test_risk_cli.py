@@ -310,3 +310,14 @@ def test_the_bar_of_a_csv_table_lasts_until_its_text_is_written(monkeypatch, tmp
     r = run(["table", "--max", "12", "--out", str(tmp_path / "risk.csv")])
     assert r.exit_code == 0, r.output
     assert in_bar == [True] and bar["done"] == bar["length"] > table_steps(12)
+
+
+def test_the_search_for_the_fewest_armies_shows_progress(monkeypatch):
+    # `chain 2 1000 1000 --target 0.99 --dice minimax --defender-sees-roll` searched for
+    # 6 s without a word on stderr: the bar covered the chain only, not the search.
+    import dicewise.cli.risk as cli_risk
+
+    monkeypatch.setattr(cli_risk, "_BAR_WORK", 0)  # every solve shows its progress
+    r = run(["chain", "20", "3", "5", "2", "--target", "0.8"])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines() == ["solving ...", "searching ..."]

@@ -20,6 +20,7 @@ from click.core import ParameterSource
 
 from ..errors import DicewiseError
 from ..solver import risk as rk
+from ..solver.risk.chain import search_bound
 from ..solver.risk.game import RISK
 from .format import checked_output, progress, pyplot, write_figure, write_output
 from .main import Group
@@ -320,7 +321,13 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
                   rk.chain_work(armies, defenders, rules, policy), "solving",
                   lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
                                                    policy, progress))
-    need = rk.min_armies(list(defenders), target, garrison, rules, policy) if target else None
+    need = None
+    if target:
+        bound = search_bound(defenders, garrison)
+        need = _with_bar(rk.chain_steps(bound, defenders),
+                         rk.chain_work(bound, defenders, rules, policy), "searching",
+                         lambda progress: rk.min_armies(list(defenders), target, garrison,
+                                                        rules, policy, progress))
     if as_json:
         out = {"armies": armies, "defenders": list(defenders), "garrison": garrison,
                "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,

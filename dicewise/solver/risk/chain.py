@@ -151,6 +151,12 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
                  expected_armies_left=left + final + front_fail)
 
 
+def search_bound(defenders: Sequence[int], garrison: int = 1) -> int:
+    """The armies up to which ``min_armies`` solves first (doubled until the target is
+    reached), to size its progress: ``chain_steps(search_bound(...), defenders)`` steps."""
+    return 2 * sum(defenders) + 4 * len(defenders) * garrison + 8
+
+
 def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
                rules: RiskRules = RiskRules(), policy: Policy = Policy(),
                progress=None) -> tuple[int, float]:
@@ -159,7 +165,7 @@ def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
     defenders = _check_chain(defenders, garrison)
     _check_target(target)
     policy = policy.to_the_end()
-    a_hi, tried = 2 * sum(defenders) + 4 * len(defenders) * garrison + 8, 1
+    a_hi, tried = search_bound(defenders, garrison), 1
     while True:
         if a_hi * sum(defenders) > MAX_STATES or a_hi > MAX_ARMIES:
             why = f"none up to {tried} reach it" if tried > 1 else "the chain is too long"
