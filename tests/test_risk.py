@@ -402,6 +402,12 @@ def test_bad_input_is_refused(call):
         call()
 
 
+def test_a_search_too_large_for_memory_says_why():
+    # One territory is no long chain: it is its 5000 defenders that do not fit.
+    with pytest.raises(DicewiseError, match="starts at 10,012 armies against 5,000 defending"):
+        rk.min_armies([5000], 0.5)
+
+
 # --------------------------------------------------------------------------- cards
 
 

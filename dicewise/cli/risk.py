@@ -317,13 +317,13 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
     rules = _rules("chain", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice)
     rk.check_chain(armies, defenders, garrison, target)
+    bound = search_bound(defenders, garrison) if target else None  # refused before any solve
     c = _with_bar(rk.chain_steps(armies, defenders),
                   rk.chain_work(armies, defenders, rules, policy), "solving",
                   lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
                                                    policy, progress))
     need = None
     if target:
-        bound = search_bound(defenders, garrison)
         need = _with_bar(rk.chain_steps(bound, defenders),
                          rk.chain_work(bound, defenders, rules, policy), "searching",
                          lambda progress: rk.min_armies(list(defenders), target, garrison,

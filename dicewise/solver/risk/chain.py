@@ -151,10 +151,20 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
                  expected_armies_left=left + final + front_fail)
 
 
+def _too_large(a_hi: int, defenders: Sequence[int]) -> bool:
+    return a_hi * sum(defenders) > MAX_STATES or a_hi > MAX_ARMIES
+
+
 def search_bound(defenders: Sequence[int], garrison: int = 1) -> int:
     """The armies up to which ``min_armies`` solves first (doubled until the target is
-    reached), to size its progress: ``chain_steps(search_bound(...), defenders)`` steps."""
-    return 2 * sum(defenders) + 4 * len(defenders) * garrison + 8
+    reached), to size its progress: ``chain_steps(search_bound(...), defenders)`` steps.
+    A search that would not fit in memory even there is refused."""
+    a_hi = 2 * sum(defenders) + 4 * len(defenders) * garrison + 8
+    if _too_large(a_hi, defenders):
+        raise DicewiseError(f"the search for the fewest armies needs more memory than allowed "
+                            f"(it starts at {a_hi:,} armies against {sum(defenders):,} "
+                            f"defending ones)")
+    return a_hi
 
 
 def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
@@ -165,15 +175,13 @@ def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
     defenders = _check_chain(defenders, garrison)
     _check_target(target)
     policy = policy.to_the_end()
-    a_hi, tried = search_bound(defenders, garrison), 1
+    a_hi = search_bound(defenders, garrison)
     while True:
-        if a_hi * sum(defenders) > MAX_STATES or a_hi > MAX_ARMIES:
-            why = f"none up to {tried} reach it" if tried > 1 else "the chain is too long"
-            raise DicewiseError(f"the search for P(all conquered) >= {target} needs more "
-                                f"memory than allowed ({why})")
         _, W = _chain_grids(a_hi, defenders, garrison, rules, policy, progress)
-        tried = a_hi
         hit = np.nonzero(W[0] >= target)[0]
         if hit.size:
             return int(hit[0]), float(W[0][hit[0]])
+        if _too_large(2 * a_hi, defenders):
+            raise DicewiseError(f"the search for P(all conquered) >= {target} needs more "
+                                f"memory than allowed (none up to {a_hi} reach it)")
         a_hi *= 2
