@@ -402,6 +402,13 @@ def test_bad_input_is_refused(call):
         call()
 
 
+def test_wild_cards_in_a_hand_that_the_deck_lacks_are_counted_in_words():
+    with pytest.raises(DicewiseError, match="a hand with 1 wild card needs as many in the deck"):
+        rc.card_outlook(3, hand=rc.parse_hand("iw"))
+    with pytest.raises(DicewiseError, match="a hand with 2 wild cards needs"):
+        rc.card_outlook(3, hand=rc.parse_hand("ww"), wild=1)
+
+
 def test_a_search_too_large_for_memory_says_why():
     # One territory is no long chain: it is its 5000 defenders that do not fit.
     with pytest.raises(DicewiseError, match="starts at 10,012 armies against 5,000 defending"):

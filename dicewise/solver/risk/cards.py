@@ -150,7 +150,8 @@ def card_outlook(turns: int, sets_traded: int = 0, hand: tuple[int, int, int, in
             f"the probability of conquering in a turn must be 0..1, not {conquer_prob}")
     pw = float(_wild_p(wild))
     if hand[3] > wild:
-        raise DicewiseError(f"a hand with {hand[3]} wild cards needs as many in the deck, "
+        cards = "1 wild card" if hand[3] == 1 else f"{hand[3]} wild cards"
+        raise DicewiseError(f"a hand with {cards} needs as many in the deck, "
                             f"which has {wild} (--wild-cards)")
     card = [((1, 0, 0, 0), (1 - pw) / 3), ((0, 1, 0, 0), (1 - pw) / 3),
             ((0, 0, 1, 0), (1 - pw) / 3), ((0, 0, 0, 1), pw)]
