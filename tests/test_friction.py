@@ -106,12 +106,17 @@ def test_a_scratch_is_x_in_the_category_games():
     assert code == 0 and json.loads(out)["sheet"]["four"] == 0
 
 
-BOT = '''import json, sys
+# Every error of a program in turn: an illegal move, then a line that is not JSON (which
+# starts it afresh) in even starts, an exit in odd ones (its starts counted in a file).
+BOT = '''import json, os, sys
+starts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "starts")
+n = int(open(starts).read()) if os.path.exists(starts) else 0
+open(starts, "w").write(str(n + 1))
 for i, line in enumerate(sys.stdin):
     obs = json.loads(line)
     if i == 2:
         print(json.dumps({"write": "nowhere"}), flush=True)
-    elif i == 3:
+    elif i == 3 and n % 2 == 0:
         print("garbage", flush=True)
     elif i == 5:
         sys.exit(1)
@@ -142,7 +147,7 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
                                                "--json"]).stdout)
     kinds = data["error_kinds"]
     assert kinds["malformed"] >= 1 and kinds["crash"] >= 1 and kinds["illegal"] >= 1
-    assert data["restarts"] == kinds["crash"] + kinds.get("timeout", 0)
+    assert data["restarts"] == kinds["crash"] + kinds["malformed"] + kinds.get("timeout", 0)
     assert f"{len(data['errors'])} agent errors (" in out
     assert f"restarted {data['restarts']} times" in out
     from dicewise.cli.format import counted  # one of a thing is not "1 decisions"
