@@ -99,8 +99,8 @@ TAKES = {
     "workers": (_maybe(lambda v: _whole(v) and v >= 1), "a whole number, at least 1, or None"),
     "scheduler": (_maybe(_text), "a text or None"),
     "policy": (_text, "a policy name, such as optimal"),
-    "a": (_text, "a policy name, such as optimal"),
-    "b": (_text, "a policy name, such as optimal"),
+    "a": (_maybe(_text), "a policy name, such as optimal, or None (the default)"),
+    "b": (_maybe(_text), "a policy name, such as optimal, or None (the default)"),
     "what": (_maybe(_text), "a table name or None"),
     "rebuild": (_flag, "True or False"),
     "must_exist": (_flag, "True or False"),
@@ -412,16 +412,22 @@ class Duel:
 
 
 @_checked
-def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, seed: int = 0,
-         players: int = 1, exact: bool = False, options=None, table=None, progress=None):
+def duel(ruleset, *, a: str | None = None, b: str | None = None, games: int = 10000,
+         seed: int = 0, players: int = 1, exact: bool = False, options=None, table=None,
+         progress=None):
     """Policies A and B play the same dice: win/draw/loss rates of A and the mean margin
     (a ``Duel``).  With ``players`` 2 (or the policy ``win``) the two-player race, seats
     alternating (a ``RaceDuel``, ``exact`` adding its value by policy evaluation), where it
     is solved exactly; at any other table A in one seat, B in the others (a ``TableDuel``).
-    Each result's ``to_json()`` is what ``duel --json`` prints."""
+    Left out, A is ``optimal`` and B ``greedy``; in the race, ``win`` and ``optimal`` (the
+    one of the two that the other is not).  Each result's ``to_json()`` is what ``duel
+    --json`` prints."""
     _check_seats(players)
     game, rules = for_command(ruleset, "duel", options)
     race = players == 2 or "win" in (a, b)
+    if race and 2 in game.players(rules) and players <= 2:
+        a, b = race_pair(a, b)
+    a, b = a or "optimal", b or "greedy"
     if players > 2 or (race and 2 not in game.players(rules)):
         if exact:
             raise UnfitArguments(Message("--exact is for the two-player race"))
@@ -438,6 +444,19 @@ def duel(ruleset, *, a: str = "optimal", b: str = "greedy", games: int = 10000, 
     _, b, played_b = _played(game, rules, b, games, seed, table, progress)
     return Duel(game.name, game.rule_options(rules), a, b, seed,
                 PairedComparison.of(played_a.scores, played_b.scores))
+
+
+def race_pair(a: str | None, b: str | None) -> tuple[str, str]:
+    """The race's policies where one or both are left out: ``win`` against ``optimal``, the
+    one left out taking the policy of the two that the other is not."""
+    pair = ("win", "optimal")
+    if a is None and b is None:
+        return pair
+    if a is None:
+        return (pair[0] if b != pair[0] else pair[1]), b
+    if b is None:
+        return a, (pair[1] if a != pair[1] else pair[0])
+    return a, b
 
 
 @dataclass(frozen=True)
@@ -746,11 +765,12 @@ class RaceDuel:
 
 
 @_checked
-def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int = 10000,
-                    seed: int = 0, exact: bool = False, options=None, table=None,
-                    progress=None) -> RaceDuel:
-    """The race between two policies (``win``: win-optimal; ``optimal``: expected-score):
-    a ``RaceDuel`` (``to_json()`` is what ``duel --players 2 --json`` prints).
+def duel_two_player(ruleset, *, a: str | None = None, b: str | None = None,
+                    games: int = 10000, seed: int = 0, exact: bool = False, options=None,
+                    table=None, progress=None) -> RaceDuel:
+    """The race between two policies (``win``: win-optimal; ``optimal``: expected-score;
+    left out, ``win`` against ``optimal``, ``race_pair``): a ``RaceDuel`` (``to_json()`` is
+    what ``duel --players 2 --json`` prints).
 
     Builds the two-player table if it is missing (minutes).  With ``exact`` the value of
     win-optimal against expected-score play is also computed by policy evaluation over the
@@ -762,7 +782,7 @@ def duel_two_player(ruleset, *, a: str = "win", b: str = "optimal", games: int =
     if games < 2:
         raise DicewiseError(Message("a duel needs at least 2 games (one per seat)"))
     game, rules = _two_player_game(ruleset, options)
-    a, b = check_policy_name(a), check_policy_name(b)  # refused before the table's build
+    a, b = map(check_policy_name, race_pair(a, b))  # refused before the table's build
     if exact and {a, b} != {"win", "optimal"}:
         raise UnfitArguments(Message("--exact compares win against optimal (expected-score) play"))
     solitaire = store.solution(game, rules, progress_factory=progress).payload.values
@@ -946,7 +966,7 @@ def _seat_policy(game: Game, rules, policy: str) -> str:
 
 
 @_checked
-def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
+def duel_players(ruleset, *, players: int, a: str | None = None, b: str | None = None,
                  games: int = 10000, seed: int = 0, options=None, table=None,
                  progress=None) -> TableDuel:
     """A at a table of ``players`` with B in every other seat, the seats rotating game by
@@ -956,6 +976,7 @@ def duel_players(ruleset, *, players: int, a: str = "win", b: str = "optimal",
 
     game, rules = for_command(ruleset, "duel", options)
     _check_seats(players, game, rules)
+    a, b = race_pair(a, b)  # left out: win against optimal
     a, b = _seat_policy(game, rules, a), _seat_policy(game, rules, b)
     if games < players:
         raise DicewiseError(at_least_a_game_a_seat(players))

@@ -290,3 +290,16 @@ def test_every_function_of_dicewise_says_what_it_returns():
         doc = pydoc.render_doc(getattr(dicewise, name), renderer=pydoc.plaintext)
         assert returned in doc, (name, returned)
         assert "(*args, **kwargs)" not in doc  # the function's own signature, not the wrapper's
+
+
+def test_the_race_left_to_its_defaults_is_win_against_optimal():
+    """`duel --players 2` with either policy left out plays the race's two policies (B was
+    greedy, which the race refused); named, a policy stays as named."""
+    from dicewise.api import race_pair
+
+    assert race_pair(None, None) == ("win", "optimal")
+    assert race_pair("win", None) == ("win", "optimal")
+    assert race_pair("optimal", None) == ("optimal", "win")
+    assert race_pair(None, "win") == ("optimal", "win")
+    assert race_pair(None, "optimal") == ("win", "optimal")
+    assert race_pair("win", "win") == ("win", "win")

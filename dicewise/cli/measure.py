@@ -102,8 +102,10 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
 
 @click.command(cls=Command)
 @click.argument("ruleset")
-@click.option("--a", "policy_a", default="optimal", show_default=True, help="Policy A.")
-@click.option("--b", "policy_b", default="greedy", show_default=True, help="Policy B.")
+@click.option("--a", "policy_a", default=None,
+              help="Policy A (default: optimal; in the two-player race, win).")
+@click.option("--b", "policy_b", default=None,
+              help="Policy B (default: greedy; in the two-player race, optimal).")
 @games_flag
 @seed_flag
 @seats_flag
