@@ -270,3 +270,28 @@ def test_a_probability_is_never_past_one():
     advice = ok("advise", "poker-programs", "--roll", "1", "--dice", "1", "1", "1", "1", "1",
                 "--target", "0", "--json")
     assert all(0.99 < c["probability"] <= 1.0 for c in advice["choices"])
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv", "json"])
+def test_writing_a_long_table_out_shows_progress(monkeypatch, fmt):
+    # `table yatzy --what states --format text` (958,976 rows) spent 8 s putting its rows
+    # into words after the table's bar had closed, without a word on stderr.
+    from contextlib import contextmanager
+
+    import dicewise.cli.measure as measure
+
+    plain = ok("table", "general", "--what", "states", "--format", fmt)
+    bars = []
+
+    @contextmanager
+    def recorded(length, label):
+        bar = {"label": str(label), "length": length, "done": 0}
+        bars.append(bar)
+        yield lambda steps=1: bar.update(done=bar["done"] + steps)
+
+    monkeypatch.setattr(measure, "progress", recorded)
+    monkeypatch.setattr(measure, "_BAR_ROWS", 100)
+    monkeypatch.setattr(measure, "_ROW_STEP", 300)
+    assert ok("table", "general", "--what", "states", "--format", fmt) == plain  # same bytes
+    written = [b for b in bars if b["label"] == "writing table states"]
+    assert len(written) == 1 and written[0]["done"] == written[0]["length"] == 1024

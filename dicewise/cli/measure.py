@@ -250,16 +250,7 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
                                 progress=progress)
     if fmt is None:
         fmt = "text" if not out and sys.stdout.isatty() else "csv"
-    if fmt == "json":
-        text = json.dumps(result.to_json(), ensure_ascii=False) + "\n"
-    elif fmt == "text":
-        text = _text_table(result.header, result.rows, tr)
-    else:
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(result.header)
-        writer.writerows(result.rows)
-        text = buf.getvalue()
+    text = _table_text(result, fmt, tr)
     if out is not None:
         write_output(out, text)
         rows = len(result.rows)
@@ -269,6 +260,44 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
         click.echo(text, nl=False)
     if plt is not None:
         _plot_target(plt, result, plot_out, tr)
+
+
+#: From this many rows on, writing a table out (text, csv or json) shows a progress bar: a
+#: table of every state (yatzy's 958,976 rows) took 8 s to align after its bar had closed.
+_BAR_ROWS = 50_000
+#: Rows written between two steps of that bar.
+_ROW_STEP = 10_000
+
+
+def _table_text(result, fmt: str, tr) -> str:
+    """The table ``result`` as ``fmt`` writes it, with a bar on stderr for a long one."""
+    rows = result.rows
+    if len(rows) < _BAR_ROWS:
+        return _formatted(result, fmt, tr, lambda steps=1: None)
+    with progress(len(rows), i18n.Message("writing table {what}", what=result.what)) as update:
+        return _formatted(result, fmt, tr, update)
+
+
+def _formatted(result, fmt: str, tr, update) -> str:
+    header, rows = result.header, result.rows
+    if fmt == "text":
+        return _text_table(header, rows, tr, update)
+    if fmt == "json":  # what json.dumps writes of the whole list, a chunk of rows at a time
+        parts = []
+        for start in range(0, len(rows), _ROW_STEP):
+            chunk = rows[start:start + _ROW_STEP]
+            parts.append(", ".join(json.dumps(row, ensure_ascii=False) for row in
+                                   api.jsonable([dict(zip(header, r)) for r in chunk])))
+            update(len(chunk))
+        return "[" + ", ".join(parts) + "]\n"
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for start in range(0, len(rows), _ROW_STEP):
+        chunk = rows[start:start + _ROW_STEP]
+        writer.writerows(chunk)
+        update(len(chunk))
+    return buf.getvalue()
 
 
 def _people(value, fraction: bool = False) -> str:
@@ -285,14 +314,18 @@ def _people(value, fraction: bool = False) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _text_table(header, rows, tr=i18n.translator("en")) -> str:
-    """Aligned columns, numbers to the right, the words in the language of ``tr``."""
+def _text_table(header, rows, tr=i18n.translator("en"), update=lambda steps=1: None) -> str:
+    """Aligned columns, numbers to the right, the words in the language of ``tr``
+    (``update(n)`` after every n rows put into words, for a progress bar)."""
     english = tr.lang == "en"  # English keeps the columns' own names
     fraction = [all(not isinstance(row[i], float) or abs(row[i]) <= 1 for row in rows)
                 for i in range(len(header))]
-    cells = ([[h if english else tr(h) for h in header]]
-             + [[i18n.in_language(_people(v, f), tr) for v, f in zip(row, fraction)]
-                for row in rows])
+    cells = [[h if english else tr(h) for h in header]]
+    for start in range(0, len(rows), _ROW_STEP):
+        chunk = rows[start:start + _ROW_STEP]
+        cells += [[i18n.in_language(_people(v, f), tr) for v, f in zip(row, fraction)]
+                  for row in chunk]
+        update(len(chunk))
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     numeric = [all(isinstance(row[i], (int, float)) or row[i] in (None, "") for row in rows)
                for i in range(len(header))]
