@@ -619,3 +619,27 @@ def test_review_sums_up_each_game_and_names_its_games_as_ranges():
     assert per_game([judged(1, 0, 0.0)])[0]["worst"] is None
     assert _ranges([0, 1, 2, 3, 4, 7]) == "0-4, 7"
     assert _ranges([1, 3, 4, 9]) == "1, 3-4, 9" and _ranges([5]) == "5" and _ranges([]) == ""
+
+
+@pytest.mark.parametrize("what", ["opening", "states"])
+def test_a_strategy_table_fills_its_progress_bar(what):
+    """The bar `table` opens is filled by the tables that play no games too (it stood at 0%
+    while Yahtzee's states took tens of seconds)."""
+    from contextlib import contextmanager
+
+    from dicewise import api
+
+    bars = []
+
+    @contextmanager
+    def progress(length, label):
+        bar = {"label": str(label), "length": length, "done": 0}
+        bars.append(bar)
+
+        def update(steps=1):
+            bar["done"] += steps
+        yield update
+
+    api.strategy_table("general", what, games=777, progress=progress)
+    (bar,) = [b for b in bars if b["label"] == f"table {what}"]
+    assert bar["done"] == bar["length"] == 777

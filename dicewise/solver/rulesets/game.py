@@ -148,9 +148,9 @@ class CategoryGame(Game):
     def strategy_table(self, solution: Solution, what: str, games: int, seed: int, progress=None):
         game, values = solution.rules, solution.payload
         if what == "opening":
-            return strategy.opening_table(game, values)
+            return strategy.opening_table(game, values, progress, games)
         if what == "states":
-            return strategy.state_table(game, values)
+            return strategy.state_table(game, values, progress, games)
         if what == "categories":
             return strategy.category_table(game, values, games, seed, progress)
         raise DicewiseError(f"unknown table {what!r} for {self.name} (tables: {', '.join(self.tables)})")

@@ -38,14 +38,31 @@ def _describe(game: CategoryRules, choice):
     return i18n.ChoiceLabel(game.name, choice.action, choice.detail, text)
 
 
-def opening_table(game: CategoryRules, solved: StateValues):
-    """First turn, rolls 1 and 2: for every dice, the best choice, its value and the runner-up."""
+def filling(progress, length: int, total: int):
+    """A step function for ``total`` units of work that fills a bar of ``length`` steps
+    (``progress``, the bar's update, or None) in proportion."""
+    done = [0, 0]  # units of work, steps of the bar
+
+    def step(units: int = 1):
+        done[0] += units
+        due = length * done[0] // total
+        if progress is not None and due > done[1]:
+            progress(due - done[1])
+            done[1] = due
+    return step
+
+
+def opening_table(game: CategoryRules, solved: StateValues, progress=None, length: int = 0):
+    """First turn, rolls 1 and 2: for every dice, the best choice, its value and the runner-up
+    (``progress`` advanced ``length`` steps over the 504 positions)."""
     header = ["roll_number", "dice", "best", "best_expected_points", "runner_up",
               "runner_up_expected_points", "margin_points"]
     rows = []
     sheet = _empty_sheet(game)
+    step = filling(progress, length, 2 * dice.N_ROLLS)
     for k in (1, 2):
         for r in range(dice.N_ROLLS):
+            step()
             faces = dice.faces_of(dice.ROLLS[r])
             advice = advise_position(game, solved, sheet, faces, k)
             if not advice.choices:
@@ -59,12 +76,17 @@ def opening_table(game: CategoryRules, solved: StateValues):
     return header, rows
 
 
-def state_table(game: CategoryRules, solved: StateValues):
-    """Every reachable turn-start state with its expected remaining points."""
+def state_table(game: CategoryRules, solved: StateValues, progress=None, length: int = 0):
+    """Every reachable turn-start state with its expected remaining points (``progress``
+    advanced ``length`` steps over the states)."""
     header = ["state", "filled", "extra", "expected_remaining_points"]
     names = game.category_names
     rows = []
-    for s in np.flatnonzero(solved.reachable):
+    states = np.flatnonzero(solved.reachable)
+    step = filling(progress, length, max(len(states), 1))
+    for i, s in enumerate(states):
+        if i % 10_000 == 0:
+            step(min(10_000, len(states) - i))
         mask, extra = divmod(int(s), game.n_extra)
         filled = i18n.Listing([i18n.Box(game.name, names[c]) for c in range(game.n_categories)
                                if mask >> c & 1], sep="+")
