@@ -164,6 +164,7 @@ def _table_position(seed):
     return pos, roll, rival
 
 
+@pytest.mark.slow  # 10 s of brute force: in the slow tier, to keep the everyday one short
 def test_searched_race_values_are_the_next_roll_brute_force(seed=2):
     # Two rolls deep: for each split, over the 252 next rolls one by one, the best split then
     # by the one-roll-deep chance, the rival having split this roll as its policy does.
