@@ -468,9 +468,13 @@ class StrategyTable:
     header: list
     rows: list
 
-    @_as_printed
     def to_json(self) -> list:
-        return [dict(zip(self.header, r)) for r in self.rows]
+        return self.json_rows(0, len(self.rows))
+
+    def json_rows(self, start: int, stop: int) -> list:
+        """Rows ``start:stop`` as ``to_json`` gives them (objects keyed by the header), so
+        that a long table can be written out a part at a time."""
+        return jsonable([dict(zip(self.header, r)) for r in self.rows[start:stop]])
 
 
 @_checked

@@ -285,9 +285,8 @@ def _formatted(result, fmt: str, tr, update) -> str:
     if fmt == "json":  # what json.dumps writes of the whole list, a chunk of rows at a time
         parts = []
         for start in range(0, len(rows), _ROW_STEP):
-            chunk = rows[start:start + _ROW_STEP]
-            parts.append(", ".join(json.dumps(row, ensure_ascii=False) for row in
-                                   api.jsonable([dict(zip(header, r)) for r in chunk])))
+            chunk = result.json_rows(start, start + _ROW_STEP)
+            parts.append(", ".join(json.dumps(row, ensure_ascii=False) for row in chunk))
             update(len(chunk))
         return "[" + ", ".join(parts) + "]\n"
     buf = io.StringIO()
