@@ -920,8 +920,9 @@ def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     base = store.solution(game, rules, progress_factory=progress)
     tsol = store.solution(table_for(game, rules, None, game.state_values(base), every=True), rules,
                           progress_factory=progress)
-    chances = tsol.payload.chances()
-    expected = tsol.payload.expected_score_policy().chances()
+    # a probability summed over many paths can land a few ulps above 1: shown as 1
+    chances = np.clip(tsol.payload.chances(), 0.0, 1.0)
+    expected = np.clip(tsol.payload.expected_score_policy().chances(), 0.0, 1.0)
     rows = [[t, float(chances[t]), float(expected[t])]
             for t in range(len(chances))]
     return StrategyTable(game.name, "target",

@@ -179,6 +179,16 @@ def test_the_target_curve():
     assert text[-1].split() == ["270", "<0.0001", "<0.0001"]
 
 
+@pytest.mark.slow
+def test_the_target_curve_holds_probabilities_only():
+    """poker-programs' curve summed to 1.0000000000000047 at T = 0 (a score can be negative
+    there, so its first targets are not certain by the rules): a probability never passes 1."""
+    rows = [line.split(",") for line in
+            ok("table", "poker-programs", "--what", "target", "--format", "csv").splitlines()[1:]]
+    chances = np.array([[float(p) for p in row[1:]] for row in rows])
+    assert ((chances >= 0) & (chances <= 1)).all() and chances[0, 0] == 1.0
+
+
 def test_two_players_from_a_late_position():
     doc = ok("chance", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", THEM, "--json")
     assert {"ruleset", "players", "probability", "p_win", "p_draw"} <= set(doc)
