@@ -555,12 +555,13 @@ def check_bench_modes(target, players: int, sheet, opponent_sheet):
     return objective
 
 
-def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress) -> Solution:
+def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress,
+            command: str = "bench-agent") -> Solution:
     """The solution whose ``game`` judges decisions under ``objective``: the game itself for
     the expected score, else the objective's referee."""
     if objective.name == "win":
         return _race_solution(ruleset, options, sheet, opponent_sheet, table, progress)
-    game, rules = for_command(ruleset, "bench-agent", options)
+    game, rules = for_command(ruleset, command, options)
     solution = store.solution(game, rules, table, progress_factory=progress)
     if objective.name == "expected_score":
         return solution
@@ -572,15 +573,20 @@ def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress)
 
 
 @_checked
-def review(ruleset, lines, *, game: int | None = None, options=None, table=None,
-           progress=None):
+def review(ruleset, lines, *, game: int | None = None, target: int | None = None,
+           options=None, table=None, progress=None):
     """Judge a logged game (agent-protocol JSON lines), decision by decision: a ``Review``
     (``dicewise.play.review``; with ``game`` only that game of the log) whose ``to_json()``
-    is what ``review --json`` prints."""
-    from .play.review import review as judge
+    is what ``review --json`` prints.  Decisions played for a target (``bench-agent
+    --target``, whose log says so) are judged by P(final ≥ target), as is any log given
+    ``target``."""
+    from .play.review import logged_target, review as judge
 
-    rules_game, rules = for_command(ruleset, "review", options)
-    solution = store.solution(rules_game, rules, table, progress_factory=progress)
+    lines = list(lines)
+    if target is None:
+        target = logged_target(lines)
+    objective = check_bench_modes(target, 1, None, None)
+    solution = referee(ruleset, objective, options, None, None, table, progress, "review")
     return judge(solution, lines, game)
 
 

@@ -271,6 +271,32 @@ def test_bench_agent_against_the_win_optimal_player(tmp_path, monkeypatch):
                        "--sheet", ME, "--opponent-sheet", "ones=2"), "turns alternate")
 
 
+def test_a_log_played_for_a_target_is_reviewed_for_it(tmp_path):
+    """bench-agent --target writes its target in each observation; review then judges each
+    decision by the chance of reaching it, as bench-agent did (it judged by points before)."""
+    import dicewise
+
+    def hasty(obs):  # writes at once, in the first box it may
+        return next(a for a in obs["legal"] if "write" in a)
+
+    log, plain = tmp_path / "target.jsonl", tmp_path / "points.jsonl"
+    with open(log, "w") as out:
+        bench = dicewise.bench_agent("general", hasty, games=2, seed=3, target=150, log=out)
+    with open(plain, "w") as out:
+        dicewise.bench_agent("general", hasty, games=2, seed=3, log=out)
+    assert all(json.loads(line)["observation"]["target"] == 150 for line in log.open())
+    judged = ok("review", "general", str(log), "--json")
+    assert judged["target"] == 150 and len(judged["decisions"]) == bench.decisions
+    assert judged["total_loss"] == pytest.approx(bench.to_json()["regret_total"], abs=1e-12)
+    assert all(0 <= d["best_expected"] <= 1 for d in judged["decisions"])
+    # a log without the target is judged for one given; a log's own target stands
+    assert ok("review", "general", str(plain), "--target", "150", "--json")["total_loss"] == \
+        pytest.approx(bench.to_json()["regret_total"], abs=1e-12)
+    assert ok("review", "general", str(plain), "--json")["target"] is None
+    assert "chance of reaching 150" in ok("review", "general", str(log))
+    one_error_line(run("review", "general", str(log), "--target", "100"), "--target 150")
+
+
 @pytest.mark.slow  # builds poker-programs' target table (9 s)
 def test_a_probability_is_never_past_one():
     """poker-programs' target 0: its table's sums of chances end 4.7e-15 above 1 (the

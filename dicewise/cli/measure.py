@@ -443,9 +443,11 @@ def _print_agent_errors(d):
               help="Only the decisions of game N of the log (its `game` field).")
 @click.option("--all", "show_all", is_flag=True,
               help="Every decision, not only those that lost points.")
+@click.option("--target", type=click.IntRange(min=0), default=None,
+              help="Judge by P(final ≥ TARGET) (a log of bench-agent --target says its own).")
 @option_flag
 @json_flag
-def review(ruleset, log, game_index, show_all, options, as_json):
+def review(ruleset, log, game_index, show_all, target, options, as_json):
     """Judge a logged game (agent-protocol JSON lines): a summary a game, and the decisions
     that lost points (--all: every decision; --game N: one game)."""
     try:
@@ -453,7 +455,8 @@ def review(ruleset, log, game_index, show_all, options, as_json):
                  checked_input(log).read_text(encoding="utf-8", errors="replace")).splitlines()
     except OSError as e:
         raise DicewiseError(cannot_read(log, e)) from None
-    judged = api.review(ruleset, lines, game=game_index, options=options, progress=progress)
+    judged = api.review(ruleset, lines, game=game_index, target=target, options=options,
+                        progress=progress)
     if as_json:
         return emit_json(judged.to_json())
     summary = judged.games
@@ -474,7 +477,9 @@ def review(ruleset, log, game_index, show_all, options, as_json):
         click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
                    f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
                    f"({r.best_expected:.3f}) — {mark}")
-    click.echo(f"total expected loss {judged.total_loss:.4f} over "
+    lost = (f"total loss of the chance of reaching {judged.target}" if judged.target is not None
+            else "total expected loss")
+    click.echo(f"{lost} {judged.total_loss:.4f} over "
                f"{counted(len(judged.decisions), 'decision')} in {counted(len(summary), 'game')}"
                + (" (values approximate: each loss with its error)" if judged.approximate
                   else ""))

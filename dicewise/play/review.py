@@ -79,6 +79,12 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
                                 f"{json.dumps(obs.get('players'))} players (bench-agent "
                                 "--players 2), played to win; review judges one player's "
                                 "decisions by the expected score")
+        judged_for, played_for = getattr(game, "target", None), obs.get("target")
+        if played_for is not None and played_for != judged_for:
+            raise DicewiseError(f"line {number}: a decision played for the target "
+                                f"{json.dumps(played_for)} (bench-agent --target), not judged "
+                                + (f"for {judged_for}" if judged_for is not None else
+                                   "by the expected score") + f" (give --target {played_for})")
         options, logged = dict(solution.rules.options), obs.get("options", {})
         if not isinstance(logged, dict) or any(k not in options or options[k] != v
                                                for k, v in logged.items()):
@@ -113,6 +119,8 @@ class Review:
 
     decisions: tuple[Reviewed, ...]
     substituted: tuple[int, ...] = ()  # lines where bench-agent played for a failed agent
+    #: The target judged for (each value and loss a chance of reaching it), or None: points.
+    target: int | None = None
 
     @property
     def total_loss(self) -> float:
@@ -130,7 +138,20 @@ class Review:
     def to_json(self) -> dict:
         return {"decisions": [r.to_json() for r in self.decisions],
                 "total_loss": self.total_loss, "games": self.games,
-                "substituted_lines": list(self.substituted)}
+                "substituted_lines": list(self.substituted), "target": self.target}
+
+
+def logged_target(lines) -> int | None:
+    """The target a log's decisions were played for (``bench-agent --target`` writes it in
+    every observation), or None; lines that are not such records are left to ``review``."""
+    for text in lines:
+        try:
+            target = json.loads(text)["observation"]["target"]
+        except (ValueError, RecursionError, TypeError, KeyError):
+            continue
+        if isinstance(target, int) and not isinstance(target, bool) and target >= 0:
+            return target
+    return None
 
 
 def review(solution: Solution, lines, game: int | None = None) -> Review:
@@ -144,7 +165,8 @@ def review(solution: Solution, lines, game: int | None = None) -> Review:
             raise DicewiseError(f"the log has no game {game} (games: "
                                 f"{_ranges(numbers) or 'none numbered'})")
         substituted = [(line, g) for line, g in substituted if g == game]
-    return Review(tuple(judged), tuple(line for line, _ in substituted))
+    return Review(tuple(judged), tuple(line for line, _ in substituted),
+                  getattr(solution.game, "target", None))
 
 
 def _ranges(numbers) -> str:

@@ -43,10 +43,10 @@ class TargetReferee:
         return self.game.canonical_action(action)
 
     def episodes(self, solution: Solution, seed: int, games: int):
-        return self.game.episodes(self.base, seed, games)
+        return [_ForTarget(e, self.target) for e in self.game.episodes(self.base, seed, games)]
 
     def episode(self, solution: Solution, seed: int, index: int):
-        return self.game.episode(self.base, seed, index)
+        return _ForTarget(self.game.episode(self.base, seed, index), self.target)
 
     def advise_observation(self, solution: Solution, observation) -> Advice:
         by_mean = self.game.advise_observation(self.base, observation)
@@ -62,3 +62,18 @@ class TargetReferee:
                                   self.target, games, seed, progress,
                                   expected=self.game.state_values(self.base).values, boxes=False)
         return Played(np.asarray(records.scores, np.float64))
+
+
+class _ForTarget:
+    """A game's episode whose observations say the target played for: the agent knows its
+    goal, and a log of them tells ``review`` how to judge it."""
+
+    def __init__(self, episode, target: int):
+        self._episode, self.target = episode, target
+
+    def observation(self) -> dict:
+        return {**self._episode.observation(), "target": self.target}
+
+    def __getattr__(self, name):
+        return getattr(self._episode, name)
+
