@@ -244,6 +244,9 @@ def test_the_target_curve_as_a_plot(tmp_path):
     ru = run("table", "general", "--what", "target", "--plot", str(out), "--lang", "ru")
     assert ru.stderr.strip().endswith(f"график записан в {out}")
     one_error_line(run("table", "general", "--what", "opening", "--plot", str(out)), "--plot")
+    # one file for the table and its plot would keep only the plot
+    one_error_line(run("table", "general", "--what", "target", "--out", str(out), "--plot",
+                       str(tmp_path / "." / out.name)), "--out and --plot name one file")
 
 
 @pytest.mark.slow

@@ -42,6 +42,14 @@ def test_an_output_path_that_names_a_folder_is_refused_and_nothing_written(tmp_p
     assert not out.exists()
 
 
+def test_an_empty_file_name_is_no_file_not_the_current_folder():
+    # Path("") is ".": a table "is not a regular file", a log "is a directory", and an
+    # empty --resume started a new game
+    for args in ([*ADVISE, "--table", ""], ["review", "general", ""],
+                 ["play", "general", "--resume", ""], ["play", "general", "--resume", " "]):
+        refused(*args, fragment="an empty file name")
+
+
 def test_an_endless_device_is_not_read_as_a_log_or_a_saved_game():
     refused("review", "general", "/dev/zero", fragment="is not a regular file")
     refused("play", "--resume", "/dev/zero", fragment="is not a regular file")

@@ -3,7 +3,7 @@
 Proves: the interval of a share of the win (ties split) is Wilson's exactly when no game is
 tied, always holds the mean, is narrower where ties remove spread, and covers the true
 share about 95% of the time on tie-heavy tables like Ryzykant's on shared rolls (simulated
-with a known share).
+with a known share); a histogram of scores counts each once, one score in one bar.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dicewise.solver.stats import PairedComparison, rate_ci95, share_ci95
+from dicewise.solver.stats import PairedComparison, ScoreSummary, rate_ci95, share_ci95
 
 
 @given(st.lists(st.sampled_from([0.0, 1.0]), min_size=2, max_size=300))
@@ -68,3 +68,13 @@ def test_a_paired_comparisons_rates_carry_wilsons_interval_of_their_counts():
     for key, k in (("wins", 3), ("draws", 2), ("losses", 5)):
         assert duel[f"{key}_ci95"] == pytest.approx(_wilson(k, 10), abs=1e-12), key
     assert duel["mean_margin"] == pytest.approx(np.mean(a - b))
+
+
+@given(st.lists(st.integers(-50, 400), min_size=1, max_size=60))
+def test_a_histogram_counts_every_score_once_in_a_bar_that_holds_it(scores):
+    bars = ScoreSummary.of(scores).histogram
+    assert sum(c for *_, c in bars) == len(scores)
+    assert bars[0][0] == min(scores) and bars[-1][1] == max(scores)
+    if min(scores) == max(scores):  # one game, or every game alike: one bar, not 20 around it
+        assert bars == ((float(scores[0]), float(scores[0]), len(scores)),)
+

@@ -8,6 +8,7 @@ import io
 import json
 import math
 import sys
+from pathlib import Path
 
 import click
 
@@ -245,6 +246,9 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
     if plot_out is not None:
         if what != "target":
             raise click.UsageError(i18n.Message("--plot draws the target table (--what target)"))
+        if out is not None and Path(out).resolve() == Path(plot_out).resolve():
+            raise click.UsageError(i18n.Message("--out and --plot name one file, {path}: the "
+                                                "plot would replace the table", path=out))
         plt = pyplot(plot_out)
     result = api.strategy_table(ruleset, what, options=options, games=games, seed=seed,
                                 progress=progress)

@@ -52,7 +52,7 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     cross ROW, split A+B C+D E, undo, sheet, save FILE, help, quit.  Box names may be typed
     in English, Russian or Polish, or as the seeds abbreviate them."""
     speak(lang)  # the language of its errors and progress lines (a resumed game's, once read)
-    if resume:
+    if resume is not None:
         objective_given = (click.get_current_context().get_parameter_source("objective")
                            is not ParameterSource.DEFAULT)
         if (players or names or seed is not None or options or target is not None

@@ -69,8 +69,12 @@ class ScoreSummary:
     @classmethod
     def of(cls, scores, bins: int = 20) -> "ScoreSummary":
         scores = np.asarray(scores, dtype=np.float64)
-        counts, edges = np.histogram(scores, bins=bins)
-        hist = tuple((float(a), float(b), int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts))
+        if scores.min() == scores.max():  # one score: one bar (numpy would spread it over ±0.5)
+            hist = ((float(scores[0]), float(scores[0]), len(scores)),)
+        else:
+            counts, edges = np.histogram(scores, bins=bins)
+            hist = tuple((float(a), float(b), int(c))
+                         for a, b, c in zip(edges[:-1], edges[1:], counts))
         pct = {str(p): float(v) for p, v in zip(PERCENTILES, np.percentile(scores, PERCENTILES))}
         return cls(len(scores), float(scores.mean()),
                    float(scores.std(ddof=1)) if len(scores) > 1 else 0.0, mean_ci95(scores),

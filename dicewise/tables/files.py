@@ -36,13 +36,18 @@ def write_atomic(path, *chunks: bytes) -> Path:
     return path
 
 
+def refuse_empty(path) -> None:
+    """One line for an empty file name (``Path("")`` is the current folder)."""
+    if not str(path).strip():
+        raise DicewiseError(i18n.Message("an empty file name; give a file name"))
+
+
 def checked_output(path) -> Path:
     """An ``--out`` path: a new name in an existing folder, or a regular file to replace.
 
     Devices, FIFOs and directories are refused (and never read): one line, exit 2.
     """
-    if not str(path).strip():  # Path("") is the current folder
-        raise DicewiseError(i18n.Message("an empty file name; give a file name"))
+    refuse_empty(path)
     if str(path).endswith(("/", os.sep)):  # Path() drops the slash: "x/" would write "x"
         raise DicewiseError(i18n.Message("{path} names a folder; give a file name",
                                          path=str(path)))
@@ -75,6 +80,7 @@ def write_output(path, data: str | bytes) -> Path:
 def checked_input(path) -> Path:
     """A file to read whole (a log, a saved game): a regular file or a pipe (``<(cat log)``),
     so that a device (``/dev/zero``) is refused in one line instead of read for ever."""
+    refuse_empty(path)
     path = Path(path)
     try:
         mode = os.stat(path).st_mode

@@ -21,7 +21,7 @@ from typing import Callable
 from ..errors import DicewiseError
 from ..i18n import Message, message_of, os_reason
 from ..solver.protocol import Game, Solution
-from .files import cannot_read, cannot_write
+from .files import cannot_read, cannot_write, refuse_empty
 from .format import NotATableFile, TableError, read_table, write_table
 
 SUFFIX = ".dwt"
@@ -163,6 +163,8 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
     naming ``--rebuild``.
     """
     explicit = table is not None
+    if explicit:
+        refuse_empty(table)
     path = Path(table) if explicit else default_path(game, rules)
     if not explicit:
         _check_cache(path.parent)
