@@ -21,6 +21,7 @@ from dicewise.solver.category import solve_states
 from dicewise.solver.poker_school import advice as advisor
 from dicewise.solver.poker_school.advice import TurnAdvice, advise
 from dicewise.solver.poker_school.approx import Features, LinearEvaluator, prior_weights
+from dicewise.solver.poker_school.race import advise_at_table
 from dicewise.solver.poker_school.rules import (N_ROWS, N_SCHOOL, ROW_INDEX, PokerSchoolRules,
                                                 SheetState)
 from dicewise.solver.poker_school.search import SearchEvaluator
@@ -187,6 +188,8 @@ def test_loss_error_is_the_documented_sum_and_keeps_are_measured_apart():
     best = deep.best
     kinds = set()
     for c in deep.choices[1:]:
+        if len(c.action.get("keep", ())) == 5:  # the best write's error (the next test)
+            continue
         keeps = "keep" in c.action and "keep" in best.action
         kinds.add(keeps)
         floor = advisor.LOSS_ERROR_KEEP_FLOOR if keeps else advisor.LOSS_ERROR_FLOOR
@@ -194,6 +197,46 @@ def test_loss_error_is_the_documented_sum_and_keeps_are_measured_apart():
                 + advisor.LOSS_ERROR_SLOPE * c.loss + floor * 6.4 * share)
         assert c.loss_error == pytest.approx(want, abs=1e-9), c.label
     assert kinds == {True, False}
+
+
+def test_keeping_all_five_after_roll_2_is_the_best_write_with_its_error():
+    """Roll 3 then shows the same dice: keeping all five is the best write or cross a roll
+    later, for the same points.  It carries that choice's ``loss_error`` (none where that
+    choice is the best), so the best write is no close call on its twin's account."""
+    game = PokerSchoolRules()
+    lin = LinearEvaluator(game, prior_weights(game))
+    # three turns left: approximate, searched
+    sheet = _one_cell_left(game, *(ROW_INDEX[r] for r in ("pair", "big_straight", "chance")))
+    assert game.turns - sum(sheet.filled) == 3
+    checked = 0
+    for faces, best in (([2, 3, 4, 5, 6], {"write": "big_straight"}),
+                        ([6, 6, 6, 6, 6], {"write": "chance"}),
+                        ([1, 1, 2, 5, 6], None)):
+        a = advise(game, lin, sheet, faces, 2, 6.32)
+        assert a.approximate and (best is None or a.best.action == best)
+        stop = a.choice_for({"keep": sorted(faces)})
+        final = max((c for c in a.choices if "keep" not in c.action), key=lambda c: c.expected)
+        assert stop.expected == pytest.approx(final.expected, abs=1e-9)
+        if final is a.best:
+            assert stop.loss_error == 0.0 and not stop.close_call
+        else:
+            assert stop.loss_error == final.loss_error and stop.close_call == final.close_call
+        others = [c.loss_error - c.loss for c in a.choices[1:] if c is not stop]
+        assert a.best.loss_error == pytest.approx(max(others + [0.0]))
+        checked += final is a.best
+    assert checked == 2
+    # here no other choice is within its error: the best write is a clear choice
+    a = advise(game, lin, sheet, [2, 3, 4, 5, 6], 2, 6.32)
+    assert not any(c.close_call for c in a.choices)
+    # At a table the race value ranks: a rival near the fives makes the third five the best
+    # write, where the expected score alone would take the full house.
+    a = advise_at_table(game, lin, "fives=15/15", ["fives=15/15,sixes=18", "ones=3/3"],
+                        [5, 5, 5, 6, 6], 2, 6.32)
+    writes = [c for c in a.choices if "keep" not in c.action]
+    assert a.best.action == {"write": "fives"}
+    assert max(writes, key=lambda c: c.expected).action == {"write": "full_house"}
+    stop = a.choice_for({"keep": [5, 5, 5, 6, 6]})
+    assert stop.loss == 0.0 and stop.loss_error == 0.0
 
 
 def test_a_dominated_cross_is_listed_with_the_write_that_beats_it(capsys):
@@ -239,11 +282,12 @@ def test_approximate_advice_in_russian(capsys):
     assert all("±" in r for r in rows) and any("(почти равны)" in r for r in rows)
 
 
-def _one_cell_left(game, last):
-    """A sheet with every cell scored (no cross: every column still clean) but one of ``last``."""
+def _one_cell_left(game, *last):
+    """A sheet with every cell scored (no cross: every column still clean) but one of each
+    row of ``last``."""
     sheet = game.empty()
     for r in range(N_ROWS):
-        for _ in range(game.columns - (r == last)):
+        for _ in range(game.columns - (r in last)):
             if r < N_SCHOOL:
                 sheet = game.apply(sheet, r, 3 * (r + 1), 3)
             else:

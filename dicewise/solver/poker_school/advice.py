@@ -11,6 +11,7 @@ dice qualify) or ``{"cross": row}`` (cross it; any open row, any time).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -50,13 +51,35 @@ def loss_error_floor(error_estimate: float, share: float):
     return floor
 
 
+def defers_the_final_choice(choice: Choice) -> bool:
+    """Whether ``choice`` keeps all five dice after roll 2: roll 3 then shows the same dice,
+    so it makes the turn's best write or cross there, for the same points (a free row
+    scores double on roll 1 only)."""
+    return len(choice.action.get("keep", ())) == 5 and choice.detail.get("rolls_left") == 1
+
+
 def searched_loss_errors(game: PokerSchoolRules, sheet: SheetState, searched, table,
                          error_estimate: float | None) -> tuple[Choice, ...]:
     """The ``searched`` choices (best first) with ``loss_error`` from how far the search moved
-    each loss against ``table``'s, the same choices valued without it (constants above)."""
+    each loss against ``table``'s, the same choices valued without it (constants above).
+
+    Keeping all five after roll 2 is the best write or cross played a roll later
+    (``defers_the_final_choice``): it carries that choice's error (none where that choice
+    is the best), and does not make the best a close call.
+    """
     share = (game.turns - sum(sheet.filled)) / game.turns
-    return with_loss_errors(searched, table, LOSS_ERROR_SCALE,
-                            loss_error_floor(error_estimate or 0.0, share), LOSS_ERROR_SLOPE)
+    floor = loss_error_floor(error_estimate or 0.0, share)
+    stop = next((c for c in searched if defers_the_final_choice(c)), None)
+    if stop is None:
+        return with_loss_errors(searched, table, LOSS_ERROR_SCALE, floor, LOSS_ERROR_SLOPE)
+    rated = with_loss_errors(tuple(c for c in searched if c is not stop),
+                             tuple(c for c in table if c.action != stop.action),
+                             LOSS_ERROR_SCALE, floor, LOSS_ERROR_SLOPE)
+    # by the loss, which is of what is ranked (at a table, the race value)
+    final = min((c for c in rated if "keep" not in c.action), key=lambda c: c.loss)
+    at = searched.index(stop)
+    return (rated[:at] + (replace(stop, loss_error=0.0 if final is rated[0] else final.loss_error),)
+            + rated[at:])
 
 
 def write_choice(row: str, score: int | None, expected: float, loss: float,
