@@ -197,6 +197,48 @@ def test_searched_race_values_are_the_next_roll_brute_force(seed=2):
     assert going >= 3 and np.isneginf(deep[~legal[0]]).all()
 
 
+def test_the_search_works_out_the_rivals_once_per_next_roll(monkeypatch):
+    """Two rolls deep, the rivals split each next roll whatever the mover split this one,
+    and the largest of their totals (Clark's) is the same for every split of a position and
+    σ: both are worked out once, not once per split (advice at a table of three once took
+    7 s a decision, of six 10 to 15 s: far over the 2-second budget)."""
+    from dicewise.solver.ryzykant import race
+
+    rules = rz.RyzykantRules(end_marks=4)
+    pos, _, rival = _table_position(1)
+    pos = rz.Position(pos.upper, (2, 1, 0, 0, 1, 0))
+    roll = dice.roll_index(dice.counts_of([5, 5, 5, 6, 6]))
+    asked, evaluated = [], []
+    rival_policy = approx.model_policy(_Zero.dense, rules)
+
+    def counted(up, lo, rolls, legal, pusc):
+        asked.append(len(rolls))
+        return rival_policy(up, lo, rolls, legal, pusc)
+
+    phi = race._phi
+    monkeypatch.setattr(race, "_phi", lambda x: (evaluated.append(np.size(x)), phi(x))[1])
+    policy = WinPolicy(rules, _Zero.dense, counted)
+    up, lo = np.array([pos.upper]), np.array([pos.lower])
+    legal, pusc = rz.legal_splits(lo, np.array([roll]))
+    rivals = 2
+    state = (np.array([[rival.upper] * rivals]), np.array([[rival.lower] * rivals]),
+             np.zeros((1, rivals), bool), np.full((1, rivals), float(rival.score)))
+    policy.searched_values(up, lo, roll, legal, pusc, state)
+    splits = 0  # the mover's splits of every next roll, after each split of this one
+    for slot in np.flatnonzero(legal[0]):
+        _, l1, ended = rz.apply_splits(rules, up, lo, np.array([roll]), np.array([slot]), pusc)
+        if not ended[0]:
+            splits += rz.legal_splits(np.repeat(l1, dice.N_ROLLS, axis=0),
+                                      np.arange(dice.N_ROLLS))[0].sum()
+    assert legal.sum() >= 2 and splits > 100
+    # each rival: this roll (one roll deep, then for the search) and each next roll, once
+    assert sum(asked) == rivals * (2 + dice.N_ROLLS)
+    # Φ of each split's margin over the best rival and of its chance against all, per next
+    # roll, and the rivals' fold once per position and σ (ahead_of_all of every split's
+    # margins took 2R + 1 per split and next roll)
+    assert sum(evaluated) < (rivals + 1) * splits * dice.N_ROLLS
+
+
 def test_table_advice_errs_on_how_far_the_search_moved_each_loss(capsys):
     from dicewise.cli.games import print_advice
     from dicewise.solver.ryzykant.game import split_action

@@ -63,8 +63,18 @@ def ahead_of_all(z: np.ndarray) -> np.ndarray:
     if len(z) == 1:
         return _phi(z[0])
     z = np.clip(z, -60.0, 60.0)  # Φ is 0 or 1 to the last bit beyond: keeps the squares tame
-    mean, var = -z[0], np.full(z.shape[1:], 0.5)
-    for lead in -z[1:]:
+    mean, var = rivals_best(-z)
+    # Ahead of all is never likelier than ahead of each, which the approximation can miss.
+    return np.minimum(_phi(-mean / np.sqrt(0.5 + var)), _phi(z).min(axis=0))
+
+
+def rivals_best(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Clark's mean and variance of the largest of normals of means ``u`` (R, ...) and
+    variance ½ each (in units of σ), folded one at a time (``ahead_of_all``).  A shift of
+    every mean shifts the mean alone, so the rivals' part is the same whatever the player
+    splits: ``WinPolicy.split_values`` folds it once per position and σ."""
+    mean, var = u[0], np.full(u.shape[1:], 0.5)
+    for lead in u[1:]:
         theta = np.sqrt(var + 0.5)
         a = (mean - lead) / theta
         above, below = _phi(a), _phi(-a)
@@ -73,8 +83,7 @@ def ahead_of_all(z: np.ndarray) -> np.ndarray:
         second = ((mean * mean + var) * above + (lead * lead + 0.5) * below
                   + (mean + lead) * theta * density)
         mean, var = first, np.maximum(second - first * first, 0.0)
-    # Ahead of all is never likelier than ahead of each, which the approximation can miss.
-    return np.minimum(_phi(-mean / np.sqrt(0.5 + var)), _phi(z).min(axis=0))
+    return mean, var
 
 
 def next_best(dense, ruleset: RyzykantRules, upper, lower) -> np.ndarray:
@@ -115,23 +124,15 @@ class WinPolicy:
         chance, mean = self.split_values(upper, lower, rolls, legal, pusc, rivals)
         return (chance + TIE_BREAK * np.nan_to_num(mean, neginf=0.0)).argmax(axis=1)
 
-    def split_values(self, upper, lower, rolls, legal, pusc, rivals):
+    def split_values(self, upper, lower, rolls, legal, pusc, rivals, valued=None):
         """(G, 15) each legal split's estimated chance to finish ahead and its expected
         score by the fitted value (-inf where a split is not legal); arguments as ``choose``,
         and ``rivals`` may carry a fifth array (G, R) bool: the rivals who split this roll
-        already (at a table the thrower splits first), their sheets after it."""
+        already (at a table the thrower splits first), their sheets after it.  ``valued``:
+        the rivals' ``rival_values`` for these rolls, where already known (``rivals`` is then
+        not read)."""
         r = self.ruleset
-        G = len(rolls)
-        # every rival after this roll and the next, on every next roll: (R, G, 252)
-        r_up, r_lo, r_end, r_score = self.rivals_after(rolls, rivals)
-        rival_value = np.empty((r_up.shape[1], G, dice.N_ROLLS))
-        rival_left = np.zeros(G)
-        for k in range(r_up.shape[1]):
-            rival_value[k] = r_score[:, k:k + 1]
-            going = np.flatnonzero(~r_end[:, k])
-            if len(going):
-                rival_value[k, going] = next_best(self.flat, r, r_up[going, k], r_lo[going, k])
-                rival_left[going] = np.maximum(rival_left[going], rolls_left(r, r_lo[going, k]))
+        rival_value, rival_left = self.rival_values(rolls, rivals) if valued is None else valued
         # each of my legal splits
         gi, ji = np.nonzero(legal)
         up2, lo2, ended = apply_splits(r, upper[gi], lower[gi], rolls[gi], ji, pusc[gi])
@@ -142,16 +143,50 @@ class WinPolicy:
             mine[going] = next_best(self.flat, r, up2[going], lo2[going])
             my_left[going] = rolls_left(r, lo2[going])
         sigma = self.spread * np.sqrt(np.maximum(my_left, rival_left[gi]) + 1e-9)
-        margins = mine[None] - rival_value[:, gi]  # (R, n, 252)
-        unseen = np.isnan(margins).any(axis=0)  # a puścioch thrown again
+        # a puścioch thrown again (NaN) weighs nothing
+        unseen = np.isnan(mine) | np.isnan(rival_value).any(axis=0)[gi]
         weight = dice.ROLL_PROBABILITY[None, :] * ~unseen
-        z = np.clip(np.nan_to_num(margins), -1e9, 1e9) / sigma[None, :, None]
-        chance = np.where(unseen, 0.0, ahead_of_all(z))
+        chance = np.where(unseen, 0.0, self._ahead(np.nan_to_num(mine),
+                                                   np.nan_to_num(rival_value), gi, sigma))
         value = (chance * weight).sum(axis=1) / weight.sum(axis=1)
         mean = (np.nan_to_num(mine) * weight).sum(axis=1) / weight.sum(axis=1)
         chance, expected = np.full(legal.shape, -np.inf), np.full(legal.shape, -np.inf)
         chance[gi, ji], expected[gi, ji] = value, mean
         return chance, expected
+
+    @staticmethod
+    def _ahead(mine, rival_value, gi, sigma) -> np.ndarray:
+        """``ahead_of_all`` of the margins (mine − rival_value[:, gi]) / σ, (n, 252), the
+        rivals' maximum folded once per position and σ (``rivals_best``), not per split."""
+        # finite, as a value of -inf would not be: Φ is 0 or 1 to the last bit long before
+        mine, rival_value = np.clip(mine, -1e9, 1e9), np.clip(rival_value, -1e9, 1e9)
+        best = rival_value.max(axis=0)[gi]
+        alone = _phi((mine - best) / sigma[:, None])
+        if len(rival_value) == 1:
+            return alone
+        pairs, inverse = np.unique(np.stack([gi, sigma], axis=1), axis=0, return_inverse=True)
+        g, s = pairs[:, 0].astype(np.int64), pairs[:, 1]
+        mean, var = rivals_best(rival_value[:, g] / s[None, :, None])
+        inverse = inverse.reshape(-1)
+        chance = _phi((mine / sigma[:, None] - mean[inverse]) / np.sqrt(0.5 + var[inverse]))
+        return np.minimum(chance, alone)
+
+    def rival_values(self, rolls, rivals):
+        """Every rival after this roll and the next, on every next roll: their best worth
+        then (R, G, 252) and the most rolls any of them likely has left (G,); ``rivals`` as
+        ``split_values`` takes them."""
+        r = self.ruleset
+        G = len(rolls)
+        r_up, r_lo, r_end, r_score = self.rivals_after(rolls, rivals)
+        rival_value = np.empty((r_up.shape[1], G, dice.N_ROLLS))
+        rival_left = np.zeros(G)
+        for k in range(r_up.shape[1]):
+            rival_value[k] = r_score[:, k:k + 1]
+            going = np.flatnonzero(~r_end[:, k])
+            if len(going):
+                rival_value[k, going] = next_best(self.flat, r, r_up[going, k], r_lo[going, k])
+                rival_left[going] = np.maximum(rival_left[going], rolls_left(r, r_lo[going, k]))
+        return rival_value, rival_left
 
     def rivals_after(self, rolls, rivals):
         """The rivals' (upper, lower, ended, score) after this roll, which each still in the
@@ -189,11 +224,15 @@ class WinPolicy:
             return chance, chance
         after = self.rivals_after(rolls, rivals)
         n, R = len(going), dice.N_ROLLS
+        # The rivals split the next roll whatever the mover split this one: valued once per
+        # next roll, not once per split and next roll.
+        value, left = self.rival_values(np.arange(R), tuple(np.repeat(a, R, axis=0)
+                                                            for a in after))
         nxt = np.tile(np.arange(R), n)  # every next roll of every split still going
         up, lo = np.repeat(up2[~ended], R, axis=0), np.repeat(lo2[~ended], R, axis=0)
         lg, pu = legal_splits(lo, nxt)
-        rivals_then = tuple(np.repeat(a, n * R, axis=0) for a in after)
-        best = self.split_values(up, lo, nxt, lg, pu, rivals_then)[0].max(axis=1)
+        best = self.split_values(up, lo, nxt, lg, pu, None,
+                                 (value[:, nxt], left[nxt]))[0].max(axis=1)
         weight = np.tile(dice.ROLL_PROBABILITY, n)
         if r.puscioch == "reroll":  # a puścioch is thrown again: it weighs nothing
             weight = weight * ~pu
