@@ -66,6 +66,18 @@ def test_a_log_may_come_through_a_pipe(tmp_path):
     assert json.loads(result.stdout) == api.review("yahtzee", log.read_text().splitlines()).to_json()
 
 
+def test_a_hand_written_log_without_game_numbers_is_summed_up_as_such(tmp_path):
+    log = tmp_path / "log.jsonl"
+    api.bench_agent("general", lambda o: o["legal"][0], games=1, log=log)
+    records = [json.loads(line) for line in log.read_text().splitlines()[:4]]
+    for record in records:
+        del record["observation"]["game"]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = CliRunner().invoke(cli, ["review", "general", str(log)])
+    assert result.exit_code == 0 and result.stdout.startswith(
+        "the lines with no game number: 4 decisions,"), result.stdout
+
+
 def test_a_saved_game_nested_past_pythons_depth_is_no_saved_game(tmp_path):
     saved = tmp_path / "deep.json"
     saved.write_text("[" * 100_000 + "]" * 100_000)
