@@ -1172,6 +1172,27 @@ def test_help_follows_lang_and_the_locale(lang, monkeypatch):
     assert helped("bench-agent", "--help").startswith("Usage: dicewise bench-agent")
 
 
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_help_screen_says_clicks_placeholders_in_the_players_language(lang, monkeypatch):
+    """The usage line's [OPTIONS] and the options' values (TEXT, INTEGER RANGE, PATH) are
+    said in the language of the help around them; English keeps click's words."""
+    from click.testing import CliRunner
+
+    cli, commands = _commands()
+
+    def helped(*args):
+        return CliRunner().invoke(cli, list(args), prog_name="dicewise").stdout
+
+    _no_locale(monkeypatch)
+    clicks = re.compile(r"\[OPTIONS\]|COMMAND \[ARGS\]|\b(TEXT|INTEGER|PATH)\b")
+    assert clicks.search(helped("advise", "--help"))
+    said = [helped(name, "--help", "--lang", lang)
+            for name, (_, speaks) in commands.items() if speaks]
+    monkeypatch.setenv("LANG", f"{lang}_{lang.upper()}.UTF-8")
+    said.append(helped("--help"))
+    assert [text for text in said if clicks.search(text)] == []
+
+
 def test_a_duel_that_cannot_be_played_is_refused_before_any_table_is_built(tmp_path,
                                                                            monkeypatch):
     """An unknown policy, one game, or --exact on another pair: refused at once, not after

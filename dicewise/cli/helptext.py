@@ -5,10 +5,19 @@ English is click's own rendering."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import click
 
 from .typed import typed_language
+
+
+#: click's own words in the usage line and in an option's value ("[OPTIONS]", "--roll
+#: INTEGER"): said in the player's language, as its "Usage" and "Options" are.  The commands'
+#: own placeholders (RULESET, FILE, D D D D D) stay, as the translated help texts name them.
+CLICK_WORDS = ("[OPTIONS]", "COMMAND [ARGS]...", "INTEGER RANGE", "INTEGER", "TEXT", "PATH")
+
+_CLICK_VALUE = re.compile("(?<= )(" + "|".join(map(re.escape, CLICK_WORDS)) + ")$")
 
 
 def paragraphs(help_text: str) -> list[str]:
@@ -45,8 +54,8 @@ class SpokenHelp:
 
     def format_usage(self, ctx, formatter):
         tr = typed_language(ctx, self)
-        formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)),
-                              prefix=tr("Usage: "))
+        pieces = [tr(p) if p in CLICK_WORDS else p for p in self.collect_usage_pieces(ctx)]
+        formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=tr("Usage: "))
 
     def format_help_text(self, ctx, formatter):
         tr = typed_language(ctx, self)
@@ -60,7 +69,8 @@ class SpokenHelp:
         tr = typed_language(ctx, self)
         if tr.lang == "en":
             return super().format_options(ctx, formatter)
-        rows = [(record[0], _option_help(param, record[1], tr)) for param in self.get_params(ctx)
+        rows = [(_CLICK_VALUE.sub(lambda m: tr(m.group()), record[0]),
+                 _option_help(param, record[1], tr)) for param in self.get_params(ctx)
                 if not isinstance(param, click.Argument)
                 and (record := param.get_help_record(ctx)) is not None]
         if rows:
