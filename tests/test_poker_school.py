@@ -187,6 +187,14 @@ def test_bad_sheets(text):
         g.parse_sheet(text)
 
 
+def test_a_school_entry_the_dice_cannot_make_is_named_as_typed():
+    # it named the count of dice instead: "fives cell 1: 2 is not a School entry ..."
+    with pytest.raises(DicewiseError, match=r"fives cell 1: 10 is not a School entry"):
+        PokerSchoolRules().parse_sheet("fives=10")
+    with pytest.raises(DicewiseError, match=r"fours cell 2: 8 is not"):
+        PokerSchoolRules().parse_sheet("fours=12/8")
+
+
 def test_typed_premiums():
     g = PokerSchoolRules()
     s = g.parse_sheet("pair=10/12/24/24,twos=x")

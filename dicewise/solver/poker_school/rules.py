@@ -228,7 +228,8 @@ class PokerSchoolRules:
                     raise DicewiseError(Message(
                         "{row} cell {cell}: {entry} is not a School entry this row can hold "
                         "(dice of face {face} shown, with reserve {reserve}; three are needed)",
-                        row=_row(name), cell=j + 1, entry=shown if shown >= 0 else score,
+                        # the entry as the sheet writes it: the sum of the dice shown
+                        row=_row(name), cell=j + 1, entry=shown * face if shown >= 0 else score,
                         face=face, reserve=reserve[row]))
                 reserve[row] = shown + reserve[row] - 3
                 score = 3 * face
