@@ -554,6 +554,24 @@ def test_a_game_speaks_the_language_the_page_changes_to(page, server):
     assert page.inner_text("[data-testid=error]") == "нечего отменять"
 
 
+def test_a_change_of_language_renames_the_unnamed_players_at_once(page, server):
+    """Seats nobody named (Игрок 1) take the new language's name as soon as the page changes
+    language, on the final screen too, where no move follows to carry the language to the
+    game; the game goes on in it (its file says so)."""
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    start_game(page, "general", [""], seed=4, advice=False)
+    boxes = api.describe("general")["categories"]
+    post_commands(server, page, [c for box in boxes for c in ("dice 1 2 3 4 6", f"write {box}")])
+    assert page.inner_text("[data-testid=verdict]") == "Игрок 1: итог 16"
+    drawn = page.evaluate("document.body.dataset.drawn || '0'")
+    page.select_option("[data-testid=lang]", "pl")
+    page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+    assert page.inner_text("[data-testid=verdict]").startswith("Gracz 1")
+    assert "Gracz 1" in page.inner_text("[data-testid=sheets]")
+    assert server.get(f"/api/game/{game_id(page)}/file")["lang"] == "pl"
+
+
 def test_a_game_won_at_once_says_so_and_can_be_taken_back(page, server):
     """A first-roll five of a kind ends General: the result says who won at once (not a
     ranking that looks wrong), and a mistap is taken back from the final screen."""

@@ -580,7 +580,12 @@ async function start() {
     await setLanguage($("#lang").value);
     if (positionAdvice) $(".advice", $("#position-form")).replaceChildren(
       ...adviceList(positionAdvice, null, await boxLabelsOf(positionAdvice.ruleset)));
-    if (game) await show(game.answer, game.id);
+    // the game goes on in the new language now, not at its next move (a game over has none):
+    // its unnamed seats (Player 1) and what it refuses are said in it
+    if (game) {
+      boxLabels = await boxLabelsOf(game.rules.name);
+      await command("sheet");
+    }
   });
   for (const b of $$(".tabs button")) b.addEventListener("click", () => {
     $$(".tabs button").forEach(x => x.classList.toggle("on", x === b));
