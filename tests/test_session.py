@@ -96,7 +96,29 @@ def test_a_bad_command_changes_nothing():
                                       "cross twos", "dice 2 2 3 4 6", "cross pair"],
      "pair has no open cell"),
     ("ryzykant", None, ["dice 1 2 3 4 6", "split 1+6 2+3 5"],
-     "the split 2+3 1+6 5 does not use the dice 1 2 3 4 6, each once")])
+     "the split 2+3 1+6 5 does not use the dice 1 2 3 4 6, each once"),
+    # RULES.md 3: a pair of ones is a pair, but under the seed's minimum
+    ("poker-school", {"columns": 1}, ["dice 1 1 2 3 4", "write pair"],
+     "pair needs at least 10 points before any doubling (these dice make 2): cross it, or "
+     "write another row"),
+    ("poker-school", {"columns": 1}, ["dice 1 1 2 3 4", "write chance"],
+     "chance needs at least 22 points before any doubling (these dice make 11): cross it, or "
+     "write another row"),
+    ("poker-school", None, ["dice 4 4 4 4 1", "write fours", "dice 1 1 2 3 5", "cross ones",
+                            "dice 1 2 3 5 6", "write fours"],
+     "fours needs three dice showing 4, the reserve counted (here 1): cross it, or write "
+     "another row"),
+    # RULES.md 4: three fifth-die faces chosen, one of them rolled
+    ("ryzykant", None, [line for face in (1, 2, 3) for line in (
+        f"dice {face} {face} {face} {face} {face}", f"split {face}+{face} {face}+{face} {face}",
+        f"split {face}+{face} {face}+{face} {face}")] + ["dice 4 4 4 4 1", "split 4+4 1+4 4"],
+     "the three fifth-die faces are chosen (1, 2, 3) and the roll shows 1: the fifth die must "
+     "be one of them"),
+    # RULES.md, yahtzee joker=forced: a further Yahtzee goes to its face's box first
+    ("yahtzee", {"joker": "forced"}, ["dice 5 5 5 5 5", "write yahtzee", "dice 1 2 3 4 6",
+                                      "write ones", "dice 5 5 5 5 5", "write chance"],
+     "a further Yahtzee goes to its face's upper box while that is open, else to an open "
+     "lower box (joker=forced); here: fives")])
 def test_a_refused_write_says_why_where_the_rules_can(ruleset, options, lines, why):
     """Not the list of every legal move: the rule the move breaks (the list stays where the
     game has nothing more to say)."""

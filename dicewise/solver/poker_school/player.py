@@ -15,7 +15,8 @@ from .. import dice
 from ..player_sheet import PlayerSheet
 from ..protocol import BadAction
 from . import contest
-from .rules import N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchoolRules, SheetState, format_sheet
+from .rules import (N_SCHOOL, ROW_INDEX, ROW_NAMES, SEED_MINIMUMS, PokerSchoolRules, SheetState,
+                    figure_points, format_sheet)
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,25 @@ class PokerSchoolSheet(PlayerSheet):
         if row not in self.state.open_rows(self.game.columns):
             return Message("{row} has no open cell", row=Box("poker-school", name))
         if kind == "write" and self._scores(faces, roll, row) is None:
-            return Message("the dice do not score {row}: cross it, or write another row",
-                           row=Box("poker-school", name))
+            return self._unscored(faces, row)
         return None
+
+    def _unscored(self, faces, row: int) -> Message:
+        """Which rule keeps these dice out of ``row``: a School row's three dice of its face,
+        a figure's minimum (RULES.md section 3), or a figure the dice do not make."""
+        box = Box("poker-school", ROW_NAMES[row])
+        counts = dice.counts_of(faces)
+        if row < N_SCHOOL:
+            return Message("{row} needs three dice showing {face}, the reserve counted (here "
+                           "{n}): cross it, or write another row", row=box, face=row + 1,
+                           n=int(counts[row]) + self.state.reserve[row])
+        made = int(figure_points(counts, ROW_NAMES[row], "none")[0])
+        minimum = SEED_MINIMUMS.get(ROW_NAMES[row]) if self.game.minimums == "seed" else None
+        if made and minimum is not None and made < minimum:
+            return Message("{row} needs at least {minimum} points before any doubling (these "
+                           "dice make {points}): cross it, or write another row", row=box,
+                           minimum=minimum, points=made)
+        return Message("the dice do not score {row}: cross it, or write another row", row=box)
 
     def write(self, action: dict, faces, roll: int) -> "PokerSchoolSheet":
         (kind, name), = action.items()

@@ -16,7 +16,7 @@ import numpy as np
 from .. import dice
 from ..category import CategoryRules
 from ..player_sheet import PlayerSheet
-from ...i18n import Box, Message
+from ...i18n import Box, Message, box_listing
 from ..protocol import BadAction
 from ..sheet import Sheet, parse_sheet
 
@@ -84,8 +84,8 @@ class CategorySheet(PlayerSheet):
         return [{"write": name} for name in self._writes(faces, roll)]
 
     def refusal(self, action: dict, faces, roll: int):
-        """A box already written, a name that is no box, or a rule of the game's order (the
-        pokers' free figures after the obligatory ones)."""
+        """A box already written, a rule of the game's order (the pokers' free figures after
+        the obligatory ones), or Yahtzee's official placement of a further Yahtzee."""
         box = action.get("write") if isinstance(action, dict) else None
         names = self.game.category_names
         if box not in names:
@@ -93,10 +93,17 @@ class CategorySheet(PlayerSheet):
         if box in dict(self.scores):
             return Message("{box} is written already", box=Box(self.game.name, box))
         explain = getattr(self.game, "why_unreachable", None)
-        if explain is None:
-            return None
-        scores = {names.index(n): s for n, s in self.scores}
-        return explain({**scores, names.index(box): 0})  # which box is open, not its score
+        if explain is not None:
+            scores = {names.index(n): s for n, s in self.scores}
+            why = explain({**scores, names.index(box): 0})  # which box is open, not its score
+            if why is not None:
+                return why
+        if getattr(self.game, "joker", None) == "forced":
+            # RULES.md, yahtzee joker=forced: the only rule that shuts an open box
+            return Message("a further Yahtzee goes to its face's upper box while that is open, "
+                           "else to an open lower box (joker=forced); here: {allowed}",
+                           allowed=box_listing(self.game.name, self._writes(faces, roll)))
+        return None
 
     def write(self, action: dict, faces, roll: int) -> "CategorySheet":
         box = action.get("write") if isinstance(action, dict) else None

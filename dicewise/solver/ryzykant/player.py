@@ -65,8 +65,8 @@ class RyzykantSheet(PlayerSheet):
                         f"{' '.join(map(str, faces))} allowed here")
 
     def refusal(self, action: dict, faces, roll: int = 1):
-        """A split that uses dice the roll does not show (the others break the game's rules,
-        which the list of legal splits shows)."""
+        """A split that uses dice the roll does not show, or a fifth die of a fourth face
+        while the roll shows one of the three chosen (RULES.md section 4)."""
         try:
             (a, b), (c, d) = action["pairs"]
             used = Counter([a, b, c, d, action["fifth"]])
@@ -76,6 +76,12 @@ class RyzykantSheet(PlayerSheet):
             return Message("the split {split} does not use the dice {dice}, each once",
                            split=f"{a}+{b} {c}+{d} {action['fifth']}",
                            dice=" ".join(map(str, faces)))
+        chosen = [f for f in range(1, 7) if self.pos.lower[f - 1]]
+        shown = [f for f in chosen if f in faces]
+        if len(chosen) >= 3 and shown and action["fifth"] not in chosen:
+            return Message("the three fifth-die faces are chosen ({chosen}) and the roll shows "
+                           "{shown}: the fifth die must be one of them",
+                           chosen=", ".join(map(str, chosen)), shown=", ".join(map(str, shown)))
         return None
 
     def position(self, faces, roll: int = 1) -> dict:
