@@ -175,6 +175,24 @@ def test_undo_save_and_resume_mid_game(tmp_path):
         TableGame.from_json(damaged)
 
 
+@pytest.mark.parametrize("typed, written", [
+    ("~/g.json", "home/g.json"), ('"my game.json"', "my game.json"),
+    ("'my game.json'", "my game.json"), ("~/'quoted'.json", "home/'quoted'.json")])
+def test_a_save_is_written_where_a_player_at_a_shell_means_it(typed, written, tmp_path,
+                                                              monkeypatch):
+    """``save ~/g.json`` in the home folder (there is no folder ``~``) and ``save "my
+    game.json"`` without its quotes, as a shell would read them."""
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    game = TableGame.new("general", players=1, seed=5, lang="en")
+    game.apply("roll")
+    answer = game.apply(f"save {typed}")
+    assert answer["ok"], answer
+    assert TableGame.load(tmp_path / written).state() == game.state()
+    assert answer["saved"] == str(tmp_path / written) if typed.startswith("~") else written
+
+
 def test_a_big_general_wins_at_once():
     game = TableGame.new("general", players=3, seed=1, names=["A", "B", "C"])
     assert game.apply("dice 1 2 3 4 5")["ok"] and game.apply("write straight")["ok"]

@@ -63,6 +63,13 @@ def _split(words: list[str]) -> dict:
     return {"pairs": [[a, b], [c, d]], "fifth": e}
 
 
+def _unquoted(path: str) -> str:
+    """A file name as typed, without the quotes a shell's user puts around one with spaces."""
+    if len(path) >= 2 and path[0] == path[-1] and path[0] in "'\"":
+        return path[1:-1]
+    return path
+
+
 #: What ``keep`` takes for no dice: in English, and as a Russian or Polish player says it.
 NOTHING = ("nothing", "none", "ничего", "nic")
 
@@ -98,7 +105,7 @@ def parse(line: str) -> Command:
     if verb == "save":
         if not rest:
             raise DicewiseError(Message("save: name the file, as save game.json"))
-        return Command(verb, (line.strip().split(None, 1)[1],))
+        return Command(verb, (_unquoted(line.strip().split(None, 1)[1]),))
     if rest:
         raise DicewiseError(Message("{verb} takes no arguments", verb=verb))
     return Command(verb)

@@ -21,6 +21,7 @@ General wins at once (RULES.md section 1).
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import unicodedata
 from collections import Counter
@@ -365,7 +366,8 @@ class TableGame:
         if verb == "quit":
             return {"quit": True}
         if verb == "save":
-            return {"saved": str(self.save(args[0]))}
+            # ~ as a shell reads it: there is no folder named ~
+            return {"saved": str(self.save(os.path.expanduser(args[0])))}
         if verb == "undo":
             if not self.events:
                 raise DicewiseError(Message("nothing to undo"))
