@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import dicewise
 from dicewise.errors import DicewiseError
+from dicewise.play import commands
 from dicewise.play.session import TableGame
 from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.rulesets import category_game
@@ -191,6 +192,19 @@ def test_a_save_is_written_where_a_player_at_a_shell_means_it(typed, written, tm
     assert answer["ok"], answer
     assert TableGame.load(tmp_path / written).state() == game.state()
     assert answer["saved"] == str(tmp_path / written) if typed.startswith("~") else written
+
+
+@pytest.mark.parametrize("ruleset, unused", [
+    ("general", {"cross", "split"}), ("poker-school", {"split"}),
+    ("ryzykant", {"keep", "write", "cross"})])
+def test_help_lists_the_commands_of_the_game_at_the_table(ruleset, unused):
+    """No ``split`` in a game of General's help, no ``keep`` in Ryzykant's: each game's
+    commands only, every one of which it takes."""
+    game = TableGame.new(ruleset, players=2, seed=5, objective="score", advice=False)
+    listed = set(game.apply("help")["help"])
+    assert listed == set(commands.HELP) - unused
+    for verb in unused:
+        assert not game.apply(f"{verb} 1")["ok"]
 
 
 def test_a_big_general_wins_at_once():

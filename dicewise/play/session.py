@@ -271,6 +271,16 @@ class TableGame:
             return None
         return "dice" if self.dice is None else "choice"
 
+    @property
+    def verbs(self) -> tuple[str, ...]:
+        """The commands of this game (what ``help`` lists): splits where every player uses
+        every roll, else keeps and writes, and crosses where the game has rows to cross."""
+        if self.shared:
+            unused = {"keep", "write", "cross"}
+        else:
+            unused = {"split"} | (set() if "rows" in self.game.describe(self.rules) else {"cross"})
+        return tuple(v for v in commands.HELP if v not in unused)
+
     def legal(self) -> list[dict]:
         """Every action of the player to move now (keeps, then writes), [] unless a choice."""
         if self.awaiting != "choice":
@@ -362,7 +372,7 @@ class TableGame:
             return {}
         if verb == "help":
             return {"help": {v: f"{v} {a}".strip() + " — " + self.tr(h)
-                             for v, (a, h) in commands.HELP.items()}}
+                             for v, (a, h) in commands.HELP.items() if v in self.verbs}}
         if verb == "quit":
             return {"quit": True}
         if verb == "save":
