@@ -178,3 +178,14 @@ def test_a_counter_shown_in_russian_or_polish_is_read_back_by_advise():
     for lang in ("ru", "pl"):
         answer = advise(shown[lang])
         assert (answer.exit_code, answer.stdout) == (english.exit_code, english.stdout)
+
+
+def test_a_name_that_is_no_text_is_refused_before_the_game(tmp_path):
+    """A name whose bytes are no UTF-8 (typed in a terminal of another encoding) reaches the
+    program as halves of characters, which no saved game can hold: refused in one line at
+    the start, not a traceback at the first save."""
+    result = play("general", "--names", "Ann,\udcff", "--no-advice", "--lang", "en",
+                  lines=["roll", f"save {tmp_path / 'g.json'}"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.startswith("dicewise: error: a player's name is one line of printable")
+    assert len(result.stderr.splitlines()) == 1

@@ -586,6 +586,8 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
     ({"names": list("abcdefg")}, "seats 1, 2, 3, 4, 5, 6 players, not 7"),
     ({"names": ["Ann", "Bo\nb"]}, "one line of printable text, not 'Bo\\\\nb'"),
     ({"names": ["Ann", "Bo\x07b"]}, "one line of printable text"),
+    # half of a character: a JSON escape, or a byte a terminal sent that is no UTF-8
+    ({"names": ["Ann", "Bo\udcffb"]}, "one line of printable text, not 'Bo\\\\udcffb'"),
     ({"names": []}, "not 0"), ({"names": ["a", "a"]}, "the same name"),
     ({"target": -3}, "a target is a whole number"), ({"top": 0}, "--top takes"),
     ({"top": "x"}, "--top takes"), ({"top": "3"}, "from 1, not '3'"),

@@ -256,6 +256,21 @@ def test_bad_requests_are_4xx_json(server):
     assert server.alive()
 
 
+@pytest.mark.parametrize("path, body", [
+    ("/api/game", {"ruleset": "general", "names": ["Ann", "\ud800"]}),
+    ("/api/advise", {"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1,
+                     "options": {"\ud800": 1}}),
+    ("/api/game/resume", {"saved": {"format": "dicewise-table-game", "version": 1,
+                                    "ruleset": "general", "names": ["\udcff"], "events": []}})])
+def test_half_a_character_is_refused_as_no_text(server, path, body):
+    """JSON may escape a lone surrogate (half of a character, ``\\ud800``): refused where the
+    request is read, not a 500 once a game file or an answer that quotes it is written."""
+    status, _, data = server.post(path, body)  # json.dumps escapes it, as a browser would
+    assert status == 400 and data["ok"] is False, data
+    assert "half of a character" in data["error"] and "\\ud" in data["error"], data
+    assert server.alive()
+
+
 def test_oversized_bodies_are_refused(server):
     big = {"ruleset": "general", "dice": [1, 2, 3, 4, 5], "sheet": "x" * 300_000}
     status, _, data = server.post("/api/advise", big)

@@ -73,8 +73,9 @@ class Table:
             raise DicewiseError(Message("every player needs a name"))
         if any(len(name) > MAX_NAME for name in names):  # a new game's and a saved one's
             raise DicewiseError(Message("names must be a list of texts of 1 to 40 characters"))
-        for name in names:  # a newline or a control character would break the sheets shown
-            if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        for name in names:  # a newline or a control character would break the sheets shown,
+            # and half of a character (a surrogate) cannot be written to the game's file
+            if any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in name):
                 raise DicewiseError(Message("a player's name is one line of printable text, not "
                                             "{name!r}", name=name))
         check_seats(self.ruleset, len(names), seats)

@@ -31,6 +31,14 @@ async def read_json(request: Request) -> dict:
         raise BadRequest("the request is not valid JSON (nested too deep)") from None
     if not isinstance(data, dict):
         raise BadRequest("the request must be a JSON object")
+    try:  # JSON may escape half of a character (\ud800), which no answer or file can hold
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:
+        half = e.object[e.start:e.end]
+        raise BadRequest(f"the request holds {ascii(half)[1:-1]}, half of a character (a lone "
+                         "surrogate), which is no text") from None
+    except RecursionError:
+        raise BadRequest("the request is not valid JSON (nested too deep)") from None
     return data
 
 
