@@ -572,6 +572,19 @@ def test_a_change_of_language_renames_the_unnamed_players_at_once(page, server):
     assert server.get(f"/api/game/{game_id(page)}/file")["lang"] == "pl"
 
 
+def test_a_choice_tapped_twice_is_played_once(page, server):
+    """A double tap, or a tap again while the answer is on its way, plays one move: in
+    Ryzykant the second would split the same roll for the next player, who chose nothing."""
+    start_game(page, "ryzykant", ["Ann", "Bob"], seed=3, advice=False)
+    tap(page, "[data-testid=roll-button]")
+    page.dblclick("[data-testid=action] >> nth=0")
+    page.wait_for_load_state("networkidle")
+    state = state_of(server, page)["state"]
+    assert state["events"] == 2 and state["to_move"] == 1 and state["awaiting"] == "choice"
+    assert "Bob" in page.inner_text("[data-testid=status]")
+    assert page.is_hidden("[data-testid=error]")
+
+
 def test_a_game_won_at_once_says_so_and_can_be_taken_back(page, server):
     """A first-roll five of a kind ends General: the result says who won at once (not a
     ranking that looks wrong), and a mistap is taken back from the final screen."""

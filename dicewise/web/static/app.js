@@ -457,14 +457,19 @@ async function show(answer, id) {
   return true;
 }
 
+let playing = false;        // a command on its way: a second tap (a double tap) is not a move
 async function command(text) {
-  const started = performance.now();
-  const answer = await call("POST", `/api/game/${game.id}`, {command: text, lang: $("#lang").value});
-  if (answer.ok === false) { showError(answer.error); document.body.dataset.drawn = ++drawn; return; }
-  showError("");
-  game.answer = answer;
-  drawGame();
-  $("#game").dataset.ms = Math.round(performance.now() - started);
+  if (playing) return;     // it would play for the position after the first: the next player's
+  playing = true;
+  try {
+    const started = performance.now();
+    const answer = await call("POST", `/api/game/${game.id}`, {command: text, lang: $("#lang").value});
+    if (answer.ok === false) { showError(answer.error); document.body.dataset.drawn = ++drawn; return; }
+    showError("");
+    game.answer = answer;
+    drawGame();
+    $("#game").dataset.ms = Math.round(performance.now() - started);
+  } finally { playing = false; }
 }
 const pick = (k) => command(`pick ${k}`);
 
