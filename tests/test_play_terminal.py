@@ -24,9 +24,9 @@ PROMPT = "\r\n> "
 class Terminal:
     """``dicewise play ...`` on a pseudo-terminal; ``send(line)`` returns what it printed."""
 
-    def __init__(self, args, cache, timeout=120):
+    def __init__(self, args, cache, timeout=120, home=None):
         env = {"DICEWISE_CACHE": str(cache), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-               "COLUMNS": "120"}
+               "COLUMNS": "120", **({"HOME": str(home)} if home else {})}
         # Ctrl-C must reach the game even when the test runner was started in the background
         # of a script, whose children inherit an ignored SIGINT.
         self.child = pexpect.spawn(sys.executable, ["-m", "dicewise", "play", *args], env=env,
@@ -228,3 +228,21 @@ def test_ctrl_c_leaves_without_a_traceback(tmp_path):
     assert "Traceback" not in term.child.before
     term.child.close()
     assert term.child.exitstatus == 0
+
+
+@pytest.mark.slow
+def test_a_player_of_poker_school_reads_the_rules_and_saves_at_home(tmp_path):
+    """In Russian at a real terminal: help lists the game's own commands (no split), a pair
+    of ones is refused by the seed's minimum, and ``save ~/...`` goes to the home folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    term = Terminal(["poker-school", "--players", "2", "--no-advice", "--lang", "ru"], tmp_path,
+                    home=home)
+    helped = term.send("help")
+    assert "cross ROW" in helped and "keep D..." in helped and "split" not in helped
+    term.send("dice 1 1 2 3 4")
+    refused = term.send("write пара")
+    assert "требует не меньше 10 очков до удвоения (эти кости дают 2)" in refused, refused
+    assert "сохранено в" in term.send("save ~/game.json")
+    assert TableGame.load(home / "game.json").state()["dice"] == [1, 1, 2, 3, 4]
+    term.close()
