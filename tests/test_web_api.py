@@ -645,6 +645,28 @@ def test_a_game_answers_what_play_answers(server, session, monkeypatch):
     assert status == 400 and "unknown language" in answer["error"]
 
 
+def test_a_move_made_for_a_game_that_has_moved_on_is_refused(server, session):
+    """Two phones on one game: a tap on a page that still shows an earlier moment (its
+    ``events``) would play for the position after it, another player's; refused (409) with
+    the game as it is now, which the page draws, and nothing played."""
+    status, _, first = server.post("/api/game", {"ruleset": "ryzykant", "players": 2,
+                                                 "seed": 3, "advice": False})
+    game_id = first["game"]
+    seen = server.post(f"/api/game/{game_id}", {"command": "dice 1 2 3 4 5"})[2]["state"]
+    split = {"command": "split 1+2 3+4 5", "events": seen["events"]}
+    assert server.post(f"/api/game/{game_id}", split)[0] == 200  # the first phone's tap
+    status, _, answer = server.post(f"/api/game/{game_id}", split)  # the second, stale
+    assert status == 409 and answer["ok"] is False and "moved on" in answer["error"], answer
+    now = server.request("GET", f"/api/game/{game_id}")[2]["state"]
+    assert answer["state"] == now and now["events"] == 2 and now["to_move"] == 1
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "undo", "events": 1,
+                                                             "lang": "pl"})
+    assert status == 409 and answer["error"].startswith("odkąd ta strona pokazała grę")
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "undo", "events": "2"})
+    assert status == 400 and "events must be an integer" in answer["error"]
+    assert server.post(f"/api/game/{game_id}", {"command": "undo", "events": 2})[0] == 200
+
+
 def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, tmp_path):
     status, _, first = server.post("/api/game", {"ruleset": "general", "players": 1, "seed": 2,
                                                  "names": ["Solo"]})

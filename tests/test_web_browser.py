@@ -585,6 +585,27 @@ def test_a_choice_tapped_twice_is_played_once(page, server):
     assert page.is_hidden("[data-testid=error]")
 
 
+def test_a_tap_on_a_phone_that_shows_an_earlier_moment_plays_nothing(page, browser, server):
+    """Two phones on one game: Ann splits on hers; Bob's still shows her turn, and his tap
+    there would split the roll again, now for him. It plays nothing: his page says the game
+    moved on and shows it as it is, his turn to split."""
+    start_game(page, "ryzykant", ["Ann", "Bob"], seed=3, advice=False)
+    tap(page, "[data-testid=roll-button]")
+    other = browser.new_context(viewport=PHONE).new_page()
+    other.goto(f"{server.url}#game={game_id(page)}")
+    other.wait_for_selector("[data-testid=game]:not([hidden])")
+    other.wait_for_selector("[data-testid=action]")
+    tap(page, "[data-testid=action] >> nth=0")  # Ann's split, on her phone
+    tap(other, "[data-testid=action] >> nth=2")  # a tap on the other phone's old view
+    state = state_of(server, page)["state"]
+    assert state["events"] == 2 and state["to_move"] == 1 and state["awaiting"] == "choice"
+    assert "moved on" in other.inner_text("[data-testid=error]")
+    assert "Bob" in other.inner_text("[data-testid=status]")
+    tap(other, "[data-testid=action] >> nth=2")  # now Bob's own split
+    assert state_of(server, page)["state"]["events"] == 3
+    other.context.close()
+
+
 def test_a_game_won_at_once_says_so_and_can_be_taken_back(page, server):
     """A first-roll five of a kind ends General: the result says who won at once (not a
     ranking that looks wrong), and a mistap is taken back from the final screen."""

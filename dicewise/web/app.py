@@ -123,7 +123,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
         if isinstance(result, Response):
             return result
         refused = isinstance(result, dict) and result.get("ok") is False  # a bad game command
-        return DicewiseJSON(result, status_code=400 if refused else 200)
+        status = 409 if refused and result.get("moved_on") else 400 if refused else 200
+        return DicewiseJSON(result, status_code=status)
 
     async def index(request):
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
@@ -168,12 +169,13 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def game_command(request):
         try:
             data = await read_json(request)
-            fields = Fields(data, {"command", "lang"})
+            fields = Fields(data, {"command", "lang", "events"})
             command = fields.get("command", str, required=True)
-            lang = fields.get("lang", str)
+            lang, events = fields.get("lang", str), fields.get("events", int)
         except BadRequest as e:
             return error(str(e), e.status)
-        return await answer(store.apply, request.path_params["game"], command, lang, lang=lang)
+        return await answer(store.apply, request.path_params["game"], command, lang, events,
+                            lang=lang)
 
     async def game_file(request):
         return await answer(store.download, request.path_params["game"],

@@ -157,10 +157,13 @@ class GameStore:
         with self._held(game_id) as game:
             return {"game": game_id, **game.apply("sheet")}
 
-    def apply(self, game_id: str, command: str, lang: str | None = None) -> dict:
+    def apply(self, game_id: str, command: str, lang: str | None = None,
+              events: int | None = None) -> dict:
         """One command of ``dicewise play``: exactly the line its ``--json`` answers; with
         ``lang`` the game goes on in that language first (the page's, which a player may
-        change mid-game)."""
+        change mid-game); with ``events``, the number of events of the game as the page
+        showed it, a command made for an earlier moment (another phone played since) is
+        refused with the game as it is now, ``moved_on``."""
         try:  # the command's verb as play reads it, whatever spaces part the words
             verb = commands.parse(command).verb
         except DicewiseError:
@@ -170,6 +173,11 @@ class GameStore:
                 game.speak(lang)
             if verb in REFUSED:
                 return {"ok": False, "error": game.tr(REFUSED[verb])}
+            if events is not None and events != len(game.events):
+                # played on the position after the one the player saw: another's, perhaps
+                return {**game.apply("sheet"), "ok": False, "moved_on": True, "error": game.tr(
+                    "the game has moved on since this page showed it (a move made elsewhere): "
+                    "here it is now")}
             answer = game.apply(command)
             if answer.get("ok"):
                 try:

@@ -463,7 +463,13 @@ async function command(text) {
   playing = true;
   try {
     const started = performance.now();
-    const answer = await call("POST", `/api/game/${game.id}`, {command: text, lang: $("#lang").value});
+    const body = {command: text, lang: $("#lang").value};
+    // the moment of the game this page shows: a move made on another phone since is not
+    // played over (the server answers the game as it is now, which is drawn)
+    const events = game.answer.state && game.answer.state.events;
+    if (text !== "sheet" && Number.isInteger(events)) body.events = events;
+    const answer = await call("POST", `/api/game/${game.id}`, body);
+    if (answer.ok === false && answer.moved_on) { game.answer = answer; drawGame(); }
     if (answer.ok === false) { showError(answer.error); document.body.dataset.drawn = ++drawn; return; }
     showError("");
     game.answer = answer;
