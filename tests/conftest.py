@@ -28,16 +28,16 @@ for _var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
 def pytest_cmdline_main(config):
     """Either tier on every test file (plain ``pytest``, or ``pytest -m slow``) runs on two
     processes where pytest-xdist is installed (the test extra): the everyday tier under 90 s
-    on a two-core machine.  The slow tier sends each file to one process, so that a module's
-    tables and servers are built once.  Naming files or tests, or choosing ``-n``, runs as
-    asked."""
+    on a two-core machine.  Each file goes to one process, so that a module's tables,
+    servers and solved games are built once, not once in each.  Naming files or tests, or
+    choosing ``-n``, runs as asked."""
     tier = config.option.markexpr if (
         config.args_source == pytest.Config.ArgsSource.TESTPATHS
         and "PYTEST_XDIST_WORKER" not in os.environ) else None  # not again in each worker
     if tier in ("not slow", "slow") and config.pluginmanager.hasplugin("xdist") \
             and getattr(config.option, "numprocesses", 0) is None:
         config.option.numprocesses = 2
-        if tier == "slow" and config.option.dist == "no":
+        if config.option.dist == "no":
             config.option.dist = "loadfile"
 
 
