@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import copy
 import pickle
@@ -24,17 +25,23 @@ SOURCES = [Path(i18n.__file__).parent / p for p in
             "cli/serve.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
 
 
+@functools.lru_cache(maxsize=None)
+def package_nodes() -> tuple[ast.AST, ...]:
+    """Every syntax node of every module of the package, parsed once for the scans below."""
+    return tuple(node for path in sorted(Path(dicewise.__file__).parent.rglob("*.py"))
+                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def messages_made() -> set[str]:
     """Every template given to ``Message`` anywhere in the package: what the library says
     that a player reads later (advice headlines, why a game ended, a table being built)."""
     found = set()
-    for path in Path(dicewise.__file__).parent.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            called = getattr(node, "func", None)
-            if (isinstance(node, ast.Call)
-                    and "Message" in (getattr(called, "id", None), getattr(called, "attr", None))
-                    and node.args and isinstance(node.args[0], ast.Constant)):
-                found.add(node.args[0].value)
+    for node in package_nodes():
+        called = getattr(node, "func", None)
+        if (isinstance(node, ast.Call)
+                and "Message" in (getattr(called, "id", None), getattr(called, "attr", None))
+                and node.args and isinstance(node.args[0], ast.Constant)):
+            found.add(node.args[0].value)
     return found
 
 
@@ -42,14 +49,13 @@ def plurals_in_code() -> set[str]:
     """Every message that counts something (``Plural``, ``ngettext``) anywhere in the package,
     keyed as the catalogs key it: singular and plural joined by NUL."""
     found = set()
-    for path in Path(dicewise.__file__).parent.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            called = getattr(node, "func", None)
-            name = (getattr(called, "id", None), getattr(called, "attr", None))
-            if (isinstance(node, ast.Call) and ("Plural" in name or "ngettext" in name)
-                    and len(node.args) >= 2
-                    and all(isinstance(a, ast.Constant) for a in node.args[:2])):
-                found.add(f"{node.args[0].value}\0{node.args[1].value}")
+    for node in package_nodes():
+        called = getattr(node, "func", None)
+        name = (getattr(called, "id", None), getattr(called, "attr", None))
+        if (isinstance(node, ast.Call) and ("Plural" in name or "ngettext" in name)
+                and len(node.args) >= 2
+                and all(isinstance(a, ast.Constant) for a in node.args[:2])):
+            found.add(f"{node.args[0].value}\0{node.args[1].value}")
     return found
 
 
@@ -994,16 +1000,15 @@ def table_columns() -> set[str]:
     """The column names of every strategy table in the package (``header = [...]`` and the
     headers given to ``StrategyTable``)."""
     found = set()
-    for path in Path(dicewise.__file__).parent.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            lists = []
-            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "header":
-                lists.append(node.value)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "StrategyTable":
-                lists.extend(a for a in node.args if isinstance(a, ast.List))
-            for value in lists:
-                if isinstance(value, ast.List):
-                    found |= {e.value for e in value.elts if isinstance(e, ast.Constant)}
+    for node in package_nodes():
+        lists = []
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "header":
+            lists.append(node.value)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "StrategyTable":
+            lists.extend(a for a in node.args if isinstance(a, ast.List))
+        for value in lists:
+            if isinstance(value, ast.List):
+                found |= {e.value for e in value.elts if isinstance(e, ast.Constant)}
     return found
 
 
@@ -1026,8 +1031,9 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
     from dicewise.cli.measure import _text_table
 
     _no_locale(monkeypatch)
+    tables = {}
     for what in ("opening", "states", "categories"):
-        table = api.strategy_table("general", what, games=300)
+        table = tables[what] = api.strategy_table("general", what, games=300)
         text = {lang: _text_table(table.header, table.rows, i18n.translator(lang))
                 for lang in ("en", "ru", "pl")}
         assert len({len(t.splitlines()) for t in text.values()}) == 1
@@ -1046,7 +1052,7 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
     assert any(re.search(kept, line) for line in opening)
     assert any("записать в графу «полный дом»: 35" in line for line in opening)
     assert "пять одинаковых с первого броска заканчивают игру" in opening[1]
-    table = api.strategy_table("general", "opening")
+    table = tables["opening"]
     csv_lines = run("--format", "csv", "--lang", "ru").splitlines()  # for programs: English
     assert csv_lines[0] == ",".join(table.header) and len(csv_lines) == len(table.rows) + 1
     row = next(i for i, r in enumerate(table.rows) if r[:2] == [1, "1 1 1 2 2"])
