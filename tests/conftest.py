@@ -13,15 +13,17 @@ import os
 
 import pytest
 
-from dicewise.solver.category import solve_states
-from dicewise.solver.rulesets import category_game
-
-
 # No locale for the tests, the servers and browsers they start: what dicewise says (and the
 # language a page starts in) is English unless a test asks for a language, whatever the
 # machine's locale.
 for _var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
     os.environ.pop(_var, None)
+
+# One BLAS thread in each test process and every command it starts (set here, before numpy
+# is imported): the tiers run a process a core, and each process's second BLAS thread,
+# spinning between numpy's calls, only took CPU time from the other (a tenth of the everyday
+# tier's).  OPENBLAS_NUM_THREADS set beforehand chooses otherwise.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -64,6 +66,9 @@ def module_cache(_module_cache_dir, _private_cache, monkeypatch):
 
 @functools.lru_cache(maxsize=None)
 def _solved(name: str, options: tuple):
+    from dicewise.solver.category import solve_states
+    from dicewise.solver.rulesets import category_game
+
     game = category_game(name, **dict(options))
     return game, solve_states(game)
 
