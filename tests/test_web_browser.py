@@ -578,6 +578,10 @@ def test_a_choice_tapped_twice_is_played_once(page, server):
     start_game(page, "ryzykant", ["Ann", "Bob"], seed=3, advice=False)
     tap(page, "[data-testid=roll-button]")
     page.dblclick("[data-testid=action] >> nth=0")
+    # the page already loaded, "networkidle" came at once: wait for the move to be drawn,
+    # then a while longer, in which a second move (were one sent) would be played
+    page.wait_for_selector("[data-testid=status]:has-text('Bob')")
+    page.wait_for_timeout(500)
     page.wait_for_load_state("networkidle")
     state = state_of(server, page)["state"]
     assert state["events"] == 2 and state["to_move"] == 1 and state["awaiting"] == "choice"
