@@ -76,4 +76,3 @@ class _ForTarget:
 
     def __getattr__(self, name):
         return getattr(self._episode, name)
-
