@@ -267,7 +267,7 @@ def test_polish_names_typed_without_polish_letters():
     ("LS", "small_straight"), ("BS", "big_straight"), ("F", "full"), ("C", "four"),
     ("С", "four"), ("P", "poker"), ("Р", "poker"), ("Sh", "chance"), ("шанс", "chance"),
     ("малый стрит", "small_straight"), ("small straight", "small_straight"),
-    ("четвёрки", "fours")])
+    ("четвёрки", "fours"), ("фулл", "full"), ("Фулл", "full")])
 def test_the_seeds_names_and_abbreviations_of_poker_programs(typed, box):
     names = get_game("poker-programs").rules({}).category_names
     assert i18n.box_name("poker-programs", names, typed) == box

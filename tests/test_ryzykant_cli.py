@@ -113,6 +113,9 @@ def test_advise_human_output():
     r = run("advise", "ryzykant", "--dice", "1", "1", "6", "6", "3", *SMALL)
     assert r.exit_code == 0, r.output
     assert "approximate" in r.stdout and "1+1" in r.stdout
+    one = run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", "--sheet", "6=1,8=1",
+              "--fifth", "2=1", *SMALL)
+    assert "; 1 roll, " in one.stdout, one.output
 
 
 def test_advise_at_a_table_ranks_splits_by_the_chance_to_finish_ahead():

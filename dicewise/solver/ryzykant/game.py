@@ -394,11 +394,13 @@ def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
     values = Message("every split ends the game") if exact else Plural(
         "splits searched {depth} roll deep", "splits searched {depth} rolls deep", found.depth,
         depth=found.depth)
-    headline = Message("ryzykant: dice {dice}; sheet {sheet}; fifth {fifth}; {rolls} rolls, "
-                       "{points} points now; {values}",
-                       dice=" ".join(map(str, faces)), sheet=pos.sheet or Message("(empty)"),
-                       fifth=pos.fifth or Message("(none)"), rolls=pos.rolls,
-                       points=pos.score, values=values)
+    headline = Plural("ryzykant: dice {dice}; sheet {sheet}; fifth {fifth}; {rolls} roll, "
+                      "{points} points now; {values}",
+                      "ryzykant: dice {dice}; sheet {sheet}; fifth {fifth}; {rolls} rolls, "
+                      "{points} points now; {values}", pos.rolls,
+                      dice=" ".join(map(str, faces)), sheet=pos.sheet or Message("(empty)"),
+                      fifth=pos.fifth or Message("(none)"), rolls=pos.rolls,
+                      points=pos.score, values=values)
     position = {"dice": faces, "sheet": pos.sheet, "fifth": pos.fifth, "points": pos.score,
                 "rolls": pos.rolls}
     return Advice(rules.name, rules.options, position, choices, headline, start,
