@@ -319,11 +319,13 @@ def test_bad_input_is_shown_on_the_page(page):
     page.wait_for_selector("[data-testid=error]:not([hidden])")
     assert "ones" in page.inner_text("[data-testid=error]")
     assert page.query_selector_all("[data-testid=position-advice] tr.choice") == []
-    page.select_option("[data-testid=lang]", "ru")  # the same refusal, in the page's language
-    page.wait_for_selector("html[lang=ru]", state="attached")
-    page.click("[data-testid=show-advice]")
+    page.select_option("[data-testid=lang]", "ru")  # the refusal shown, said in the new language
     page.wait_for_selector("[data-testid=error]:has-text('единицы=7: кости не дают 7')")
     assert page.inner_text("[data-testid=error]").startswith("единицы=7: кости не дают 7")
+    page.select_option("[data-testid=lang]", "pl")  # and asked again, in the page's language
+    page.wait_for_selector("html[lang=pl]", state="attached")
+    page.click("[data-testid=show-advice]")
+    page.wait_for_selector("[data-testid=error]:has-text('jedynki=7')")
 
 
 def test_a_file_or_link_that_is_no_game_is_refused_in_the_pages_language(page, server,

@@ -243,6 +243,7 @@ function adviceList(advice, onPick, labels = boxLabels) {
 
 let positionDice;
 let positionAdvice = null;  // the advice shown for one position, drawn again in a new language
+let positionRefused = null; // the position refused, whose refusal a new language says again
 async function askPosition(event) {
   event.preventDefault();
   const form = event.target;
@@ -260,6 +261,7 @@ async function askPosition(event) {
   const box = $(".advice", form);
   document.body.dataset.drawn = ++drawn;
   positionAdvice = advice.ok === false ? null : advice;
+  positionRefused = advice.ok === false ? body : null;
   if (advice.ok === false) { showError(advice.error); box.replaceChildren(); return; }
   box.replaceChildren(...adviceList(advice, null, labels));
   box.dataset.ms = Math.round(performance.now() - started);
@@ -591,6 +593,10 @@ async function start() {
     await setLanguage($("#lang").value);
     if (positionAdvice) $(".advice", $("#position-form")).replaceChildren(
       ...adviceList(positionAdvice, null, await boxLabelsOf(positionAdvice.ruleset)));
+    if (positionRefused && !$("#error").hidden) {
+      const again = await call("POST", "/api/advise", {...positionRefused, lang: $("#lang").value});
+      if (again.ok === false) showError(again.error);
+    }
     // the game goes on in the new language now, not at its next move (a game over has none):
     // its unnamed seats (Player 1) and what it refuses are said in it
     if (game) {
