@@ -720,10 +720,10 @@ def chance_two_player(ruleset, *, sheet: str | None = None, opponent_sheet: str 
     values, me, them, how = race_values(game, rules, sheet, opponent_sheet, table, progress)
     diff = me.points - them.points
     probability = chance(values, me, them)
-    # P(draw) needs the race from this position; the sub-game is cheap once a few boxes are
-    # filled, and from the table's root it would be another whole solve.
+    # P(draw) needs the race from this position; the sub-game takes a few seconds once ten
+    # boxes are filled (11 s at eight), and from the table's root it would be a whole solve.
     draw = None
-    if how == "sub-game" or bin(me.mask).count("1") + bin(them.mask).count("1") >= 8:
+    if how == "sub-game" or bin(me.mask).count("1") + bin(them.mask).count("1") >= 10:
         sub = values if how == "sub-game" else solve_subgame(rules, me.mask, them.mask)
         draw = float(evaluate_policies(sub, ("win", "win"), kind="draw").value(
             me.mask, them.mask, diff))
