@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from ..errors import DicewiseError
 
@@ -22,7 +22,10 @@ async def read_json(request: Request) -> dict:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":  # also keeps other sites' plain forms out
         raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except ClientDisconnect:  # gone before its whole body came: nobody reads the answer
+        raise BadRequest("the request ended before its body did") from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number too long
