@@ -700,6 +700,22 @@ def test_a_move_made_for_a_game_that_has_moved_on_is_refused(server, session):
     assert server.post(f"/api/game/{game_id}", {"command": "undo", "events": 2})[0] == 200
 
 
+def test_a_refused_move_in_a_new_language_keeps_it_in_the_file(server, session):
+    """The page's language comes with a move the game refuses: the game goes on in it, in
+    its file as in memory (it was memory only, and the game read again from its file spoke
+    the old language and named its players in it)."""
+    game_id = server.post("/api/game", {"ruleset": "general", "players": 2, "seed": 1,
+                                        "advice": False})[2]["game"]
+    for lang, command, status in [("ru", "write sixes", 400), ("pl", "save x", 400),
+                                  ("en", "undo", 409)]:
+        body = {"command": command, "lang": lang, **({"events": 5} if status == 409 else {})}
+        assert server.post(f"/api/game/{game_id}", body)[0] == status
+        on_disk = json.loads((server.games / f"{game_id}.json").read_text(encoding="utf-8"))
+        assert on_disk["lang"] == lang, (command, on_disk)
+        assert on_disk == server.request("GET", f"/api/game/{game_id}/file")[2]
+    assert on_disk["names"] == ["Player 1", "Player 2"] and on_disk["events"] == []
+
+
 def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, tmp_path):
     status, _, first = server.post("/api/game", {"ruleset": "general", "players": 1, "seed": 2,
                                                  "names": ["Solo"]})

@@ -169,25 +169,28 @@ class GameStore:
         except DicewiseError:
             verb = None  # the game answers the error itself
         with self._held(game_id) as game:
-            if lang is not None and i18n.language(lang) != game.table.lang:
+            spoken = lang is not None and i18n.language(lang) != game.table.lang
+            if spoken:
                 game.speak(lang)
             if verb in REFUSED:
-                return {"ok": False, "error": game.tr(REFUSED[verb])}
-            if events is not None and events != len(game.events):
+                answer = {"ok": False, "error": game.tr(REFUSED[verb])}
+            elif events is not None and events != len(game.events):
                 # played on the position after the one the player saw: another's, perhaps
-                return {**game.apply("sheet"), "ok": False, "moved_on": True, "error": game.tr(
+                answer = {**game.apply("sheet"), "ok": False, "moved_on": True, "error": game.tr(
                     "the game has moved on since this page showed it (a move made elsewhere): "
                     "here it is now")}
-            answer = game.apply(command)
-            if answer.get("ok"):
+            else:
+                answer = game.apply(command)
+            if answer.get("ok") or spoken:  # a refused move in a new language keeps the language
                 try:
                     self._write(game_id, game)
                 except OSError as e:
                     with self._lock:  # the next request reads the last good file again
                         self._games.pop(game_id, None)
-                    raise NotSaved(i18n.Message("cannot save the game ({why}); the last move "
-                                                "is not kept", why=i18n.os_reason(e))
-                                   .in_language(game.tr)) from None
+                    if answer.get("ok"):
+                        raise NotSaved(i18n.Message("cannot save the game ({why}); the last "
+                                                    "move is not kept", why=i18n.os_reason(e))
+                                       .in_language(game.tr)) from None
             return answer
 
     def download(self, game_id: str):
