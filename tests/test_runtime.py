@@ -5,7 +5,8 @@ threads, forked processes, Dask's threads), and passes a worker's error on as it
 forked children read closures and shared arguments as they were at the fork and pickle only
 items and results; a ``pool`` forks once, and its children's writes into a
 ``shared_array`` reach the parent and the next map; two pools open at once keep their own
-function; a scheduler is named or refused in one line.
+function; the workers of a command killed outright leave with it; a scheduler is named or
+refused in one line.
 """
 
 from __future__ import annotations
@@ -114,3 +115,44 @@ def test_schedulers_are_named_or_refused_in_one_line(monkeypatch):
     assert runtime.local(2).name == "threads"
     with pytest.raises(DicewiseError, match="needs a system that can fork"):
         runtime.open_runtime("processes", 2)
+
+
+_ORPHAN = """
+import os, sys, time
+from dicewise.solver import runtime
+with runtime.Forked(1).pool(lambda i: os.getpid()) as run:
+    print(*run([0]), flush=True)
+    time.sleep(60)
+"""
+
+
+@forks
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads a process's state in /proc")
+def test_forked_workers_leave_with_a_command_killed_outright():
+    # a killed command's workers waited on their queue for ever, holding the table's build
+    # lock, and every later command that needed the table waited behind them
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE, text=True)
+    worker = int(command.stdout.readline())
+    command.send_signal(signal.SIGKILL)
+    command.wait()
+
+    def alive():
+        try:
+            with open(f"/proc/{worker}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has left
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 5
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        assert not alive()
+    finally:
+        if alive():
+            os.kill(worker, signal.SIGKILL)

@@ -114,7 +114,7 @@ class Forked(Runtime):
         _FORKED[key] = fn
         try:
             executor = ProcessPoolExecutor(self.workers, mp_context=context,
-                                           initializer=_deaf_to_interrupts)
+                                           initializer=_worker_start, initargs=(os.getpid(),))
 
             def run(items):
                 with _interrupts_held():  # the workers are forked here, on the first map
@@ -310,6 +310,32 @@ def _interrupts_held():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _worker_start(parent: int) -> None:
+    """A forked worker's start: deaf to Ctrl+C, and gone when ``parent`` is.
+
+    A command killed outright (SIGKILL, or SIGTERM, which Python does not turn into an
+    exception) cannot let its workers go, and they would wait on their queue for ever,
+    holding the table's build lock they inherited: every later command needing that table
+    waited for them."""
+    import threading
+
+    _deaf_to_interrupts()
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True,
+                     name="dicewise-orphan-watch").start()
+
+
+def _exit_with(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_WATCH)
+    os._exit(1)
+
+
+#: Seconds between the looks a forked worker takes for its parent (gone: it exits).
+_ORPHAN_WATCH = 0.2
 
 
 def _deaf_to_interrupts() -> None:
