@@ -357,6 +357,16 @@ def bf_chain2(A, D, D2, garrison):
     return value(A, D)
 
 
+def test_a_garrison_above_every_army_moves_the_fewest_even_past_int64():
+    # the move-in A - garrison was taken in int64: a garrison of 10**30 overflowed
+    for policy in (rk.Policy(), MINIMAX):
+        every = rk.chain_attack(10, [3, 2], garrison=10, policy=policy)
+        huge = rk.chain_attack(10, [3, 2], garrison=10**30, policy=policy)
+        assert huge.reached == every.reached
+        assert huge.expected_armies_left == every.expected_armies_left
+        assert huge.garrison == 10**30
+
+
 @pytest.mark.parametrize("A,D,D2,garrison", [(6, 2, 2, 1), (8, 3, 2, 3), (7, 1, 3, 4)])
 def test_minimax_chain_matches_brute_force(A, D, D2, garrison):
     c = rk.chain_attack(A, [D, D2], garrison=garrison, policy=MINIMAX)

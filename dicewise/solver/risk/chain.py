@@ -79,6 +79,7 @@ def check_chain(armies: int, defenders: Sequence[int], garrison: int,
 def _move_in(A: np.ndarray, a: int, garrison: int) -> np.ndarray:
     """Armies moved into a conquered territory: all but the garrison, but at least the dice
     of the last round (RULES.md section 5), and never the last army."""
+    garrison = min(garrison, len(A))  # more than every army here is all (10**30 fits no int64)
     return np.minimum(np.maximum(A - garrison, a), A - 1)
 
 
