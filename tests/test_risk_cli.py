@@ -155,6 +155,9 @@ def test_plot(tmp_path):
         assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         r = run(["plot", "--max", "6", "--out", str(out), "--json"])
         assert r.exit_code == 0 and json.loads(r.output)["max"] == 6
+        # --max 2 has one row (A = 2), and its 0.5 contour raised matplotlib's TypeError
+        r = run(["plot", "--max", "2", "--out", str(out)])
+        assert r.exit_code == 0, r.output
 
 
 def test_help_lists_commands(main_cli):

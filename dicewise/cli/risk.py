@@ -445,8 +445,9 @@ def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
     try:
         im = ax.imshow(p[2:, 1:], origin="lower", extent=(0.5, n + 0.5, 1.5, n + 0.5),
                        aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
-        ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
-                   linewidths=0.8)
+        if n > 2:  # a contour needs two rows of A (--max 2 has only A = 2)
+            ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
+                       linewidths=0.8)
         ax.set_xlabel("D (defending armies)")
         ax.set_ylabel("A (armies on the attacking territory)")
         ax.set_title(f"Risk: P(conquer), dice {dice}, {_rules_text(rules)}")
