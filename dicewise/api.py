@@ -209,6 +209,15 @@ def _needs(game: Game, command: str) -> None:
         raise unsupported(game, command)
 
 
+def _for_target(ruleset, options):
+    """(game, rules) of a game that plays for a target (the games with a ``chance``), or
+    the one-line refusal that says so (not "has no `chance`" to ``advise --target``)."""
+    game, rules = make_rules(ruleset, options)
+    if "chance" not in game.commands:
+        raise DicewiseError(Message("{game} has no play for a target", game=game.name))
+    return game, rules
+
+
 @_checked
 def for_command(ruleset, command: str, options=None):
     """(game, rules) for a command, refusing a game that lacks it or bad options, in one line."""
@@ -909,7 +918,7 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
     """Every choice ranked by P(final ≥ target), with its expected final score beside and the
     choice of the expected-score policy named."""
     target = check_target(target)
-    game, rules = for_command(ruleset, "chance", options)
+    game, rules = _for_target(ruleset, options)
     game.check_position(rules, {"dice": list(dice), "roll": roll, "sheet": sheet})
     base, tsol = _target_solutions(game, rules, target, table, progress)
     from .solver.objectives.target import rank_for_target
@@ -922,7 +931,7 @@ def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
     """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
     from .solver.target.table import table_for
 
-    game, rules = for_command(ruleset, "chance", options)
+    game, rules = _for_target(ruleset, options)
     base = store.solution(game, rules, progress_factory=progress)
     tsol = store.solution(table_for(game, rules, None, game.state_values(base), every=True), rules,
                           progress_factory=progress)
