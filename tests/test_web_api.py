@@ -436,6 +436,10 @@ def test_serve_refuses_an_open_host_without_a_token(tmp_path):
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
         "dicewise: error: --host 0.0.0.0 is open to the network: it needs its token"]
+    every = CliRunner().invoke(cli, ["serve", "--host", "", "--no-token", "--games",
+                                     str(tmp_path)], prog_name="dicewise")
+    assert every.stderr.strip() == ("dicewise: error: --host '' is open to the network: it "
+                                    "needs its token")
     afile = tmp_path / "file"
     afile.write_text("")
     result = CliRunner().invoke(cli, ["serve", "--games", str(afile)], prog_name="dicewise")

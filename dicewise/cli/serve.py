@@ -100,7 +100,7 @@ def serve(host, port, games_dir, use_token, lang, as_json):
     loopback = is_loopback(host)
     if use_token is False and not loopback:
         raise DicewiseError(Message("--host {host} is open to the network: it needs its token",
-                                    host=host))
+                                    host=host or "''"))  # '' is every address
     token = new_token() if use_token or not loopback else None
     builds = Builds()
     app = create_app(folder, token=token, loopback=loopback, builds=builds)
