@@ -46,10 +46,16 @@ def _maybe(test):
     return lambda value: value is None or test(value)
 
 
+def _zero_dimensional(value) -> bool:
+    """A 0-d NumPy array: one number, though a Collection by its type."""
+    return isinstance(value, np.ndarray) and value.ndim == 0
+
+
 def _many(value) -> bool:
-    """Whether ``value`` is a collection of things (a list, a tuple, an array), not a text
-    or a mapping."""
-    return isinstance(value, Collection) and not isinstance(value, (str, bytes, Mapping))
+    """Whether ``value`` is a collection of things (a list, a tuple, an array), not a text,
+    a mapping or a 0-d array (one number, which cannot be iterated)."""
+    return (isinstance(value, Collection) and not isinstance(value, (str, bytes, Mapping))
+            and not _zero_dimensional(value))
 
 
 def _each(test):
@@ -62,13 +68,17 @@ def _texts(value) -> bool:
 
 
 def _options(value) -> bool:
+    """A dict of texts to single values (an option's value is never a list or an array),
+    ``KEY=VALUE`` texts, or None."""
     if isinstance(value, Mapping):
-        return all(map(_text, value))
+        return all(map(_text, value)) and not any(
+            _many(v) or isinstance(v, (Mapping, np.ndarray)) for v in value.values())
     return value is None or _each(_text)(value)
 
 
 def _lines(value) -> bool:
-    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
+    return (isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
+            and not _zero_dimensional(value))
 
 
 def _flag(value) -> bool:
@@ -95,6 +105,7 @@ TAKES = {
     "seed": (lambda v: _whole(v) and v >= 0, "a whole number, at least 0"),
     "players": (_whole, "a whole number"),
     "max_failures": (_whole, "a whole number"),
+    "on_error": (_text, "a text: continue or stop"),
     "game": (_maybe(_whole), "a game number of the log (a whole number) or None"),
     "workers": (_maybe(lambda v: _whole(v) and v >= 1), "a whole number, at least 1, or None"),
     "scheduler": (_maybe(_text), "a text or None"),

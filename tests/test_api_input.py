@@ -92,6 +92,16 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
     ("review", {"lines": [], "game": True}, "game"),
     ("review", {"lines": [], "game": 1.0}, "game"),
     ("review", {"lines": [], "game": "1"}, "game"),
+    # a 0-d array is a Collection that cannot be iterated: TypeError "iteration over a 0-d array"
+    ("advise", {"dice": np.array(5), "roll": 1}, "dice"),
+    ("simulate", {"games": 1, "options": np.array(2)}, "options"),
+    ("chance", {"players": 3, "opponent_sheets": np.array(2)}, "opponent_sheets"),
+    ("review", {"lines": np.array(2)}, "lines"),
+    # an option's value is one value: numpy's "truth value of an array ... is ambiguous"
+    ("solve", {"options": {"straight": np.array(["joker", "plain"])}}, "options"),
+    ("solve", {"options": {"straight": ["joker"]}}, "options"),
+    ("bench_agent", {"agent": lambda o: o["legal"][0], "on_error": np.array(["stop", "go"])},
+     "on_error"),
 ])
 def test_an_argument_of_the_wrong_type_is_refused_in_one_line(function, arguments, parameter):
     with pytest.raises(DicewiseError) as refused:
