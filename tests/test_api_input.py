@@ -173,6 +173,15 @@ def test_review_refuses_a_roll_or_die_that_is_no_whole_number(key, value):
     assert api.review("yahtzee", [json.dumps(_logged_line())]).decisions  # the log as written
 
 
+@pytest.mark.parametrize("turn", [float("nan"), 2.5, "2", True])
+def test_review_refuses_a_turn_that_is_no_whole_number(turn):
+    # the turn is echoed in every decision: NaN made to_json() invalid JSON
+    record = _logged_line()
+    record["observation"]["turn"] = turn
+    with pytest.raises(DicewiseError, match="line 1: the turn is a whole number, not "):
+        api.review("yahtzee", [json.dumps(record)])
+
+
 def test_review_takes_a_numpy_game_number():
     import io
 

@@ -67,11 +67,11 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
             if substituted is not None:
                 substituted.append((number, obs.get("game")))
             continue
-        number_of_game = obs.get("game")
-        if number_of_game is not None and (isinstance(number_of_game, bool)
-                                           or not isinstance(number_of_game, int)):
-            raise DicewiseError(f"line {number}: the game number is a whole number, not "
-                                f"{json.dumps(number_of_game)}")
+        for key, what in (("game", "game number"), ("turn", "turn")):  # both are echoed
+            value = obs.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise DicewiseError(f"line {number}: the {what} is a whole number, not "
+                                    f"{json.dumps(value)}")
         if obs.get("ruleset", game.name) != game.name:
             raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {game.name}")
         if obs.get("players", 1) != 1:  # judged by the points alone, it would be misjudged
