@@ -118,6 +118,17 @@ def test_batched_regret_refuses_bad_positions_and_actions():
         regret_batch("risk", [0], [0], [0], [1], [0])
 
 
+@pytest.mark.parametrize("odd", [2.5, np.array([2.5]), float("nan"), 10**30, None, "3", [True]])
+def test_batched_regret_refuses_positions_that_are_no_whole_numbers(odd):
+    # int64 casts took 2.5 for 2 and failed on NaN ("cannot convert"), 10**30 (OverflowError)
+    # or None (TypeError)
+    with pytest.raises(DicewiseError, match=r"(masks|actions) are whole numbers \(int64\)"):
+        regret_batch("general", odd, [0], [0], [1], [0])
+    roll = int(dice.roll_index(dice.counts_of([1, 1, 2, 3, 4])))
+    with pytest.raises(DicewiseError, match=r"actions are whole numbers"):
+        regret_batch("general", [0], [0], [roll], [1], odd)
+
+
 # -- the action space -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", FAST)
@@ -345,6 +356,41 @@ def test_a_table_that_is_no_path_is_refused(tmp_path, monkeypatch):
     with pytest.raises(DicewiseError, match="NUL character"):
         gym.make("dicewise/General-v0", table="a\0b")
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("table", [[], {}, np.array(2)])
+def test_an_unhashable_table_is_refused(table):
+    # TypeError "unhashable type" from the cache of solutions, before the check
+    for make in (lambda: gym.make("dicewise/General-v0", table=table),
+                 lambda: gym.make_vec("dicewise/General-v0", num_envs=2, table=table)):
+        with pytest.raises(DicewiseError, match="table is a path or None"):
+            make()
+
+
+def test_keywords_given_as_arrays_are_refused_in_one_line():
+    # `x not in (...)` of an array: numpy's "truth value of an array ... is ambiguous"
+    odd = np.array(["raise", "end"])
+    with pytest.raises(DicewiseError, match="illegal_action is one of raise, end"):
+        gym.make("dicewise/General-v0", illegal_action=odd)
+    with pytest.raises(DicewiseError, match="illegal_action is one of raise, end"):
+        gym.make_vec("dicewise/General-v0", num_envs=2, illegal_action=odd)
+    with pytest.raises(DicewiseError, match="render_mode is None or 'ansi'"):
+        dicewise.envs.DicewiseEnv("general", render_mode=np.array(["ansi", "human"]))
+    with pytest.raises(DicewiseError, match="render_mode is None or 'ansi'"):
+        dicewise.envs.two_player_general(render_mode=np.array(["ansi", "human"]))
+    with pytest.raises(DicewiseError, match="options takes a dict of option values"):
+        gym.make("dicewise/General-v0", straight=np.array(["plain", "joker"]))
+    with pytest.raises(DicewiseError, match=r"num_envs is a whole number 1\.\.100,000,000"):
+        gym.make_vec("dicewise/General-v0", num_envs=10**30)  # numpy's "maximum dimension"
+
+
+@pytest.mark.slow  # Ryzykant's table: half a minute
+def test_action_index_refuses_an_index():
+    # poker-school and ryzykant read an index as a JSON action: IndexError deep in the game
+    env = dicewise.envs.DicewiseEnv("ryzykant", end_marks=2)
+    with pytest.raises(BadAction, match="is not an action of ryzykant"):
+        env.action_index(np.int64(2))
+    assert env.action_index(env.action_json(3)) == 3
 
 
 def test_rule_options_are_make_keywords():

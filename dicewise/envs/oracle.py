@@ -19,6 +19,7 @@ action is not legal), so an environment reads the regret of any action from it.
 from __future__ import annotations
 
 import os
+import reprlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -36,13 +37,28 @@ from ..tables import store
 PLAN_CHUNK = 4096
 
 
-@lru_cache(maxsize=16)
 def solution(game: Game, rules, table: str | None = None) -> Solution:
     """The game's solved (or fitted) table, built or loaded once per process and rules:
     from the cache, or from the file ``table`` (built there if missing)."""
-    if table is not None and not isinstance(table, (str, os.PathLike)):
-        raise DicewiseError(f"table is a path or None, not {table!r}")
-    return store.solution(game, rules, None if table is None else str(table))
+    if table is not None and not isinstance(table, (str, os.PathLike)):  # before the cache
+        raise DicewiseError(f"table is a path or None, not {table!r}")  # hashes it
+    return _solution(game, rules, None if table is None else str(table))
+
+
+@lru_cache(maxsize=16)
+def _solution(game: Game, rules, table: str | None) -> Solution:
+    return store.solution(game, rules, table)
+
+
+def whole_numbers(name: str, values) -> np.ndarray:
+    """``values`` (a number or an array of them) as a flat int64 array, or a DicewiseError:
+    a cast would take 2.5 for 2 and fail on NaN, None or a number beyond int64."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "iu" or (array.dtype.kind == "u" and array.size
+                                         and array.max() > np.iinfo(np.int64).max):
+        raise DicewiseError(f"{name} are whole numbers (int64), not {array.dtype} "
+                            f"({reprlib.repr(values)})")
+    return array.astype(np.int64).reshape(-1)
 
 
 @dataclass(frozen=True)
@@ -125,14 +141,15 @@ class CategoryOracle:
         and BadAction (naming the position) for an action that is not legal in it.
         """
         rules = self.rules
-        masks, extras, rolls, roll_numbers = (np.asarray(a, dtype=np.int64).reshape(-1) for a in
-                                              (masks, extras, rolls, roll_numbers))
+        masks, extras, rolls, roll_numbers = (whole_numbers(name, a) for name, a in (
+            ("masks", masks), ("extras", extras), ("rolls", rolls),
+            ("roll numbers", roll_numbers)))
         g = len(masks)
         if not len(extras) == len(rolls) == len(roll_numbers) == g:
             raise DicewiseError("masks, extras, rolls and roll numbers differ in length")
         self._check_positions(masks, extras, rolls, roll_numbers)
         if actions is not None:
-            actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+            actions = whole_numbers("actions", actions)
             if len(actions) != g:
                 raise DicewiseError("one action per position")
             bad = np.flatnonzero((actions < 0) | (actions >= self.n_actions))
@@ -237,6 +254,7 @@ def regret_batch(ruleset, masks, extras, rolls, roll_numbers, actions, *,
     if not isinstance(game, CategoryGame):
         raise DicewiseError(f"regret_batch serves the category games; {game.name} is judged "
                             "one position at a time (AdviceOracle, or its environment's info)")
+    actions = whole_numbers("actions", actions)  # None, which judge takes, has no regret
     return category_oracle(game, rules).judge(masks, extras, rolls, roll_numbers, actions).regret
 
 

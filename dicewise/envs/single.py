@@ -72,10 +72,10 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
         if "bench-agent" not in game.commands:
             raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
         check_oracle(oracle)
-        if illegal_action not in ILLEGAL:
+        if not among(illegal_action, ILLEGAL):
             raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
                                 f"not {illegal_action!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        if not among(render_mode, (None, *self.metadata["render_modes"])):
             raise DicewiseError(f"render_mode is None or 'ansi', not {render_mode!r}")
         self.game: Game = game
         self.rules = rules
@@ -101,6 +101,9 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
 
     def action_index(self, action: dict) -> int:
         """The index of a JSON action (canonical form first) in the action space."""
+        if not isinstance(action, dict):  # an index, say: the game would read it as JSON
+            raise BadAction(f"{action!r} is not an action of {self.game.name} (a JSON object; "
+                            "action_json gives the one of an index)")
         try:
             return self._index[action_key(self.game.canonical_action(action))]
         except KeyError:
@@ -251,6 +254,12 @@ def check_reset(seed, options) -> tuple[int | None, dict]:
         raise DicewiseError(f"options['game'] is a game number 0, 1, 2... below {MAX_GAMES:,}, "
                             f"not {index!r}")
     return (None if seed is None else int(seed)), dict(options or {})
+
+
+def among(value, choices) -> bool:
+    """Whether a keyword's ``value`` is one of ``choices`` (texts or None), compared without
+    ``in``, whose answer for a NumPy array is an array (or a ValueError)."""
+    return any(value is c or (isinstance(value, str) and value == c) for c in choices)
 
 
 def check_oracle(oracle) -> None:

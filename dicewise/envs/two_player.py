@@ -50,7 +50,7 @@ from ..solver.sheet import parse_sheet
 from .observe import (BIG, RebuiltOnLoading, category_sheet_fields, counts_field,
                       number_field)
 from .oracle import game_actions, solution
-from .single import action_key, check_reset, whole_number
+from .single import action_key, among, check_reset, whole_number
 
 #: Boxes still open for each player when the oracle starts (0: never).
 ORACLE_OPEN = 4
@@ -70,7 +70,7 @@ class TwoPlayerGeneralEnv(RebuiltOnLoading, AECEnv):
 
         game, rules = make_rules(get_game("general"), options)
         two_player_rules(rules)  # refuses rules the race solver does not handle
-        if render_mode not in (None, "ansi"):
+        if not among(render_mode, (None, "ansi")):
             raise DicewiseError(f"render_mode is None or 'ansi', not {render_mode!r}")
         if whole_number(oracle_open) is None or not 0 <= oracle_open <= rules.n_categories:
             raise DicewiseError(f"oracle_open is 0..{rules.n_categories}, not {oracle_open!r}")

@@ -26,6 +26,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..api import MAX_GAMES
 from ..errors import BadAction, DicewiseError
 from ..solver import dice
 from ..solver.rulesets.decisions import plan_turns, write_options
@@ -33,7 +34,7 @@ from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import RebuiltOnLoading, category_encoder
 from .oracle import CategoryOracle, game_actions, solution
-from .single import ILLEGAL, check_oracle, check_reset, whole_number
+from .single import ILLEGAL, among, check_oracle, check_reset, whole_number
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
 STREAM_BLOCK = 1 << 16
@@ -82,10 +83,10 @@ class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
-        if whole_number(num_envs) is None or num_envs < 1:
-            raise DicewiseError(f"num_envs is a positive number, not {num_envs!r}")
+        if whole_number(num_envs) is None or not 1 <= num_envs <= MAX_GAMES:
+            raise DicewiseError(f"num_envs is a whole number 1..{MAX_GAMES:,}, not {num_envs!r}")
         check_oracle(oracle)
-        if illegal_action not in ILLEGAL:
+        if not among(illegal_action, ILLEGAL):
             raise DicewiseError(f"illegal_action is one of {', '.join(ILLEGAL)}, "
                                 f"not {illegal_action!r}")
         self.game, self.rules, self.num_envs = game, rules, int(num_envs)
