@@ -13,6 +13,7 @@ to open the page, how to stop it, its refusals) in ``--lang`` or the locale's la
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -638,6 +639,43 @@ def test_ctrl_c_stops_the_server_while_a_table_is_built(tmp_path):
                 and (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
                      != "Z")}
     assert not list(s.cache.glob("*-2p*.dwt"))
+
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_ends_the_server_at_once(tmp_path):
+    """A build stops only at its next progress step, and some steps take minutes (play for
+    a target in one-column poker-school: 18 minutes at 0%); a second Ctrl+C then logged a
+    CancelledError traceback and still waited for that step.  Now it ends the server at
+    once, says so in the server's language, and exits as a Ctrl+C does (130)."""
+    import signal
+    import threading
+
+    s = Server(tmp_path, "--lang", "pl")
+
+    def ask_for_a_build():
+        with contextlib.suppress(OSError):  # the server ends before it answers
+            s.post("/api/advise", {"ruleset": "general", "players": 2,
+                                   "dice": [1, 2, 3, 4, 6], "roll": 1})
+
+    ask = threading.Thread(target=ask_for_a_build, daemon=True)
+    ask.start()
+    deadline = time.monotonic() + 120
+    while not s.request("GET", "/api/status")[2]["building"]:
+        if time.monotonic() > deadline:
+            s.stop()
+            pytest.fail("no table was ever reported as being built")
+        time.sleep(0.2)
+    s.process.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    s.process.send_signal(signal.SIGINT)
+    try:
+        code = s.process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        s.stop()
+        pytest.fail("the server went on after a second Ctrl+C")
+    assert code == 130
+    said = s.said()
+    assert "dicewise: przerwano" in said and "Traceback" not in said, said
 
 
 # --- the game in progress ------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import signal
 import socket
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import click
 from ..errors import DicewiseError
 from ..i18n import Message, os_reason
 from .format import speak
-from .main import Command
+from .main import INTERRUPTED, Command
 
 
 def default_games_dir() -> Path:
@@ -130,15 +131,20 @@ def serve(host, port, games_dir, use_token, lang, as_json):
                           "network); Ctrl+C stops the server."))
         click.echo(tr("Games are kept in {folder}").format(folder=folder), err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
-    _server(uvicorn, config, builds).run(sockets=[sock])
+    _server(uvicorn, config, builds, f"dicewise: {tr('interrupted')}").run(sockets=[sock])
 
 
-def _server(uvicorn, config, builds):
+def _server(uvicorn, config, builds, interrupted: str = "dicewise: interrupted"):
     """A uvicorn server whose Ctrl+C also stops the tables being built: it waits for the
-    requests in progress, and a build would keep it for minutes."""
+    requests in progress, and a build would keep it for minutes.  A second Ctrl+C ends it
+    at once: a build stops only at its next progress step, and some steps take minutes
+    (tables and game files are written whole or not at all, so nothing is left half-made)."""
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame):
+            if self.should_exit and sig == signal.SIGINT:
+                click.echo(interrupted, err=True)
+                os._exit(INTERRUPTED)
             builds.stop()
             super().handle_exit(sig, frame)
 
