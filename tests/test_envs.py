@@ -127,6 +127,8 @@ def test_batched_regret_refuses_positions_that_are_no_whole_numbers(odd):
     roll = int(dice.roll_index(dice.counts_of([1, 1, 2, 3, 4])))
     with pytest.raises(DicewiseError, match=r"actions are whole numbers"):
         regret_batch("general", [0], [0], [roll], [1], odd)
+    # an empty batch ([] is a float64 array to numpy) judges nothing, as before the check
+    assert len(regret_batch("general", [], [], [], [], [])) == 0
 
 
 # -- the action space -----------------------------------------------------------------------

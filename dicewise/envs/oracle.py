@@ -54,7 +54,9 @@ def whole_numbers(name: str, values) -> np.ndarray:
     """``values`` (a number or an array of them) as a flat int64 array, or a DicewiseError:
     a cast would take 2.5 for 2 and fail on NaN, None or a number beyond int64."""
     array = np.asarray(values)
-    if array.dtype.kind not in "iu" or (array.dtype.kind == "u" and array.size
+    if array.size == 0:  # an empty batch ([] reads as float64) judges no position
+        return np.zeros(0, np.int64)
+    if array.dtype.kind not in "iu" or (array.dtype.kind == "u"
                                          and array.max() > np.iinfo(np.int64).max):
         raise DicewiseError(f"{name} are whole numbers (int64), not {array.dtype} "
                             f"({reprlib.repr(values)})")
