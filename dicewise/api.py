@@ -447,7 +447,7 @@ def duel(ruleset, *, a: str | None = None, b: str | None = None, games: int = 10
     race = players == 2 or "win" in (a, b)
     if race and 2 in game.players(rules) and players <= 2:
         a, b = race_pair(a, b)
-    a, b = a or "optimal", b or "greedy"
+    a, b = ("optimal" if a is None else a), ("greedy" if b is None else b)
     if players > 2 or (race and 2 not in game.players(rules)):
         if exact:
             raise UnfitArguments(Message("--exact is for the two-player race"))

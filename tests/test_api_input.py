@@ -322,3 +322,10 @@ def test_the_race_left_to_its_defaults_is_win_against_optimal():
     assert race_pair(None, "win") == ("optimal", "win")
     assert race_pair(None, "optimal") == ("win", "optimal")
     assert race_pair("win", "win") == ("win", "win")
+
+
+@pytest.mark.parametrize("seat", ["a", "b"])
+def test_an_empty_policy_name_in_a_duel_is_refused_not_read_as_the_default(seat):
+    """Only a policy left out takes the default; '' is a name, and no policy has it."""
+    with pytest.raises(DicewiseError, match="unknown policy ''"):
+        dicewise.duel("yatzy", games=10, **{seat: ""})
