@@ -893,6 +893,8 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
 
     opponent_sheets = _listed(opponent_sheets)
     _check_seats(players)
+    if games < 1:  # refused where unused too, as the command line refuses it
+        raise DicewiseError("the number of games must be at least 1")
     if players > 1 and target is not None:
         raise UnfitArguments(Message("--players {players} takes no --target", players=players))
     if players > 2:

@@ -329,3 +329,12 @@ def test_an_empty_policy_name_in_a_duel_is_refused_not_read_as_the_default(seat)
     """Only a policy left out takes the default; '' is a name, and no policy has it."""
     with pytest.raises(DicewiseError, match="unknown policy ''"):
         dicewise.duel("yatzy", games=10, **{seat: ""})
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_chance_refuses_a_number_of_games_below_one_where_it_plays_none(players):
+    """``games`` counts only at a table of three, but a bad one is refused at any table, as
+    `chance --games 0` is."""
+    with pytest.raises(DicewiseError, match="at least 1"):
+        dicewise.chance("yatzy", target=200, players=1, games=0) if players == 1 else \
+            dicewise.chance("yatzy", players=2, games=-3)
