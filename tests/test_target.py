@@ -255,6 +255,52 @@ def test_fast_solve_equals_brute_force(case):
         assert one.n_values <= fast.n_values
 
 
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("case", ["general-2", "yahtzee", "poker-school"])
+def test_the_points_a_sheet_can_hold_are_those_of_every_way_to_it(case, workers):
+    """The forward pass of one target's solve: the least and the most points a sheet holds
+    at each state are the least and most over every sequence of writes reaching it (rolls
+    that end the game on the first throw write nothing), here by plain search, and states
+    no write reaches are marked so; chunks on forked workers give the same, and the pass
+    reports each state once."""
+    from dicewise.solver import runtime
+    from dicewise.solver.category import state_layers
+    from dicewise.solver.target import driver
+    from dicewise.solver.target.values import RowLookup
+
+    make, open_boxes, extra = CASES[case]
+    game = make()
+    start = _state(game, open_boxes, extra(game))
+    brute = BruteForce(game)
+    held = {start: {40}}
+    frontier = [start]
+    while frontier:
+        state = frontier.pop()
+        for k in (1, 2, 3):
+            for roll, writes in brute.writes(state, k).items():
+                if k == 1 and roll in brute.ends:
+                    continue
+                for nxt, points in writes:
+                    if nxt not in held:
+                        held[nxt] = set()
+                        frontier.append(nxt)
+                    held[nxt] |= {p + points for p in held[state]}
+    layers = state_layers(game, start)
+    where = RowLookup.of(np.concatenate(layers))
+    done = []
+    with runtime.local(workers) as runner:
+        least, greatest = driver._points_written(game, layers, where, game.first_roll_end(), 40,
+                                                 runner, done.append)
+    assert sum(done) == len(where.order)
+    for state, points in held.items():
+        row = where(np.array([state]))[0]
+        assert (least[row], greatest[row]) == (min(points), max(points)), state
+    # The layers may hold states no write reaches from this start (an upper sum, say).
+    unreached = np.setdiff1d(np.arange(len(where.order)), where(np.array(list(held))))
+    assert (least[unreached] > driver.NO_LIMIT // 2).all()  # no need of the target reaches
+    assert (greatest[unreached] < -driver.NO_LIMIT // 2).all()  # them
+
 # -- exact values ----------------------------------------------------------------------------
 
 
@@ -361,6 +407,31 @@ def test_a_table_holds_the_policy_beside_and_checks_it():
         with pytest.raises(TableError):
             spec.from_arrays(None, broken, {"max_need": best.max_need})
 
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", [None, 150])
+def test_a_build_fills_its_progress_bar_exactly(target):
+    """The bar of a target table's build is as long as the work it reports: each state
+    once, or twice for one target (the pass that finds the points a sheet can hold, then
+    the solve), so it neither stops short nor runs past its end."""
+    from contextlib import contextmanager
+
+    from dicewise.solver.registry import get_game
+    from dicewise.solver.target.table import TargetTable
+    from dicewise.tables import store
+
+    bars = []
+
+    @contextmanager
+    def bar(total, label):
+        bars.append([total, 0])
+        yield lambda n: bars[-1].__setitem__(1, bars[-1][1] + n)
+
+    game = get_game("general")
+    rules = game.rules({})
+    spec = TargetTable(game, target, expected=game.state_values(store.solution(game, rules)))
+    store.solution(spec, rules, progress_factory=bar)
+    assert bars == [[(1 if target is None else 2) * 1024] * 2]
 
 @dataclass(frozen=True)
 class _GameOf:

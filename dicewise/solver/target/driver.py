@@ -43,24 +43,49 @@ from .values import RowLookup, TargetValues
 ChunkValues = Callable[[Chunk, np.ndarray], None]
 
 
-def _points_written(game: CategoryRules, layers, where: RowLookup, ends,
-                    start_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """(least, greatest) points on a sheet at the start of each state's turn (positions of
-    ``where``), over every way of reaching it from the start sheet (the last layer): a
-    forward pass over the layers."""
+def _arrivals(game: CategoryRules, where: RowLookup, ends, least, greatest, chunk: np.ndarray):
+    """Where the turns of ``chunk``'s states lead: (rows of the next states, the fewest and
+    the most points a sheet holds on arriving there from this chunk)."""
+    at = where(chunk)
+    nxt, low, high = [], [], []
+    for m, attainable in distinct_moves(turn_moves(game, *np.divmod(chunk, game.n_extra)), ends):
+        ok = m.legal if attainable is None else m.legal & attainable[:, None]
+        src = np.broadcast_to(at[m.rows][None, :], ok.shape)[ok]
+        nxt.append(m.next_state[ok])
+        low.append(least[src] + m.points[ok])
+        high.append(greatest[src] + m.points[ok])
+    if not nxt:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    rows = where(np.concatenate(nxt))
+    first = rows.min()  # the next states are one layer on: a short span of rows
+    fewest = np.full(rows.max() - first + 1, NO_LIMIT)
+    most = np.full(len(fewest), -NO_LIMIT)
+    np.minimum.at(fewest, rows - first, np.concatenate(low))
+    np.maximum.at(most, rows - first, np.concatenate(high))
+    reached = np.flatnonzero(most > -NO_LIMIT)
+    return reached + first, fewest[reached], most[reached]
+
+
+def _points_written(game: CategoryRules, layers, where: RowLookup, ends, start_points: int,
+                    runner, progress) -> tuple[np.ndarray, np.ndarray]:
+    """(least, greatest) points on a sheet at the start of each state's turn (at the rows
+    ``where`` gives), over every way of reaching it from the start sheet (the last layer): a
+    forward pass over the layers, each layer's chunks on ``runner``.  Min and max over
+    whole numbers: the same whatever order the chunks come in."""
     least = np.full(len(where.order), NO_LIMIT)
     greatest = np.full(len(where.order), -NO_LIMIT)
     least[where(layers[-1])] = greatest[where(layers[-1])] = start_points
-    for states in reversed(layers[1:]):
-        for lo in range(0, len(states), 4 * CHUNK_STATES):
-            chunk = states[lo:lo + 4 * CHUNK_STATES]
-            at = where(chunk)
-            for m, attainable in distinct_moves(turn_moves(game, *np.divmod(chunk, game.n_extra)), ends):
-                ok = m.legal if attainable is None else m.legal & attainable[:, None]
-                src = np.broadcast_to(at[m.rows][None, :], ok.shape)[ok]
-                nxt, pts = where(m.next_state[ok]), m.points[ok]
-                np.minimum.at(least, nxt, least[src] + pts)
-                np.maximum.at(greatest, nxt, greatest[src] + pts)
+    for states in reversed(layers[1:]):  # the full sheets (layers[0]) take no turn
+        pieces = [states[i:i + 4 * CHUNK_STATES] for i in range(0, len(states), 4 * CHUNK_STATES)]
+        # A chunk reads the rows of its own layer, which earlier layers have finished.
+        for piece, (nxt, fewest, most) in zip(pieces, runner.map(_arrivals, pieces, game, where,
+                                                                 ends, least, greatest)):
+            np.minimum.at(least, nxt, fewest)
+            np.maximum.at(greatest, nxt, most)
+            if progress is not None:
+                progress(len(piece))
+    if progress is not None:
+        progress(len(layers[0]))
     return least, greatest
 
 
@@ -130,22 +155,24 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
         # A game ended by a throw is worth W = [need ≤ 0]: the turn solver's end value 0 is
         # that only where no column has a need ≤ 0, i.e. where no write loses points.
         raise DicewiseError(f"{game.name}: a throw that ends the game needs boxes that never lose points")
-    where = RowLookup.of(np.concatenate(layers))
-    if target is not None:
-        least, greatest = _points_written(game, layers, where, ends, start_points)
-        lo_target = hi_target = int(target)
-    else:
-        least = np.full(len(where.order), start_points + _fewest_points(game))
-        greatest = np.full(len(where.order), start_points, np.int64)
-        lo_target, hi_target = -NO_LIMIT, NO_LIMIT if max_need is None else int(max_need)
-    setting = _Setting(game, lo_target, hi_target, where, least, greatest, ends, np.dtype(dtype),
-                       evaluate, len(kinds))
-    # At most a column per need from the target down (every target: about a thousand).
-    prepare(len(where.order) * (int(target) + 1 if target is not None else 1000), setting.dtype)
+    rows_of = RowLookup.of(np.concatenate(layers))
     parts_out: list[tuple] = []
     total = 0
     rows = None
-    with runtime.local(workers) as where:
+    with runtime.local(workers) as runner:
+        if target is not None:
+            least, greatest = _points_written(game, layers, rows_of, ends, start_points, runner,
+                                              progress)
+            lo_target = hi_target = int(target)
+        else:
+            least = np.full(len(rows_of.order), start_points + _fewest_points(game))
+            greatest = np.full(len(rows_of.order), start_points, np.int64)
+            lo_target, hi_target = -NO_LIMIT, NO_LIMIT if max_need is None else int(max_need)
+        setting = _Setting(game, lo_target, hi_target, rows_of, least, greatest, ends,
+                           np.dtype(dtype), evaluate, len(kinds))
+        # At most a column per need from the target down (every target: about a thousand).
+        prepare(len(rows_of.order) * (int(target) + 1 if target is not None else 1000),
+                setting.dtype)
         for depth, states in enumerate(layers):
             if depth == 0:  # full sheets: W = 1 up to the end-of-game bonus
                 most = np.rint(game.final_bonus(states % game.n_extra)).astype(np.int64)
@@ -156,7 +183,7 @@ def solve_layers(game: CategoryRules, max_need: int | None, target: int | None,
             else:
                 pieces = [states[i:i + CHUNK_STATES] for i in range(0, len(states), CHUNK_STATES)]
                 chunks = []
-                for piece, chunk in zip(pieces, where.map(_solve_chunk, pieces, setting, rows)):
+                for piece, chunk in zip(pieces, runner.map(_solve_chunk, pieces, setting, rows)):
                     chunks.append(chunk)
                     if progress is not None:
                         progress(len(piece))
@@ -196,7 +223,8 @@ def solve_target(game: CategoryRules, max_need: int | None = None,
     """W(state, need) for every state reachable from ``start`` (default: the empty sheet,
     holding ``start_points``) and every target T ≤ ``max_need`` (default: every target).
     With ``target`` instead, only the needs a sheet on its way to that one T can have.
-    ``progress(n)``: n more states solved; float32 ``dtype`` halves memory and time.
+    ``progress(n)``: n more states done (twice each for one target: a first pass finds the
+    points each can hold); float32 ``dtype`` halves memory and time.
     ``workers``: processes per layer (``runtime.local``; default the cores)."""
     return solve_layers(game, *need_range(max_need, target), start, start_points, progress, dtype,
                         workers, best_turn_values, ("optimal",))[0]

@@ -58,7 +58,10 @@ class TargetTable:
         return digest(self.game.rules_digest(rules), source_digest(*TARGET_MODULES))
 
     def build_units(self, rules) -> float:
-        return self.game.build_units(rules)
+        """The game's states, twice for one target: the points a sheet can hold are found by
+        a pass of their own before the solve."""
+        states = self.game.build_units(rules)
+        return states if self.target is None else 2 * states
 
     def build(self, rules, progress=None):
         if self.expected is None:
