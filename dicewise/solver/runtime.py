@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import DicewiseError
 from ..i18n import Message
+from . import blas_threads
 
 
 class Runtime:
@@ -110,6 +111,7 @@ class Forked(Runtime):
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("fork")
+        blas_threads.limited()  # found here, once: the workers inherit what it found
         key = next(_POOL_KEYS)  # pools open at once in threads of one process keep apart
         _FORKED[key] = fn
         try:
@@ -376,4 +378,8 @@ _HEAR_EVERY = 0.2
 
 
 def _call_forked(key, item):
-    return _FORKED[key](item)
+    # One BLAS thread per worker: the workers already keep every core busy, and OpenBLAS's
+    # threads, spinning while they wait for a core, made a chunk of a solve 2 to 3 times
+    # slower (docs/target.md).  Products split no sums between threads: the same values.
+    with blas_threads.single_blas_thread():
+        return _FORKED[key](item)
