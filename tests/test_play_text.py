@@ -3,6 +3,7 @@ write, a draw said as one, and the settings a resumed game keeps."""
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from dicewise.cli.main import cli
@@ -189,3 +190,38 @@ def test_a_name_that_is_no_text_is_refused_before_the_game(tmp_path):
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.stderr.startswith("dicewise: error: a player's name is one line of printable")
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_picking_past_the_last_choice_counts_the_choices_in_the_form_of_their_number():
+    """At roll 3 with one box open the advice has one choice: "there is 1 choice", not
+    "there are 1 choices"; Russian and Polish say each count in its own form."""
+    from dicewise import i18n
+    from dicewise.play.session import TableGame
+
+    game = TableGame.new("general", players=1, lang="en", advice=False)
+    for box in get_game("general").rules({}).category_names[:-1]:
+        assert game.apply("dice 1 2 3 4 6")["ok"] and game.apply(f"write {box}")["ok"]
+    for line in ("dice 1 2 3 4 6", "keep nothing") * 2 + ("dice 1 2 3 4 6",):
+        assert game.apply(line)["ok"]
+    game.table.advice = True
+    assert game.apply("pick 2")["error"] == "there is 1 choice, not 2"
+    for lang, said in (("ru", "в подсказке 1 вариант, а не 2"),
+                       ("pl", "w podpowiedzi jest 1 ruch, nie 2")):
+        game.speak(lang)
+        assert game.apply("pick 2")["error"] == said
+
+
+@pytest.mark.parametrize("n,ru,pl", [
+    (2, "в подсказке 2 варианта", "w podpowiedzi są 2 ruchy"),
+    (5, "в подсказке 5 вариантов", "w podpowiedzi jest 5 ruchów"),
+    (21, "в подсказке 21 вариант", "w podpowiedzi jest 21 ruchów"),
+    (22, "в подсказке 22 варианта", "w podpowiedzi są 22 ruchy"),
+    (25, "в подсказке 25 вариантов", "w podpowiedzi jest 25 ruchów")])
+def test_the_choices_a_pick_can_take_are_counted(n, ru, pl):
+    from dicewise import i18n
+
+    counted = i18n.Plural("there is {n} choice, not {k}", "there are {n} choices, not {k}", n,
+                          n=n, k=99)
+    assert counted == f"there are {n} choices, not 99"
+    assert counted.in_language(i18n.translator("ru")) == f"{ru}, а не 99"
+    assert counted.in_language(i18n.translator("pl")) == f"{pl}, nie 99"

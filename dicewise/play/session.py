@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import api, i18n
 from ..errors import DicewiseError
-from ..i18n import Message
+from ..i18n import Message, Plural
 from ..solver.player_sheet import PlayerSheet
 from ..solver.protocol import Advice, BadAction, unsupported
 from ..tables.files import cannot_read, checked_input
@@ -398,8 +398,9 @@ class TableGame:
                                     Message("advice is off: name the choice"))
             k = args[0]
             if k > len(advice.choices):
-                raise DicewiseError(Message("there are {n} choices, not {k}",
-                                            n=len(advice.choices), k=k))
+                raise DicewiseError(Plural("there is {n} choice, not {k}",
+                                           "there are {n} choices, not {k}",
+                                           len(advice.choices), n=len(advice.choices), k=k))
             return self._event({"action": advice.choices[k - 1].action})
         if verb in ("keep", "write", "cross") and self.shared:
             raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
