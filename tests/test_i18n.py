@@ -1250,3 +1250,17 @@ def test_a_plural_through_a_function_that_knows_no_plurals_takes_englishs_form(n
     said = i18n.Plural("{n} point", "{n} points", n, n=n)
     assert str(said) == form
     assert said.in_language(lambda text: text) == form
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_the_headings_of_the_advice_stand_apart_in_every_language(lang, monkeypatch):
+    """Each heading at least two spaces from the next: Polish "strata" (loss) one space from
+    "oczekiwane" (expected) read as one heading, "expected loss"."""
+    _no_locale(monkeypatch)
+    tr = i18n.translator(lang)
+    out = _advise("advise", "general", "--roll", "1", "--dice", "6", "6", "6", "6", "5",
+                  "--players", "2", "--sheet", LATE + ",four=40", "--opponent-sheet",
+                  LATE + ",four=40,general=0", "--top", "1", "--lang", lang)
+    head = next(line for line in out.splitlines() if tr("choice") in line.split())
+    assert re.split(r"\s{2,}", head.strip()) == [tr("P(win)+½P(draw)"), tr("loss"),
+                                                tr("expected"), tr("choice")]

@@ -255,14 +255,17 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     width = max(15 if chance else 10, len(head))
     errors = any(ch.loss_error is not None for ch in result.choices)
     error_head = f" {'±':>8}" if errors else ""
-    beside = f" {tr('expected'):>10}" if chance or ranked_by else ""
+    # the expected score beside: two spaces at least from the loss, whose heading would
+    # read on into its own (Polish "strata oczekiwane", the expected loss)
+    side = max(10, len(tr("expected")) + 2)
+    beside = f" {tr('expected'):>{side}}" if chance or ranked_by else ""
     click.echo(f"{'':>3} {head:>{width}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
     rows = ranked_columns(result, label, tr)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(result.choices, rows), 1):
         mark = "  ← " + tr("the expected-score choice") if (chance or ranked_by) and \
             ch.action == result.expected_score_choice and i > 1 else ""
         error = f" {error:>8}" if errors else ""
-        tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>10}" if beside else ""
+        tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>{side}}" if beside else ""
         click.echo(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{note}{mark}")
     if ((chance or ranked_by) and result.best is not None
             and result.expected_score_choice == result.best.action):
