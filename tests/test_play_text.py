@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from dicewise import api, i18n
 from dicewise.cli.main import cli
 from dicewise.solver.registry import get_game
 
@@ -225,3 +226,34 @@ def test_the_choices_a_pick_can_take_are_counted(n, ru, pl):
     assert counted == f"there are {n} choices, not 99"
     assert counted.in_language(i18n.translator("ru")) == f"{ru}, а не 99"
     assert counted.in_language(i18n.translator("pl")) == f"{pl}, nie 99"
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_a_long_sheet_is_broken_between_its_entries_to_fit_80_columns(lang):
+    """A poker-school sheet runs to hundreds of columns: it is shown on lines of at most 80,
+    broken after an entry's comma (never inside one), and read back whole it is the sheet."""
+    rows = api.describe("poker-school")["rows"]
+    lines = [line for row in rows for line in ("dice 1 2 3 4 6", f"cross {row}")]
+    result = CliRunner().invoke(cli, ["play", "poker-school", "--players", "1", "--no-advice",
+                                      "--lang", lang],
+                                input="".join(f"{line}\n" for line in lines + ["quit"]),
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    out = result.output.splitlines()
+    assert max(map(len, out)) <= 80
+    head = max(i for i, line in enumerate(out) if " — " in line)
+    more = [line for line in out[head + 1:] if line.startswith("    ")]
+    assert len(more) >= 1 and out[head].endswith(",")
+    sheet = " ".join([out[head].split(" — ", 1)[1]] + [line.strip() for line in more])
+    assert sheet.split(", ") == [f"{i18n.box_label('poker-school', row, lang)}=x"
+                                 for row in rows]
+
+
+def test_the_example_games_of_a_simulation_fit_80_columns():
+    """``simulate`` shows poker-school's first games with their sheets, broken as the table's."""
+    result = CliRunner().invoke(cli, ["simulate", "poker-school", "--games", "1", "--policy",
+                                      "greedy", "--lang", "ru"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    out = result.stdout.splitlines()
+    first = next(i for i, line in enumerate(out) if line.startswith("партия 1: лист "))
+    assert out[first + 1].startswith("    ") and max(map(len, out)) <= 80

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shutil
 import sys
 import time
 from contextlib import contextmanager
@@ -52,6 +54,22 @@ def counted(n: int, noun: str) -> str:
     """``n`` things in English, for the commands written for bot authors: 1 decision,
     2,000 decisions (``noun`` takes an s)."""
     return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
+def wrapped(line: str, indent: int = 4) -> str:
+    """``line`` for a terminal: where it is wider than 80 columns (or the terminal, if that is
+    narrower), broken after the commas and semicolons that part its items, each further
+    line indented; an item is never broken (a sheet's ``малый стрит=15``)."""
+    width = min(80, shutil.get_terminal_size().columns)
+    lines: list[str] = []
+    for item in re.split(r"(?<=[,;]) ", line):
+        if not lines:
+            lines.append(item)
+        elif len(lines[-1]) + 1 + len(item) <= width:
+            lines[-1] += " " + item
+        else:
+            lines.append(" " * indent + item)
+    return "\n".join(lines)
 
 
 def emit_json(obj) -> None:

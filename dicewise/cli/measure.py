@@ -16,7 +16,7 @@ from .. import api, i18n
 from ..errors import DicewiseError
 from ..tables.files import cannot_read, checked_input
 from .format import (checked_output, counted, emit_json, named, progress, pyplot, speak,
-                     write_figure, write_output)
+                     wrapped, write_figure, write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
 from .main import Command
 
@@ -91,7 +91,8 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                 facts = (f"{named(k, tr)} " + (i18n.sheet_in_language(sim.ruleset, v, tr.lang)
                                                if k in ("sheet", "fifth") else str(v))
                          for k, v in example.items())
-                click.echo(tr("game {number}: {facts}").format(number=i, facts="; ".join(facts)))
+                click.echo(wrapped(tr("game {number}: {facts}").format(number=i,
+                                                                       facts="; ".join(facts))))
         elif isinstance(value, float):
             click.echo(f"{named(key, tr)}: {value:.4f}")
     click.echo(tr.ngettext("the {games} simulated game's scores:",

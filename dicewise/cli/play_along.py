@@ -17,7 +17,7 @@ from click.core import ParameterSource
 from .. import i18n
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import jsonable
-from .format import progress, speak
+from .format import progress, speak, wrapped
 from .games import choice_label, option_flag, quality, ranked_columns, ranking_head, settled_line
 from .main import Command
 
@@ -208,8 +208,9 @@ def _show_sheets(game: TableGame) -> None:
         shown = i18n.sheet_in_language(game.game.name, p["sheet"], lang)
         extra = "".join(f"; {tr(k)} {_notation(game, v, lang)}" for k, v in p.items()
                         if k not in ("name", "sheet", "points", "done") and v)
-        click.echo(f"{mark} {p['name']}: {tr('{points} points').format(points=p['points'])}"
-                   f" — {shown or tr('(empty)')}{extra}")
+        click.echo(wrapped(f"{mark} {p['name']}: "
+                           f"{tr('{points} points').format(points=p['points'])}"
+                           f" — {shown or tr('(empty)')}{extra}"))
 
 
 def _show_result(game: TableGame) -> None:
