@@ -217,7 +217,7 @@ def test_output_that_cannot_be_written_is_one_line(tmp_path):
 
 def test_a_target_out_of_range_and_a_policy_no_seat_plays_say_so():
     refused("simulate", "general", "--policy", "target:99999999999", "--games", "10",
-            fragment="a target is at most 1000000000 points, not 99999999999")
+            fragment="a target is at most 1,000,000,000 points, not 99999999999")
     line = refused("duel", "yahtzee", "--players", "3", "--a", "target:100")
     assert "seats the policies optimal, greedy, random, not 'target:100'" in line
     refused("advise", "general", "--players", "3", "--dice", "1", "2", "3", "4", "5",

@@ -1264,3 +1264,42 @@ def test_the_headings_of_the_advice_stand_apart_in_every_language(lang, monkeypa
     head = next(line for line in out.splitlines() if tr("choice") in line.split())
     assert re.split(r"\s{2,}", head.strip()) == [tr("P(win)+½P(draw)"), tr("loss"),
                                                 tr("expected"), tr("choice")]
+
+
+@pytest.mark.parametrize("lang,said", [
+    ("ru", "* Игрок 1: счёт -1600 — 3=1, 7=1; пятая кость 5=1; бросков: 1"),
+    ("pl", "* Gracz 1: -1600 pkt — 3=1, 7=1; piąta kość 5=1; rzutów: 1"),
+    ("en", "* Player 1: -1600 points — 3=1, 7=1; fifth 5=1; rolls 1")])
+def test_the_rolls_on_a_ryzykant_sheet_are_a_label_and_its_count(lang, said):
+    """"бросков 1", "rzutów 1" read as "1 rolls": the count is set off as a label's value."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["play", "ryzykant", "--players", "1", "--no-advice",
+                                      "--lang", lang],
+                                input="dice 1 2 3 4 5\nsplit 1+2 3+4 5\nquit\n")
+    assert result.exit_code == 0 and said in result.output.splitlines()
+
+
+@pytest.mark.parametrize("lang,words", [
+    ("ru", ["после keep: все пять или только переброшенные",
+            "бросок, где нет ни одной из трёх выбранных граней",
+            "цель — не больше 1\u00a0000\u00a0000\u00a0000 очков"]),
+    ("pl", ["po zostawieniu: wszystkie pięć albo tylko rzucone",
+            "rzut bez żadnego z trzech wybranych oczek",
+            "cel to co najwyżej 1\u00a0000\u00a0000\u00a0000 punktów"]),
+    ("en", ["after a keep: all five, or only the ones rolled",
+            "a roll with none of the three chosen faces",
+            "a target is at most 1,000,000,000 points"])])
+def test_lines_once_misread_say_what_the_english_says(lang, words, monkeypatch):
+    """The help of ``dice`` (a keep, not "the dice set aside"), Ryzykant's puścioch option
+    (none of the three faces, not "without three faces") and the largest target, its
+    thousands grouped as the language writes them."""
+    _no_locale(monkeypatch)
+    from dicewise.play.session import TableGame
+
+    help_line = TableGame.new("general", players=1, lang=lang, advice=False).apply("help")
+    assert words[0] in help_line["help"]["dice"]
+    assert words[1] in _advise("rules", "ryzykant", "--lang", lang)
+    assert words[2] in _refused("chance", "general", "--target", str(10**10), "--lang", lang)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import DicewiseError, UnfitArguments
-from ...i18n import Message
+from ...i18n import Message, Number
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def check_target(target) -> int:
                                     "{target!r}", target=target))
     if target > MAX_TARGET:
         raise DicewiseError(Message("a target is at most {high} points, not {target}",
-                                    high=MAX_TARGET, target=target))
+                                    high=Number(MAX_TARGET), target=target))
     return int(target)
 
 
