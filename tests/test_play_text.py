@@ -90,14 +90,15 @@ def test_one_winner_is_named_as_the_winner_in_every_language():
 
 
 def test_the_table_says_in_its_language_when_the_target_is_certain():
-    """From the empty General sheet 0 points is certain: the advice says so in one line and
-    ranks by the expected score (the straight for 25 first), as ``advise --target`` does."""
+    """From the empty General sheet 0 points is certain: the advice says so once and ranks
+    by the expected score (the straight for 25 first), as ``advise --target`` does."""
     result = play("general", "--players", "1", "--target", "0", "--lang", "pl", "--top", "2",
                   lines=["dice 1 2 3 4 5", "quit"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
     said = [i for i, line in enumerate(lines) if line.startswith("cel 0 jest stąd pewny")]
-    assert len(said) == 1 and "„strit”: 25" in lines[said[0] + 2]
+    first = next(line for line in lines[said[0]:] if line.split()[:1] == ["1"])
+    assert len(said) == 1 and "„strit”: 25" in first
 
 
 def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
@@ -257,3 +258,24 @@ def test_the_example_games_of_a_simulation_fit_80_columns():
     out = result.stdout.splitlines()
     first = next(i for i, line in enumerate(out) if line.startswith("партия 1: лист "))
     assert out[first + 1].startswith("    ") and max(map(len, out)) <= 80
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_a_refusal_that_lists_the_boxes_fits_80_columns(lang):
+    """An unknown box is refused with every box named (180 columns in Russian and Polish):
+    broken between the names, read back whole it is the refusal."""
+    result = CliRunner().invoke(cli, ["play", "yatzy", "--players", "1", "--no-advice",
+                                      "--lang", lang],
+                                input="dice 1 2 3 4 5\nwrite nosuchbox\nquit\n",
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    out = result.output.splitlines()
+    first = next(i for i, line in enumerate(out) if "'nosuchbox'" in line)
+    more = [line for line in out[first + 1:] if line.startswith("    ")]
+    assert more and max(map(len, out)) <= 80
+    refusal = " ".join([out[first]] + [line.strip() for line in more])
+    tr = i18n.translator(lang)
+    boxes = ", ".join(i18n.box_label("yatzy", box, lang)
+                      for box in api.describe("yatzy")["categories"])
+    assert refusal == tr("not done: {error}").format(error=tr(
+        "unknown box {box!r} (boxes: {boxes})").format(box="nosuchbox", boxes=boxes))

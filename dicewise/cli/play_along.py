@@ -118,7 +118,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         sheets = [s.text for s in game.sheets]
         answer = game.apply(line)
         if not answer["ok"]:
-            click.echo(tr("not done: {error}").format(error=answer["error"]))
+            click.echo(wrapped(tr("not done: {error}").format(error=answer["error"])))
             continue
         if answer.get("quit"):
             return leave()
@@ -179,7 +179,7 @@ def _show_advice(game: TableGame) -> None:
         return
     settled = settled_line(advice, tr)
     if settled:
-        click.echo(settled)
+        click.echo(wrapped(settled))
     head = ranking_head(advice, tr)
     width = max(10, len(head))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
