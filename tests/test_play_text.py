@@ -279,3 +279,9 @@ def test_a_refusal_that_lists_the_boxes_fits_80_columns(lang):
                       for box in api.describe("yatzy")["categories"])
     assert refusal == tr("not done: {error}").format(error=tr(
         "unknown box {box!r} (boxes: {boxes})").format(box="nosuchbox", boxes=boxes))
+    # the rules' refusals are sentences: broken at their spaces, commas or none
+    school = CliRunner().invoke(cli, ["play", "poker-school", "--players", "1", "--no-advice",
+                                      "--lang", lang],
+                                input="dice 1 2 3 4 6\nwrite ones\nwrite pair\nwrite chance\n"
+                                      "quit\n", env={"COLUMNS": "200"})
+    assert school.exit_code == 0 and max(map(len, school.output.splitlines())) <= 80

@@ -7,6 +7,7 @@ import math
 import re
 import shutil
 import sys
+import textwrap
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,11 +57,14 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
-def wrapped(line: str, indent: int = 4) -> str:
+def wrapped(line: str, entries: bool = False, indent: int = 4) -> str:
     """``line`` for a terminal: where it is wider than 80 columns (or the terminal, if that is
-    narrower), broken after the commas and semicolons that part its items, each further
-    line indented; an item is never broken (a sheet's ``малый стрит=15``)."""
+    narrower), broken at spaces, each further line indented.  A sheet's ``entries`` are
+    broken only between them, after their commas and semicolons (``малый стрит=15`` whole)."""
     width = min(80, shutil.get_terminal_size().columns)
+    if not entries:
+        return textwrap.fill(line, width, subsequent_indent=" " * indent,
+                             break_long_words=False, break_on_hyphens=False)
     lines: list[str] = []
     for item in re.split(r"(?<=[,;]) ", line):
         if not lines:

@@ -91,8 +91,8 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                 facts = (f"{named(k, tr)} " + (i18n.sheet_in_language(sim.ruleset, v, tr.lang)
                                                if k in ("sheet", "fifth") else str(v))
                          for k, v in example.items())
-                click.echo(wrapped(tr("game {number}: {facts}").format(number=i,
-                                                                       facts="; ".join(facts))))
+                line = tr("game {number}: {facts}").format(number=i, facts="; ".join(facts))
+                click.echo(wrapped(line, entries=True))
         elif isinstance(value, float):
             click.echo(f"{named(key, tr)}: {value:.4f}")
     click.echo(tr.ngettext("the {games} simulated game's scores:",

@@ -210,7 +210,7 @@ def _show_sheets(game: TableGame) -> None:
                         if k not in ("name", "sheet", "points", "done") and v)
         click.echo(wrapped(f"{mark} {p['name']}: "
                            f"{tr('{points} points').format(points=p['points'])}"
-                           f" — {shown or tr('(empty)')}{extra}"))
+                           f" — {shown or tr('(empty)')}{extra}", entries=True))
 
 
 def _show_result(game: TableGame) -> None:
