@@ -1301,5 +1301,9 @@ def test_lines_once_misread_say_what_the_english_says(lang, words, monkeypatch):
 
     help_line = TableGame.new("general", players=1, lang=lang, advice=False).apply("help")
     assert words[0] in help_line["help"]["dice"]
+    # keep with nothing rerolls all five (not "all five" left ambiguous: kept or rolled?)
+    assert help_line["help"]["keep"].endswith({"en": "(keep nothing: roll all five)",
+                                              "ru": "(keep ничего: перебросить все пять)",
+                                              "pl": "(keep nic: przerzuć wszystkie pięć)"}[lang])
     assert words[1] in _advise("rules", "ryzykant", "--lang", lang)
     assert words[2] in _refused("chance", "general", "--target", str(10**10), "--lang", lang)
