@@ -285,3 +285,26 @@ def test_a_refusal_that_lists_the_boxes_fits_80_columns(lang):
                                 input="dice 1 2 3 4 6\nwrite ones\nwrite pair\nwrite chance\n"
                                       "quit\n", env={"COLUMNS": "200"})
     assert school.exit_code == 0 and max(map(len, school.output.splitlines())) <= 80
+
+
+@pytest.mark.parametrize("ruleset,line,said", [
+    ("general", "split 1+2", "this game has no splits: keep dice or write a box"),
+    ("general", "split", "this game has no splits: keep dice or write a box"),
+    ("ryzykant", "keep 7", "this game takes splits only, as split 3+4 5+6 2"),
+    ("ryzykant", "keep x y", "this game takes splits only, as split 3+4 5+6 2"),
+    ("ryzykant", "split 1+2", "split takes two pairs and a fifth die, as split 3+4 5+6 2, "
+                              "not '1+2'"),
+    ("general", "keep 7", "keep: a die shows 1..6, not '7'")])
+def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(ruleset, line,
+                                                                                  said):
+    """General was told how to type a split, Ryzykant how to type the dice of a keep."""
+    from dicewise.play.session import TableGame
+
+    game = TableGame.new(ruleset, players=1, lang="en", advice=False)
+    assert game.apply("dice 1 2 3 4 5")["ok"]
+    assert game.apply(line)["error"] == said
+    if said.startswith("this game"):
+        game.speak("ru")
+        assert game.apply(line)["error"] == {
+            "general": "в этой игре бросок не делят: оставьте кости или запишите графу",
+            "ryzykant": "в этой игре бросок только делят, например split 3+4 5+6 2"}[ruleset]

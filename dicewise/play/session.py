@@ -355,7 +355,7 @@ class TableGame:
         """Run one command line; the JSON answer ``play --json`` prints for it."""
         events = list(self.events)
         try:
-            command = commands.parse(line)
+            command = self._parsed(line)
             extra = self.run(command)
             advice = self.advice()
         except DicewiseError as e:  # BadAction included: nothing has changed
@@ -365,6 +365,19 @@ class TableGame:
             return {"ok": False, "error": i18n.said(e, self.tr)}
         return {"ok": True, "command": command.verb, **extra, "state": self.state(),
                 "advice": None if advice is None else advice.to_json()}
+
+    def _parsed(self, line: str) -> commands.Command:
+        """``line`` parsed; a keep or split this game has no use for is refused as such, not
+        for how its dice are typed (General is not told how to write a split)."""
+        try:
+            return commands.parse(line)
+        except DicewiseError:
+            verb = line.split()[0].lower() if line.split() else ""
+            if verb == "keep" and self.shared:
+                raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
+            if verb == "split" and not self.shared:
+                raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
+            raise
 
     def run(self, command: commands.Command) -> dict:
         """Run a parsed command; returns extra fields of the answer (DicewiseError: none ran)."""
