@@ -308,3 +308,19 @@ def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(r
         assert game.apply(line)["error"] == {
             "general": "в этой игре бросок не делят: оставьте кости или запишите графу",
             "ryzykant": "в этой игре бросок только делят, например split 3+4 5+6 2"}[ruleset]
+
+
+def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
+    """Russian "keep nothing" with its rolls left runs a row of advice to 87 columns: the row
+    is broken before its parenthesis or after its semicolon, and goes on under the choices;
+    a count and its noun ("2 броска") stay together."""
+    result = CliRunner().invoke(cli, ["play", "general", "--players", "1", "--lang", "ru",
+                                      "--top", "50"], input="dice 1 2 3 4 6\nquit\n",
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    out = result.output.splitlines()
+    assert max(map(len, out)) <= 80
+    i = next(i for i, line in enumerate(out) if "ничего не оставлять" in line)
+    column = out[i].index("ничего")
+    assert out[i].endswith("(перебросить все пять;")
+    assert out[i + 1] == " " * column + "осталось 2 броска)"

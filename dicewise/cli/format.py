@@ -59,18 +59,18 @@ def counted(n: int, noun: str) -> str:
 
 def wrapped(line: str, entries: bool = False, indent: int = 4) -> str:
     """``line`` for a terminal: where it is wider than 80 columns (or the terminal, if that is
-    narrower), broken at spaces, each further line indented.  A sheet's ``entries`` are
-    broken only between them, after their commas and semicolons (``малый стрит=15`` whole)."""
+    narrower), broken at spaces, each further line indented by ``indent``.  A line of
+    ``entries`` (a sheet, a row of advice) is broken only between them, after their commas
+    and semicolons or before a parenthesis: ``малый стрит=15`` and ``2 броска`` stay whole."""
     width = min(80, shutil.get_terminal_size().columns)
     if not entries:
         return textwrap.fill(line, width, subsequent_indent=" " * indent,
                              break_long_words=False, break_on_hyphens=False)
-    lines: list[str] = []
-    for item in re.split(r"(?<=[,;]) ", line):
-        if not lines:
-            lines.append(item)
-        elif len(lines[-1]) + 1 + len(item) <= width:
-            lines[-1] += " " + item
+    parts = re.split(r"((?<=[,;]) +| +(?=\())", line)  # entries, and the spaces between
+    lines = [parts[0]]
+    for gap, item in zip(parts[1::2], parts[2::2]):
+        if len(lines[-1]) + len(gap) + len(item) <= width:
+            lines[-1] += gap + item
         else:
             lines.append(" " * indent + item)
     return "\n".join(lines)

@@ -185,12 +185,15 @@ def _show_advice(game: TableGame) -> None:
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
     errors = any(ch.loss_error is not None for ch in advice.choices)
     error_head = f" {'±':>7}" if errors else ""
-    click.echo(f"  {'':>2} {head:>{width}} {tr('loss'):>8}{error_head}  {tr('choice')}   "
-               f"({quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)})")
+    column = 16 + width + len(error_head)  # where the choices start: a longer one goes on there
+    how = quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)
+    click.echo(wrapped(f"  {'':>2} {head:>{width}} {tr('loss'):>8}{error_head}  "
+                       f"{tr('choice')}   ({how})", entries=True, indent=column))
     rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(advice.choices, rows), 1):
         error = f" {error:>7}" if errors else ""
-        click.echo(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{note}")
+        click.echo(wrapped(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{note}",
+                           entries=True, indent=column))
 
 
 def _label(game: TableGame, choice) -> str:
