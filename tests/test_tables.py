@@ -115,6 +115,52 @@ def test_the_payloads_bin_header_is_msgpacks_at_every_size_boundary():
         assert _bin_header(n) + bytes(n) == whole, n
 
 
+@pytest.mark.parametrize("n", [0, 10, 70_000])
+def test_arrays_too_large_for_a_file_are_refused_before_any_byte_is_written(tmp_path,
+                                                                           monkeypatch, n):
+    """The payload is one msgpack bin (at most 4 GiB): arrays whose packed map would not fit
+    are refused in one line, with nothing written, and those that fit to the byte are kept."""
+    from dicewise.errors import TableTooLarge
+    from dicewise.tables import format as table_format
+
+    arrays = {"values": np.arange(n, dtype=np.float32), "rows": np.arange(3)}
+    packed = len(msgpack.packb({k: v.tobytes() for k, v in arrays.items()}, use_bin_type=True))
+    kw = dict(kind="test", ruleset="x", options={}, rules_digest="abc", arrays=arrays)
+    monkeypatch.setattr(table_format, "MAX_PAYLOAD", packed - 1)
+    with pytest.raises(TableTooLarge, match=r"the table takes \d+\.\d GB, more than a table "
+                                            r"file holds"):
+        write_table(tmp_path / "t.dwt", **kw)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(table_format, "MAX_PAYLOAD", packed)
+    assert np.array_equal(read_table(write_table(tmp_path / "t.dwt", **kw)).arrays["values"],
+                          arrays["values"])
+
+
+def test_a_cached_table_too_large_for_a_file_still_answers_and_says_it_is_not_kept(
+        tmp_path, monkeypatch, capsys):
+    """A build whose table cannot be written to the cache is not lost (an hour of target play
+    in one-column poker-school): the call answers from memory and warns; a table file asked
+    for by name is refused in one line instead."""
+    from dicewise.errors import TableTooLarge
+    from dicewise.tables import format as table_format
+
+    kept = dicewise.solve("general")
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(table_format, "MAX_PAYLOAD", 1000)
+    capsys.readouterr()
+    sol = dicewise.solve("general")
+    assert sol.built and sol.table is None and same(sol.payload, kept.payload)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "dicewise: warning: the table takes" in err
+    assert "it is not kept, so the next call solves it again" in err
+    assert not any(p.suffix == ".dwt" for p in (tmp_path / "cache").iterdir())
+    with pytest.raises(TableTooLarge):
+        dicewise.solve("general", table=tmp_path / "asked.dwt")
+    assert not (tmp_path / "asked.dwt").exists()
+    r = CliRunner().invoke(cli, ["solve", "general", "--out", str(tmp_path / "asked.dwt")])
+    assert r.exit_code == 2 and r.stderr.splitlines()[-1].startswith(
+        "dicewise: error: the table takes 0.0 GB, more than a table file holds")
+
 def test_a_changed_meta_field_fails_the_checksum(tmp_path):
     """The checksum covers every header field but itself: meta a reader does not check
     otherwise is covered too."""

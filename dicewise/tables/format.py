@@ -25,12 +25,15 @@ from typing import Any, Mapping
 import msgpack
 import numpy as np
 
-from ..errors import NotATableFile, TableError, TableMismatch  # noqa: F401  (TableError re-exported)
+from ..errors import (NotATableFile, TableError, TableMismatch,  # noqa: F401  (re-exported)
+                      TableTooLarge)
 from ..i18n import Message, options_text, os_reason
 from .files import write_atomic
 
 MAGIC = "dicewise-table"
 FORMAT_VERSION = 1
+#: The most bytes the packed arrays may take: the payload is one msgpack bin, at most 4 GiB.
+MAX_PAYLOAD = (1 << 32) - 1
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ def table_bytes(*, kind: str, ruleset: str, options: Mapping[str, Any], rules_di
 
 def _table_parts(kind, ruleset, options, rules_digest, arrays, meta) -> tuple[bytes, bytes]:
     """(head, payload) of a table file: the header and the packed arrays."""
+    _check_size(arrays)
     blobs, described = {}, {}
     for name, arr in arrays.items():
         arr = np.ascontiguousarray(arr)
@@ -88,6 +92,20 @@ def _table_parts(kind, ruleset, options, rules_digest, arrays, meta) -> tuple[by
     head = (b"\x82" + msgpack.packb("header") + msgpack.packb(header, use_bin_type=True)
             + msgpack.packb("payload") + _bin_header(len(payload)))
     return head, payload
+
+
+def _check_size(arrays: Mapping[str, np.ndarray]) -> None:
+    """Refuse, before any packing, arrays whose packed map would not fit in the payload's bin:
+    the map's header, then each array's name, bin header and bytes."""
+    count = len(arrays)
+    size = 1 if count < 16 else 3 if count < 1 << 16 else 5  # fixmap, map 16, map 32
+    for name, a in arrays.items():
+        n = np.asarray(a).nbytes
+        size += len(msgpack.packb(name)) + len(_bin_header(min(n, (1 << 32) - 1))) + n
+    if size > MAX_PAYLOAD:
+        raise TableTooLarge(Message("the table takes {size:.1f} GB, more than a table file "
+                                    "holds ({limit:.1f} GB)", size=size / 1e9,
+                                    limit=MAX_PAYLOAD / 1e9))
 
 
 def _bin_header(n: int) -> bytes:

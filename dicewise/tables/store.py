@@ -22,7 +22,7 @@ from ..errors import DicewiseError
 from ..i18n import Message, message_of, os_reason
 from ..solver.protocol import Game, Solution
 from .files import cannot_read, cannot_write, refuse_empty
-from .format import NotATableFile, TableError, read_table, write_table
+from .format import NotATableFile, TableError, TableTooLarge, read_table, write_table
 
 SUFFIX = ".dwt"
 
@@ -71,8 +71,11 @@ def load(game: Game, rules, path) -> Solution:
     return Solution(game, rules, payload, meta, path, False, 0.0)
 
 
-def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
-    """Build a table and write it atomically to ``path``; a cache path drops older rules."""
+def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None,
+          cached: bool = False) -> Solution:
+    """Build a table and write it atomically to ``path``; a cache path drops older rules.
+    A table too large for a file is still the answer of a ``cached`` build, kept in memory
+    only (with a warning); a file asked for by name is refused."""
     factory = progress_factory or _quiet
     label = Message(getattr(game, "build_label", None) or BUILD_LABEL, game=game.name)
     checkpoints = Checkpoints(game, rules, path) if getattr(game, "checkpointed", False) else None
@@ -84,7 +87,14 @@ def build(game: Game, rules, path, progress_factory: ProgressFactory | None = No
             payload, meta = game.build(rules, update, checkpoints=checkpoints)
     seconds = time.perf_counter() - start
     meta = {**meta, "seconds": round(seconds, 3)}
-    path = save(game, rules, payload, meta, path)
+    try:
+        path = save(game, rules, payload, meta, path)
+    except TableTooLarge as e:
+        if not cached:
+            raise
+        warn(str(Message("{why}: it is not kept, so the next call solves it again",
+                         why=message_of(e))))
+        return Solution(game, rules, payload, meta, None, True, seconds)
     if checkpoints is not None and not getattr(game, "keep_checkpoints", False):
         checkpoints.clear()
     drop_older_rules(path)
@@ -193,7 +203,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
                 return load(game, rules, path)
             except TableError:
                 pass
-        return build(game, rules, path, progress_factory)
+        return build(game, rules, path, progress_factory, cached=not explicit)
 
 
 def _rebuild_hint(game, path: Path, refused: TableError) -> Message:
