@@ -36,10 +36,22 @@ def run_json(args):
     return json.loads(r.output)
 
 
+#: The keys of each command's JSON, as docs/json.md lists them.
+BATTLE = {"attacker", "defender", "dice", "policy", "rule_options", "p_conquer",
+          "attacker_survivors", "defender_survivors", "stopped", "expected_attacker_losses",
+          "expected_defender_losses", "value"}
+ADVISE = {"attacker", "defender", "policy", "rule_options", "go_on", "attacker_dice",
+          "defender_dice", "value", "stop_value", "p_conquer", "options"}
+CHAIN = {"armies", "defenders", "garrison", "policy", "rule_options", "p_all", "reached",
+         "expected_final_armies", "expected_armies_left"}
+CARDS = {"sets_traded", "next_set_values", "hand", "p_set_after", "p_set_after_exact",
+         "card_armies_per_turn", "p_trade_per_turn", "card_armies_total", "turns",
+         "conquer_prob", "wild_cards"}
+
+
 def test_battle_json():
     out = run_json(["battle", "10", "10"])
-    assert {"attacker", "defender", "dice", "p_conquer", "attacker_survivors",
-            "defender_survivors"} <= set(out)
+    assert set(out) == BATTLE
     assert out["p_conquer"] == pytest.approx(0.47993525647768026, abs=1e-15)
     total = sum(out["attacker_survivors"].values()) + sum(out["defender_survivors"].values())
     assert total == pytest.approx(1.0, abs=1e-12)
@@ -55,6 +67,8 @@ def test_battle_minimax_and_human_output():
 
 def test_advise():
     out = run_json(["advise", "7", "4", "--objective", "conquest"])
+    assert set(out) == ADVISE
+    assert [set(o) for o in out["options"]] == [{"attacker_dice", "defender_dice", "value"}] * 3
     assert out["go_on"] and out["attacker_dice"] == 3 and out["defender_dice"] == 2
     out = run_json(["advise", "3", "2", "--objective", "expected-armies"])
     assert not out["go_on"] and out["stop_value"] == 1.0
@@ -63,7 +77,9 @@ def test_advise():
 
 
 def test_chain_and_target():
+    assert set(run_json(["chain", "20", "3", "5", "2"])) == CHAIN
     out = run_json(["chain", "20", "3", "5", "2", "--garrison", "1", "--target", "0.8"])
+    assert set(out) == CHAIN | {"target"} and set(out["target"]) == {"p", "min_armies", "p_at_min"}
     assert sum(out["reached"].values()) == pytest.approx(1.0, abs=1e-12)
     assert out["target"]["min_armies"] == 16 and out["target"]["p_at_min"] >= 0.8
     r = run(["chain", "20", "3", "5", "2"])
@@ -71,7 +87,12 @@ def test_chain_and_target():
 
 
 def test_cards():
+    assert set(run_json(["cards"])) == CARDS
     out = run_json(["cards", "--sets-traded", "5", "--territories", "14"])
+    assert set(out) == CARDS | {"territories", "reinforcements", "expected_armies_total"}
+    assert set(run_json(["cards", "--territories", "14", "--players", "4"])) == \
+        CARDS | {"territories", "reinforcements", "expected_armies_total", "players",
+                 "starting_armies"}
     assert out["reinforcements"] == 4 and out["next_set_values"][0] == 15
     assert out["p_set_after_exact"]["3"] == "1/3"
     r = run(["cards", "--sets-traded", "5", "--territories", "14", "--hand", "iic",
@@ -83,6 +104,8 @@ def test_table_csv_and_table_file(tmp_path):
     path = tmp_path / "risk.csv"
     r = run(["table", "--max", "12", "--format", "csv", "--out", str(path)])
     assert r.exit_code == 0, r.output
+    described = run_json(["table", "--max", "12", "--format", "csv", "--out", str(path)])
+    assert set(described) == {"out", "format", "max", "options"}
     rows = list(csv.reader(path.open()))
     assert rows[0][:3] == ["A", "D=1", "D=2"] and len(rows) == 12  # header + A = 2..12
     a10 = next(row for row in rows if row[0] == "10")
@@ -155,6 +178,7 @@ def test_plot(tmp_path):
         assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         r = run(["plot", "--max", "6", "--out", str(out), "--json"])
         assert r.exit_code == 0 and json.loads(r.output)["max"] == 6
+        assert set(json.loads(r.output)) == {"out", "max", "options"}
         # --max 2 has one row (A = 2), and its 0.5 contour raised matplotlib's TypeError
         r = run(["plot", "--max", "2", "--out", str(out)])
         assert r.exit_code == 0, r.output
