@@ -1,7 +1,8 @@
 """The command line (``cli/``), through click's CliRunner.
 
 Proves: ``rules`` lists every registered ruleset and shows a category game's boxes and
-options; ``solve --json`` prints exactly the keys of issue 2 and writes the table;
+options; ``solve --json`` prints exactly the keys of issue 2 and writes the table; ``rules``,
+``simulate`` and ``duel --json`` print exactly the keys docs/json.md lists;
 ``advise --json`` has the documented shape and agrees with the Python API; and every kind of
 bad input (wrong number of dice, a face outside 1..6, a roll outside 1..3, an unknown
 ruleset, option key or value, a bad sheet) exits with status 2 and exactly one line on
@@ -55,6 +56,60 @@ def test_rules_of_a_category_game(name):
     info = json.loads(ok("rules", name, "--json").stdout)
     assert info["categories"] == list(game.category_names)
     assert [o["name"] for o in info["options"]] == list(game.options)
+
+
+#: What ``rules RULESET --json`` holds for every game, and what each kind of game adds
+#: (docs/json.md).
+RULES_KEYS = {"name", "title", "exact", "commands", "policies", "policy_names", "tables",
+              "advise_inputs", "sheet", "own_group", "command_notes", "options"}
+RULES_ADDED = {
+    "general": {"table", "categories", "sheet_counters"},
+    "poker-programs": {"table", "categories", "sheet_counters"},
+    "yahtzee": {"table", "categories", "sheet_counters"},
+    "yatzy": {"table", "categories", "sheet_counters"},
+    "poker-school": {"table", "rows", "school_rows", "cells_per_row", "turns", "solution",
+                     "actions"},
+    "ryzykant": {"table", "pair_sums", "box_values", "box", "fifth_faces", "end_marks",
+                 "action"},
+    "risk": {"group_commands", "command_help", "command_options"},
+}
+
+
+@pytest.mark.parametrize("name", list(RULESETS))
+def test_rules_json_holds_what_docs_json_lists(name):
+    info = json.loads(ok("rules", name, "--json").stdout)
+    assert set(info) == RULES_KEYS | RULES_ADDED[name]
+    for option in info["options"]:
+        assert set(option) == {"name", "default", "choices", "help"}
+    if "table" in info:  # the games with duel: the table sizes and who plays there
+        assert set(info["table"]) == {"players", "policies", "seat_policies"}
+        assert set(info["table"]["policies"]) <= set(info["table"]["seat_policies"])
+    if "group_commands" in info:  # Risk: a help line and the options of each own command
+        assert set(info["command_help"]) == set(info["command_options"]) == \
+            set(info["group_commands"])
+    assert set(json.loads(ok("rules", "--json").stdout)[0]) == {"name", "exact", "title"}
+
+
+SIMULATE_KEYS = {"ruleset", "rule_options", "policy", "seed", "games", "mean", "std", "ci95",
+                 "min", "max", "percentiles", "histogram", "games_per_second", "approximate",
+                 "expected_score", "error_estimate"}
+
+
+def test_simulate_and_duel_json_hold_what_docs_json_lists():
+    """Policies that need no table: the keys of ``simulate`` and ``duel`` (General's optimal
+    simulation in test_play, a table of several in test_multiplayer)."""
+    sim = json.loads(ok("simulate", "general", "--games", "20", "--policy", "greedy",
+                        "--json").stdout)
+    assert set(sim) == SIMULATE_KEYS | {"ended_on_first_roll_rate"}
+    assert sim["expected_score"] is None and sim["error_estimate"] is None
+    assert set(sim["percentiles"]) == {"5", "25", "50", "75", "95"}
+    assert all(len(bar) == 3 and bar[0] < bar[1] for bar in sim["histogram"])
+    assert sum(bar[2] for bar in sim["histogram"]) == 20
+    duel = json.loads(ok("duel", "general", "--a", "greedy", "--b", "random", "--games", "20",
+                         "--json").stdout)
+    assert set(duel) == {"ruleset", "rule_options", "a", "b", "seed", "games", "wins",
+                         "wins_ci95", "draws", "draws_ci95", "losses", "losses_ci95",
+                         "mean_margin", "mean_margin_ci95", "mean_a", "mean_b"}
 
 
 def test_rules_general_names_the_sheet_boxes():

@@ -113,13 +113,29 @@ def test_rules_lists_the_options_that_option_sets(name):
             game.parse_options(["no_such_option=1"])
 
 
+#: What ``solve --json`` prints for every game, and each game's own facts (docs/json.md).
+SOLVED = {"ruleset", "rule_options", "expected_score", "approximate", "ci95", "error_estimate",
+          "seconds", "built", "table"}
+SOLVED_ADDED = {
+    "general": {"states", "p_big_general"}, "poker-programs": {"states"}, "yahtzee": {"states"},
+    "yatzy": {"states"},
+    "poker-school": {"weights", "eval_games", "predicted_start_value", "upper_bound",
+                     "upper_bound_steps", "error_fraction", "one_column_exact",
+                     "one_column_gap"},
+    "ryzykant": {"value_at_start", "bellman_residual_rms", "parameters", "eval_games",
+                 "expected_score_kind", "exact"},
+}
+
+
 @pytest.mark.parametrize("name", tiered(n for n in GAME_NAMES if "solve" in get_game(n).commands))
 def test_solve_and_advise(name, tmp_path):
     game = get_game(name)
     report = json.loads(ok("solve", name, "--json").stdout)
     assert report["ruleset"] == name and math.isfinite(report["expected_score"])
     assert report["approximate"] == (not game.exact) or report["approximate"] is False
-    assert {"rule_options", "ci95", "error_estimate", "table"} <= set(report)
+    assert set(report) == SOLVED | SOLVED_ADDED[name]
+    if "upper_bound_steps" in report:
+        assert set(report["upper_bound_steps"]) == {"rows", "bonus", "groups", "shipped"}
     if report["approximate"]:
         assert report["error_estimate"] is not None or report["ci95"] is not None
     again = json.loads(ok("solve", name, "--json").stdout)
@@ -210,8 +226,18 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     assert data["games"] == 2 and data["decisions"] > 0 and data["errors"] == []
     assert data["regret_total"] >= 0 and data["approximate"] == (not get_game(name).exact) \
         or data["approximate"] is False
-    assert {"ci95", "optimal_mean", "regret_per_decision", "win_rate_vs_optimal",
-            "error_estimate", "rule_options"} <= set(data)
+    assert set(data) == {"ruleset", "rule_options", "agent", "games", "seed", "mean", "ci95",
+                         "optimal_mean", "regret_total", "regret_per_game", "regret_per_decision",
+                         "regret_by_stage", "decisions", "win_rate_vs_optimal", "approximate",
+                         "error_estimate", "regret_unit", "costliest", "errors", "error_kinds",
+                         "restarts", "stopped"}  # docs/json.md
+    assert set(data["regret_by_stage"]) <= {"roll1", "roll2", "roll3"} or \
+        set(data["regret_by_stage"]) == {"decision"}
+    assert set(data["win_rate_vs_optimal"]) == {"wins", "draws", "losses"}
+    for c in data["costliest"]:
+        assert set(c) - {"loss_error", "close_call"} == {
+            "game", "turn", "roll", "dice", "sheet", "chose", "best", "chose_label",
+            "best_label", "loss"}
     # Approximate values: losses judged come with their error (not where the advice was
     # exact, as a Ryzykant roll whose every split ends the game), and a close call only where
     # that error covers it.
@@ -222,6 +248,13 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     if "review" in get_game(name).commands:
         judged = json.loads(ok("review", name, str(log), "--json").stdout)
         assert len(judged["decisions"]) == data["decisions"]
+        assert set(judged) == {"decisions", "total_loss", "games", "substituted_lines", "target"}
+        assert {frozenset(d) for d in judged["decisions"]} == {frozenset({
+            "line", "game", "turn", "roll", "dice", "chose", "chose_expected", "best",
+            "best_expected", "loss", "chose_label", "best_label", "loss_error", "close_call",
+            "dominated_by"})}
+        assert [set(g) for g in judged["games"]] == [{"game", "decisions", "lost", "loss",
+                                                       "worst"}] * 2
         assert judged["total_loss"] == pytest.approx(data["regret_total"], rel=1e-9, abs=1e-9)
         assert any(d["loss_error"] is not None for d in judged["decisions"]) == approximate
         for d in judged["decisions"]:

@@ -339,6 +339,13 @@ def test_duel_of_four_shows_each_seats_settlement():
               "--games", "200", "--seed", "2", "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
+    assert set(data) == {"ruleset", "rule_options", "players", "a", "b", "games", "seed",
+                         "share", "share_ci95", "wins", "ties", "margin", "margin_ci95",
+                         "points", "rival_points", "settlement", "settlement_ci95",
+                         "instant_wins", "fair_share", "seats", "rival_extra", "approximate"}
+    assert [set(s) for s in data["seats"]] == [{"seat", "games", "share", "share_ci95",
+                                                "points", "rival_points", "settlement"}] * 4
+    assert [s["seat"] for s in data["seats"]] == [0, 1, 2, 3] and data["rival_extra"] == {}
     assert data["players"] == 4 and data["games"] == 200 and len(data["seats"]) == 4
     assert data["fair_share"] == 0.25 and not data["approximate"]
     seats = data["seats"]
@@ -400,6 +407,25 @@ def test_two_players_win_policy_meets_the_exact_race():
     assert duel.approximate and duel.result.games == 20000
     assert abs(duel.result.share - 0.522593) < 0.01
     assert duel.result.share_ci95[0] > 0.5
+
+
+@pytest.mark.slow  # the win policy's two tables (about 9 s of CPU)
+def test_chance_at_a_table_of_three_plays_the_position_out():
+    """``chance --players 3 --json`` as docs/json.md lists it: the mover's seat counted from
+    1, the share of the games played out with its interval, and the policy's own estimate."""
+    res = run("chance", "general", "--players", "3",
+              "--sheet", "ones=3,twos=6,threes=9,straight=25",
+              "--opponent-sheet", "ones=2,twos=8,fours=12,full_house=30,general=60",
+              "--opponent-sheet", "ones=3,twos=6,fours=8,straight=20", "--games", "40", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert set(data) == {"ruleset", "rule_options", "players", "seat", "simulated",
+                         "simulated_ci95", "games", "seed", "sheet", "points", "opponent_sheets",
+                         "opponent_points", "approximate", "probability"}
+    assert data["seat"] == 2 and data["games"] == 40 and data["approximate"] is True
+    low, high = data["simulated_ci95"]
+    assert 0 <= low <= data["simulated"] <= high <= 1 and 0 <= data["probability"] <= 1
+    assert data["points"] == 43 and data["opponent_points"] == [112, 37]
 
 
 @pytest.mark.slow

@@ -397,9 +397,14 @@ def test_simulate_command_json(solved):
     result = run("simulate", "general", "--games", "2000", "--seed", "7", "--json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert {"ruleset", "rule_options", "policy", "games", "seed", "mean", "std", "ci95",
-            "percentiles", "games_per_second", "ended_on_first_roll_rate", "exact",
-            "expected_score", "approximate", "error_estimate"} <= set(data)
+    assert set(data) == {"ruleset", "rule_options", "policy", "seed", "games", "mean", "std",
+                         "ci95", "min", "max", "percentiles", "histogram", "games_per_second",
+                         "approximate", "expected_score", "error_estimate",
+                         "ended_on_first_roll_rate", "exact"}  # docs/json.md
+    assert set(data["exact"]) == {"mean", "std", "percentiles", "min", "max"}
+    assert set(data["percentiles"]) == set(data["exact"]["percentiles"]) == {"5", "25", "50",
+                                                                            "75", "95"}
+    assert sum(count for low, high, count in data["histogram"]) == 2000
     assert data["exact"]["mean"] == pytest.approx(data["expected_score"])
     assert data["approximate"] is False
     assert run("simulate", "general", "--policy", "clever").exit_code == 2

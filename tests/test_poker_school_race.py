@@ -254,7 +254,11 @@ def test_table_advice_is_approximate_to_the_last_turn():
     advice = race.advise_at_table(RULES, GREEDY, sheet, [rival], [1, 4, 4, 4, 5], 1, 6.4, 1100.0)
     assert "column3" in advice.position["contested"]  # the rival's column is one row short
     assert advice.approximate and advice.error_estimate == 6.4 and advice.upper_bound == 1100.0
-    assert advice.to_json()["approximate"] is True
+    doc = advice.to_json()  # what advise --players N --json prints (docs/json.md)
+    assert doc["approximate"] is True and doc["ranked_by"] == "race_value"
+    assert set(doc["prizes"]) == {"premiums", "columns"} and "column3" in doc["contested"]
+    assert not {"objective", "turn_start_probability", "policies_differ"} & set(doc)
+    assert all("race_value" in c and "probability" not in c for c in doc["choices"])
 
 
 @pytest.mark.parametrize("args, message", [

@@ -125,6 +125,8 @@ def test_advise_at_a_table_ranks_splits_by_the_chance_to_finish_ahead():
     d = _json(run("advise", "ryzykant", "--dice", "3", "4", "4", "5", "6", *table, *SMALL,
                   "--json"))
     assert d["objective"] == "win" and d["approximate"] is True and d["players"] == 3
+    assert d["opponents_ended"] == [False, False]  # docs/json.md: the position at a table
+    assert len(d["opponent_sheets"]) == len(d["opponent_fifths"]) == 2
     assert d["opponent_points"] == [score(_upper({6: 2, 9: 2})), score(_upper({5: 2, 10: 1,
                                                                               11: 1}))]
     chances = [c["probability"] for c in d["choices"]]
@@ -154,7 +156,7 @@ def test_advice_at_a_table_where_a_rival_has_finished():
                   "6=2,7=2,8=2", "--opponent-fifth", "2=2,5=1", *SMALL, "--json"))
     assert d["objective"] == "win" and d["opponent_points"] == [score(_upper({6: 2, 7: 2,
                                                                               8: 2}))]
-    assert len(d["choices"]) == 9
+    assert len(d["choices"]) == 9 and d["opponents_ended"] == [True]
 
 
 @pytest.mark.parametrize("args, words", [
