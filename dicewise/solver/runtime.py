@@ -380,6 +380,6 @@ _HEAR_EVERY = 0.2
 def _call_forked(key, item):
     # One BLAS thread per worker: the workers already keep every core busy, and OpenBLAS's
     # threads, spinning while they wait for a core, made a chunk of a solve 2 to 3 times
-    # slower (docs/target.md).  Products split no sums between threads: the same values.
+    # slower (docs/target.md).  The values came out bit for bit the same (Yahtzee, Yatzy).
     with blas_threads.single_blas_thread():
         return _FORKED[key](item)
