@@ -351,8 +351,7 @@ def _position(game: Game, dice, sheet, **inputs) -> dict:
 
 def _played(game: Game, rules, policy: str, games: int, seed: int, table, progress):
     """(solution, Played) of one policy; a policy that needs no table builds none."""
-    if games < 1:
-        raise DicewiseError("the number of games must be at least 1")
+    _at_least_one_game(games)
     target = _target_of(game, policy)
     if target is not None:
         return _played_for_target(game, rules, target, games, seed, table, progress)
@@ -651,6 +650,11 @@ def _listed(texts) -> list:
     return [texts] if isinstance(texts, str) else list(texts or ())
 
 
+def _at_least_one_game(games: int) -> None:
+    if games < 1:
+        raise DicewiseError("the number of games must be at least 1")
+
+
 def _check_seats(players: int, game: Game | None = None, rules=None) -> None:
     """Refuse a table no game seats (1 to 6), or one that ``game`` does not."""
     if players < 1:
@@ -893,8 +897,7 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
 
     opponent_sheets = _listed(opponent_sheets)
     _check_seats(players)
-    if games < 1:  # refused where unused too, as the command line refuses it
-        raise DicewiseError("the number of games must be at least 1")
+    _at_least_one_game(games)  # refused where unused too, as the command line refuses it
     if players > 1 and target is not None:
         raise UnfitArguments(Message("--players {players} takes no --target", players=players))
     if players > 2:
@@ -1087,8 +1090,7 @@ def chance_players(ruleset, *, players: int, sheet: str | None = None, opponent_
 
     game, rules, me, rivals = _table_sheets(ruleset, players, sheet, opponent_sheets, options)
     table_position(rules, me, rivals, players)
-    if games < 1:
-        raise DicewiseError("the number of games must be at least 1")
+    _at_least_one_game(games)
     solitaire = store.solution(game, rules, progress_factory=progress).payload
     result = table_chance(rules, solitaire, me, rivals, games, seed)
     fields = {**result, "sheet": dict(me.scores), "points": me.points,
