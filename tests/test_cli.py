@@ -530,3 +530,55 @@ def test_ctrl_c_that_a_library_swallowed_still_ends_as_an_interrupt(monkeypatch)
     assert sys.unraisablehook == reported.append
     result = CliRunner().invoke(group, ["compile", "--no-press"])
     assert isinstance(result.exception, RuntimeError)
+
+
+@pytest.mark.parametrize("where", ["ctypes callback", "__del__"])
+def test_ctrl_c_that_a_library_swallowed_and_went_on_is_not_lost(where, monkeypatch):
+    """A Ctrl+C raised where the exception cannot get out (a ctypes callback, a finaliser)
+    while the code around goes on: the command still stops soon, one line and status 130,
+    instead of working on to its end as though no key had been pressed."""
+    import ctypes
+    import os
+    import signal
+    import sys
+    import time
+
+    import click
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import Group
+
+    @click.group(cls=Group)
+    def group():
+        pass
+
+    def press():  # Ctrl+C while code that cannot pass the exception on runs
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+
+    class Finalised:
+        def __del__(self):
+            press()
+
+    @group.command()
+    def work():
+        if where == "ctypes callback":
+            ctypes.CFUNCTYPE(None)(press)()
+        else:
+            Finalised()  # dropped at once: its __del__ runs here
+        for _ in range(300):  # a long solve going on: 30 s
+            time.sleep(0.1)
+        click.echo("finished")
+
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        start = time.monotonic()
+        result = CliRunner().invoke(group, ["work"])
+        took = time.monotonic() - start
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines() == ["dicewise: interrupted"] and not reported
+    assert took < 15, took  # not the 30 s of work

@@ -162,7 +162,8 @@ def _hearing_ctrl_c():
     error of their own (numba's compiler, through llvmlite's ctypes callbacks, raises
     "no compiled object yet"): such an error after a Ctrl+C is the interrupt, and Python's
     report of the swallowed exception ("Exception ignored on calling ctypes callback
-    function" and its traceback) is not printed."""
+    function" and its traceback) is not printed.  Where the library goes on instead, the
+    interrupt is raised again a moment later, so that a Ctrl+C is never lost."""
     heard: list[bool] = []
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or \
@@ -175,18 +176,37 @@ def _hearing_ctrl_c():
         raise KeyboardInterrupt
 
     unraisable = sys.unraisablehook
+    main = threading.main_thread().ident
+    listening = threading.Event()
+
+    def again():
+        if listening.is_set():
+            signal.pthread_kill(main, signal.SIGINT)
 
     def swallowed(report):
         if not (heard and issubclass(report.exc_type, KeyboardInterrupt)):
             unraisable(report)
+        elif listening.is_set():
+            # Raised where it could not get out (a ctypes callback, a __del__, a weakref
+            # callback) and lost if the code around goes on: said again a moment later, to
+            # this thread, in code that can stop
+            timer = threading.Timer(_SAY_AGAIN, again)
+            timer.daemon = True
+            timer.start()
 
     signal.signal(signal.SIGINT, hear)
     sys.unraisablehook = swallowed
+    listening.set()
     try:
         yield heard
     finally:
+        listening.clear()
         signal.signal(signal.SIGINT, previous)
         sys.unraisablehook = unraisable
+
+
+#: Seconds after a Ctrl+C that a library swallowed before it is raised again.
+_SAY_AGAIN = 0.05
 
 
 def interrupted(ctx: click.Context):
