@@ -424,14 +424,22 @@ def test_a_bar_says_the_time_left_only_once_it_means_something(monkeypatch):
      "dicewise: прервано")])
 def test_ctrl_c_says_so_in_the_players_language_and_exits_130(lang, args, said, tmp_path):
     """Ctrl+C during a long command (here once its progress line is out): one line in the
-    player's language, not click's English "Aborted!", and status 130 as shells expect."""
+    player's language, not click's English "Aborted!", and status 130 as shells expect.
+    Nothing more runs after that line: Python's teardown, where a library stopped mid-way
+    (numba's compiler) could crash or complain, is skipped (here it would say "torn down")."""
     import os
     import signal
     import subprocess
     import sys
     import time
 
-    env = {**os.environ, "DICEWISE_CACHE": str(tmp_path)}
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, sys\natexit.register(lambda: print('torn down', file=sys.stderr))\n")
+    env = {**os.environ, "DICEWISE_CACHE": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get(
+               "PYTHONPATH")])])}
     # Ctrl+C heard as at a terminal, even where these tests run in the background of a
     # shell, whose children inherit SIGINT ignored (and Python then never raises it)
     command = subprocess.Popen([sys.executable, "-m", "dicewise.cli", *args, "--lang", lang],

@@ -238,4 +238,19 @@ def cli():
 
 
 def main():
-    cli(prog_name="dicewise")
+    try:
+        cli(prog_name="dicewise")
+    except SystemExit as done:
+        if done.code == INTERRUPTED:
+            _end_now(INTERRUPTED)
+        raise
+
+
+def _end_now(status: int):
+    """End the process at once, its output written: a library stopped mid-way by Ctrl+C
+    (numba's compiler) may crash or complain while Python tears it down, after the one
+    line that was to be all."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
