@@ -23,10 +23,6 @@ class TableMismatch(TableError):
         self.key = key
 
 
-class TableTooLarge(TableError):
-    """Arrays too large for one table file (msgpack's largest bin holds 4 GiB)."""
-
-
 class NotATableFile(TableError):
     """A file that is no dicewise table at all (so nothing to rebuild in its place)."""
 

@@ -22,7 +22,7 @@ from ..errors import DicewiseError
 from ..i18n import Message, message_of, os_reason
 from ..solver.protocol import Game, Solution
 from .files import cannot_read, cannot_write, refuse_empty
-from .format import NotATableFile, TableError, TableTooLarge, read_table, write_table
+from .format import NotATableFile, TableError, read_table, write_table
 
 SUFFIX = ".dwt"
 
@@ -74,8 +74,8 @@ def load(game: Game, rules, path) -> Solution:
 def build(game: Game, rules, path, progress_factory: ProgressFactory | None = None,
           cached: bool = False) -> Solution:
     """Build a table and write it atomically to ``path``; a cache path drops older rules.
-    A table too large for a file is still the answer of a ``cached`` build, kept in memory
-    only (with a warning); a file asked for by name is refused."""
+    A table that cannot be written (a full disk) is still the answer of a ``cached`` build,
+    kept in memory only (with a warning); a file asked for by name is refused."""
     factory = progress_factory or _quiet
     label = Message(getattr(game, "build_label", None) or BUILD_LABEL, game=game.name)
     checkpoints = Checkpoints(game, rules, path) if getattr(game, "checkpointed", False) else None
@@ -88,12 +88,12 @@ def build(game: Game, rules, path, progress_factory: ProgressFactory | None = No
     seconds = time.perf_counter() - start
     meta = {**meta, "seconds": round(seconds, 3)}
     try:
-        path = save(game, rules, payload, meta, path)
-    except TableTooLarge as e:
+        path = _write(game, rules, payload, meta, path)
+    except OSError as e:
         if not cached:
-            raise
-        warn(str(Message("{why}: it is not kept, so the next call solves it again",
-                         why=message_of(e))))
+            raise DicewiseError(cannot_write(path, e)) from None
+        warn(str(Message("{why}: the table is not kept, so the next call solves it again",
+                         why=cannot_write(path, e))))
         return Solution(game, rules, payload, meta, None, True, seconds)
     if checkpoints is not None and not getattr(game, "keep_checkpoints", False):
         checkpoints.clear()
@@ -156,12 +156,15 @@ class Checkpoints:
 def save(game: Game, rules, payload, meta: dict, path) -> Path:
     """Write a payload as the game's table file (atomically); returns the path."""
     try:
-        return Path(write_table(path, kind=game.table_kind(rules), ruleset=game.name,
-                                options=game.rule_options(rules),
-                                rules_digest=game.rules_digest(rules),
-                                arrays=game.to_arrays(payload), meta=meta))
+        return _write(game, rules, payload, meta, path)
     except OSError as e:  # a full disk, say: the table is named, not "the output"
         raise DicewiseError(cannot_write(path, e)) from None
+
+
+def _write(game: Game, rules, payload, meta: dict, path) -> Path:
+    return Path(write_table(path, kind=game.table_kind(rules), ruleset=game.name,
+                            options=game.rule_options(rules), rules_digest=game.rules_digest(rules),
+                            arrays=game.to_arrays(payload), meta=meta))
 
 
 def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist: bool = False,
