@@ -72,6 +72,34 @@ def test_forked_maps_run_closures_in_children():
 
 
 @forks
+def test_a_forked_map_of_one_item_runs_it_here_on_one_blas_thread():
+    """Nothing to share out, nothing forked (a target solve's small layers forked two workers
+    for each one-chunk layer: a third of General's target build); the item runs as a worker
+    runs it, on one BLAS thread, and the caller's thread count is back after."""
+    from dicewise.solver import blas_threads
+
+    def seen(i):
+        return os.getpid(), [get() for _, get in blas_threads._CONTROLS]
+
+    with runtime.Forked(2) as where:
+        assert list(where.map(_pid, [])) == []
+        assert os.getpid() not in set(where.map(_pid, range(2)))
+        if not blas_threads.limited():
+            assert list(where.map(_pid, [7])) == [os.getpid()]
+            return
+        before = [get() for _, get in blas_threads._CONTROLS]
+        try:
+            for set_, _ in blas_threads._CONTROLS:
+                set_(2)
+            assert list(where.map(seen, [7])) == [(os.getpid(), [1] * len(before))]
+            assert [get() for _, get in blas_threads._CONTROLS] == [2] * len(before)
+        finally:
+            for (set_, _), n in zip(blas_threads._CONTROLS, before):
+                set_(n)
+    assert not runtime._FORKED
+
+
+@forks
 def test_forked_pool_shares_memory_across_maps():
     shared = runtime.shared_array(8)
     parent = os.getpid()

@@ -102,6 +102,11 @@ class Forked(Runtime):
         self.workers = workers
 
     def map(self, fn, items, *shared):
+        items = list(items)
+        if len(items) < 2:  # nothing to share out: forking would cost more than the item
+            with blas_threads.single_blas_thread():  # as a worker runs it, to the last bit
+                yield from map(partial(fn, *shared), items)
+            return
         with self.pool(partial(fn, *shared)) as run:
             yield from run(items)
 
