@@ -72,7 +72,7 @@ def test_keeping_all_five_says_what_it_does(roll, label):
     keep = [c for c in full["choices"] if c["action"] == {"keep": [2, 2, 4, 6, 6]}]
     assert [c["label"] for c in keep] == [label] and keep[0]["rolls_left"] == 3 - roll
     ru = run("advise", "general", "--roll", str(roll), *DICE, "--lang", "ru", "--top", "30")[1]
-    assert ("осталось 2 броска" in ru) == (roll == 1)
+    assert ("ещё 2 броска" in ru) == (roll == 1)
 
 
 @pytest.mark.parametrize("args,message", [

@@ -123,10 +123,10 @@ def test_a_number_counts_a_noun_in_the_form_its_language_wants(lang, n):
 
 
 @pytest.mark.parametrize("n,ru,pl", [
-    (1, "остался 1 бросок", "został 1 rzut"), (2, "осталось 2 броска", "zostały 2 rzuty"),
-    (5, "осталось 5 бросков", "zostało 5 rzutów"), (12, "осталось 12 бросков", "zostało 12 rzutów"),
-    (21, "остался 21 бросок", "zostało 21 rzutów"), (22, "осталось 22 броска", "zostały 22 rzuty"),
-    (25, "осталось 25 бросков", "zostało 25 rzutów")])
+    (1, "ещё 1 бросок", "został 1 rzut"), (2, "ещё 2 броска", "zostały 2 rzuty"),
+    (5, "ещё 5 бросков", "zostało 5 rzutów"), (12, "ещё 12 бросков", "zostało 12 rzutów"),
+    (21, "ещё 21 бросок", "zostało 21 rzutów"), (22, "ещё 22 броска", "zostały 22 rzuty"),
+    (25, "ещё 25 бросков", "zostało 25 rzutów")])
 def test_the_rolls_left_after_a_keep_are_counted(n, ru, pl):
     said = {lang: i18n.choice_text("general", {"keep": [6, 6]}, {"rolls_left": n},
                                    i18n.translator(lang)) for lang in ("en", "ru", "pl")}
@@ -373,7 +373,7 @@ def _no_locale(monkeypatch):
 
 @pytest.mark.parametrize("lang,words", [
     ("ru", ["general: бросок 2 из 3, кости 1 1 2 5 6; записано 0 очков, ожидание в начале хода",
-            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3; остался 1 бросок)",
+            "значения: точно", "ожидание", "потеря", "ход", "оставить 1 1 (перебросить 3; ещё 1 бросок)",
             "... и ещё 31 вариант (--top K покажет K лучших)",
             "игра окончена: пять одинаковых с первого броска заканчивают игру"]),
     ("pl", ["general: rzut 2 z 3, kości 1 1 2 5 6; zapisano 0 punktów, wartość oczekiwana na początku tury",
@@ -1048,7 +1048,7 @@ def test_a_strategy_table_for_people_in_their_language(monkeypatch):
 
     opening = run("--format", "text", "--lang", "ru").splitlines()
     assert opening[0].split()[:3] == ["бросок", "кости", "лучший"]
-    kept = r"оставить 1 1 1 1 \(перебросить 1; (остался 1 бросок|осталось 2 броска)\)"
+    kept = r"оставить 1 1 1 1 \(перебросить 1; ещё (1 бросок|2 броска)\)"
     assert any(re.search(kept, line) for line in opening)
     assert any("записать в графу «полный дом»: 35" in line for line in opening)
     assert "пять одинаковых с первого броска заканчивают игру" in opening[1]
@@ -1236,7 +1236,7 @@ def test_keeping_nothing_has_its_own_words():
     said = {lang: i18n.choice_text("general", {"keep": []}, {"rolls_left": 2},
                                    i18n.translator(lang)) for lang in ("en", "ru", "pl")}
     assert said == {"en": "keep nothing (reroll all five; 2 rolls left)",
-                    "ru": "ничего не оставлять (перебросить все пять; осталось 2 броска)",
+                    "ru": "ничего не оставлять (перебросить все пять; ещё 2 броска)",
                     "pl": "nic nie zostawiaj (przerzuć wszystkie pięć; zostały 2 rzuty)"}
 
 

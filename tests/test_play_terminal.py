@@ -188,7 +188,7 @@ def test_russian_and_polish_labels(tmp_path):
                      "--lang", "ru", "--names", "Аня,Борис"], tmp_path)
     assert "Аня: кости?" in term.opening
     out = term.send("dice 2 2 4 6 6")
-    assert "бросок 1 из 3" in out and "оставить 6 6 (перебросить 3; осталось 2 броска)" in out
+    assert "бросок 1 из 3" in out and "оставить 6 6 (перебросить 3; ещё 2 броска)" in out
     out = term.send("write шестерки")
     assert "шестерки=12" in out
     term.close()

@@ -311,7 +311,7 @@ def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(r
 
 
 def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
-    """Russian "keep nothing" with its rolls left runs a row of advice to 87 columns: the row
+    """Russian "keep nothing" with its rolls left runs a row of advice to 82 columns: the row
     is broken before its parenthesis or after its semicolon, and goes on under the choices;
     a count and its noun ("2 броска") stay together."""
     result = CliRunner().invoke(cli, ["play", "general", "--players", "1", "--lang", "ru",
@@ -323,4 +323,4 @@ def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
     i = next(i for i, line in enumerate(out) if "ничего не оставлять" in line)
     column = out[i].index("ничего")
     assert out[i].endswith("(перебросить все пять;")
-    assert out[i + 1] == " " * column + "осталось 2 броска)"
+    assert out[i + 1] == " " * column + "ещё 2 броска)"
