@@ -3,6 +3,8 @@ write, a draw said as one, and the settings a resumed game keeps."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -324,3 +326,25 @@ def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
     column = out[i].index("ничего")
     assert out[i].endswith("(перебросить все пять;")
     assert out[i + 1] == " " * column + "ещё 2 броска)"
+
+
+def test_the_rows_of_two_players_playing_to_win_fit_80_columns_in_russian(tmp_path):
+    """Two players of General playing to win: the values are headed P(победы)+½P(ничьей), and
+    every row of a keep ran past 80 columns with "осталось 2 броска", broken in two.  The
+    heading reads on over the numbers' column and the rolls left are "ещё 2 броска": each
+    row of a keep is one line, but keep nothing's, the longest, which goes on under it."""
+    from dicewise.play.session import TableGame
+
+    game = TableGame.new("general", players=2, lang="ru", advice=False, objective="win", seed=1)
+    for box in ("ones", "twos", "threes", "fours", "fives", "sixes", "straight"):
+        for _ in range(2):  # late enough for the solved sub-game: no race table to build
+            assert game.apply("dice 2 2 4 6 6")["ok"] and game.apply(f"write {box}")["ok"]
+    saved = tmp_path / "late.json"
+    saved.write_text(json.dumps({**game.to_json(), "advice": True}), encoding="utf-8")
+    result = play("--resume", str(saved), "--top", "50", lines=["dice 2 2 4 6 6", "quit"])
+    assert result.exit_code == 0, result.output
+    out = result.output.splitlines()
+    assert "P(победы)+½P(ничьей)" in out[out.index("Игрок 1: бросок 1 из 3, кости 2 2 4 6 6") + 1]
+    keeps = [line for line in out if "оставить " in line]  # not keep nothing, "оставлять"
+    assert len(keeps) == 17 and all(line.endswith("ещё 2 броска)") for line in keeps)
+    assert max(map(len, out)) <= 80

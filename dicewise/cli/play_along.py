@@ -181,13 +181,13 @@ def _show_advice(game: TableGame) -> None:
     if settled:
         click.echo(wrapped(settled))
     head = ranking_head(advice, tr)
-    width = max(10, len(head))
+    width = max(10, len(head) - 5)  # a wider heading reads on over the numbers' column
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
     errors = any(ch.loss_error is not None for ch in advice.choices)
     error_head = f" {'±':>7}" if errors else ""
     column = 16 + width + len(error_head)  # where the choices start: a longer one goes on there
     how = quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)
-    click.echo(wrapped(f"  {'':>2} {head:>{width}} {tr('loss'):>8}{error_head}  "
+    click.echo(wrapped(f"{head:>{width + 5}} {tr('loss'):>8}{error_head}  "
                        f"{tr('choice')}   ({how})", entries=True, indent=column))
     rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(advice.choices, rows), 1):
