@@ -118,6 +118,33 @@ def test_rules_general_names_the_sheet_boxes():
     assert "joker | plain | circular" in out and "ends | sixty" in out
 
 
+@pytest.mark.parametrize("line, indent, shown", [
+    # between entries; a name's one-word gloss stays with it, never "единицы" / "(ones)"
+    ("графы: единицы (ones), две пары (two_pairs), тройки (threes)", 4,
+     "графы: единицы (ones),\n    две пары (two_pairs),\n    тройки (threes)"),
+    # before a parenthesis, kept whole where it fits a line: "2 броска" stays whole too
+    ("оставить 3 3 6 6 (перебросить 1; ещё 1 бросок)", 4,
+     "оставить 3 3 6 6\n    (перебросить 1; ещё 1 бросок)"),
+    # a value and its explanation, where there is no entry to break between
+    ("the target 500 can no longer be reached: the choices are ranked", 4,
+     "the target 500 can no longer be reached:\n    the choices are ranked"),
+    # before the arrow that marks a choice, under the choices
+    ("  2  0.1125  keep 6 6  ← the expected-score choice", 13,
+     "  2  0.1125  keep 6 6\n             ← the expected-score choice"),
+    # before a quoted name as the last resort, never inside it
+    ("  4   331.4330  поставить крест в графу «малый стрит»", 16,
+     "  4   331.4330  поставить крест в графу\n                «малый стрит»"),
+    # a number is never parted from its label: no break, the line stays as it is
+    ("value at start: -593.4310700 and more words", 4,
+     "value at start: -593.4310700 and more words")])
+def test_a_long_line_breaks_between_entries_not_inside_one(line, indent, shown, monkeypatch):
+    """``wrapped`` on a terminal of 40 columns: where a line of entries breaks, and where not."""
+    from dicewise.cli.format import wrapped
+
+    monkeypatch.setenv("COLUMNS", "40")
+    assert wrapped(line, entries=True, indent=indent) == shown
+
+
 def test_solve_json(tmp_path, solved):
     out = tmp_path / "general.dwt"
     report = json.loads(ok("solve", "general", "--json", "--out", str(out)).stdout)

@@ -314,8 +314,9 @@ def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(r
 
 def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
     """Russian "keep nothing" with its rolls left runs a row of advice to 82 columns: the row
-    is broken before its parenthesis or after its semicolon, and goes on under the choices;
-    a count and its noun ("2 броска") stay together."""
+    is broken before its parenthesis (inside it only where that is too wide for a line of
+    its own), and goes on under the choices; a count and its noun ("2 броска") stay
+    together."""
     result = CliRunner().invoke(cli, ["play", "general", "--players", "1", "--lang", "ru",
                                       "--top", "50"], input="dice 1 2 3 4 6\nquit\n",
                                 env={"COLUMNS": "200"})
@@ -324,8 +325,8 @@ def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
     assert max(map(len, out)) <= 80
     i = next(i for i, line in enumerate(out) if "ничего не оставлять" in line)
     column = out[i].index("ничего")
-    assert out[i].endswith("(перебросить все пять;")
-    assert out[i + 1] == " " * column + "ещё 2 броска)"
+    assert out[i].endswith("ничего не оставлять")
+    assert out[i + 1] == " " * column + "(перебросить все пять; ещё 2 броска)"
 
 
 def test_the_rows_of_two_players_playing_to_win_fit_80_columns_in_russian(tmp_path):

@@ -57,23 +57,64 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
+#: Where a line of entries may break: after a comma or a semicolon, before a parenthesis
+#: (not before a one-word gloss such as ``единицы (ones)``, which stays with its name),
+#: before the bar between alternatives and before an arrow that marks a choice.
+_BETWEEN_ENTRIES = re.compile(r"((?<=[,;]) +| +(?=\((?![\w-]+\)))| +(?=\| )| +(?=←))")
+#: Where a value's words end and their explanation begins: after a colon (not before a
+#: number: ``очков: 43`` and ``value at start: -593.43`` stay whole).
+_AFTER_COLON = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.]))")
+#: The last places an entry too wide for a line may break: after any such colon, and
+#: before a quoted name (``поставить крест в графу`` / ``«малый стрит»``).
+_LAST_RESORT = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.])| +(?=[«„\"]))")
+
+
 def wrapped(line: str, entries: bool = False, indent: int = 4) -> str:
     """``line`` for a terminal: where it is wider than 80 columns (or the terminal, if that is
     narrower), broken at spaces, each further line indented by ``indent``.  A line of
-    ``entries`` (a sheet, a row of advice) is broken only between them, after their commas
-    and semicolons or before a parenthesis: ``малый стрит=15`` and ``2 броска`` stay whole."""
+    ``entries`` (a sheet, a row of advice, a report) is broken only between them: after their
+    commas and semicolons, before a parenthesis, a ``|`` or a ``←``; where an entry is too
+    wide for a line of its own, after its colon too, and only then inside its parentheses or
+    before a quoted name: ``малый стрит=15``, ``2 броска`` and ``(x, если стёрта)`` stay
+    whole."""
     width = min(80, shutil.get_terminal_size().columns)
     if not entries:
         return textwrap.fill(line, width, subsequent_indent=" " * indent,
                              break_long_words=False, break_on_hyphens=False)
-    parts = re.split(r"((?<=[,;]) +| +(?=\())", line)  # entries, and the spaces between
-    lines = [parts[0]]
-    for gap, item in zip(parts[1::2], parts[2::2]):
+    pieces = _entries(line, width, width - indent)
+    lines = [pieces[0][1]]
+    for gap, item in pieces[1:]:
         if len(lines[-1]) + len(gap) + len(item) <= width:
             lines[-1] += gap + item
         else:
             lines.append(" " * indent + item)
     return "\n".join(lines)
+
+
+def _entries(text: str, first: int, room: int, level: int = 0) -> list[tuple[str, str]]:
+    """``text`` as (the spaces before, entry) pairs: split between its entries outside any
+    parenthesis, and an entry wider than its line (``first`` columns for the first, ``room``
+    for the others) split again after its colons outside a parenthesis (``level`` 1), then
+    between the entries inside its parentheses (2), then after any colon or before a quoted
+    name (3)."""
+    pattern = (_BETWEEN_ENTRIES, _AFTER_COLON, _BETWEEN_ENTRIES, _LAST_RESORT)[level]
+    breaks = [m for m in pattern.finditer(text) if level > 1 or not _inside(text, m.start())]
+    ends = [0] + [i for m in breaks for i in m.span()] + [len(text)]
+    gaps = [""] + [m.group() for m in breaks]
+    pieces = []
+    for gap, start, end in zip(gaps, ends[0::2], ends[1::2]):
+        item = text[start:end]
+        if len(item) > (room if pieces else first) and level < 3:
+            inner = _entries(item, room if pieces else first, room, level + 1)
+            pieces += [(gap, inner[0][1]), *inner[1:]]
+        else:
+            pieces.append((gap, item))
+    return pieces
+
+
+def _inside(text: str, at: int) -> bool:
+    """Whether ``at`` is inside a parenthesis of ``text``."""
+    return text.count("(", 0, at) > text.count(")", 0, at)
 
 
 def emit_json(obj) -> None:
