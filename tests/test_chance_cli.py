@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from dicewise.cli.main import cli
+from lines import unwrapped
 
 SHEET = "ones=3,twos=6,threes=9,straight=25"
 ME = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=25"
@@ -144,9 +145,9 @@ def test_a_target_out_of_reach_or_certain_is_played_for_the_best_mean(target, se
     # every choice has the same chance: the ranking is the expected score's, keep 6 6 6 first
     assert [c["action"] for c in doc["choices"]] == [c["action"] for c in mean["choices"]]
     assert doc["best"]["action"] == {"keep": [6, 6, 6]} == doc["expected_score_choice"]
-    text = ok(*position, "--target", target).splitlines()
+    text = unwrapped(ok(*position, "--target", target))
     assert text[2].startswith(said) and "keep 6 6 6" in text[4]
-    ru = ok(*position, "--target", target, "--lang", "ru").splitlines()
+    ru = unwrapped(ok(*position, "--target", target, "--lang", "ru"))
     assert ru[2].startswith(f"цель {target} отсюда")
     # where the target can still be missed, nothing is said
     assert ok(*position, "--target", "100", "--json")["settled"] is None

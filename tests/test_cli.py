@@ -25,6 +25,7 @@ import dicewise
 from dicewise.cli.main import cli
 from dicewise.solver.registry import RULESETS
 from dicewise.solver.rulesets import CATEGORY_GAMES, category_game
+from lines import joined, unwrapped
 
 
 def run(*args):
@@ -38,7 +39,7 @@ def ok(*args):
 
 
 def test_rules_lists_every_ruleset():
-    out = ok("rules").stdout.splitlines()
+    out = unwrapped(ok("rules").stdout)
     assert [line.split()[0] for line in out] == list(RULESETS)
     for line in out:
         assert line.split()[1] in ("exact", "approximate")
@@ -49,7 +50,7 @@ def test_rules_lists_every_ruleset():
 @pytest.mark.parametrize("name", list(CATEGORY_GAMES))
 def test_rules_of_a_category_game(name):
     game = category_game(name)
-    out = ok("rules", name).stdout
+    out = joined(ok("rules", name).stdout)
     assert "categories: " + ", ".join(game.category_names) in out
     for key in game.options:
         assert f"option {key} = " in out
@@ -113,7 +114,7 @@ def test_simulate_and_duel_json_hold_what_docs_json_lists():
 
 
 def test_rules_general_names_the_sheet_boxes():
-    out = ok("rules", "general").stdout
+    out = joined(ok("rules", "general").stdout)
     assert "ones, twos, threes, fours, fives, sixes, straight, full_house, four, general" in out
     assert "joker | plain | circular" in out and "ends | sixty" in out
 
@@ -516,8 +517,8 @@ def test_rules_of_poker_school_names_its_rows_as_sheets_write_them():
     """The README: `rules` prints the names a sheet uses; poker-school's are rows."""
     from dicewise.solver.poker_school.rules import ROW_NAMES
 
-    assert "rows: " + ", ".join(ROW_NAMES) in ok("rules", "poker-school").stdout
-    assert "строки: единицы (ones), " in ok("rules", "poker-school", "--lang", "ru").stdout
+    assert "rows: " + ", ".join(ROW_NAMES) in joined(ok("rules", "poker-school").stdout)
+    assert "строки: единицы (ones), " in joined(ok("rules", "poker-school", "--lang", "ru").stdout)
 
 
 def test_ctrl_c_that_a_library_swallowed_still_ends_as_an_interrupt(monkeypatch):

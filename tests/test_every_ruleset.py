@@ -30,6 +30,7 @@ from dicewise.solver.protocol import COMMANDS
 from dicewise.solver.registry import GAMES, get_game
 from dicewise.solver.target.table import ONE_TARGET_ABOVE
 from dicewise.tables import store
+from lines import unwrapped
 
 DICE = ["2", "2", "4", "6", "6"]
 
@@ -286,20 +287,6 @@ ENGLISH = re.compile(r"\b(the|of|for|and|with|against|games?|seed|mean|median|ma
                      r"rolls|crosses|premiums|bonuses|seat|rivals|share|points|value|True)\b")
 
 
-@functools.lru_cache(maxsize=None)
-def unwrapped(text: str) -> list[str]:
-    """Lines as they are before the 80-column breaks: a line broken after a comma or a
-    semicolon, or before a parenthesis, goes on indented on the next."""
-    lines: list[str] = []
-    for line in text.splitlines():
-        if lines and line.startswith("    ") and (lines[-1].endswith((",", ";"))
-                                                or line.lstrip().startswith("(")):
-            lines[-1] += " " + line.lstrip()
-        else:
-            lines.append(line)
-    return lines
-
-
 def in_english(*args) -> str:
     """What a command prints in English: run once for the languages compared with it."""
     return ok(*args, "--lang", "en").stdout
@@ -317,7 +304,7 @@ def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
     for args in runs:
         said = ok(*args, "--lang", lang).stdout
         english = in_english(*args)
-        assert said.splitlines()[0] != english.splitlines()[0]
+        assert unwrapped(said)[0] != unwrapped(english)[0]
         words = " ".join(w for w in said.split() if "=" not in w and "/" not in w)
         assert not ENGLISH.search(words), (args, ENGLISH.search(words), said)
         assert len(unwrapped(said)) == len(unwrapped(english))
@@ -331,6 +318,84 @@ def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
     for data in scripts:
         data.pop("games_per_second")
     assert scripts[0] == scripts[1] and scripts[0]["games"] == 30
+
+
+#: A late sheet of General, the same for every player: its advice and chance among two come
+#: from the solved sub-game (the whole race table takes minutes).
+LATE = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=20"
+#: What a game's commands print for people beside the position every game is advised on:
+#: General's and poker-programs' chance of a target, advice among two and three players.
+OWN_RUNS = {
+    "general": [("advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6",
+                 "--sheet", "ones=3,twos=6,threes=9,straight=25", "--target", "180"),
+                ("advise", "general", "--roll", "1", "--dice", *DICE, "--players", "2",
+                 "--sheet", LATE, "--opponent-sheet", LATE),
+                ("advise", "general", "--roll", "1", "--dice", *DICE, "--players", "3",
+                 "--sheet", LATE, "--opponent-sheet", LATE, "--opponent-sheet", LATE),
+                ("chance", "general", "--target", "150"),
+                ("chance", "general", "--players", "2", "--sheet", LATE, "--opponent-sheet",
+                 LATE),
+                ("chance", "general", "--players", "3", "--sheet", LATE, "--opponent-sheet",
+                 LATE, "--opponent-sheet", LATE, "--games", "20")],
+    "poker-programs": [("chance", "poker-programs", "--target", "200")],
+    "ryzykant": [("advise", "ryzykant", "--players", "3", "--dice", "1", "2", "3", "4", "6",
+                  "--sheet", "5=2,7=2,8=2,9=2", "--fifth", "6=4", "--opponent-sheet",
+                  "6=4,7=2,8=2", "--opponent-fifth", "2=4", "--opponent-sheet", "8=4,9=4",
+                  "--opponent-fifth", "3=4")],
+    "poker-school": [("advise", "poker-school", "--players", "3", "--roll", "3", "--dice", "6",
+                      "6", "3", "2", "1", "--sheet", "pair=12/10", "--opponent-sheet",
+                      "fives=15/15", "--opponent-sheet", "sixes=18/18")],
+    "risk": [("risk", "battle", "10", "10", "--option", "ties=attacker", "--option",
+              "max_defender_dice=1", "--defender-sees-roll", "--dice", "minimax")],
+}
+
+
+def human_runs(name: str, log) -> list[tuple[str, ...]]:
+    """The command lines of ``name`` whose output a player reads at a terminal: its rules,
+    solve, advice, a simulation, duels of two policies and at a table of three, its own
+    positions (``OWN_RUNS``), and the bot author's bench-agent and review (into ``log``)."""
+    game, info = get_game(name), dicewise.describe(name)
+    runs = [("rules",), ("rules", name)]
+    if "solve" in game.commands:
+        runs.append(("solve", name))
+    if "advise" in game.commands:
+        runs.append(tuple(advise_args(game)))
+    if "simulate" in game.commands:
+        runs += [("simulate", name, "--games", "20", "--policy", policy)
+                 for policy in ("optimal", "greedy")]
+    if "duel" in game.commands:
+        runs.append(("duel", name, "--games", "20"))
+        if 3 in info.get("table", {}).get("players", ()):
+            runs.append(("duel", name, "--games", "20", "--players", "3"))
+    if "bench-agent" in game.commands:
+        runs += [("bench-agent", name, "--agent", "anybot:first", "--games", "2", "--log", log),
+                 ("review", name, log, "--all")]
+    return runs + OWN_RUNS.get(name, [])
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+@pytest.mark.parametrize("name", tiered(GAME_NAMES))
+def test_what_a_player_reads_fits_80_columns(name, lang, tmp_path, monkeypatch):
+    """Every line that rules, solve, advise, simulate, duel, chance, bench-agent, review and
+    risk print for people fits a terminal of 80 columns, in every language, however wide the
+    terminal: a longer one goes on indented on the next, broken between its entries (a headline
+    ran to 139 columns, a row of Russian advice to 111).  The one line left whole is solve's
+    table, whose path is never broken."""
+    (tmp_path / "anybot.py").write_text("def first(obs):\n    return obs['legal'][0]\n")
+    monkeypatch.chdir(tmp_path)
+    cache = os.environ["DICEWISE_CACHE"]
+    for args in human_runs(name, str(tmp_path / "log.jsonl")):
+        if args[0] in ("bench-agent", "review", "risk"):  # English only, for bot authors
+            if lang != "en":
+                continue
+        else:
+            args = (*args, "--lang", lang)
+        result = CliRunner().invoke(cli, list(args), prog_name="dicewise",
+                                    env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (args, result.output, result.exception)
+        wide = [line for line in result.stdout.splitlines() if len(line) > 80
+                and cache not in line]
+        assert not wide, (args, wide)
 
 
 def test_commands_a_game_lacks_say_so_in_one_line(tmp_path):

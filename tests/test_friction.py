@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from dicewise.cli.main import cli
 from dicewise.solver.registry import GAMES, get_game
+from lines import joined, unwrapped
 
 DICE = ["--dice", "2", "2", "4", "6", "6"]
 
@@ -31,7 +32,7 @@ def fails(*args) -> str:
 def test_every_sheet_example_that_rules_shows_is_accepted(name):
     code, out = run("rules", name)
     assert code == 0
-    line = next(l for l in out.splitlines() if l.startswith("sheet:"))
+    line = next(l for l in unwrapped(out) if l.startswith("sheet:"))
     examples = re.findall(r'"([^"]*=[^"]*)"', line)
     assert examples, line
     game = get_game(name)
@@ -135,7 +136,7 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
     result = CliRunner().invoke(cli, ["bench-agent", "general", "--agent-cmd",
                                       f"{sys.executable} {bot}", "--games", "2", "--seed", "1",
                                       "--max-failures", "9", "--log", str(log)])
-    out = result.stdout
+    out = joined(result.stdout)
     assert result.exit_code == 0, result.output
     costly = out[out.index("the costliest"):out.index("agent errors")]
     assert "{" not in costly  # actions as the game's labels
@@ -175,6 +176,7 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
 @pytest.mark.slow
 def test_simulate_headings_say_what_is_simulated():
     code, out = run("simulate", "general", "--games", "200")
+    out = joined(out)
     assert "exact score distribution (computed, not simulated)" in out
     assert "the 200 simulated games' scores:" in out
     assert out.index("the 200 simulated games' scores:") < out.index(" – ")

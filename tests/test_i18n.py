@@ -19,6 +19,7 @@ from dicewise.errors import DicewiseError
 from dicewise.play import commands
 from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
+from lines import joined, unwrapped
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
            ("play/session.py", "cli/play_along.py", "cli/games.py", "cli/measure.py",
@@ -363,7 +364,7 @@ def _advise(*args, env=None):
 
     result = CliRunner().invoke(cli, list(args), env=env)
     assert result.exit_code == 0, result.stderr
-    return result.stdout
+    return joined(result.stdout)  # each line whole, as before its 80-column breaks
 
 
 def _no_locale(monkeypatch):
@@ -1083,12 +1084,12 @@ def test_every_ruleset_is_described_in_the_players_language(lang, monkeypatch):
         said = CliRunner().invoke(cli, ["rules", name, "--lang", lang])
         english = CliRunner().invoke(cli, ["rules", name])
         assert said.exit_code == english.exit_code == 0
-        assert len(said.stdout.splitlines()) == len(english.stdout.splitlines())
-        assert tr(info["title"]) in said.stdout.splitlines()[0]
-        assert not set(said.stdout.splitlines()) & set(english.stdout.splitlines())
+        assert len(unwrapped(said.stdout)) == len(unwrapped(english.stdout))
+        assert tr(info["title"]) in unwrapped(said.stdout)[0]
+        assert not set(unwrapped(said.stdout)) & set(unwrapped(english.stdout))
         for o in info["options"]:
-            assert tr(o["help"]) in said.stdout
-    listing = CliRunner().invoke(cli, ["rules", "--lang", lang]).stdout.splitlines()
+            assert tr(o["help"]) in joined(said.stdout)
+    listing = unwrapped(CliRunner().invoke(cli, ["rules", "--lang", lang]).stdout)
     assert len(listing) == len(GAMES) and all(tr(api.describe(n)["title"]) in line
                                               for n, line in zip(GAMES, listing))
     general = CliRunner().invoke(cli, ["rules", "general", "--lang", "ru"]).stdout

@@ -22,6 +22,7 @@ from dicewise.solver.poker_school import contest, race
 from dicewise.solver.poker_school.game import POKER_SCHOOL
 from dicewise.solver.poker_school.rules import ROW_INDEX
 from dicewise.solver.poker_school.turns import Batch, GreedyEvaluator
+from lines import joined, unwrapped
 
 RULES = POKER_SCHOOL.rules({})
 PAIR, FOUR = ROW_INDEX["pair"], ROW_INDEX["four"]
@@ -205,9 +206,9 @@ def test_table_advice_errs_on_the_race_loss_and_shows_it(capsys):
     assert best.loss_error == pytest.approx(max(others_ + [0.0]))
     print_advice(advice)
     out = capsys.readouterr().out
-    assert " ± " in out.splitlines()[2] + " "
+    assert " ± " in unwrapped(out)[2] + " "
     assert f"±{advice.choices[1].loss_error:.2f}" in out
-    assert "(worse than write pair for 12, by the rules)" in out  # crossing the pair
+    assert "(worse than write pair for 12, by the rules)" in joined(out)  # crossing the pair
 
 
 @pytest.mark.parametrize("sheet, rivals, message", [

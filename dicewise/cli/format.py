@@ -117,6 +117,11 @@ def _inside(text: str, at: int) -> bool:
     return text.count("(", 0, at) > text.count(")", 0, at)
 
 
+def say(line: str, indent: int = 4) -> None:
+    """Print ``line`` of entries for people, broken to fit 80 columns (``wrapped``)."""
+    click.echo(wrapped(line, entries=True, indent=indent))
+
+
 def emit_json(obj) -> None:
     """Print one JSON document (NaN and infinities become null)."""
     if hasattr(obj, "to_json"):

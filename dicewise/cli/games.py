@@ -7,7 +7,7 @@ from click.core import ParameterSource
 
 from .. import api, i18n
 from ..errors import UnfitArguments
-from .format import checked_output, emit_json, named, progress, speak
+from .format import checked_output, emit_json, named, progress, say, speak
 from .main import Command
 
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
@@ -70,44 +70,44 @@ def rules(ruleset, lang, as_json):
 
     if ruleset is None:
         width = max(12, *(len(kind(r["exact"])) + 1 for r in info))
-        for r in info:
-            click.echo(f"{r['name']:<15} {kind(r['exact']):<{width}} {tr(r['title'])}")
+        for r in info:  # a long title goes on under the titles
+            say(f"{r['name']:<15} {kind(r['exact']):<{width}} {tr(r['title'])}", 16 + width + 1)
         return
     name = info["name"]
-    click.echo(f"{name}: {tr(info['title'])} ({kind(info['exact'])})")
+    say(f"{name}: {tr(info['title'])} ({kind(info['exact'])})")
     if info["commands"]:
         notes = info.get("command_notes", {})
-        click.echo(tr("commands: {commands}").format(commands=", ".join(
+        say(tr("commands: {commands}").format(commands=", ".join(
             c + (f" ({tr(notes[c])})" if c in notes else "") for c in info["commands"])))
     if info["own_group"]:
-        click.echo(tr("its own commands: {commands} (see `dicewise {group} --help`)").format(
+        say(tr("its own commands: {commands} (see `dicewise {group} --help`)").format(
             commands=", ".join(info.get("group_commands", [])), group=info["own_group"]))
     english = tr.lang == "en"  # elsewhere each box's own name, then the one typed in English
     for key, line in (("categories", tr("categories: {boxes}")), ("rows", tr("rows: {boxes}"))):
         if info.get(key):
-            click.echo(line.format(boxes=", ".join(
+            say(line.format(boxes=", ".join(
                 c if english else f"{i18n.box_label(name, c, tr.lang)} ({c})" for c in info[key])))
     if info.get("sheet_counters"):
-        click.echo(tr("sheet counters: {counters}").format(
+        say(tr("sheet counters: {counters}").format(
             counters=", ".join(info["sheet_counters"])))
     if info["sheet"]:
-        click.echo(tr("sheet: {notation}").format(notation=i18n.in_language(info["sheet"], tr)))
+        say(tr("sheet: {notation}").format(notation=i18n.in_language(info["sheet"], tr)))
     if info["tables"]:
-        click.echo(tr("tables: {tables}").format(tables=", ".join(info["tables"])))
+        say(tr("tables: {tables}").format(tables=", ".join(info["tables"])))
     if "simulate" in info["commands"]:
-        click.echo(tr("policies: {policies}").format(policies=", ".join(info["policy_names"])))
+        say(tr("policies: {policies}").format(policies=", ".join(info["policy_names"])))
     if info.get("table"):
         t = info["table"]
         players = ", ".join(map(str, t["players"]))
-        click.echo(tr("at a table (duel --players N): {players} players; policies there: "
-                      "{policies}").format(players=players, policies=", ".join(t["seat_policies"])))
+        say(tr("at a table (duel --players N): {players} players; policies there: "
+               "{policies}").format(players=players, policies=", ".join(t["seat_policies"])))
     for o in info["options"]:
         if isinstance(o["default"], bool):
             choices, default = "true | false", str(o["default"]).lower()
         else:
             choices = " | ".join(map(str, o["choices"])) if o["choices"] else tr("a number")
             default = o["default"]
-        click.echo(tr("option {name} = {default}  ({choices}): {help}").format(
+        say(tr("option {name} = {default}  ({choices}): {help}").format(
             name=o["name"], default=default, choices=choices, help=tr(o["help"])))
 
 
@@ -142,13 +142,13 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
     if players == 2:
         how = (tr("solved in {seconds} s on {runner}").format(
             seconds=f"{solved.seconds:.1f}", runner=solved.runner) if solved.built else tr("loaded"))
-        click.echo(tr.ngettext("{ruleset}, two players: the first player's P(win) + ½P(draw) = "
-                               "{value} ({states} state, {how})",
-                               "{ruleset}, two players: the first player's P(win) + ½P(draw) = "
-                               "{value} ({states} states, {how})", report["states"]).format(
+        say(tr.ngettext("{ruleset}, two players: the first player's P(win) + ½P(draw) = "
+                        "{value} ({states} state, {how})",
+                        "{ruleset}, two players: the first player's P(win) + ½P(draw) = "
+                        "{value} ({states} states, {how})", report["states"]).format(
             ruleset=report["ruleset"], value=f"{report['probability']:.6f}",
             states=tr.number(report["states"]), how=how))
-        click.echo(tr("table: {path}").format(path=report["table"]))
+        click.echo(tr("table: {path}").format(path=report["table"]))  # a path is never broken
         return
     solution = solved
     how = (tr("built in {seconds} s").format(seconds=f"{solution.seconds:.2f}") if solution.built
@@ -161,14 +161,14 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
     kind = ("{ruleset} ({rules}): expected score of the best policy {value} ({quality}; {how})"
             if solution.approximate else
             "{ruleset} ({rules}): optimal expected score {value} ({quality}; {how})")
-    click.echo(tr(kind).format(ruleset=report["ruleset"], rules=slug,
-                               value=f"{report['expected_score']:.7f}", quality=what, how=how))
+    say(tr(kind).format(ruleset=report["ruleset"], rules=slug,
+                        value=f"{report['expected_score']:.7f}", quality=what, how=how))
     shown = {"ruleset", "rule_options", "expected_score", "approximate", "ci95", "error_estimate",
              "seconds", "built", "table", "upper_bound"}
     for key, value in report.items():
         if key not in shown:
             for line in _report_lines(key, value, tr):
-                click.echo(line)
+                say(line, 4 + len(line) - len(line.lstrip()))  # under its key
     click.echo(tr("table: {path}").format(path=report["table"]))
 
 
@@ -240,40 +240,43 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     def label(choice):  # English: the solver's own words, with the rolls left after a keep
         return choice.label if english else choice_label(result.ruleset, choice, tr)
 
-    click.echo(i18n.in_language(result.headline, tr))
-    click.echo(tr("values: {quality}").format(
+    say(i18n.in_language(result.headline, tr))
+    say(tr("values: {quality}").format(
         quality=quality(result.approximate, result.error_estimate, result.upper_bound, tr)))
     if result.ended:
-        click.echo(tr("the game is over: {why}").format(why=i18n.in_language(result.ended, tr)))
+        say(tr("the game is over: {why}").format(why=i18n.in_language(result.ended, tr)))
         return
     settled = settled_line(result, tr)
     if settled:
-        click.echo(settled)
+        say(settled)
     chance = result.objective != "expected_score"
     ranked_by = result.position.get("ranked_by")
     head = ranking_head(result, tr)
-    width = max(15 if chance else 10, len(head))
+    # the values' column: a wider heading reads on over the numbers' column, blank in its line
+    width = max(15 if chance else 10, len(head) - 4)
     errors = any(ch.loss_error is not None for ch in result.choices)
     error_head = f" {'±':>8}" if errors else ""
     # the expected score beside: two spaces at least from the loss, whose heading would
     # read on into its own (Polish "strata oczekiwane", the expected loss)
     side = max(10, len(tr("expected")) + 2)
     beside = f" {tr('expected'):>{side}}" if chance or ranked_by else ""
-    click.echo(f"{'':>3} {head:>{width}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
+    click.echo(f"{head:>{width + 4}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
+    # where the choices start: a choice too long for its line goes on there
+    column = 16 + width + len(error_head) + len(beside)
     rows = ranked_columns(result, label, tr)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(result.choices, rows), 1):
         mark = "  ← " + tr("the expected-score choice") if (chance or ranked_by) and \
             ch.action == result.expected_score_choice and i > 1 else ""
         error = f" {error:>8}" if errors else ""
         tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>{side}}" if beside else ""
-        click.echo(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{note}{mark}")
+        say(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{note}{mark}", column)
     if ((chance or ranked_by) and result.best is not None
             and result.expected_score_choice == result.best.action):
-        click.echo(tr("the expected-score policy makes the same choice here"))
+        say(tr("the expected-score policy makes the same choice here"))
     if hidden:
-        click.echo(tr.ngettext("... and {n} more choice (--top K shows the best K)",
-                               "... and {n} more choices (--top K shows the best K)", hidden)
-                   .format(n=hidden))
+        say(tr.ngettext("... and {n} more choice (--top K shows the best K)",
+                        "... and {n} more choices (--top K shows the best K)", hidden)
+            .format(n=hidden))
 
 
 def settled_line(advice, tr) -> str | None:
@@ -355,7 +358,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
     if players > 2:
         d = result.to_json()
         lo, hi = d["simulated_ci95"]
-        click.echo(tr.ngettext(
+        say(tr.ngettext(
             "{ruleset}, {players} players, seat {seat} to move with {points} against {rivals}: "
             "share of the win {share} (95% CI {low} .. {high}) over {games} game played out, the "
             "win policy against rivals playing for the best mean; its own estimate {estimate} "
@@ -377,17 +380,17 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
         mover = (tr("the first player to move") if data["seat"] == "first" else
                  tr("the second player to move"))
         source = tr("from the table") if data["source"] == "table" else tr("from the sub-game")
-        click.echo(tr("{ruleset}, two players, {mover} with {points} against {rival}: P(win) + "
-                      "½P(draw) = {chance}{extra}; {source}").format(
+        say(tr("{ruleset}, two players, {mover} with {points} against {rival}: P(win) + "
+               "½P(draw) = {chance}{extra}; {source}").format(
             ruleset=data["ruleset"], mover=mover, points=data["points"],
             rival=data["opponent_points"], chance=f"{data['probability']:.6f}", extra=extra,
             source=source))
         return
-    click.echo(tr.ngettext("{ruleset}: P(final ≥ {target}) with {points} point written = "
-                           "{chance} playing for it, {mean_chance} playing for the best mean",
-                           "{ruleset}: P(final ≥ {target}) with {points} points written = "
-                           "{chance} playing for it, {mean_chance} playing for the best mean",
-                           abs(data["points"])).format(
+    say(tr.ngettext("{ruleset}: P(final ≥ {target}) with {points} point written = "
+                    "{chance} playing for it, {mean_chance} playing for the best mean",
+                    "{ruleset}: P(final ≥ {target}) with {points} points written = "
+                    "{chance} playing for it, {mean_chance} playing for the best mean",
+                    abs(data["points"])).format(
         ruleset=data["ruleset"], target=data["target"], points=data["points"],
         chance=f"{data['probability']:.6f}",
         mean_chance=f"{data['probability_expected_score_policy']:.6f}"))

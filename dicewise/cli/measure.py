@@ -15,8 +15,8 @@ import click
 from .. import api, i18n
 from ..errors import DicewiseError
 from ..tables.files import cannot_read, checked_input
-from .format import (checked_output, counted, emit_json, named, progress, pyplot, speak,
-                     wrapped, write_figure, write_output)
+from .format import (checked_output, counted, emit_json, named, progress, pyplot, say, speak,
+                     write_figure, write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
 from .main import Command
 
@@ -60,30 +60,30 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
     s = sim.summary
     lo, hi = s.ci95
     speed = round(sim.games_per_second)
-    click.echo(tr("{ruleset} {policy}: {games}, seed {seed}, {speed}").format(
+    say(tr("{ruleset} {policy}: {games}, seed {seed}, {speed}").format(
         ruleset=sim.ruleset, policy=sim.policy, games=_games(s.games, tr), seed=seed,
         speed=tr.ngettext("{n} game/s", "{n} games/s", speed).format(n=tr.number(speed))))
-    click.echo(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
+    say(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
         mean=f"{s.mean:.3f}", half=_bound((hi - lo) / 2, ".3f"), low=_bound(lo, ".3f"),
         high=_bound(hi, ".3f"), std=f"{s.std:.3f}"))
     if sim.expected_score is not None:
-        click.echo(tr("the optimal policy's expected score: {value} ({quality})").format(
+        say(tr("the optimal policy's expected score: {value} ({quality})").format(
             value=f"{sim.expected_score:.4f}",
             quality=quality(sim.approximate, sim.error_estimate, tr=tr)))
     p = s.percentiles
-    click.echo(tr("min {p0}  p5 {p5}  p25 {p25}  median {p50}  p75 {p75}  p95 {p95}  max {p100}")
-               .format(p0=f"{s.minimum:g}", p100=f"{s.maximum:g}",
-                       **{f"p{q}": f"{p[str(q)]:g}" for q in (5, 25, 50, 75, 95)}))
+    say(tr("min {p0}  p5 {p5}  p25 {p25}  median {p50}  p75 {p75}  p95 {p95}  max {p100}")
+        .format(p0=f"{s.minimum:g}", p100=f"{s.maximum:g}",
+                **{f"p{q}": f"{p[str(q)]:g}" for q in (5, 25, 50, 75, 95)}))
     for key, value in sim.extra.items():
         if key == "exact":
-            click.echo(tr("the optimal policy's exact score distribution (computed, not "
-                          "simulated): mean {mean}, std {std}, median {median}").format(
+            say(tr("the optimal policy's exact score distribution (computed, not "
+                   "simulated): mean {mean}, std {std}, median {median}").format(
                 mean=f"{value['mean']:.4f}", std=f"{value['std']:.3f}",
                 median=f"{value['percentiles']['50']:g}"))
         elif key == "against_optimal":
             lo, hi = value["gain_ci95"]
-            click.echo(tr("against optimal on the same rolls (paired): {gain} a game (95% CI "
-                          "{low} .. {high}); optimal's mean {mean}").format(
+            say(tr("against optimal on the same rolls (paired): {gain} a game (95% CI "
+                   "{low} .. {high}); optimal's mean {mean}").format(
                 gain=f"{value['gain']:+.3f}", low=_bound(lo, "+.3f"), high=_bound(hi, "+.3f"),
                 mean=f"{value['mean']:.3f}"))
         elif key == "example_games":
@@ -92,11 +92,11 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                                                if k in ("sheet", "fifth") else str(v))
                          for k, v in example.items())
                 line = tr("game {number}: {facts}").format(number=i, facts="; ".join(facts))
-                click.echo(wrapped(line, entries=True))
+                say(line)
         elif isinstance(value, float):
-            click.echo(f"{named(key, tr)}: {value:.4f}")
-    click.echo(tr.ngettext("the {games} simulated game's scores:",
-                           "the {games} simulated games' scores:", s.games).format(
+            say(f"{named(key, tr)}: {value:.4f}")
+    say(tr.ngettext("the {games} simulated game's scores:",
+                    "the {games} simulated games' scores:", s.games).format(
         games=tr.number(s.games)))
     for line in _histogram(s.histogram):
         click.echo(line)
@@ -132,8 +132,8 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
     if isinstance(d, api.RaceDuel):
         return _print_race(d, tr)
     c = d.comparison
-    click.echo(tr("{ruleset}: {a} (A) against {b} (B), {games} on the same dice, seed {seed}")
-               .format(ruleset=d.ruleset, a=d.a, b=d.b, games=_games(c.games, tr), seed=seed))
+    say(tr("{ruleset}: {a} (A) against {b} (B), {games} on the same dice, seed {seed}")
+        .format(ruleset=d.ruleset, a=d.a, b=d.b, games=_games(c.games, tr), seed=seed))
     outcomes = [(tr("A wins"), c.wins), (tr("draws"), c.draws), (tr("B wins"), c.losses)]
     width = max(len(label) for label, _ in outcomes) + 1
     for label, rate in outcomes:
@@ -141,7 +141,7 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
         ci = tr("95% CI {low} .. {high}").format(low=f"{100 * lo:.2f}", high=f"{100 * hi:.2f}")
         click.echo(f"{label:<{width}} {100 * rate:6.2f}%  ({ci})")
     lo, hi = c.margin_ci95
-    click.echo(tr("mean margin A − B {margin} (95% CI {low} .. {high}); means {a} vs {b}").format(
+    say(tr("mean margin A − B {margin} (95% CI {low} .. {high}); means {a} vs {b}").format(
         margin=f"{c.margin:.3f}", low=_bound(lo, ".3f"), high=_bound(hi, ".3f"),
         a=f"{c.mean_a:.3f}",
         b=f"{c.mean_b:.3f}"))
@@ -156,24 +156,24 @@ def _print_race(race, tr) -> None:
     """The two-player race: A's wins, draws and losses, its value by seat, the exact value."""
     r = race.result
     lo, hi = r.ci95
-    click.echo(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} on shared dice, "
-                  "seats alternating, seed {seed}").format(
+    say(tr("{ruleset}, two players: {a} (A) against {b} (B), {games} on shared dice, "
+           "seats alternating, seed {seed}").format(
         ruleset=race.ruleset, a=r.a, b=r.b, games=_games(r.games, tr), seed=r.seed))
     wins, draws, losses = (round(share * r.games) for share in (r.wins, r.draws, r.losses))
-    click.echo(tr("A: {wins}, {draws}, {losses}; P(win) + ½P(draw) = {value} (95% CI {low} .. "
-                  "{high}); moving first {first}, second {second}")
-               .format(wins=tr.ngettext("{n} win", "{n} wins", wins).format(n=tr.number(wins)),
-                       draws=tr.ngettext("{n} draw", "{n} draws", draws).format(
-                           n=tr.number(draws)),
-                       losses=tr.ngettext("{n} loss", "{n} losses", losses).format(
-                           n=tr.number(losses)),
-                       value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
-                       first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
+    say(tr("A: {wins}, {draws}, {losses}; P(win) + ½P(draw) = {value} (95% CI {low} .. "
+           "{high}); moving first {first}, second {second}")
+        .format(wins=tr.ngettext("{n} win", "{n} wins", wins).format(n=tr.number(wins)),
+                draws=tr.ngettext("{n} draw", "{n} draws", draws).format(
+                    n=tr.number(draws)),
+                losses=tr.ngettext("{n} loss", "{n} losses", losses).format(
+                    n=tr.number(losses)),
+                value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
+                first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
     if race.exact is not None:
         first, second = race.exact_by_seat
-        click.echo(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
-                   .format(value=f"{race.exact['alternating']:.5f}", first=f"{first:.5f}",
-                           second=f"{second:.5f}"))
+        say(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
+            .format(value=f"{race.exact['alternating']:.5f}", first=f"{first:.5f}",
+                    second=f"{second:.5f}"))
 
 
 def _print_table(duel, tr) -> None:
@@ -184,34 +184,34 @@ def _print_table(duel, tr) -> None:
               "seats rotating, seed {seed}").format(
         ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=_games(r.games, tr),
         seed=r.seed)
-    click.echo(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
-    click.echo(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
-                  "won alone {wins}, shared the top {ties}").format(
+    say(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
+    say(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
+           "won alone {wins}, shared the top {ties}").format(
         share=f"{r.share:.4f}", low=f"{lo:.4f}", high=f"{hi:.4f}", fair=f"{1 / r.players:.4f}",
         wins=f"{r.wins:.4f}", ties=f"{r.ties:.4f}"))
     lo, hi = r.margin_ci95
-    click.echo(tr("A's margin over the rivals' mean {margin} (95% CI {low} .. {high}); A's points "
-                  "{points}, the rivals' {rivals}").format(
+    say(tr("A's margin over the rivals' mean {margin} (95% CI {low} .. {high}); A's points "
+           "{points}, the rivals' {rivals}").format(
         margin=f"{r.margin:+.3f}", low=_bound(lo, "+.3f"), high=_bound(hi, "+.3f"),
         points=f"{r.points:.3f}",
         rivals=f"{r.rival_points:.3f}"))
     lo, hi = r.settlement_ci95
-    click.echo(tr("A's settlement (score − the table's mean) {settlement} (95% CI {low} .. "
-                  "{high})").format(settlement=f"{r.settlement:+.3f}", low=_bound(lo, "+.3f"),
-                                    high=_bound(hi, "+.3f")))
+    say(tr("A's settlement (score − the table's mean) {settlement} (95% CI {low} .. "
+           "{high})").format(settlement=f"{r.settlement:+.3f}", low=_bound(lo, "+.3f"),
+                             high=_bound(hi, "+.3f")))
     if r.instant_wins:
-        click.echo(tr("games won at once: {rate}").format(
+        say(tr("games won at once: {rate}").format(
             rate=f"{r.instant_wins:.4f}"))
     for s in r.seats:
         slo, shi = s.share_ci95
         extra = "".join(f", {named(k, tr)} {v:.3f}" for k, v in s.extra.items())
-        click.echo(tr("seat {seat}: A's share {share} ({low} .. {high}), A's points {points}, the "
-                      "rivals' {rivals}, A's settlement {settlement}").format(
+        say(tr("seat {seat}: A's share {share} ({low} .. {high}), A's points {points}, the "
+               "rivals' {rivals}, A's settlement {settlement}").format(
             seat=s.seat + 1, share=f"{s.share:.4f}", low=f"{slo:.4f}", high=f"{shi:.4f}",
             points=f"{s.points:.3f}", rivals=f"{s.rival_points:.3f}",
             settlement=f"{s.settlement:+.3f}") + extra)
     if r.rival_extra:
-        click.echo(tr("the rivals: {facts}").format(facts=", ".join(
+        say(tr("the rivals: {facts}").format(facts=", ".join(
             f"{named(k, tr)} {v:.3f}" for k, v in r.rival_extra.items())))
 
 
@@ -403,23 +403,23 @@ STAGES = {"roll1": "after roll 1", "roll2": "after roll 2", "roll3": "the final 
 def _print_agent_report(d):
     lo, hi = d["ci95"]
     if not d["games"]:  # stopped in its first game: nothing measured, only the errors
-        click.echo(f"{d['agent']} on {d['ruleset']}: no game finished, seed {d['seed']}")
+        say(f"{d['agent']} on {d['ruleset']}: no game finished, seed {d['seed']}")
         _print_agent_errors(d)
         return
     games = f"{d['games']:,} games" if d["games"] > 1 else "1 game"
-    click.echo(f"{d['agent']} on {d['ruleset']}: {games}, seed {d['seed']}")
+    say(f"{d['agent']} on {d['ruleset']}: {games}, seed {d['seed']}")
     ci = f" (95% CI {lo:.3f} .. {hi:.3f})" if d["games"] > 1 else ""  # none from one game
-    click.echo(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
+    say(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
     per_decision = (f"{d['regret_per_decision']:.5f} a decision over "
                     f"{counted(d['decisions'], 'decision')}"
                     if d["decisions"] else "no decision of the agent's own (every one failed)")
-    click.echo(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, {per_decision} "
-               f"({quality(d['approximate'], d['error_estimate'])})")
+    say(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, {per_decision} "
+        f"({quality(d['approximate'], d['error_estimate'])})")
     stages = "; ".join(f"{STAGES.get(k, k)} {v:,.3f}" for k, v in d["regret_by_stage"].items())
-    click.echo(f"regret by stage (total over the games): {stages}")
+    say(f"regret by stage (total over the games): {stages}")
     w = d["win_rate_vs_optimal"]
-    click.echo(f"against the optimal policy on the same dice: {w['wins']:.1%} wins, "
-               f"{w['draws']:.1%} draws, {w['losses']:.1%} losses")
+    say(f"against the optimal policy on the same dice: {w['wins']:.1%} wins, "
+        f"{w['draws']:.1%} draws, {w['losses']:.1%} losses")
     if d["costliest"]:
         click.echo("the costliest decisions:")
     for c in d["costliest"]:
@@ -427,18 +427,18 @@ def _print_agent_report(d):
         chose = c.get("chose_label") or json.dumps(c["chose"])
         best = c.get("best_label") or json.dumps(c["best"])
         error = _error_text(c.get("loss_error"), c.get("close_call"))
-        click.echo(f"  lost {c['loss']:.3f}{error}: {where}, dice "
-                   f"{' '.join(map(str, c['dice']))}: chose {chose}; best {best}")
+        say(f"  lost {c['loss']:.3f}{error}: {where}, dice "
+            f"{' '.join(map(str, c['dice']))}: chose {chose}; best {best}", 6)
     _print_agent_errors(d)
 
 
 def _print_agent_errors(d):
     if d["errors"]:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
-        click.echo(f"{counted(len(d['errors']), 'agent error')} ({kinds}); the program was "
-                   f"restarted {counted(d.get('restarts', 0), 'time')}")
+        say(f"{counted(len(d['errors']), 'agent error')} ({kinds}); the program was "
+            f"restarted {counted(d.get('restarts', 0), 'time')}")
         e = d["errors"][0]
-        click.echo(f"first: game {e['game']} turn {e['turn']}: {e['error']} (sent {e['sent']!r})")
+        say(f"first: game {e['game']} turn {e['turn']}: {e['error']} (sent {e['sent']!r})")
 
 
 @click.command(cls=Command)
@@ -470,8 +470,8 @@ def review(ruleset, log, game_index, show_all, target, options, as_json):
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
                 f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
         named = f"game {g['game']}" if g["game"] is not None else "the lines with no game number"
-        click.echo(f"{named}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
-                   f"them lost points, {g['loss']:.3f} in all{tail}")
+        say(f"{named}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
+            f"them lost points, {g['loss']:.3f} in all{tail}")
     shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:
         click.echo("decisions that lost points:" if not show_all else "every decision:")
@@ -480,21 +480,21 @@ def review(ruleset, log, game_index, show_all, target, options, as_json):
             f"lost {r.loss:.3f}{_error_text(r.loss_error, r.close_call)}"
         where = " ".join(f"{k} {v}" for k, v in (("game", r.game), ("turn", r.turn),
                                                   ("roll", r.roll)) if v is not None)
-        click.echo(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
-                   f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
-                   f"({r.best_expected:.3f}) — {mark}")
+        say(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
+            f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
+            f"({r.best_expected:.3f}) — {mark}", 6)
     lost = (f"total loss of the chance of reaching {judged.target}" if judged.target is not None
             else "total expected loss")
-    click.echo(f"{lost} {judged.total_loss:.4f} over "
-               f"{counted(len(judged.decisions), 'decision')} in {counted(len(summary), 'game')}"
-               + (" (values approximate: each loss with its error)" if judged.approximate
-                  else ""))
+    say(f"{lost} {judged.total_loss:.4f} over "
+        f"{counted(len(judged.decisions), 'decision')} in {counted(len(summary), 'game')}"
+        + (" (values approximate: each loss with its error)" if judged.approximate
+           else ""))
     if judged.substituted:
         lines = ", ".join(map(str, judged.substituted[:10])) + (
             ", ..." if len(judged.substituted) > 10 else "")
-        click.echo(f"not judged: {len(judged.substituted)} decision"
-                   f"{'s' * (len(judged.substituted) != 1)} that bench-agent played for the "
-                   f"agent after its errors (line{'s' * (len(judged.substituted) != 1)} {lines})")
+        say(f"not judged: {len(judged.substituted)} decision"
+            f"{'s' * (len(judged.substituted) != 1)} that bench-agent played for the "
+            f"agent after its errors (line{'s' * (len(judged.substituted) != 1)} {lines})")
 
 
 def _error_text(loss_error, close_call) -> str:

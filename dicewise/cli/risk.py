@@ -22,7 +22,7 @@ from ..errors import DicewiseError
 from ..solver import risk as rk
 from ..solver.risk.chain import search_bound
 from ..solver.risk.game import RISK
-from .format import checked_output, progress, pyplot, write_figure, write_output
+from .format import checked_output, progress, pyplot, say, write_figure, write_output
 from .main import Group
 
 #: Above this much work (``dicewise.solver.risk.work``) a solve shows a progress bar on
@@ -231,8 +231,8 @@ def battle(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
                "expected_defender_losses": b.expected_defender_losses,
                "value": b.value})
         return
-    click.echo(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
-               f"objective {objective})")
+    say(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
+        f"objective {objective})")
     click.echo(f"P(conquer)               {b.p_conquer:.12f}  ({_pct(b.p_conquer)})")
     click.echo(f"expected attacker losses {b.expected_attacker_losses:.6f}")
     click.echo(f"expected defender losses {b.expected_defender_losses:.6f}")
@@ -282,12 +282,12 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
         return
     what = {"conquest": "P(conquer)", "expected-armies": "E[own - defending armies]",
             "threshold": "P(conquer) playing on"}[objective]
-    click.echo(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
-               f"objective {objective})")
+    say(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
+        f"objective {objective})")
     if adv.go_on:
         reply = (f"the defender replies with {adv.defender_dice}" if adv.defender_dice
                  else "the defender chooses after seeing your dice")
-        click.echo(f"roll {_dice(adv.attacker_dice)} ({reply}); go on")
+        say(f"roll {_dice(adv.attacker_dice)} ({reply}); go on")
     else:
         click.echo("stop attacking")
     for o in adv.options:
@@ -339,8 +339,8 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
             out["target"] = {"p": target, "min_armies": need[0], "p_at_min": need[1]}
         _emit(out)
         return
-    click.echo(f"{armies} armies against {' -> '.join(map(str, defenders))}  "
-               f"(garrison {garrison}, dice {dice}, {_rules_text(rules)})")
+    say(f"{armies} armies against {' -> '.join(map(str, defenders))}  "
+        f"(garrison {garrison}, dice {dice}, {_rules_text(rules)})")
     click.echo(f"P(all conquered)   {c.p_all:.12f}  ({_pct(c.p_all)})")
     click.echo("territories conquered:")
     for j, p in enumerate(c.reached):
@@ -510,15 +510,15 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
         click.echo(f"starting armies for {players} players: {report.starting_armies} each")
     if report.reinforcements is not None:
         click.echo(f"reinforcements for {territories} territories: {report.reinforcements} a turn")
-    click.echo(f"next sets traded (after {sets_traded}): "
-               f"{', '.join(map(str, report.next_set_values))} armies")
+    say(f"next sets traded (after {sets_traded}): "
+        f"{', '.join(map(str, report.next_set_values))} armies")
     click.echo("P(holding a set) after k cards"
                + (f" ({wild_cards} wild cards in the deck)" if wild_cards else "") + ":")
     for k, p in enumerate(report.p_set_after):
         if k:
             click.echo(f"  {k}  {float(p):.6f}  ({p})")
-    click.echo(f"armies from cards in the next {turns} turns (hand '{hand or ''}', "
-               f"P(card a turn) {conquer_prob}):")
+    say(f"armies from cards in the next {turns} turns (hand '{hand or ''}', "
+        f"P(card a turn) {conquer_prob}):")
     for t, (g, q) in enumerate(zip(look.per_turn, look.p_trade), 1):
         click.echo(f"  turn {t:>2}: {g:.4f}  (P(trade) {q:.4f})")
     click.echo(f"  total {look.total:.4f}")

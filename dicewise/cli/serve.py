@@ -17,7 +17,7 @@ import click
 
 from ..errors import DicewiseError
 from ..i18n import Message, os_reason
-from .format import speak
+from .format import say, speak
 from .main import INTERRUPTED, Command
 
 
@@ -124,11 +124,11 @@ def serve(host, port, games_dir, use_token, lang, as_json):
         for url in urls:
             click.echo(f"  {url}")
         if not loopback:
-            click.echo(tr("Anyone on this network with the address (and its token) can play; "
-                          "Ctrl+C stops the server."))
+            say(tr("Anyone on this network with the address (and its token) can play; "
+                   "Ctrl+C stops the server."))
         else:
-            click.echo(tr("Only this machine can open it (--host 0.0.0.0 for phones on the "
-                          "network); Ctrl+C stops the server."))
+            say(tr("Only this machine can open it (--host 0.0.0.0 for phones on the "
+                   "network); Ctrl+C stops the server."))
         click.echo(tr("Games are kept in {folder}").format(folder=folder), err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     _server(uvicorn, config, builds, f"dicewise: {tr('interrupted')}").run(sockets=[sock])
