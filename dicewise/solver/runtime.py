@@ -105,7 +105,8 @@ class Forked(Runtime):
         items = list(items)
         if len(items) < 2:  # nothing to share out: forking would cost more than the item
             with blas_threads.single_blas_thread():  # as a worker runs it, to the last bit
-                yield from map(partial(fn, *shared), items)
+                results = [fn(*shared, item) for item in items]
+            yield from results
             return
         with self.pool(partial(fn, *shared)) as run:
             yield from run(items)

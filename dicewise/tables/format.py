@@ -256,9 +256,7 @@ _BIN_HEADERS = {0xC4: 1, 0xC5: 2, 0xC6: 4}
 def _length(f, kinds, cut: TableError) -> int:
     """The length an array's or a bin's header at the file's position gives."""
     first = f.read(1)
-    if not first:
-        raise cut
-    if first[0] not in kinds:
+    if not first or first[0] not in kinds:
         raise cut
     size = kinds[first[0]]
     if size is None:
