@@ -377,6 +377,7 @@ def notation_word(ruleset: str, text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # every sheet entry compares its word with every name of the game
 def _key(text: str) -> str:
     """A typed name as compared: lower case, ё as е, spaces and hyphens as underscores, and
     Polish letters as their base letters (``szostki`` is ``szóstki``, typed without them)."""

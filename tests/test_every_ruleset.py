@@ -324,7 +324,7 @@ def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
 #: from the solved sub-game (the whole race table takes minutes).
 LATE = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=20"
 #: What a game's commands print for people beside the position every game is advised on:
-#: General's and poker-programs' chance of a target, advice among two and three players.
+#: General's chance of a target, advice among two and three players.
 OWN_RUNS = {
     "general": [("advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6",
                  "--sheet", "ones=3,twos=6,threes=9,straight=25", "--target", "180"),
@@ -337,7 +337,6 @@ OWN_RUNS = {
                  LATE),
                 ("chance", "general", "--players", "3", "--sheet", LATE, "--opponent-sheet",
                  LATE, "--opponent-sheet", LATE, "--games", "20")],
-    "poker-programs": [("chance", "poker-programs", "--target", "200")],
     "ryzykant": [("advise", "ryzykant", "--players", "3", "--dice", "1", "2", "3", "4", "6",
                   "--sheet", "5=2,7=2,8=2,9=2", "--fifth", "6=4", "--opponent-sheet",
                   "6=4,7=2,8=2", "--opponent-fifth", "2=4", "--opponent-sheet", "8=4,9=4",
@@ -348,6 +347,11 @@ OWN_RUNS = {
     "risk": [("risk", "battle", "10", "10", "--option", "ties=attacker", "--option",
               "max_defender_dice=1", "--defender-sees-roll", "--dice", "minimax")],
 }
+
+
+#: Those that build a whole table of their own besides (poker-programs' target table, 9 s),
+#: checked in the slow tier.
+SLOW_OWN_RUNS = {"poker-programs": [("chance", "poker-programs", "--target", "200")]}
 
 
 def human_runs(name: str, log) -> list[tuple[str, ...]]:
@@ -383,8 +387,21 @@ def test_what_a_player_reads_fits_80_columns(name, lang, tmp_path, monkeypatch):
     table, whose path is never broken."""
     (tmp_path / "anybot.py").write_text("def first(obs):\n    return obs['legal'][0]\n")
     monkeypatch.chdir(tmp_path)
+    fits_80_columns(human_runs(name, str(tmp_path / "log.jsonl")), lang)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+@pytest.mark.parametrize("name", sorted(SLOW_OWN_RUNS))
+def test_what_a_player_reads_of_a_whole_table_fits_80_columns(name, lang):
+    fits_80_columns(SLOW_OWN_RUNS[name], lang)
+
+
+def fits_80_columns(runs, lang: str) -> None:
+    """Each command line of ``runs``, said in ``lang`` (those for bot authors in English),
+    prints no line wider than 80 columns on a terminal of 200."""
     cache = os.environ["DICEWISE_CACHE"]
-    for args in human_runs(name, str(tmp_path / "log.jsonl")):
+    for args in runs:
         if args[0] in ("bench-agent", "review", "risk"):  # English only, for bot authors
             if lang != "en":
                 continue

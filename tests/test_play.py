@@ -78,6 +78,21 @@ def test_exact_distribution(solved, name):
     assert np.abs(exact_cdf - sim_cdf).max() < 1.63 / np.sqrt(10000) * 1.5  # KS, alpha 1%
 
 
+def test_an_exact_distribution_is_pushed_forward_once_per_table(solved):
+    """simulate run again on one table (loaded again, so a new array) reuses its exact
+    distribution; another ruleset's table gets its own, and no caller can change the one kept."""
+    game, values = solved("general")
+    first = exact_distribution(game, values.values)
+    assert exact_distribution(game, values.values.copy()) is first
+    with pytest.raises(ValueError):
+        first.probability[0] = 1.0
+    plain, plain_values = solved("general", big_general="sixty")
+    other = exact_distribution(plain, plain_values.values)
+    assert other is not first
+    assert other.mean == pytest.approx(plain_values.expected_score, abs=1e-9)
+    assert other.mean != pytest.approx(first.mean)
+
+
 def _best_action(game, values):
     from dicewise.solver.advice import advise_position
     from dicewise.solver.sheet import parse_sheet

@@ -7,6 +7,7 @@ policy, where the state space times the score range fits in memory.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,11 @@ from .decisions import plan_turns, planned_keeps, write_options
 from .simulate import simulate_games
 
 DISTRIBUTION_BUDGET = 50_000_000  # states × score values held at once
+
+#: The exact distributions this process has pushed forward, by rules and table values: a
+#: process that simulates one table again (a notebook, a script, the tests) does it once.
+_DISTRIBUTIONS: dict[tuple, "ScoreDistribution"] = {}
+_DISTRIBUTIONS_KEPT = 8
 
 
 def _empty_sheet(game: CategoryRules) -> Sheet:
@@ -194,11 +200,22 @@ def turn_outcomes(game: CategoryRules, values: np.ndarray, states: np.ndarray):
 
 
 def exact_distribution(game: CategoryRules, values: np.ndarray) -> ScoreDistribution:
-    """The exact distribution of the optimal policy's final score (forward over all states).
+    """The exact distribution of the optimal policy's final score (forward over all states),
+    computed once per process for each game and table."""
+    key = (game, hashlib.blake2b(np.ascontiguousarray(values)).digest())
+    if key not in _DISTRIBUTIONS:
+        if len(_DISTRIBUTIONS) >= _DISTRIBUTIONS_KEPT:
+            del _DISTRIBUTIONS[next(iter(_DISTRIBUTIONS))]
+        dist = _pushed_forward(game, values)
+        for array in (dist.scores, dist.probability):
+            array.flags.writeable = False  # one answer shared by every caller
+        _DISTRIBUTIONS[key] = dist
+    return _DISTRIBUTIONS[key]
 
-    Layer by layer: a state's score distribution, convolved with the distribution of the
-    points its turn adds on the way to each next state, is added to that state's.
-    """
+
+def _pushed_forward(game: CategoryRules, values: np.ndarray) -> ScoreDistribution:
+    """Layer by layer: a state's score distribution, convolved with the distribution of the
+    points its turn adds on the way to each next state, is added to that state's."""
     lo, hi = _score_bounds(game)
     width = hi - lo + 1
     full_mask = (1 << game.n_categories) - 1
