@@ -349,3 +349,17 @@ def test_the_rows_of_two_players_playing_to_win_fit_80_columns_in_russian(tmp_pa
     keeps = [line for line in out if "оставить " in line]  # not keep nothing, "оставлять"
     assert len(keeps) == 17 and all(line.endswith("ещё 2 броска)") for line in keeps)
     assert max(map(len, out)) <= 80
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_help_fits_80_columns_and_lists_every_command(lang):
+    """Each command's help goes on, indented under its first line, where the language makes
+    it longer than a terminal (Russian's keep ran to 92 columns)."""
+    result = play("poker-school", "--players", "1", "--no-advice", "--lang", lang,
+                  lines=["help", "quit"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert max(map(len, lines)) <= 80
+    starts = [line.split()[0] for line in lines if line.startswith("  ") and line[2] != " "]
+    assert {"keep", "write", "cross", "undo", "save", "quit"} <= set(starts)
+    assert all(line.startswith("      ") for line in lines if line.startswith("   "))

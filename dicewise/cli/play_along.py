@@ -124,7 +124,7 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             return leave()
         if "help" in answer:
             for text in answer["help"].values():
-                click.echo("  " + text)
+                click.echo(wrapped("  " + text, indent=6))
             continue
         if "saved" in answer:
             click.echo(tr("saved to {path}").format(path=answer["saved"]))
