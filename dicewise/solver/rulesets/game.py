@@ -250,6 +250,7 @@ class CategoryEpisode(Episode):
         self.mask, self.extra = 0, self.rules.initial_extra
         self.points, self.sheet, self.bonus_count = 0.0, {}, 0
         self.turn, self.ended, self.kept = 0, False, np.zeros(dice.N_FACES, np.int64)
+        self._options = None  # the last position's write options: an observation, then its move
         self._throw(1)
 
     def _throw(self, roll: int) -> None:
@@ -270,8 +271,12 @@ class CategoryEpisode(Episode):
         return self.points
 
     def _writes(self):
-        return write_options(self.rules, self.values, np.array([self.mask]), np.array([self.extra]),
-                             np.array([self.roll]), self.roll_number)
+        position = (self.mask, self.extra, self.roll, self.roll_number)
+        if self._options is None or self._options[0] != position:
+            self._options = (position, write_options(
+                self.rules, self.values, np.array([self.mask]), np.array([self.extra]),
+                np.array([self.roll]), self.roll_number))
+        return self._options[1]
 
     def observation(self) -> dict:
         faces = dice.faces_of(dice.ROLLS[self.roll])
