@@ -402,10 +402,11 @@ def simulate(ruleset, *, games: int = 10000, seed: int = 0, policy: str = "optim
                                     "games": games}
     if played.examples:
         extra["example_games"] = list(played.examples)
-    distribution = game.score_distribution(solution, policy) if solution.payload is not None else None
-    if distribution is not None:
-        extra["exact"] = distribution
     solved = solution.payload is not None
+    units = game.distribution_units(solution, policy) if solved else 0
+    if units:
+        with (progress or _quiet)(units, Message("working out the exact distribution")) as update:
+            extra["exact"] = game.score_distribution(solution, policy, update)
     return Simulation(game.name, solution.rule_options, policy, seed, ScoreSummary.of(played.scores),
                       games / played.seconds if played.seconds > 0 else float("inf"),
                       solution.approximate if solved else not game.exact,

@@ -663,3 +663,35 @@ def test_a_strategy_table_fills_its_progress_bar(what):
     api.strategy_table("general", what, games=777, progress=progress)
     (bar,) = [b for b in bars if b["label"] == f"table {what}"]
     assert bar["done"] == bar["length"] == 777
+
+
+def _recording(bars: list):
+    """A progress factory that records each bar it opens (label, length, steps done)."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def progress(length, label):
+        bar = {"label": str(label), "length": length, "done": 0}
+        bars.append(bar)
+
+        def update(steps=1):
+            bar["done"] += steps
+        yield update
+    return progress
+
+
+@pytest.mark.parametrize("name", ["general", "poker-programs"])
+def test_simulate_fills_a_bar_while_it_works_out_the_exact_distribution(name):
+    """simulate's exact distribution took 1.9 s after its games' bar had closed (poker-programs):
+    it has a bar of its own, filled a turn at a time, and filled at once when already known."""
+    from dicewise import api
+
+    for _ in range(2):  # worked out, then known
+        bars = []
+        simulation = api.simulate(name, games=20, progress=_recording(bars))
+        assert "exact" in simulation.to_json()
+        (bar,) = [b for b in bars if b["label"] == "working out the exact distribution"]
+        assert bar["done"] == bar["length"] == len(api.describe(name)["categories"])
+    bars = []
+    api.simulate(name, games=20, policy="greedy", progress=_recording(bars))
+    assert [b["label"] for b in bars] == ["playing 20 games (greedy)"]

@@ -364,7 +364,12 @@ class Game(ABC):
         """
         raise unsupported(self, "simulate")
 
-    def score_distribution(self, solution: Solution, policy: str) -> dict | None:
+    def distribution_units(self, solution: Solution, policy: str) -> int:
+        """The length of the progress bar of ``score_distribution``: 0 where it computes none."""
+        return 0
+
+    def score_distribution(self, solution: Solution, policy: str,
+                           progress: Progress | None = None) -> dict | None:
         """The exact distribution of the final score under ``policy``, where it is computed."""
         return None
 

@@ -140,10 +140,16 @@ class CategoryGame(Game):
             extra["ended_on_first_roll_rate"] = float(records.ended_early.mean())
         return Played(records.scores, time.perf_counter() - start, extra)
 
-    def score_distribution(self, solution: Solution, policy: str) -> dict | None:
+    def distribution_units(self, solution: Solution, policy: str) -> int:
         if policy != "optimal" or not strategy.distribution_fits(solution.rules):
+            return 0
+        return solution.rules.n_categories  # a step a turn
+
+    def score_distribution(self, solution: Solution, policy: str, progress=None) -> dict | None:
+        if not self.distribution_units(solution, policy):
             return None
-        return strategy.exact_distribution(solution.rules, solution.payload.values).to_json()
+        return strategy.exact_distribution(solution.rules, solution.payload.values,
+                                           progress).to_json()
 
     def strategy_table(self, solution: Solution, what: str, games: int, seed: int, progress=None):
         game, values = solution.rules, solution.payload

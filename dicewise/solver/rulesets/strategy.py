@@ -199,21 +199,24 @@ def turn_outcomes(game: CategoryRules, values: np.ndarray, states: np.ndarray):
     return [np.concatenate(x) for x in zip(*out)]
 
 
-def exact_distribution(game: CategoryRules, values: np.ndarray) -> ScoreDistribution:
+def exact_distribution(game: CategoryRules, values: np.ndarray,
+                       progress=None) -> ScoreDistribution:
     """The exact distribution of the optimal policy's final score (forward over all states),
-    computed once per process for each game and table."""
+    computed once per process for each game and table (``progress`` advanced once a turn)."""
     key = (game, hashlib.blake2b(np.ascontiguousarray(values)).digest())
     if key not in _DISTRIBUTIONS:
         if len(_DISTRIBUTIONS) >= _DISTRIBUTIONS_KEPT:
             del _DISTRIBUTIONS[next(iter(_DISTRIBUTIONS))]
-        dist = _pushed_forward(game, values)
+        dist = _pushed_forward(game, values, progress)
         for array in (dist.scores, dist.probability):
             array.flags.writeable = False  # one answer shared by every caller
         _DISTRIBUTIONS[key] = dist
+    elif progress is not None:
+        progress(game.n_categories)
     return _DISTRIBUTIONS[key]
 
 
-def _pushed_forward(game: CategoryRules, values: np.ndarray) -> ScoreDistribution:
+def _pushed_forward(game: CategoryRules, values: np.ndarray, progress=None) -> ScoreDistribution:
     """Layer by layer: a state's score distribution, convolved with the distribution of the
     points its turn adds on the way to each next state, is added to that state's."""
     lo, hi = _score_bounds(game)
@@ -244,5 +247,7 @@ def _pushed_forward(game: CategoryRules, values: np.ndarray) -> ScoreDistributio
             target = final if nxt[a] < 0 else new.setdefault(int(nxt[a]), np.zeros(width))
             target[s0 + p0:s0 + p0 + len(spread)] += spread
         dist = new
+        if progress is not None:
+            progress(1)
     nz = np.flatnonzero(final > 0)
     return ScoreDistribution(np.arange(lo, hi + 1)[nz].astype(float), final[nz])
