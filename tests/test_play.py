@@ -641,30 +641,6 @@ def test_review_sums_up_each_game_and_names_its_games_as_ranges():
     assert _ranges([1, 3, 4, 9]) == "1, 3-4, 9" and _ranges([5]) == "5" and _ranges([]) == ""
 
 
-@pytest.mark.parametrize("what", ["opening", "states"])
-def test_a_strategy_table_fills_its_progress_bar(what):
-    """The bar `table` opens is filled by the tables that play no games too (it stood at 0%
-    while Yahtzee's states took tens of seconds)."""
-    from contextlib import contextmanager
-
-    from dicewise import api
-
-    bars = []
-
-    @contextmanager
-    def progress(length, label):
-        bar = {"label": str(label), "length": length, "done": 0}
-        bars.append(bar)
-
-        def update(steps=1):
-            bar["done"] += steps
-        yield update
-
-    api.strategy_table("general", what, games=777, progress=progress)
-    (bar,) = [b for b in bars if b["label"] == f"table {what}"]
-    assert bar["done"] == bar["length"] == 777
-
-
 def _recording(bars: list):
     """A progress factory that records each bar it opens (label, length, steps done)."""
     from contextlib import contextmanager
@@ -678,6 +654,18 @@ def _recording(bars: list):
             bar["done"] += steps
         yield update
     return progress
+
+
+@pytest.mark.parametrize("what", ["opening", "states"])
+def test_a_strategy_table_fills_its_progress_bar(what):
+    """The bar `table` opens is filled by the tables that play no games too (it stood at 0%
+    while Yahtzee's states took tens of seconds)."""
+    from dicewise import api
+
+    bars = []
+    api.strategy_table("general", what, games=777, progress=_recording(bars))
+    (bar,) = [b for b in bars if b["label"] == f"table {what}"]
+    assert bar["done"] == bar["length"] == 777
 
 
 @pytest.mark.parametrize("name", ["general", "poker-programs"])
