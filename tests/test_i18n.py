@@ -23,7 +23,7 @@ from lines import joined, unwrapped
 
 SOURCES = [Path(i18n.__file__).parent / p for p in
            ("play/session.py", "cli/play_along.py", "cli/games.py", "cli/measure.py",
-            "cli/serve.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
+            "cli/risk.py", "cli/serve.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,8 +62,10 @@ def plurals_in_code() -> set[str]:
 
 def messages_in_code() -> set[str]:
     """Every literal passed to a translator in the code, every ``Message`` template, every
-    message that counts something, and the help lines."""
-    found = messages_made() | plurals_in_code()
+    message that counts something, the help lines, and the Risk solver's refusals."""
+    from dicewise.cli.risk import SOLVER_REFUSALS
+
+    found = messages_made() | plurals_in_code() | set(SOLVER_REFUSALS)
     for path in SOURCES:
         text = path.read_text(encoding="utf-8")
         found |= {m[1] for m in re.findall(r'tr\((["\'])(.+?)\1\)', text)}

@@ -288,7 +288,8 @@ def test_table_file_records_the_rule_options(tmp_path):
     (["advise", "5", "3", "--threshold", "0.4"], "--threshold is for --objective threshold"),
     (["battle", "5", "3", "--objective", "threshold", "--exchange-value", "1"],
      "--exchange-value is for --objective expected-armies"),
-    (["table", "--max", "4", "--out", "x.csv", "--format", "bogus"], "invalid value for --format"),
+    (["table", "--max", "4", "--out", "x.csv", "--format", "bogus"],
+     "--format bogus: give one of csv | table"),
 ])
 def test_a_flag_of_another_objective_or_a_bad_choice_is_refused_by_its_name(args, why):
     result = run(args)
@@ -301,7 +302,7 @@ def test_a_flag_of_another_objective_or_a_bad_choice_is_refused_by_its_name(args
     (["advise", "7", "4", "--treshold", "0.3"], "no such option --treshold (did you mean --thr"),
     (["chain", "20", "3", "--garison", "2"], "no such option --garison (did you mean --garr"),
     (["battle", "10", "10", "-x"], "no such option -x"),
-    (["battle", "10", "10", "6"], "unexpected extra argument (6)"),
+    (["battle", "10", "10", "6"], "unexpected arguments: 6"),
 ])
 def test_an_unknown_option_after_the_armies_is_refused_as_an_option(args, said):
     # Negative armies are taken as arguments (to be refused by name), and so was a misspelt

@@ -15,7 +15,8 @@ from .typed import typed_language
 #: click's own words in the usage line and in an option's value ("[OPTIONS]", "--roll
 #: INTEGER"): said in the player's language, as its "Usage" and "Options" are.  The commands'
 #: own placeholders (RULESET, FILE, D D D D D) stay, as the translated help texts name them.
-CLICK_WORDS = ("[OPTIONS]", "COMMAND [ARGS]...", "INTEGER RANGE", "INTEGER", "TEXT", "PATH")
+CLICK_WORDS = ("[OPTIONS]", "COMMAND [ARGS]...", "INTEGER RANGE", "INTEGER", "FLOAT", "TEXT",
+               "PATH")
 
 _CLICK_VALUE = re.compile("(?<= )(" + "|".join(map(re.escape, CLICK_WORDS)) + ")$")
 

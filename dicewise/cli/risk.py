@@ -1,11 +1,11 @@
 """``dicewise risk``: battles, advice, chain attacks, tables, plots and cards for Risk.
 
 Each command parses, calls one function of ``dicewise.solver.risk`` and formats the
-result: human-readable by default, JSON with ``--json``.  Rule options are read with
-``--option KEY=VALUE`` against the options the game declares (``dicewise rules risk``);
-``--ties``, ``--defender-sees-roll`` and ``--wild-cards`` are aliases of three of them.
-Bad input of any kind is a DicewiseError, printed by the group as one line with exit
-status 2.
+result: for people by default, in their language (``--lang``, else the locale), and JSON
+with ``--json``.  Rule options are read with ``--option KEY=VALUE`` against the options the
+game declares (``dicewise rules risk``); ``--ties``, ``--defender-sees-roll`` and
+``--wild-cards`` are aliases of three of them.  Bad input of any kind is a DicewiseError,
+printed by the group as one line with exit status 2, in the command's language.
 """
 
 from __future__ import annotations
@@ -14,23 +14,30 @@ import csv
 import difflib
 import io
 import json
+import re
+import string
+import textwrap
 
 import click
 from click.core import ParameterSource
 
+from .. import i18n
 from ..errors import DicewiseError
+from ..i18n import Message, message_of
 from ..solver import risk as rk
 from ..solver.risk.chain import search_bound
 from ..solver.risk.game import RISK
-from .format import checked_output, progress, pyplot, say, write_figure, write_output
-from .main import Group
+from .format import checked_output, progress, pyplot, say, speak, write_figure, write_output
+from .games import lang_flag
+from .helptext import SpokenHelp
+from .main import Command, Group
 
 #: Above this much work (``dicewise.solver.risk.work``) a solve shows a progress bar on
 #: stderr: about a second on a slow machine.
 _BAR_WORK = 2_000_000
 
 
-def _with_bar(steps: int, work: int, label: str, fn):
+def _with_bar(steps: int, work: int, label: Message, fn):
     """Run ``fn(progress)`` with a progress bar on stderr when the work is large."""
     if work < _BAR_WORK:
         return fn(None)
@@ -38,12 +45,122 @@ def _with_bar(steps: int, work: int, label: str, fn):
         return fn(update)
 
 
-class _Strict:
-    """Parameter types that report a bad value as a DicewiseError (one line, exit 2)."""
+#: The solver's refusals as it words them: its code is hashed into the tables' digests, so
+#: its English text stays, and each refusal is said in the player's language by the
+#: template it matches (a word it fills in, such as attacker or battle, has a template of
+#: its own; the catalogs translate every template).
+SOLVER_REFUSALS = (
+    "the attacker's armies must be a whole number, not {value}",
+    "the defender's armies must be a whole number, not {value}",
+    "armies cannot be negative (the attacker has {armies})",
+    "armies cannot be negative (the defender has {armies})",
+    "{armies} attacker armies is more than this battle allows (at most {most})",
+    "{armies} defender armies is more than this battle allows (at most {most})",
+    "{armies} attacker armies is more than this chain allows (at most {most})",
+    "{armies} defender armies is more than this chain allows (at most {most})",
+    "the attacker needs at least 2 armies on its territory to attack (it rolls at most A-1 "
+    "dice); got A={armies}",
+    "the defender needs at least 1 army (got D={armies})",
+    "{attacker} v {defender} has {states} states, more than the {most} this battle allows in "
+    "memory",
+    "{attacker} v {defender} has {states} states, more than the {most} this chain allows in "
+    "memory",
+    "the table bound must be a whole number >= 2, not {value}",
+    "a table up to {n} has {entries} entries, more than the {most} allowed in memory (at most "
+    "{largest})",
+    "sets are counted from 1, not {value}",
+    "a player in the game holds at least 1 territory, not {value}",
+    "the board has 42 territories, not {value}",
+    "the game is for 3 to 6 players, not {value}",
+    "wild cards in the deck must be 0..42, not {value}",
+    "the number of cards must be a whole number >= 0, not {value}",
+    "a hand is written with the letters i, c, a, w (infantry, cavalry, artillery, wild), not "
+    "{letters}",
+    "a hand of {n} cards is impossible (sets are traded by five)",
+    "turns must be 1..100, not {value}",
+    "sets already traded must be 0..1000, not {value}",
+    "the probability of conquering in a turn must be 0..1, not {value}",
+    "a hand with 1 wild card needs as many in the deck, which has {wild} (--wild-cards)",
+    "a hand with {n} wild cards needs as many in the deck, which has {wild} (--wild-cards)",
+    "a chain needs at least one defending territory",
+    "a chain of {n} territories is longer than the 100 allowed",
+    "every territory on the chain needs at least 1 defender, not {value}",
+    "the garrison left behind must be at least 1 army, not {value}",
+    "the target probability must be strictly between 0 and 1, not {value}",
+    "this chain has {states} states, more than the {most} allowed in memory",
+    "the search for the fewest armies needs more memory than allowed (it starts at {armies} "
+    "armies against {defending} defending ones)",
+    "the search for P(all conquered) >= {target} needs more memory than allowed (none up to "
+    "{armies} reach it)",
+    "unknown option {names} for risk (options: {known})",
+    "option {key} does not change `dicewise risk {command}` (it reads: {reads})",
+    "dice must be one of max | minimax, not {value}",
+    "objective must be one of conquest | expected-armies | threshold, not {value}",
+    "exchange value must be a number from -1e9 to 1e9, not {value}",
+    "threshold must be between 0 and 1, not {value}",
+    "defender_sees_roll needs --dice minimax (with max dice the defender has no choice to "
+    "make)",
+    "a round has 1..3 attacking and 1..2 defending dice, not {attacking} v {defending}",
+    "ties must be one of defender | attacker, not {value}",
+    "defender_sees_roll is true or false, not {value}",
+    "the attacker rolls at most 1..3 dice, not {value}",
+    "the defender rolls at most 1..2 dice, not {value}",
+    "wild_cards is a whole number, not {value}",
+)
 
-    def fail(self, message, param=None, ctx=None):
-        name = "value" if param is None else (param.opts or [param.human_readable_name])[0]
-        raise DicewiseError(f"invalid value for {name}: {message}")
+
+def _pattern(template: str) -> re.Pattern:
+    """What a template reads as once its fields are filled in."""
+    return re.compile("".join(re.escape(text) + (f"(?P<{field}>.+?)" if field else "")
+                              for text, field, _, _ in string.Formatter().parse(template)),
+                      re.DOTALL)
+
+
+_REFUSAL_PATTERNS = [(template, _pattern(template)) for template in SOLVER_REFUSALS]
+#: A count the solver writes with its thousands grouped (10,000,000): grouped as the
+#: player's language writes them.
+_GROUPED = re.compile(r"\d{1,3}(,\d{3})+")
+
+
+def solver_refusal(text) -> Message | None:
+    """The solver's refusal ``text`` as a ``Message`` of its template, or None where it is
+    none of them (a ``Message`` already, or another error)."""
+    if isinstance(text, Message) or not isinstance(text, str):
+        return None
+    for template, pattern in _REFUSAL_PATTERNS:
+        found = pattern.fullmatch(text)
+        if found:
+            return Message(template, **{
+                key: i18n.Number(int(value.replace(",", ""))) if _GROUPED.fullmatch(value)
+                else value for key, value in found.groupdict().items()})
+    return None
+
+
+class _Spoken(SpokenHelp):
+    """Mixed into a Risk command: its help in the language it speaks (``--lang``), and the
+    solver's refusals said in it too (``solver_refusal``)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except DicewiseError as e:
+            said = solver_refusal(message_of(e))
+            if said is None:
+                raise
+            raise DicewiseError(said) from None
+
+
+class _Command(_Spoken, Command):
+    """A Risk command of options only."""
+
+
+class _Int(click.types.IntParamType):
+    """A whole number; an option where one is wanted (``--dise``) is an unknown option."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.startswith("--"):
+            raise _no_such_option(value, ctx)
+        return super().convert(value, param, ctx)
 
 
 def _no_such_option(name: str, ctx) -> click.NoSuchOption:
@@ -55,23 +172,10 @@ def _no_such_option(name: str, ctx) -> click.NoSuchOption:
                               ctx=ctx)
 
 
-class _Int(_Strict, click.types.IntParamType):
-    def convert(self, value, param, ctx):
-        if isinstance(value, str) and value.startswith("--"):
-            raise _no_such_option(value, ctx)
-        return super().convert(value, param, ctx)
+INT, FLOAT = _Int(), click.FLOAT
 
 
-class _Float(_Strict, click.types.FloatParamType):
-    pass
-
-
-class _Choice(_Strict, click.Choice):
-    pass
-
-
-INT, FLOAT = _Int(), _Float()
-class _NumbersCommand(click.Command):
+class _NumbersCommand(_Spoken, click.Command):
     """A command whose arguments are numbers, which may be negative (to be refused with a
     clear message, not taken for options): click then takes an unknown option for an
     argument, and one after the arguments is refused as an unknown option, not as an extra
@@ -83,8 +187,8 @@ class _NumbersCommand(click.Command):
             if word.startswith("-") and not word[1:].isdigit():
                 raise _no_such_option(word, ctx)
         if rest:
-            ctx.fail(f"Got unexpected extra argument{'s' if len(rest) > 1 else ''} "
-                     f"({' '.join(rest)})")
+            raise click.UsageError(Message("unexpected arguments: {arguments}",
+                                           arguments=" ".join(rest)), ctx)
         return rest
 
 
@@ -104,7 +208,7 @@ def _rule_options(command):
         f = click.option("--defender-sees-roll", is_flag=True,
                          help="Same as --option defender_sees_roll=true: the defender picks 1 or "
                               "2 dice after seeing the attacker's dice (needs --dice minimax).")(f)
-        f = click.option("--ties", type=_Choice(rk.TIES), default=None,
+        f = click.option("--ties", type=click.Choice(rk.TIES), default=None,
                          help="Same as --option ties=...: who wins tied dice "
                               "(default: defender).")(f)
         return _option_flag(command)(f)
@@ -113,7 +217,8 @@ def _rule_options(command):
 
 def _dice_options(command, default="max"):
     def deco(f):
-        f = click.option("--dice", type=_Choice(rk.DICE_MODES), default=default, show_default=True,
+        f = click.option("--dice", type=click.Choice(rk.DICE_MODES), default=default,
+                         show_default=True,
                          help="max: both roll the most dice allowed; minimax: the attacker "
                               "picks its count, the defender replies to minimise.")(f)
         return _rule_options(command)(f)
@@ -128,24 +233,32 @@ def _rules(command, options, **aliases) -> rk.RiskRules:
         if value is None or value is False:
             continue
         if key in values:
-            flag = "--" + key.replace("_", "-")
-            raise DicewiseError(f"option {key} given twice ({flag} and --option {key}=...)")
+            raise DicewiseError(Message("option {key} given twice ({flag} and --option "
+                                        "{key}=...)", key=key,
+                                        flag="--" + key.replace("_", "-")))
         values[key] = value
     return RISK.rules(values)
 
 
-def _dice(n: int) -> str:
-    return "1 die" if n == 1 else f"{n} dice"
-
-
-def _rules_text(rules: rk.RiskRules) -> str:
+def _rules_text(rules: rk.RiskRules, tr) -> str:
     """The battle rules for people: the tie rule, and any option off the seed's default."""
-    out = f"ties to the {rules.ties}"
+    parts = [tr("ties to the attacker") if rules.ties == "attacker" else
+             tr("ties to the defender")]
     if rules.defender_sees_roll:
-        out += ", defender sees the roll"
+        parts.append(tr("defender sees the roll"))
     if (rules.max_attacker_dice, rules.max_defender_dice) != (3, 2):
-        out += f", at most {rules.max_attacker_dice} v {rules.max_defender_dice} dice"
-    return out
+        parts.append(tr("at most {attacker} v {defender} dice").format(
+            attacker=rules.max_attacker_dice, defender=rules.max_defender_dice))
+    return ", ".join(parts)
+
+
+def _headline(attacker: int, defender: int, dice: str, rules: rk.RiskRules, objective: str,
+              tr) -> str:
+    """A battle and how it is fought: ``10 v 10  (dice max, ties to the defender, ...)``."""
+    battle = tr("{attacker} v {defender}").format(attacker=attacker, defender=defender)
+    how = [tr("dice {dice}").format(dice=dice), _rules_text(rules, tr),
+           tr("objective {objective}").format(objective=objective)]
+    return f"{battle}  ({', '.join(how)})"
 
 
 def _objective_options(f):
@@ -154,7 +267,7 @@ def _objective_options(f):
                           "below this.")(f)
     f = click.option("--exchange-value", type=FLOAT, default=0.0, show_default=True,
                      help="For --objective expected-armies: armies a conquest is worth.")(f)
-    f = click.option("--objective", type=_Choice(rk.OBJECTIVES), default="conquest",
+    f = click.option("--objective", type=click.Choice(rk.OBJECTIVES), default="conquest",
                      show_default=True,
                      help="conquest: maximise P(conquer); expected-armies: maximise own minus "
                           "defending armies at the end; threshold: stop below a P(conquer).")(f)
@@ -162,7 +275,8 @@ def _objective_options(f):
 
 
 def _json_option(f):
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(f)
+    f = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(f)
+    return lang_flag(f)
 
 
 def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
@@ -172,7 +286,8 @@ def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
         given = ctx.params.get(flag) is not None and \
             ctx.get_parameter_source(flag) is not ParameterSource.DEFAULT
         if given and objective != wants:
-            raise DicewiseError(f"--{flag.replace('_', '-')} is for --objective {wants}")
+            raise DicewiseError(Message("{flag} is for --objective {objective}",
+                                        flag="--" + flag.replace("_", "-"), objective=wants))
     return rk.Policy(dice=dice, objective=objective, exchange_value=exchange_value,
                      threshold=threshold)
 
@@ -183,6 +298,14 @@ def _emit(obj):
 
 def _pct(p: float) -> str:
     return f"{100 * p:.4f}%"
+
+
+def _aligned(rows, width: int | None = None) -> None:
+    """Lines of (label, value) for people, the values in one column after the widest label
+    (or ``width``): labels differ in length from one language to another."""
+    width = width or max(len(label) for label, _ in rows)
+    for label, value in rows:
+        say(f"{label:<{width}} {value}")
 
 
 def _policy_json(policy: rk.Policy, rules: rk.RiskRules) -> dict:
@@ -197,7 +320,15 @@ def _policy_json(policy: rk.Policy, rules: rk.RiskRules) -> dict:
     return out
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+#: The progress bars' labels, said in the command's language.
+_SOLVING, _SEARCHING = Message("solving"), Message("searching")
+
+
+class _Group(SpokenHelp, Group):
+    """The Risk group: its help and its commands' list in the locale's language."""
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 def risk():
     """Risk: exact battles, optimal dice and stopping, chain attacks, tables, cards.
 
@@ -213,12 +344,13 @@ def risk():
 @_objective_options
 @_json_option
 def battle(attacker, defender, options, ties, defender_sees_roll, dice, objective,
-           exchange_value, threshold, as_json):
+           exchange_value, threshold, lang, as_json):
     """P(conquer), survivors' distributions and expected losses of A v D."""
+    tr = speak(lang)
     rules = _rules("battle", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice, objective, exchange_value, threshold)
     b = _with_bar(rk.battle_steps(attacker, defender, policy),
-                  rk.battle_work(attacker, defender, rules, policy), "solving",
+                  rk.battle_work(attacker, defender, rules, policy), _SOLVING,
                   lambda progress: rk.battle(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender, "dice": dice,
@@ -231,29 +363,36 @@ def battle(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
                "expected_defender_losses": b.expected_defender_losses,
                "value": b.value})
         return
-    say(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
-        f"objective {objective})")
-    click.echo(f"P(conquer)               {b.p_conquer:.12f}  ({_pct(b.p_conquer)})")
-    click.echo(f"expected attacker losses {b.expected_attacker_losses:.6f}")
-    click.echo(f"expected defender losses {b.expected_defender_losses:.6f}")
+    say(_headline(attacker, defender, dice, rules, objective, tr))
+    rows = [(tr("P(conquer)"), f"{b.p_conquer:.12f}  ({_pct(b.p_conquer)})"),
+            (tr("expected attacker losses"), f"{b.expected_attacker_losses:.6f}"),
+            (tr("expected defender losses"), f"{b.expected_defender_losses:.6f}")]
+    stops = [(tr("P(attacker stops)"), f"{sum(p for *_, p in b.stopped):.12f}")] \
+        if b.stopped else []
+    width = max(len(label) for label, _ in rows + stops)
+    _aligned(rows, width)
     if objective == "expected-armies":
-        click.echo(f"expected armies, own minus defending (+ exchange value) {b.value:.6f}")
-    if b.stopped:
-        click.echo(f"P(attacker stops)        {sum(p for *_, p in b.stopped):.12f}")
-    _dist("attacker armies left on conquest", b.attacker_survivors)
-    _dist("defenders left when not conquered", b.defender_survivors)
+        say(tr("expected armies, own minus defending (+ exchange value) {value}").format(
+            value=f"{b.value:.6f}"))
+    if stops:
+        _aligned(stops, width)
+    _dist(tr("attacker armies left on conquest"), b.attacker_survivors, tr)
+    _dist(tr("defenders left when not conquered"), b.defender_survivors, tr)
 
 
-def _dist(title, d, limit=25):
+def _dist(title, d, tr, limit=25):
+    """A distribution ``{n: p}`` under its title: its ``limit`` likeliest values, in order."""
     if not d:
         return
-    click.echo(f"{title}:")
+    say(f"{title}:")
     items = sorted(d.items(), key=lambda kv: -kv[1])[:limit]
     for n, p in sorted(items):
         click.echo(f"  {n:>6}  {p:.10f}")
     if len(d) > limit:
         rest = sum(d.values()) - sum(p for _, p in items)
-        click.echo(f"  ({len(d) - limit} less likely values: {rest:.3e} together)")
+        say("  (" + tr.ngettext("{n} less likely value: {p} together",
+                                "{n} less likely values: {p} together", len(d) - limit)
+            .format(n=len(d) - limit, p=f"{rest:.3e}") + ")")
 
 
 @risk.command(cls=_NumbersCommand, context_settings=_ARGS)
@@ -263,12 +402,13 @@ def _dist(title, d, limit=25):
 @_objective_options
 @_json_option
 def advise(attacker, defender, options, ties, defender_sees_roll, dice, objective,
-           exchange_value, threshold, as_json):
+           exchange_value, threshold, lang, as_json):
     """How many dice to roll now at A v D, and whether to go on or stop."""
+    tr = speak(lang)
     rules = _rules("advise", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice, objective, exchange_value, threshold)
     adv = _with_bar(rk.advise_steps(attacker, defender),
-                    2 * rk.battle_work(attacker, defender, rules, policy), "solving",
+                    2 * rk.battle_work(attacker, defender, rules, policy), _SOLVING,
                     lambda progress: rk.advise(attacker, defender, rules, policy, progress))
     if as_json:
         _emit({"attacker": attacker, "defender": defender,
@@ -280,23 +420,27 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
                             "defender_dice": o.defender_dice or None, "value": o.value}
                            for o in adv.options]})
         return
-    what = {"conquest": "P(conquer)", "expected-armies": "E[own - defending armies]",
-            "threshold": "P(conquer) playing on"}[objective]
-    say(f"{attacker} v {defender}  (dice {dice}, {_rules_text(rules)}, "
-        f"objective {objective})")
+    what = {"conquest": tr("P(conquer)"), "expected-armies": tr("E[own - defending armies]"),
+            "threshold": tr("P(conquer) playing on")}[objective]
+    say(_headline(attacker, defender, dice, rules, objective, tr))
     if adv.go_on:
-        reply = (f"the defender replies with {adv.defender_dice}" if adv.defender_dice
-                 else "the defender chooses after seeing your dice")
-        say(f"roll {_dice(adv.attacker_dice)} ({reply}); go on")
+        reply = (tr("the defender replies with {n}").format(n=adv.defender_dice)
+                 if adv.defender_dice else tr("the defender chooses after seeing your dice"))
+        say(tr.ngettext("roll {n} die ({reply}); go on", "roll {n} dice ({reply}); go on",
+                        adv.attacker_dice).format(n=adv.attacker_dice, reply=reply))
     else:
-        click.echo("stop attacking")
+        say(tr("stop attacking"))
     for o in adv.options:
-        reply = f"defender {o.defender_dice}" if o.defender_dice else "defender sees the roll"
-        click.echo(f"  {_dice(o.attacker_dice)} ({reply}): {what} {o.value:.10f}")
+        reply = (tr("defender {n}").format(n=o.defender_dice) if o.defender_dice
+                 else tr("defender sees the roll"))
+        say("  " + tr.ngettext("{n} die ({reply}): {what} {value}",
+                               "{n} dice ({reply}): {what} {value}", o.attacker_dice).format(
+            n=o.attacker_dice, reply=reply, what=what, value=f"{o.value:.10f}"))
     if adv.stop_value is not None:
-        click.echo(f"  stop now: {adv.stop_value:.10f}"
-                   + (f"  (threshold {threshold})" if objective == "threshold" else ""))
-    click.echo(f"P(conquer) under this policy {adv.p_conquer:.10f}")
+        stop = (tr("stop now: {value}  (threshold {threshold})") if objective == "threshold"
+                else tr("stop now: {value}"))
+        say("  " + stop.format(value=f"{adv.stop_value:.10f}", threshold=threshold))
+    say(tr("P(conquer) under this policy {value}").format(value=f"{adv.p_conquer:.10f}"))
 
 
 @risk.command(cls=_NumbersCommand, context_settings=_ARGS)
@@ -308,24 +452,26 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
               help="Also find the fewest armies with P(all conquered) >= this.")
 @_dice_options("chain")
 @_json_option
-def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll, dice, as_json):
+def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll, dice, lang,
+          as_json):
     """Attack territories with DEFENDERS armies in order, starting from ARMIES.
 
     After each conquest all but --garrison armies move on (at least the dice of the last
     round, as the rules require).
     """
+    tr = speak(lang)
     rules = _rules("chain", options, ties=ties, defender_sees_roll=defender_sees_roll)
     policy = _policy(dice)
     rk.check_chain(armies, defenders, garrison, target)
     bound = search_bound(defenders, garrison) if target else None  # refused before any solve
     c = _with_bar(rk.chain_steps(armies, defenders),
-                  rk.chain_work(armies, defenders, rules, policy), "solving",
+                  rk.chain_work(armies, defenders, rules, policy), _SOLVING,
                   lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
                                                    policy, progress))
     need = None
     if target:
         need = _with_bar(rk.chain_steps(bound, defenders),
-                         rk.chain_work(bound, defenders, rules, policy), "searching",
+                         rk.chain_work(bound, defenders, rules, policy), _SEARCHING,
                          lambda progress: rk.min_armies(list(defenders), target, garrison,
                                                         rules, policy, progress))
     if as_json:
@@ -339,18 +485,23 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
             out["target"] = {"p": target, "min_armies": need[0], "p_at_min": need[1]}
         _emit(out)
         return
-    say(f"{armies} armies against {' -> '.join(map(str, defenders))}  "
-        f"(garrison {garrison}, dice {dice}, {_rules_text(rules)})")
-    click.echo(f"P(all conquered)   {c.p_all:.12f}  ({_pct(c.p_all)})")
-    click.echo("territories conquered:")
+    against = tr.ngettext("{armies} army against {chain}", "{armies} armies against {chain}",
+                          armies).format(armies=armies, chain=" -> ".join(map(str, defenders)))
+    how = [tr("garrison {garrison}").format(garrison=garrison),
+           tr("dice {dice}").format(dice=dice), _rules_text(rules, tr)]
+    say(f"{against}  ({', '.join(how)})")
+    everything = tr("P(all conquered)")
+    say(f"{everything}   {c.p_all:.12f}  ({_pct(c.p_all)})")
+    say(tr("territories conquered:"))
     for j, p in enumerate(c.reached):
         click.echo(f"  {j:>3}  {p:.10f}")
-    click.echo("expected armies on the last territory, if all conquered "
-               f"{c.expected_final_armies:.6f}")
-    click.echo("expected armies left along the path, all outcomes     "
-               f"{c.expected_armies_left:.6f}")
+    _aligned([(tr("expected armies on the last territory, if all conquered"),
+               f"{c.expected_final_armies:.6f}"),
+              (tr("expected armies left along the path, all outcomes"),
+               f"{c.expected_armies_left:.6f}")])
     if need:
-        click.echo(f"fewest armies for P(all) >= {target}: {need[0]} (P = {need[1]:.10f})")
+        say(tr("fewest armies for P(all) >= {target}: {armies} (P = {p})").format(
+            target=target, armies=need[0], p=f"{need[1]:.10f}"))
 
 
 #: Writing one entry of a CSV table takes about as long as solving five states; so a row
@@ -372,7 +523,7 @@ def _solve_table(n, rules, dice, then=None):
         p = rk.conquest_table(n, rules, policy, progress)
         return p if then is None else then(p, progress)
 
-    return _with_bar(steps, work, "solving", solve)
+    return _with_bar(steps, work, _SOLVING, solve)
 
 
 def _csv_text(p, progress=None) -> str:
@@ -399,20 +550,22 @@ def _table_file_bytes(p, rules, options) -> bytes:
                              "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
 
 
-@risk.command(context_settings={"help_option_names": ["-h", "--help"]})
+@risk.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--max", "n", type=INT, required=True, help="Largest A and D in the table.")
-@click.option("--format", "fmt", type=_Choice(["csv", "table"]), default="csv", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["csv", "table"]), default="csv",
+              show_default=True,
               help="csv: plain CSV (rows A, columns D); table: a dicewise table file.")
 @click.option("--out", type=click.Path(), required=True,
               help="File to write.")
 @_dice_options("table")
 @_json_option
-def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
+def table(n, fmt, out, options, ties, defender_sees_roll, dice, lang, as_json):
     """Write P(conquer) for every A in 2..MAX and D in 1..MAX (a fight to the end).
 
     A table file records the rule options, the dice and MAX (its options) and the
     digest of the solver's code: reading it back refuses other rules or another solver.
     """
+    tr = speak(lang)
     rules = _rules("table", options, ties=ties, defender_sees_roll=defender_sees_roll)
     checked_output(out)  # before the solve; written at the end
     described = {**rules.battle_options, "dice": dice, "max": n}
@@ -424,21 +577,23 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, as_json):
     if as_json:
         _emit({"out": str(out), "format": fmt, "max": n, "options": described})
     else:
-        click.echo(f"wrote P(conquer) for A = 2..{n}, D = 1..{n} to {out} ({fmt})")
+        say(tr("wrote P(conquer) for A = 2..{n}, D = 1..{n} to {out} ({format})").format(
+            n=n, out=out, format=fmt))
 
 
-@risk.command(context_settings={"help_option_names": ["-h", "--help"]})
+@risk.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--max", "n", type=INT, default=40, show_default=True,
               help="Largest A and D shown.")
 @click.option("--out", type=click.Path(), required=True,
               help="Image file to write: PNG, or another format by its suffix (.svg, .pdf).")
 @_dice_options("plot")
 @_json_option
-def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
+def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
     """A heatmap of P(conquer) for A, D up to MAX (needs matplotlib)."""
+    tr = speak(lang)
     rules = _rules("plot", options, ties=ties, defender_sees_roll=defender_sees_roll)
     if not 2 <= n <= 1000:
-        raise DicewiseError(f"--max for a plot must be 2..1000, not {n}")
+        raise DicewiseError(Message("--max for a plot must be 2..1000, not {n}", n=n))
     plt = pyplot(out)  # before the solve; written at the end
     p = _solve_table(n, rules, dice)
     fig, ax = plt.subplots(figsize=(7, 6))
@@ -448,10 +603,12 @@ def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
         if n > 2:  # a contour needs two rows of A (--max 2 has only A = 2)
             ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
                        linewidths=0.8)
-        ax.set_xlabel("D (defending armies)")
-        ax.set_ylabel("A (armies on the attacking territory)")
-        ax.set_title(f"Risk: P(conquer), dice {dice}, {_rules_text(rules)}")
-        fig.colorbar(im, ax=ax, label="P(conquer)")
+        ax.set_xlabel(tr("D (defending armies)"))
+        ax.set_ylabel(tr("A (armies on the attacking territory)"))
+        title = tr("Risk: P(conquer), dice {dice}, {rules}").format(
+            dice=dice, rules=_rules_text(rules, tr))
+        ax.set_title(textwrap.fill(title, 60))  # longer rules ran off the image
+        fig.colorbar(im, ax=ax, label=tr("P(conquer)"))
         fig.tight_layout()
     except BaseException:
         plt.close(fig)
@@ -460,10 +617,10 @@ def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
     if as_json:
         _emit({"out": str(out), "max": n, "options": {**rules.battle_options, "dice": dice}})
     else:
-        click.echo(f"wrote a P(conquer) heatmap for A, D up to {n} to {out}")
+        say(tr("wrote a P(conquer) heatmap for A, D up to {n} to {out}").format(n=n, out=out))
 
 
-@risk.command(context_settings={"help_option_names": ["-h", "--help"]})
+@risk.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--sets-traded", type=INT, default=0, show_default=True,
               help="Sets traded so far in the game (by all players).")
 @click.option("--territories", type=INT, default=None, help="Territories you hold.")
@@ -481,12 +638,13 @@ def plot(n, out, options, ties, defender_sees_roll, dice, as_json):
 @_option_flag("cards")
 @_json_option
 def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, players, options,
-          as_json):
+          lang, as_json):
     """Armies from sets and territories, and the chance of holding a set.
 
     Cards are drawn independently with the three kinds equally likely; you trade a set as
     soon as you hold one, and no one else trades in the turns looked at.
     """
+    tr = speak(lang)
     wild_cards = _rules("cards", options, wild_cards=wild_cards).wild_cards
     report = rk.card_report(turns, sets_traded, hand or "", conquer_prob, wild_cards,
                             territories, players)
@@ -507,20 +665,31 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
         _emit(out)
         return
     if report.starting_armies is not None:
-        click.echo(f"starting armies for {players} players: {report.starting_armies} each")
+        say(tr("starting armies for {players} players: {armies} each").format(
+            players=players, armies=report.starting_armies))
     if report.reinforcements is not None:
-        click.echo(f"reinforcements for {territories} territories: {report.reinforcements} a turn")
-    say(f"next sets traded (after {sets_traded}): "
-        f"{', '.join(map(str, report.next_set_values))} armies")
-    click.echo("P(holding a set) after k cards"
-               + (f" ({wild_cards} wild cards in the deck)" if wild_cards else "") + ":")
+        say(tr.ngettext("reinforcements for {territories} territory: {armies} a turn",
+                        "reinforcements for {territories} territories: {armies} a turn",
+                        territories).format(territories=territories,
+                                            armies=report.reinforcements))
+    say(tr("next sets traded (after {traded}): {values} armies").format(
+        traded=sets_traded, values=", ".join(map(str, report.next_set_values))))
+    say(tr.ngettext("P(holding a set) after k cards ({wild} wild card in the deck):",
+                    "P(holding a set) after k cards ({wild} wild cards in the deck):",
+                    wild_cards).format(wild=wild_cards) if wild_cards else
+        tr("P(holding a set) after k cards:"))
     for k, p in enumerate(report.p_set_after):
         if k:
             click.echo(f"  {k}  {float(p):.6f}  ({p})")
-    say(f"armies from cards in the next {turns} turns (hand '{hand or ''}', "
-        f"P(card a turn) {conquer_prob}):")
+    say(tr.ngettext("armies from cards in the next {turns} turn (hand '{hand}', P(card a "
+                    "turn) {p}):",
+                    "armies from cards in the next {turns} turns (hand '{hand}', P(card a "
+                    "turn) {p}):", turns).format(turns=turns, hand=hand or "", p=conquer_prob))
     for t, (g, q) in enumerate(zip(look.per_turn, look.p_trade), 1):
-        click.echo(f"  turn {t:>2}: {g:.4f}  (P(trade) {q:.4f})")
-    click.echo(f"  total {look.total:.4f}")
+        say("  " + tr("turn {turn}: {armies}  (P(trade) {p})").format(
+            turn=f"{t:>2}", armies=f"{g:.4f}", p=f"{q:.4f}"))
+    say("  " + tr("total {armies}").format(armies=f"{look.total:.4f}"))
     if total is not None:
-        click.echo(f"expected armies in {turns} turns, territories and cards: {total:.4f}")
+        say(tr.ngettext("expected armies in {turns} turn, territories and cards: {armies}",
+                        "expected armies in {turns} turns, territories and cards: {armies}",
+                        turns).format(turns=turns, armies=f"{total:.4f}"))

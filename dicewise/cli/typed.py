@@ -27,9 +27,10 @@ def typed_value(typed: list[str], names, count: int = 1) -> str | None:
 
 def typed_language(ctx: click.Context, command: click.Command) -> i18n.Translator:
     """The translator ``command`` would speak: its typed ``--lang``, else the locale, where it
-    speaks one (the top group speaks the locale's); English for the others.  A language
-    dicewise does not speak falls back to the locale's, the language its refusal is said in."""
-    speaks = command is ctx.find_root().command or any(p.name == "lang" for p in command.params)
+    speaks one (a group, such as the top one, speaks the locale's); English for the
+    others.  A language dicewise does not speak falls back to the locale's, the language its
+    refusal is said in."""
+    speaks = isinstance(command, click.Group) or any(p.name == "lang" for p in command.params)
     if not speaks:
         return i18n.translator("en")
     try:
