@@ -7,6 +7,7 @@ import ast
 import importlib.util
 import json
 import re
+import string
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from dicewise import i18n
 from dicewise.cli import risk as cli_risk
 from dicewise.cli.helptext import paragraphs
 from dicewise.cli.main import cli
+from dicewise.errors import DicewiseError
 
 PLOTS = importlib.util.find_spec("matplotlib") is not None
 
@@ -233,44 +235,65 @@ def test_bad_input_is_refused_in_the_players_language(args, tmp_path, monkeypatc
         assert not english.search(typed), lines[lang]
 
 
-def test_the_solvers_refusals_read_as_they_did_in_english():
-    """A refusal said through its template reads, in English, word for word as the solver
-    wrote it; its counts are grouped as the player's language writes them."""
-    text = ("40000 v 40000 has 1,600,000,000 states, more than the 10,000,000 this battle "
-            "allows in memory")
-    message = cli_risk.solver_refusal(text)
-    assert message == text and message.template in cli_risk.SOLVER_REFUSALS
-    assert message.in_language(i18n.translator("ru")) == (
-        "число состояний боя 40000 против 40000: 1\u00a0600\u00a0000\u00a0000, а в памяти бой "
-        "может держать не больше 10\u00a0000\u00a0000")
-    assert cli_risk.solver_refusal("something else") is None
-    assert cli_risk.solver_refusal(i18n.Message("solving")) is None
+#: The solver's refusals as the library raises them, no command in between.
+SOLVER_BAD = [
+    (lambda: cli_risk.rk.check_chain(40000, [40000], 1),
+     "40000 v 40000 has 1,600,000,000 states, more than the 10,000,000 this chain allows in "
+     "memory",
+     "число состояний цепочки атак 40000 против 40000: 1\u00a0600\u00a0000\u00a0000, а в памяти "
+     "она может держать не больше 10\u00a0000\u00a0000"),
+    (lambda: cli_risk.rk.RiskRules(max_attacker_dice=4),
+     "the attacker rolls at most 1..3 dice, not 4",
+     "наибольшее число костей атакующего: от 1 до 3, а не 4"),
+    (lambda: cli_risk.rk.Policy(dice="all"), "dice must be one of max | minimax, not 'all'",
+     "для dice допустимо только max | minimax, а не 'all'"),
+    (lambda: cli_risk.rk.round_counts(3, 2, ties="nobody"),
+     "ties must be one of defender | attacker, not 'nobody'",
+     "для ties допустимо только defender | attacker, а не 'nobody'"),
+]
 
 
-def _solver_refusals_in_code():
-    """Every DicewiseError the Risk solver raises with its own text, as a pattern: what it
-    says, its f-string's fields read as any text."""
-    root = Path(cli_risk.rk.__file__).parent
-    found = []
-    for path in sorted(root.glob("*.py")):
+@pytest.mark.parametrize("call, english, russian", SOLVER_BAD,
+                         ids=["chain", "rules", "policy", "rounds"])
+def test_the_solvers_refusals_read_as_they_did_in_english(call, english, russian):
+    """The solver raises a refusal as a ``Message``: as text (the library, the web server)
+    it reads word for word as it always has; said in Russian, its counts are grouped as
+    Russian writes them."""
+    with pytest.raises(DicewiseError) as refused:
+        call()
+    assert str(refused.value) == english
+    assert i18n.message_of(refused.value).in_language(i18n.translator("ru")) == russian
+
+
+def _said_whole(node: ast.AST) -> bool:
+    """Whether a refusal is a ``Message`` call, or a choice between them (by a condition or
+    from a dict), so that it is said in the player's language."""
+    if isinstance(node, ast.IfExp):
+        return _said_whole(node.body) and _said_whole(node.orelse)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        return all(_said_whole(value) for value in node.value.values)
+    return isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Message"
+
+
+def test_every_refusal_of_the_solver_is_a_message():
+    """No refusal of the Risk solver is English only (a str or an f-string): each one is a
+    ``Message`` (the catalogs translate its template, ``test_i18n``), given the fields its
+    template names."""
+    raised, english_only = 0, []
+    for path in sorted(Path(cli_risk.rk.__file__).parent.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "DicewiseError"
-                    and node.args):
+            if not isinstance(node, ast.Call):
                 continue
-            text = node.args[0]
-            parts = text.values if isinstance(text, ast.JoinedStr) else [text]
-            found.append((path.name, "".join(
-                re.escape(p.value) if isinstance(p, ast.Constant) else ".+" for p in parts)))
-    return found
-
-
-def test_every_refusal_of_the_solver_has_its_template():
-    """A refusal added to the solver without a template would be said in English only."""
-    found = _solver_refusals_in_code()
-    assert len(found) >= 35
-    missing = [(name, pattern) for name, pattern in found
-               if not any(re.fullmatch(pattern, t, re.DOTALL) for t in cli_risk.SOLVER_REFUSALS)]
-    assert not missing
+            name = getattr(node.func, "id", "")
+            if name == "DicewiseError":
+                raised += 1
+                if not (len(node.args) == 1 and _said_whole(node.args[0])):
+                    english_only.append(f"{path.name}:{node.lineno}")
+            elif name == "Message" and all(k.arg for k in node.keywords):  # not **fields
+                template = node.args[0].value
+                assert {k.arg for k in node.keywords} == {
+                    f for _, f, _, _ in string.Formatter().parse(template) if f}, template
+    assert raised >= 40 and not english_only
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])

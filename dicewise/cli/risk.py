@@ -14,16 +14,13 @@ import csv
 import difflib
 import io
 import json
-import re
-import string
 import textwrap
 
 import click
 from click.core import ParameterSource
 
-from .. import i18n
 from ..errors import DicewiseError
-from ..i18n import Message, message_of
+from ..i18n import Message
 from ..solver import risk as rk
 from ..solver.risk.chain import search_bound
 from ..solver.risk.game import RISK
@@ -43,115 +40,6 @@ def _with_bar(steps: int, work: int, label: Message, fn):
         return fn(None)
     with progress(steps, label) as update:
         return fn(update)
-
-
-#: The solver's refusals as it words them: its code is hashed into the tables' digests, so
-#: its English text stays, and each refusal is said in the player's language by the
-#: template it matches (a word it fills in, such as attacker or battle, has a template of
-#: its own; the catalogs translate every template).
-SOLVER_REFUSALS = (
-    "the attacker's armies must be a whole number, not {value}",
-    "the defender's armies must be a whole number, not {value}",
-    "armies cannot be negative (the attacker has {armies})",
-    "armies cannot be negative (the defender has {armies})",
-    "{armies} attacker armies is more than this battle allows (at most {most})",
-    "{armies} defender armies is more than this battle allows (at most {most})",
-    "{armies} attacker armies is more than this chain allows (at most {most})",
-    "{armies} defender armies is more than this chain allows (at most {most})",
-    "the attacker needs at least 2 armies on its territory to attack (it rolls at most A-1 "
-    "dice); got A={armies}",
-    "the defender needs at least 1 army (got D={armies})",
-    "{attacker} v {defender} has {states} states, more than the {most} this battle allows in "
-    "memory",
-    "{attacker} v {defender} has {states} states, more than the {most} this chain allows in "
-    "memory",
-    "the table bound must be a whole number >= 2, not {value}",
-    "a table up to {n} has {entries} entries, more than the {most} allowed in memory (at most "
-    "{largest})",
-    "sets are counted from 1, not {value}",
-    "a player in the game holds at least 1 territory, not {value}",
-    "the board has 42 territories, not {value}",
-    "the game is for 3 to 6 players, not {value}",
-    "wild cards in the deck must be 0..42, not {value}",
-    "the number of cards must be a whole number >= 0, not {value}",
-    "a hand is written with the letters i, c, a, w (infantry, cavalry, artillery, wild), not "
-    "{letters}",
-    "a hand of {n} cards is impossible (sets are traded by five)",
-    "turns must be 1..100, not {value}",
-    "sets already traded must be 0..1000, not {value}",
-    "the probability of conquering in a turn must be 0..1, not {value}",
-    "a hand with 1 wild card needs as many in the deck, which has {wild} (--wild-cards)",
-    "a hand with {n} wild cards needs as many in the deck, which has {wild} (--wild-cards)",
-    "a chain needs at least one defending territory",
-    "a chain of {n} territories is longer than the 100 allowed",
-    "every territory on the chain needs at least 1 defender, not {value}",
-    "the garrison left behind must be at least 1 army, not {value}",
-    "the target probability must be strictly between 0 and 1, not {value}",
-    "this chain has {states} states, more than the {most} allowed in memory",
-    "the search for the fewest armies needs more memory than allowed (it starts at {armies} "
-    "armies against {defending} defending ones)",
-    "the search for P(all conquered) >= {target} needs more memory than allowed (none up to "
-    "{armies} reach it)",
-    "unknown option {names} for risk (options: {known})",
-    "option {key} does not change `dicewise risk {command}` (it reads: {reads})",
-    "dice must be one of max | minimax, not {value}",
-    "objective must be one of conquest | expected-armies | threshold, not {value}",
-    "exchange value must be a number from -1e9 to 1e9, not {value}",
-    "threshold must be between 0 and 1, not {value}",
-    "defender_sees_roll needs --dice minimax (with max dice the defender has no choice to "
-    "make)",
-    "a round has 1..3 attacking and 1..2 defending dice, not {attacking} v {defending}",
-    "ties must be one of defender | attacker, not {value}",
-    "defender_sees_roll is true or false, not {value}",
-    "the attacker rolls at most 1..3 dice, not {value}",
-    "the defender rolls at most 1..2 dice, not {value}",
-    "wild_cards is a whole number, not {value}",
-)
-
-
-def _pattern(template: str) -> re.Pattern:
-    """What a template reads as once its fields are filled in."""
-    return re.compile("".join(re.escape(text) + (f"(?P<{field}>.+?)" if field else "")
-                              for text, field, _, _ in string.Formatter().parse(template)),
-                      re.DOTALL)
-
-
-_REFUSAL_PATTERNS = [(template, _pattern(template)) for template in SOLVER_REFUSALS]
-#: A count the solver writes with its thousands grouped (10,000,000): grouped as the
-#: player's language writes them.
-_GROUPED = re.compile(r"\d{1,3}(,\d{3})+")
-
-
-def solver_refusal(text) -> Message | None:
-    """The solver's refusal ``text`` as a ``Message`` of its template, or None where it is
-    none of them (a ``Message`` already, or another error)."""
-    if isinstance(text, Message) or not isinstance(text, str):
-        return None
-    for template, pattern in _REFUSAL_PATTERNS:
-        found = pattern.fullmatch(text)
-        if found:
-            return Message(template, **{
-                key: i18n.Number(int(value.replace(",", ""))) if _GROUPED.fullmatch(value)
-                else value for key, value in found.groupdict().items()})
-    return None
-
-
-class _Spoken(SpokenHelp):
-    """Mixed into a Risk command: its help in the language it speaks (``--lang``), and the
-    solver's refusals said in it too (``solver_refusal``)."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except DicewiseError as e:
-            said = solver_refusal(message_of(e))
-            if said is None:
-                raise
-            raise DicewiseError(said) from None
-
-
-class _Command(_Spoken, Command):
-    """A Risk command of options only."""
 
 
 class _Int(click.types.IntParamType):
@@ -175,7 +63,7 @@ def _no_such_option(name: str, ctx) -> click.NoSuchOption:
 INT, FLOAT = _Int(), click.FLOAT
 
 
-class _NumbersCommand(_Spoken, click.Command):
+class _NumbersCommand(SpokenHelp, click.Command):
     """A command whose arguments are numbers, which may be negative (to be refused with a
     clear message, not taken for options): click then takes an unknown option for an
     argument, and one after the arguments is refused as an unknown option, not as an extra
@@ -550,7 +438,7 @@ def _table_file_bytes(p, rules, options) -> bytes:
                              "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
 
 
-@risk.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@risk.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--max", "n", type=INT, required=True, help="Largest A and D in the table.")
 @click.option("--format", "fmt", type=click.Choice(["csv", "table"]), default="csv",
               show_default=True,
@@ -581,7 +469,7 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, lang, as_json):
             n=n, out=out, format=fmt))
 
 
-@risk.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@risk.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--max", "n", type=INT, default=40, show_default=True,
               help="Largest A and D shown.")
 @click.option("--out", type=click.Path(), required=True,
@@ -620,7 +508,7 @@ def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
         say(tr("wrote a P(conquer) heatmap for A, D up to {n} to {out}").format(n=n, out=out))
 
 
-@risk.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@risk.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--sets-traded", type=INT, default=0, show_default=True,
               help="Sets traded so far in the game (by all players).")
 @click.option("--territories", type=INT, default=None, help="Territories you hold.")

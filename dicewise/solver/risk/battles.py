@@ -16,6 +16,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message, Number
 from .markov import MAX_STATES, Grid, Solved, backward, check_armies, forward
 from .policy import Policy
 from .rules import RiskRules
@@ -119,10 +120,13 @@ def conquest_table(n: int, rules: RiskRules = RiskRules(), policy: Policy = Poli
 def check_table_size(n: int) -> None:
     """Refuse a table bound that is not a whole number >= 2 or would not fit in memory."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise DicewiseError(f"the table bound must be a whole number >= 2, not {n!r}")
+        raise DicewiseError(Message("the table bound must be a whole number >= 2, not {value}",
+                                    value=repr(n)))
     if n * n > MAX_STATES:
-        raise DicewiseError(f"a table up to {n} has {n * n:,} entries, more than the "
-                            f"{MAX_STATES:,} allowed in memory (at most {int(MAX_STATES ** .5)})")
+        raise DicewiseError(Message("a table up to {n} has {entries} entries, more than the "
+                                    "{most} allowed in memory (at most {largest})", n=n,
+                                    entries=Number(n * n), most=Number(MAX_STATES),
+                                    largest=int(MAX_STATES ** .5)))
 
 
 def table_steps(n: int) -> int:

@@ -20,6 +20,7 @@ from fractions import Fraction
 from math import factorial
 
 from ...errors import DicewiseError
+from ...i18n import Message
 
 KINDS = "ica"  # infantry, cavalry, artillery; "w" is a wild card
 STARTING_ARMIES = {3: 35, 4: 30, 5: 25, 6: 20}
@@ -30,29 +31,33 @@ _TERRITORY_CARDS = 42
 def set_value(n: int) -> int:
     """Armies for the n-th set traded in the game: 4, 6, 8, 10, 12, 15, then +5 each."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise DicewiseError(f"sets are counted from 1, not {n!r}")
+        raise DicewiseError(Message("sets are counted from 1, not {value}", value=repr(n)))
     return _SET_VALUES[n - 1] if n <= 6 else 15 + 5 * (n - 6)
 
 
 def reinforcements(territories: int) -> int:
     """Armies at the start of a turn from territories held: max(3, territories div 3)."""
     if isinstance(territories, bool) or not isinstance(territories, int) or territories < 1:
-        raise DicewiseError(f"a player in the game holds at least 1 territory, not {territories!r}")
+        raise DicewiseError(Message("a player in the game holds at least 1 territory, not "
+                                    "{value}", value=repr(territories)))
     if territories > 42:
-        raise DicewiseError(f"the board has 42 territories, not {territories}")
+        raise DicewiseError(Message("the board has 42 territories, not {value}",
+                                    value=territories))
     return max(3, territories // 3)
 
 
 def starting_armies(players: int) -> int:
     """Armies each player starts with: 35/30/25/20 for 3/4/5/6 players (the seed)."""
     if players not in STARTING_ARMIES:
-        raise DicewiseError(f"the game is for 3 to 6 players, not {players!r}")
+        raise DicewiseError(Message("the game is for 3 to 6 players, not {value}",
+                                    value=repr(players)))
     return STARTING_ARMIES[players]
 
 
 def _wild_p(wild: int) -> Fraction:
     if isinstance(wild, bool) or not isinstance(wild, int) or not 0 <= wild <= 42:
-        raise DicewiseError(f"wild cards in the deck must be 0..42, not {wild!r}")
+        raise DicewiseError(Message("wild cards in the deck must be 0..42, not {value}",
+                                    value=repr(wild)))
     return Fraction(wild, _TERRITORY_CARDS + wild)
 
 
@@ -79,7 +84,8 @@ def _draws(k: int, wild: int):
 def p_set_after(k: int, wild: int = 0) -> Fraction:
     """Exact P(k cards drawn as the module says hold a set); 1 from five cards on."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise DicewiseError(f"the number of cards must be a whole number >= 0, not {k!r}")
+        raise DicewiseError(Message("the number of cards must be a whole number >= 0, not "
+                                    "{value}", value=repr(k)))
     if k >= 5:
         return Fraction(1)
     return sum((p for h, p in _draws(k, wild) if has_set(h)), Fraction(0))
@@ -90,10 +96,12 @@ def parse_hand(text: str) -> tuple[int, int, int, int]:
     text = text.strip().lower()
     bad = set(text) - set(KINDS + "w")
     if bad:
-        raise DicewiseError(f"a hand is written with the letters i, c, a, w "
-                            f"(infantry, cavalry, artillery, wild), not {''.join(sorted(bad))!r}")
+        raise DicewiseError(Message("a hand is written with the letters i, c, a, w (infantry, "
+                                    "cavalry, artillery, wild), not {letters}",
+                                    letters=repr("".join(sorted(bad)))))
     if len(text) > 9:
-        raise DicewiseError(f"a hand of {len(text)} cards is impossible (sets are traded by five)")
+        raise DicewiseError(Message("a hand of {n} cards is impossible (sets are traded by "
+                                    "five)", n=len(text)))
     return tuple(text.count(x) for x in KINDS + "w")
 
 
@@ -141,18 +149,21 @@ def card_outlook(turns: int, sets_traded: int = 0, hand: tuple[int, int, int, in
     Exact: a Markov chain over (hand, own sets traded), the hand drawn as the module says.
     """
     if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
-        raise DicewiseError(f"turns must be 1..100, not {turns!r}")
+        raise DicewiseError(Message("turns must be 1..100, not {value}", value=repr(turns)))
     if (isinstance(sets_traded, bool) or not isinstance(sets_traded, int)
             or not 0 <= sets_traded <= 1000):
-        raise DicewiseError(f"sets already traded must be 0..1000, not {sets_traded!r}")
+        raise DicewiseError(Message("sets already traded must be 0..1000, not {value}",
+                                    value=repr(sets_traded)))
     if not 0.0 <= conquer_prob <= 1.0:
-        raise DicewiseError(
-            f"the probability of conquering in a turn must be 0..1, not {conquer_prob}")
+        raise DicewiseError(Message("the probability of conquering in a turn must be 0..1, "
+                                    "not {value}", value=conquer_prob))
     pw = float(_wild_p(wild))
     if hand[3] > wild:
-        cards = "1 wild card" if hand[3] == 1 else f"{hand[3]} wild cards"
-        raise DicewiseError(f"a hand with {cards} needs as many in the deck, "
-                            f"which has {wild} (--wild-cards)")
+        raise DicewiseError(
+            Message("a hand with 1 wild card needs as many in the deck, which has {wild} "
+                    "(--wild-cards)", wild=wild) if hand[3] == 1 else
+            Message("a hand with {n} wild cards needs as many in the deck, which has {wild} "
+                    "(--wild-cards)", n=hand[3], wild=wild))
     card = [((1, 0, 0, 0), (1 - pw) / 3), ((0, 1, 0, 0), (1 - pw) / 3),
             ((0, 0, 1, 0), (1 - pw) / 3), ((0, 0, 0, 1), pw)]
     dist = {(tuple(hand), 0): 1.0}

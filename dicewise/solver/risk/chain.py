@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message, Number
 from .markov import MAX_ARMIES, MAX_STATES, Grid, backward, check_armies, forward
 from .policy import Policy
 from .rules import RiskRules
@@ -43,23 +44,24 @@ class Chain:
 def _check_chain(defenders, garrison):
     defenders = tuple(defenders)
     if not defenders:
-        raise DicewiseError("a chain needs at least one defending territory")
+        raise DicewiseError(Message("a chain needs at least one defending territory"))
     if len(defenders) > 100:
-        raise DicewiseError(
-            f"a chain of {len(defenders)} territories is longer than the 100 allowed")
+        raise DicewiseError(Message("a chain of {n} territories is longer than the 100 allowed",
+                                    n=len(defenders)))
     for d in defenders:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise DicewiseError(
-                f"every territory on the chain needs at least 1 defender, not {d!r}")
+            raise DicewiseError(Message("every territory on the chain needs at least 1 "
+                                        "defender, not {value}", value=repr(d)))
     if isinstance(garrison, bool) or not isinstance(garrison, (int, np.integer)) or garrison < 1:
-        raise DicewiseError(f"the garrison left behind must be at least 1 army, not {garrison!r}")
+        raise DicewiseError(Message("the garrison left behind must be at least 1 army, not "
+                                    "{value}", value=repr(garrison)))
     return defenders
 
 
 def _check_target(target) -> None:
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0.0 < target < 1.0:
-        raise DicewiseError(
-            f"the target probability must be strictly between 0 and 1, not {target}")
+        raise DicewiseError(Message("the target probability must be strictly between 0 and 1, "
+                                    "not {value}", value=target))
 
 
 def check_chain(armies: int, defenders: Sequence[int], garrison: int,
@@ -71,8 +73,9 @@ def check_chain(armies: int, defenders: Sequence[int], garrison: int,
         _check_target(target)
     check_armies(armies, max(defenders), what="chain")
     if armies * sum(defenders) > MAX_STATES:
-        raise DicewiseError(f"this chain has {armies * sum(defenders):,} states, more than the "
-                            f"{MAX_STATES:,} allowed in memory")
+        raise DicewiseError(Message("this chain has {states} states, more than the {most} "
+                                    "allowed in memory", states=Number(armies * sum(defenders)),
+                                    most=Number(MAX_STATES)))
     return defenders
 
 
@@ -162,9 +165,10 @@ def search_bound(defenders: Sequence[int], garrison: int = 1) -> int:
     A search that would not fit in memory even there is refused."""
     a_hi = 2 * sum(defenders) + 4 * len(defenders) * garrison + 8
     if _too_large(a_hi, defenders):
-        raise DicewiseError(f"the search for the fewest armies needs more memory than allowed "
-                            f"(it starts at {a_hi:,} armies against {sum(defenders):,} "
-                            f"defending ones)")
+        raise DicewiseError(Message("the search for the fewest armies needs more memory than "
+                                    "allowed (it starts at {armies} armies against {defending} "
+                                    "defending ones)", armies=Number(a_hi),
+                                    defending=Number(sum(defenders))))
     return a_hi
 
 
@@ -183,6 +187,7 @@ def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
         if hit.size:
             return int(hit[0]), float(W[0][hit[0]])
         if _too_large(2 * a_hi, defenders):
-            raise DicewiseError(f"the search for P(all conquered) >= {target} needs more "
-                                f"memory than allowed (none up to {a_hi} reach it)")
+            raise DicewiseError(Message("the search for P(all conquered) >= {target} needs "
+                                        "more memory than allowed (none up to {armies} reach "
+                                        "it)", target=target, armies=a_hi))
         a_hi *= 2

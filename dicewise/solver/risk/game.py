@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from ..digest import rules_digest
 from ..options import OptionSpec, option_specs, parse_option_pairs
 from ..protocol import Game, unsupported
@@ -56,8 +57,8 @@ class RiskGame(Game):
         known = [s.name for s in self.option_specs()]
         unknown = sorted(set(options) - set(known))
         if unknown:
-            raise DicewiseError(f"unknown option {', '.join(unknown)} for risk "
-                                f"(options: {', '.join(known)})")
+            raise DicewiseError(Message("unknown option {names} for risk (options: {known})",
+                                        names=", ".join(unknown), known=", ".join(known)))
         return RiskRules(**options)
 
     def rule_options(self, rules: RiskRules) -> dict:
@@ -85,8 +86,9 @@ class RiskGame(Game):
         for pair in pairs:
             key = pair.partition("=")[0].strip()
             if key in others:
-                raise DicewiseError(f"option {key} does not change `dicewise risk {command}` "
-                                    f"(it reads: {', '.join(reads)})")
+                raise DicewiseError(Message("option {key} does not change `dicewise risk "
+                                            "{command}` (it reads: {reads})", key=key,
+                                            command=command, reads=", ".join(reads)))
         return parse_option_pairs(f"risk {command}", specs, pairs)
 
     # --- tables: Risk has no solved table, only the P(conquer) file of `risk table` --------

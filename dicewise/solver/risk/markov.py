@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message, Number
 from .dice_choice import TOL, decide, go_max, max_moves, moves_for, options
 from .policy import Policy, check_play
 from .rounds import MOVES, WIN1, WIN2, move_tables
@@ -32,23 +33,47 @@ _KEEP_MOVES = 2_500_000
 
 
 def check_armies(attacker: int, defender: int, *, what: str = "battle") -> None:
-    """Refuse a start that is no battle (A < 2, D < 1) or would not fit in memory."""
-    for name, v in (("attacker", attacker), ("defender", defender)):
+    """Refuse a start that is no battle (A < 2, D < 1) or would not fit in memory; ``what``
+    (battle or chain) is what the refusal says is solved.  Each side and each ``what`` has
+    a sentence of its own, so that a translation says it whole."""
+    for attacking, v in ((True, attacker), (False, defender)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise DicewiseError(f"the {name}'s armies must be a whole number, not {v!r}")
+            raise DicewiseError(
+                Message("the attacker's armies must be a whole number, not {value}",
+                        value=repr(v)) if attacking else
+                Message("the defender's armies must be a whole number, not {value}",
+                        value=repr(v)))
         if v < 0:
-            raise DicewiseError(f"armies cannot be negative (the {name} has {v})")
+            raise DicewiseError(
+                Message("armies cannot be negative (the attacker has {armies})", armies=v)
+                if attacking else
+                Message("armies cannot be negative (the defender has {armies})", armies=v))
         if v > MAX_ARMIES:
-            raise DicewiseError(f"{v} {name} armies is more than this {what} allows "
-                                f"(at most {MAX_ARMIES})")
+            raise DicewiseError({
+                (True, "battle"): Message("{armies} attacker armies is more than this battle "
+                                          "allows (at most {most})", armies=v, most=MAX_ARMIES),
+                (False, "battle"): Message("{armies} defender armies is more than this battle "
+                                           "allows (at most {most})", armies=v, most=MAX_ARMIES),
+                (True, "chain"): Message("{armies} attacker armies is more than this chain "
+                                         "allows (at most {most})", armies=v, most=MAX_ARMIES),
+                (False, "chain"): Message("{armies} defender armies is more than this chain "
+                                          "allows (at most {most})", armies=v, most=MAX_ARMIES),
+            }[attacking, what])
     if attacker < 2:
-        raise DicewiseError(f"the attacker needs at least 2 armies on its territory to attack "
-                            f"(it rolls at most A-1 dice); got A={attacker}")
+        raise DicewiseError(Message("the attacker needs at least 2 armies on its territory to "
+                                    "attack (it rolls at most A-1 dice); got A={armies}",
+                                    armies=attacker))
     if defender < 1:
-        raise DicewiseError(f"the defender needs at least 1 army (got D={defender})")
+        raise DicewiseError(Message("the defender needs at least 1 army (got D={armies})",
+                                    armies=defender))
     if attacker * defender > MAX_STATES:
-        raise DicewiseError(f"{attacker} v {defender} has {attacker * defender:,} states, more "
-                            f"than the {MAX_STATES:,} this {what} allows in memory")
+        sizes = {"attacker": attacker, "defender": defender,
+                 "states": Number(attacker * defender), "most": Number(MAX_STATES)}
+        raise DicewiseError(
+            Message("{attacker} v {defender} has {states} states, more than the {most} this "
+                    "battle allows in memory", **sizes) if what == "battle" else
+            Message("{attacker} v {defender} has {states} states, more than the {most} this "
+                    "chain allows in memory", **sizes))
 
 
 class Grid:

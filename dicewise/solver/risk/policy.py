@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .rules import RiskRules
 
 DICE_MODES = ("max", "minimax")
@@ -39,15 +40,18 @@ class Policy:
 
     def __post_init__(self):
         if self.dice not in DICE_MODES:
-            raise DicewiseError(f"dice must be one of {' | '.join(DICE_MODES)}, not {self.dice!r}")
+            raise DicewiseError(Message("dice must be one of {choices}, not {value}",
+                                        choices=" | ".join(DICE_MODES), value=repr(self.dice)))
         if self.objective not in OBJECTIVES:
-            raise DicewiseError(
-                f"objective must be one of {' | '.join(OBJECTIVES)}, not {self.objective!r}")
+            raise DicewiseError(Message("objective must be one of {choices}, not {value}",
+                                        choices=" | ".join(OBJECTIVES),
+                                        value=repr(self.objective)))
         if not np.isfinite(self.exchange_value) or abs(self.exchange_value) > 1e9:
-            raise DicewiseError(
-                f"exchange value must be a number from -1e9 to 1e9, not {self.exchange_value}")
+            raise DicewiseError(Message("exchange value must be a number from -1e9 to 1e9, not "
+                                        "{value}", value=self.exchange_value))
         if not 0.0 <= self.threshold <= 1.0:
-            raise DicewiseError(f"threshold must be between 0 and 1, not {self.threshold}")
+            raise DicewiseError(Message("threshold must be between 0 and 1, not {value}",
+                                        value=self.threshold))
 
     def to_the_end(self) -> Policy:
         """The same dice, fighting to the end for conquest (tables and chains)."""
@@ -57,5 +61,5 @@ class Policy:
 def check_play(rules: RiskRules, policy: Policy) -> None:
     """Refuse a defender who sees the roll under max dice: it has no choice to make."""
     if rules.defender_sees_roll and policy.dice != "minimax":
-        raise DicewiseError("defender_sees_roll needs --dice minimax (with max dice the "
-                            "defender has no choice to make)")
+        raise DicewiseError(Message("defender_sees_roll needs --dice minimax (with max dice "
+                                    "the defender has no choice to make)"))

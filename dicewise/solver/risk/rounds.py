@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from .rules import TIES
 
 #: Round outcomes as (armies the attacker loses, armies the defender loses).
@@ -29,7 +30,8 @@ WIN1, WIN2 = MOVES.index((0, 1)), MOVES.index((0, 2))
 
 def _check_dice(a: int, d: int) -> None:
     if a not in (1, 2, 3) or d not in (1, 2):
-        raise DicewiseError(f"a round has 1..3 attacking and 1..2 defending dice, not {a} v {d}")
+        raise DicewiseError(Message("a round has 1..3 attacking and 1..2 defending dice, not "
+                                    "{attacking} v {defending}", attacking=a, defending=d))
 
 
 @lru_cache(maxsize=None)
@@ -74,7 +76,8 @@ def round_counts(a: int, d: int, ties: str = "defender") -> dict[tuple[int, int]
     """
     _check_dice(a, d)
     if ties not in TIES:
-        raise DicewiseError(f"ties must be one of {' | '.join(TIES)}, not {ties!r}")
+        raise DicewiseError(Message("ties must be one of {choices}, not {value}",
+                                    choices=" | ".join(TIES), value=repr(ties)))
     _, weights = attacker_classes(a)
     total = np.asarray(weights, dtype=np.int64) @ class_counts(a, d, ties)
     return {MOVES[k]: int(n) for k, n in enumerate(total) if n}

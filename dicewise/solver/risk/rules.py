@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...errors import DicewiseError
+from ...i18n import Message
 from ..options import option, options_of, validate_options
 
 TIES = ("defender", "attacker")
@@ -40,17 +41,22 @@ class RiskRules:
 
     def __post_init__(self):
         if self.ties not in TIES:
-            raise DicewiseError(f"ties must be one of {' | '.join(TIES)}, not {self.ties!r}")
+            raise DicewiseError(Message("ties must be one of {choices}, not {value}",
+                                        choices=" | ".join(TIES), value=repr(self.ties)))
         if not isinstance(self.defender_sees_roll, bool):
-            raise DicewiseError(
-                f"defender_sees_roll is true or false, not {self.defender_sees_roll!r}")
+            raise DicewiseError(Message("defender_sees_roll is true or false, not {value}",
+                                        value=repr(self.defender_sees_roll)))
         for key, most in (("max_attacker_dice", 3), ("max_defender_dice", 2)):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-                who = "attacker" if key == "max_attacker_dice" else "defender"
-                raise DicewiseError(f"the {who} rolls at most 1..{most} dice, not {value!r}")
+                raise DicewiseError(
+                    Message("the attacker rolls at most 1..{most} dice, not {value}",
+                            most=most, value=repr(value)) if key == "max_attacker_dice" else
+                    Message("the defender rolls at most 1..{most} dice, not {value}",
+                            most=most, value=repr(value)))
         if isinstance(self.wild_cards, bool) or not isinstance(self.wild_cards, int):
-            raise DicewiseError(f"wild_cards is a whole number, not {self.wild_cards!r}")
+            raise DicewiseError(Message("wild_cards is a whole number, not {value}",
+                                        value=repr(self.wild_cards)))
         validate_options(self)
 
     @property
