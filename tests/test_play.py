@@ -668,7 +668,7 @@ def test_a_strategy_table_fills_its_progress_bar(what):
     assert bar["done"] == bar["length"] == 777
 
 
-@pytest.mark.parametrize("name", ["general", "poker-programs"])
+@pytest.mark.parametrize("name", ["general", pytest.param("poker-programs", marks=pytest.mark.slow)])
 def test_simulate_fills_a_bar_while_it_works_out_the_exact_distribution(name):
     """simulate's exact distribution took 1.9 s after its games' bar had closed (poker-programs):
     it has a bar of its own, filled a turn at a time, and filled at once when already known."""
