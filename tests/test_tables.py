@@ -162,6 +162,48 @@ def test_a_table_too_large_for_one_bin_is_written_in_pieces_and_read_back(tmp_pa
     assert np.array_equal(read_table(path).arrays["values"], arrays["values"])
 
 
+@pytest.mark.parametrize("pieces", [False, True])
+def test_reading_a_table_tells_its_progress_a_chunk_at_a_time(tmp_path, monkeypatch, pieces):
+    """A big table is read a chunk at a time, each chunk's bytes told to the progress bar:
+    the whole file for format 1, the arrays' bytes for format 2; the arrays are the same."""
+    from dicewise.tables import format as table_format
+
+    monkeypatch.setattr(table_format, "READ_CHUNK", 1000)
+    if pieces:
+        path, arrays, _ = pieces_table(tmp_path, monkeypatch, 70_000, 4096)
+        whole = sum(a.nbytes for a in arrays.values())
+    else:
+        arrays = {"values": np.arange(9_000.0)}
+        path = write_table(tmp_path / "t.dwt", kind="test", ruleset="x", options={},
+                           rules_digest="abc", arrays=arrays)
+        whole = path.stat().st_size
+    told = []
+    table = read_table(path, told.append, kind="test")
+    assert sum(told) == whole and max(told) <= 1000 and len(told) >= whole // 1000
+    assert np.array_equal(table.arrays["values"], arrays["values"])
+
+
+def test_a_big_table_is_loaded_with_a_progress_bar_and_a_small_one_without(table, monkeypatch):
+    from contextlib import contextmanager
+
+    path, game, values = table
+    bars = []
+
+    @contextmanager
+    def progress(length, label):
+        bars.append([str(label), length, 0])
+
+        def update(steps=1):
+            bars[-1][2] += steps
+        yield update
+
+    ruleset = get_game(game.name)
+    assert same(store.load(ruleset, game, path, progress).payload, values) and bars == []
+    monkeypatch.setattr(store, "READ_BAR_BYTES", path.stat().st_size)
+    assert same(store.load(ruleset, game, path, progress).payload, values)
+    assert bars == [["reading the table of general", path.stat().st_size, path.stat().st_size]]
+
+
 def test_a_damaged_table_in_pieces_is_refused(tmp_path, monkeypatch):
     """Format 2 is checked as format 1 is: cut anywhere, a flipped byte anywhere, a byte
     added, or arrays other than its pieces hold, it is refused with the reason."""

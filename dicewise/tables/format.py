@@ -157,13 +157,13 @@ def read_header(path) -> dict:
     return _read(path)[0]
 
 
-def _read(path):
+def _read(path, progress=None):
     """(header, payload) of a checked table file: format 1's payload is the packed map of
-    its arrays, format 2's the arrays' bytes."""
+    its arrays, format 2's the arrays' bytes (``progress`` told each read's bytes)."""
     path = Path(path)
     try:
         with open(path, "rb") as f:
-            return _read_open(f, path)
+            return _read_open(f, path, progress)
     except FileNotFoundError:
         raise TableError(Message("table file {path} does not exist", path=str(path))) from None
     except OSError as e:
@@ -171,7 +171,7 @@ def _read(path):
                                  why=os_reason(e))) from None
 
 
-def _read_open(f, path: Path):
+def _read_open(f, path: Path, progress=None):
     start = f.read(256)
     f.seek(0)
     try:  # the header first, to know the format of what follows
@@ -188,12 +188,12 @@ def _read_open(f, path: Path):
         raise _cut_short_or_not_ours(path, start) from None
     version = header.get("format_version")
     if version == FORMAT_IN_PIECES:
-        payload = _read_pieces(f, payload_at, header, path)
+        payload = _read_pieces(f, payload_at, header, path, progress)
         checked = (memoryview(payload),)
     elif version == FORMAT_VERSION:
         f.seek(0)
         try:
-            doc = msgpack.unpackb(f.read(), raw=False, strict_map_key=False)
+            doc = msgpack.unpackb(_read_all(f, progress), raw=False, strict_map_key=False)
             header, payload = doc["header"], doc["payload"]
             if header.get("format") != MAGIC or not isinstance(payload, bytes):
                 raise ValueError
@@ -217,7 +217,25 @@ def _cut_short_or_not_ours(path: Path, start: bytes) -> TableError:
                         path=str(path)))
 
 
-def _read_pieces(f, offset: int, header, path: Path) -> np.ndarray:
+#: The most one read takes, so that a progress bar moves while a big table is read.
+READ_CHUNK = 1 << 26
+
+
+def _read_all(f, progress=None) -> memoryview:
+    """The rest of the file from its start, read a chunk at a time."""
+    buffer = bytearray(os.fstat(f.fileno()).st_size)
+    view, at = memoryview(buffer), 0
+    while at < len(buffer):
+        got = f.readinto(view[at:at + READ_CHUNK])
+        if not got:
+            return view[:at]  # the file shrank while being read: what was there
+        at += got
+        if progress is not None:
+            progress(got)
+    return view
+
+
+def _read_pieces(f, offset: int, header, path: Path, progress=None) -> np.ndarray:
     """Format 2's payload, a list of bins, read into one buffer of the arrays' bytes
     (read-only), after checking that the pieces hold exactly what the header describes."""
     cut = _cut_short_or_not_ours(path, MAGIC.encode())
@@ -236,11 +254,13 @@ def _read_pieces(f, offset: int, header, path: Path) -> np.ndarray:
         n = _length(f, _BIN_HEADERS, cut)
         if n > total - at:
             raise _arrays_unlike_header(path)
-        while n:  # a read returns at most about 2 GiB
-            got = f.readinto(view[at:at + n])
+        while n:
+            got = f.readinto(view[at:at + min(n, READ_CHUNK)])
             if not got:
                 raise cut
             at, n = at + got, n - got
+            if progress is not None:
+                progress(got)
     if at != total or f.read(1):
         raise _arrays_unlike_header(path)
     buffer.flags.writeable = False
@@ -278,13 +298,13 @@ def _said(value) -> str:
         else str(value)
 
 
-def read_table(path, **expect) -> Table:
-    """Load and validate a table file.
+def read_table(path, progress=None, **expect) -> Table:
+    """Load and validate a table file (``progress`` told the bytes of each read).
 
     Every keyword (``kind``, ``ruleset``, ``options``, ``rules_digest``) must equal the
     header's value, or the file is refused.
     """
-    header, payload = _read(path)
+    header, payload = _read(path, progress)
     for key, want in expect.items():
         have = header.get(key)
         if have != want:

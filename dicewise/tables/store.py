@@ -50,11 +50,23 @@ def _quiet(units, label):
     return contextlib.nullcontext(None)
 
 
-def load(game: Game, rules, path) -> Solution:
-    """Read a table, refusing it unless it was built for exactly this game, rules and method."""
+#: From this size on, reading a table shows a progress bar (about a second on a slow disk).
+READ_BAR_BYTES = 1 << 27
+
+
+def load(game: Game, rules, path, progress_factory: ProgressFactory | None = None) -> Solution:
+    """Read a table, refusing it unless it was built for exactly this game, rules and method
+    (a big one with a progress bar from ``progress_factory``)."""
     path = Path(path)
-    table = read_table(path, kind=game.table_kind(rules), ruleset=game.name,
-                       options=game.rule_options(rules), rules_digest=game.rules_digest(rules))
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # read_table says why it cannot be read
+    bar = progress_factory if progress_factory is not None and size >= READ_BAR_BYTES else _quiet
+    with bar(size, Message("reading the table of {ruleset}", ruleset=game.name)) as update:
+        table = read_table(path, update, kind=game.table_kind(rules), ruleset=game.name,
+                           options=game.rule_options(rules),
+                           rules_digest=game.rules_digest(rules))
     meta = table.header.get("meta", {})
     if not isinstance(meta, dict) or "expected_score" not in meta or not (
             meta["expected_score"] is None or isinstance(meta["expected_score"], (int, float))):
@@ -193,7 +205,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
                                         why=os_reason(e))) from None
     if not rebuild and path.exists():
         try:
-            return load(game, rules, path)
+            return load(game, rules, path, progress_factory)
         except TableError as e:
             if isinstance(e, NotATableFile) and explicit:
                 raise  # no table of ours: nothing to rebuild over it
@@ -203,7 +215,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
     with _build_lock(path):
         if not rebuild and path.exists():  # another process built it while we waited
             try:
-                return load(game, rules, path)
+                return load(game, rules, path, progress_factory)
             except TableError:
                 pass
         return build(game, rules, path, progress_factory, cached=not explicit)
