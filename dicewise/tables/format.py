@@ -222,7 +222,7 @@ READ_CHUNK = 1 << 26
 
 
 def _read_all(f, progress=None) -> memoryview:
-    """The rest of the file from its start, read a chunk at a time."""
+    """The whole file (its position at the start), read a chunk at a time."""
     buffer = bytearray(os.fstat(f.fileno()).st_size)
     view, at = memoryview(buffer), 0
     while at < len(buffer):
