@@ -221,18 +221,24 @@ def _cut_short_or_not_ours(path: Path, start: bytes) -> TableError:
 READ_CHUNK = 1 << 26
 
 
-def _read_all(f, progress=None) -> memoryview:
-    """The whole file (its position at the start), read a chunk at a time."""
-    buffer = bytearray(os.fstat(f.fileno()).st_size)
-    view, at = memoryview(buffer), 0
-    while at < len(buffer):
+def _fill(f, view: memoryview, progress=None) -> int:
+    """Read into ``view`` a chunk at a time, until it is full or the file ends: the bytes
+    read (each chunk's told to ``progress``)."""
+    at = 0
+    while at < len(view):
         got = f.readinto(view[at:at + READ_CHUNK])
         if not got:
-            return view[:at]  # the file shrank while being read: what was there
+            break
         at += got
         if progress is not None:
             progress(got)
-    return view
+    return at
+
+
+def _read_all(f, progress=None) -> memoryview:
+    """The whole file (its position at the start); less where it shrank while being read."""
+    view = memoryview(bytearray(os.fstat(f.fileno()).st_size))
+    return view[:_fill(f, view, progress)]
 
 
 def _read_pieces(f, offset: int, header, path: Path, progress=None) -> np.ndarray:
@@ -254,13 +260,9 @@ def _read_pieces(f, offset: int, header, path: Path, progress=None) -> np.ndarra
         n = _length(f, _BIN_HEADERS, cut)
         if n > total - at:
             raise _arrays_unlike_header(path)
-        while n:
-            got = f.readinto(view[at:at + min(n, READ_CHUNK)])
-            if not got:
-                raise cut
-            at, n = at + got, n - got
-            if progress is not None:
-                progress(got)
+        if _fill(f, view[at:at + n], progress) < n:
+            raise cut
+        at += n
     if at != total or f.read(1):
         raise _arrays_unlike_header(path)
     buffer.flags.writeable = False
