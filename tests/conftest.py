@@ -50,18 +50,29 @@ def _private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
 
 
-@pytest.fixture(scope="module")
-def _module_cache_dir(tmp_path_factory, request):
-    return tmp_path_factory.mktemp(f"{request.module.__name__.rpartition('.')[2]}-cache")
+@pytest.fixture(scope="session")
+def _shared_cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("shared-cache")
 
 
 @pytest.fixture
-def module_cache(_module_cache_dir, _private_cache, monkeypatch):
-    """One table cache for all the tests of a module that asks for it
-    (``pytestmark = pytest.mark.usefixtures("module_cache")``): tables built by one test
-    serve the next; a test that needs an empty cache sets its own."""
-    monkeypatch.setenv("DICEWISE_CACHE", str(_module_cache_dir))
-    return _module_cache_dir
+def shared_cache(_shared_cache_dir, _private_cache, monkeypatch):
+    """One table cache for every test of this test process that asks for it
+    (``pytestmark = pytest.mark.usefixtures("shared_cache")``).  A cached table is named by
+    its rules and written whole, so one built by any test serves the next, whichever module
+    built it: a module asks for it only where none of its tests needs an empty cache (such a
+    test sets its own)."""
+    monkeypatch.setenv("DICEWISE_CACHE", str(_shared_cache_dir))
+    return _shared_cache_dir
+
+
+@pytest.fixture
+def empty_cache(tmp_path_factory, monkeypatch):
+    """An empty table cache of its own, for a test that watches a first build in a module
+    whose tests share one (``shared_cache``)."""
+    folder = tmp_path_factory.mktemp("empty-cache")
+    monkeypatch.setenv("DICEWISE_CACHE", str(folder))
+    return folder
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,7 +20,7 @@ from dicewise import api
 from dicewise.cli.main import cli
 from dicewise.errors import DicewiseError
 
-pytestmark = pytest.mark.usefixtures("module_cache")
+pytestmark = pytest.mark.usefixtures("shared_cache")
 
 DICE = [2, 2, 4, 6, 6]
 

@@ -26,7 +26,7 @@ ME = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,straight=25"
 THEM = "ones=2,twos=8,threes=12,fours=16,fives=20,sixes=24,full_house=30"
 
 
-pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
 
 def run(*args):

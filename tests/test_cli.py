@@ -26,6 +26,9 @@ from dicewise.cli.main import cli
 from dicewise.solver.registry import RULESETS
 from dicewise.solver.rulesets import CATEGORY_GAMES, category_game
 from lines import joined, unwrapped
+from tiers import spread
+
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
 
 def run(*args):
@@ -327,11 +330,10 @@ def test_every_help_page_is_plain_text_and_says_what_each_option_is():
         assert not bare, (path, bare)
 
 
-@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
-@pytest.mark.parametrize("args", [("simulate", "general", "--games", "1", "--policy",
-                                   "greedy"),
-                                  ("duel", "general", "--games", "1"),
-                                  ("duel", "general", "--players", "3", "--games", "3")])
+@pytest.mark.parametrize("args,lang", spread(
+    [("simulate", "general", "--games", "1", "--policy", "greedy"),
+     ("duel", "general", "--games", "1"), ("duel", "general", "--players", "3", "--games", "3")],
+    ["en", "ru", "pl"]))
 def test_one_game_leaves_its_interval_undefined_with_a_dash_not_nan(args, lang):
     """One game (one per seat) has no interval of its mean: the text shows a dash, as the
     JSON shows null, in every language, not "nan"."""

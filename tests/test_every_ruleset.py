@@ -31,6 +31,7 @@ from dicewise.solver.registry import GAMES, get_game
 from dicewise.solver.target.table import ONE_TARGET_ABOVE
 from dicewise.tables import store
 from lines import unwrapped
+from tiers import spread
 
 DICE = ["2", "2", "4", "6", "6"]
 
@@ -52,7 +53,7 @@ def one_error_line(result, fragment=""):
         result.stderr
 
 
-pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
 
 @pytest.fixture(autouse=True)
@@ -292,8 +293,7 @@ def in_english(*args) -> str:
     return ok(*args, "--lang", "en").stdout
 
 
-@pytest.mark.parametrize("name", tiered(PLAYED))
-@pytest.mark.parametrize("lang", ["ru", "pl"])
+@pytest.mark.parametrize("name,lang", spread(PLAYED, ["ru", "pl"], slow=SLOW_GAMES))
 def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
     """The reports of ``solve``, ``simulate`` and ``duel`` (two policies, and a table of
     three) in Russian and Polish, each report entry a game adds and the sheets of example
@@ -383,8 +383,7 @@ def human_runs(name: str, log) -> list[tuple[str, ...]]:
     return runs + OWN_RUNS.get(name, [])
 
 
-@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
-@pytest.mark.parametrize("name", tiered(GAME_NAMES))
+@pytest.mark.parametrize("name,lang", spread(GAME_NAMES, ["en", "ru", "pl"], slow=SLOW_GAMES))
 def test_what_a_player_reads_fits_80_columns(name, lang, tmp_path, monkeypatch):
     """Every line that rules, solve, advise, simulate, duel, chance, bench-agent, review and
     risk print for people fits a terminal of 80 columns, in every language, however wide the

@@ -13,6 +13,8 @@ from dicewise.cli.main import cli
 from dicewise.solver.registry import GAMES, get_game
 from lines import joined, unwrapped
 
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
+
 DICE = ["--dice", "2", "2", "4", "6", "6"]
 
 

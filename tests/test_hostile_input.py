@@ -22,7 +22,7 @@ from dicewise.tables.format import read_table, write_table
 
 ADVISE = ["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "6"]
 
-pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
 
 def refused(*args, fragment: str = "", env=None) -> str:

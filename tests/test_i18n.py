@@ -21,6 +21,8 @@ from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
 from lines import joined, unwrapped
 
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
+
 SOURCES = [Path(i18n.__file__).parent / p for p in
            ("play/session.py", "cli/play_along.py", "cli/games.py", "cli/measure.py",
             "cli/risk.py", "cli/serve.py", "i18n.py", "tables/store.py", "tables/two_player.py")]
@@ -309,7 +311,7 @@ def test_a_game_in_russian_and_polish(lang, player, label):
 
 @pytest.mark.parametrize("lang,label", [("ru", "вычисляю general ..."),
                                         ("pl", "obliczam general ..."), ("en", "solving general ...")])
-def test_a_table_built_at_the_table_says_so_in_the_players_language(lang, label):
+def test_a_table_built_at_the_table_says_so_in_the_players_language(lang, label, empty_cache):
     from click.testing import CliRunner
 
     from dicewise.cli.main import cli
@@ -1099,7 +1101,7 @@ def test_every_ruleset_is_described_in_the_players_language(lang, monkeypatch):
         CliRunner().invoke(cli, ["rules", "general", "--json"]).stdout
 
 
-def test_a_table_being_built_is_said_in_the_players_language(monkeypatch):
+def test_a_table_being_built_is_said_in_the_players_language(monkeypatch, empty_cache):
     """The progress line of a first solve speaks the command's language."""
     from click.testing import CliRunner
 

@@ -31,6 +31,8 @@ from dicewise.solver.rulesets.strategy import (category_table, exact_distributio
                                               scratch_boxes)
 from dicewise.solver.stats import ScoreSummary
 
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
+
 
 def run(*args):
     return CliRunner().invoke(cli, list(args), prog_name="dicewise")

@@ -12,6 +12,8 @@ from dicewise import api, i18n
 from dicewise.cli.main import cli
 from dicewise.solver.registry import get_game
 
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
+
 
 def play(*args, lines=()):
     return CliRunner().invoke(cli, ["play", *args], input="".join(f"{l}\n" for l in lines),

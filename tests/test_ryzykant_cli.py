@@ -31,7 +31,7 @@ def _small_build(monkeypatch):
     monkeypatch.setattr(policy_table, "RESIDUAL_POSITIONS", 100)
 
 
-pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
 
 SMALL = ["-o", "end_marks=2"]

@@ -20,7 +20,7 @@ from dicewise.solver.sheet import parse_sheet
 from dicewise.solver.rulesets import category_game
 
 
-pytestmark = pytest.mark.usefixtures("module_cache")  # tables built once for the module
+pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
 
 def play_out(game: TableGame, limit: int = 2000) -> list[dict]:
