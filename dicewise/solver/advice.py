@@ -110,8 +110,18 @@ def check_position(game: CategoryRules, sheet: Sheet, faces, roll: int) -> tuple
     return faces
 
 
-def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, faces, roll: int) -> Advice:
-    """Rank every choice after roll ``roll`` (1..3) with dice ``faces`` on ``sheet``."""
+def turn_keep_values(game: CategoryRules, values: np.ndarray, sheet: Sheet):
+    """The turn at ``sheet`` solved once: each keep's value before roll 2 and before roll 3,
+    two (462,) arrays, the points written not included."""
+    masks, extras = np.array([sheet.mask]), np.array([sheet.extra])
+    w = [write_values(game, values, masks, extras, k) for k in ROLL_NUMBERS]
+    return tuple(before[:, 0] for before in solve_turn(w, game.first_roll_end()).before_roll)
+
+
+def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, faces, roll: int,
+                    keep_values=None) -> Advice:
+    """Rank every choice after roll ``roll`` (1..3) with dice ``faces`` on ``sheet``;
+    ``keep_values``, ``turn_keep_values`` of that sheet, spares solving its turn again."""
     faces = check_position(game, sheet, faces, roll)
     masks, extras = np.array([sheet.mask]), np.array([sheet.extra])
     values = solved.values
@@ -134,9 +144,7 @@ def advise_position(game: CategoryRules, solved: StateValues, sheet: Sheet, face
         writes.append((name, score, sheet.points + points + float(values[nxt])))
     keeps = []
     if roll < 3:
-        w = [write_values(game, values, masks, extras, k) for k in ROLL_NUMBERS]
-        turn = solve_turn(w, ends)
-        before_next = turn.before_roll[roll - 1][:, 0]
+        before_next = (keep_values or turn_keep_values(game, values, sheet))[roll - 1]
         for k in dice.sub_keeps(r):
             keeps.append((tuple(dice.faces_of(dice.KEEPS[k])), sheet.points + float(before_next[k])))
     choices = ranked_choices([(n, s, e, e) for n, s, e in writes], [(d, e, e) for d, e in keeps],

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import i18n
 from .. import dice
-from ..advice import advise_position
+from ..advice import advise_position, turn_keep_values
 from ..category import CategoryRules, StateValues
 from ..sheet import Sheet
 from .decisions import plan_turns, planned_keeps, write_options
@@ -65,12 +65,13 @@ def opening_table(game: CategoryRules, solved: StateValues, progress=None, lengt
               "runner_up_expected_points", "margin_points"]
     rows = []
     sheet = _empty_sheet(game)
+    keep_values = turn_keep_values(game, solved.values, sheet)
     step = filling(progress, length, 2 * dice.N_ROLLS)
     for k in (1, 2):
         for r in range(dice.N_ROLLS):
             step()
             faces = dice.faces_of(dice.ROLLS[r])
-            advice = advise_position(game, solved, sheet, faces, k)
+            advice = advise_position(game, solved, sheet, faces, k, keep_values)
             if not advice.choices:
                 rows.append([k, " ".join(map(str, faces)), advice.ended, None, None, None, None])
                 continue
