@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 
+from .. import json_input
 from ..errors import DicewiseError
 
 
@@ -134,7 +135,10 @@ class ProcessAgent:
                                 + self._last_words())
         line = self._read_line()
         try:
-            return json.loads(line)
+            return json_input.loads(line)
+        except json_input.RepeatedName as e:  # two readings: neither is played
+            self.close()
+            raise AgentFailure("malformed", str(e), sent=line[:200]) from None
         except (ValueError, RecursionError):  # RecursionError: nested deeper than Python goes
             # out of step with the protocol (a debug line, say, its answer still to come,
             # which would be read as the answer to the next observation): started afresh

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
+from .. import json_input
 from ..errors import DicewiseError
 from ..solver.protocol import BadAction, Solution
 
@@ -51,7 +52,9 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
         if isinstance(text, (str, bytes)) and not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = json_input.loads(text)
+        except json_input.RepeatedName as e:
+            raise DicewiseError(f"line {number}: {e}") from None
         except (ValueError, RecursionError):
             raise DicewiseError(f"line {number} is not JSON (cut short?)") from None
         except TypeError:  # not text at all (from Python): as a line of the wrong shape

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import api, i18n
+from .. import api, i18n, json_input
 from ..errors import DicewiseError
 from ..i18n import Message, Plural
 from ..solver.player_sheet import PlayerSheet
@@ -628,9 +628,13 @@ def read_saved(path) -> dict:
     """The JSON of a saved game's file (DicewiseError if it cannot be read or is no JSON)."""
     path = checked_input(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json_input.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise DicewiseError(cannot_read(path, e)) from None
+    except json_input.RepeatedName as e:
+        raise DicewiseError(Message("{path} is not a saved dicewise game (it gives {name} twice "
+                                    "in one object)", path=str(path),
+                                    name=json.dumps(e.name, ensure_ascii=False))) from None
     except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python goes
         raise DicewiseError(Message("{path} is not a saved dicewise game (not JSON)",
                                     path=str(path))) from None

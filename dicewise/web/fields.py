@@ -6,6 +6,7 @@ import json
 
 from starlette.requests import ClientDisconnect, Request
 
+from .. import json_input
 from ..errors import DicewiseError
 
 
@@ -27,7 +28,9 @@ async def read_json(request: Request) -> dict:
     except ClientDisconnect:  # gone before its whole body came: nobody reads the answer
         raise BadRequest("the request ended before its body did") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json_input.loads(raw.decode("utf-8"))
+    except json_input.RepeatedName as e:
+        raise BadRequest(f"the request is ambiguous: {e}") from None
     except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number too long
         raise BadRequest(f"the request is not valid JSON ({e})") from None
     except RecursionError:
