@@ -64,7 +64,8 @@ def planned_keeps(plan: TurnPlan, cols: np.ndarray, rolls: np.ndarray,
 @dataclass(frozen=True)
 class WriteOptions:
     """Every box for G positions: value (points + future, -inf where not allowed), points
-    earned now (bonuses included), the box's score, and the state each write leads to."""
+    earned now (bonuses included), the box's score, and the state each write leads to (the
+    last three read only where the write is allowed)."""
 
     value: np.ndarray  # (G, n_cat)
     points: np.ndarray  # (G, n_cat)
@@ -88,6 +89,8 @@ def write_options(game: CategoryRules, values: np.ndarray, masks: np.ndarray, ex
         m, e = np.divmod(states, game.n_extra)
         r, b = rolls[sel], len(states)
         for c in range(n):
+            if ((m >> c) & 1).all():  # filled in every state: nothing to ask the ruleset
+                continue
             w = game.write(c, int(k), m, e)
             pts, bonus, legal, ne = w.at(r, col, b)
             legal &= (m[col] >> c) & 1 == 0
