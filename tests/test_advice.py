@@ -208,3 +208,26 @@ def test_full_sheet_has_no_advice(solved):
     full = parse_sheet(game, ",".join(f"{n}=0" for n in game.category_names))
     with pytest.raises(DicewiseError, match="full"):
         advise_position(game, values, full, [1, 2, 3, 4, 5], 1)
+
+
+@settings(max_examples=12, **NO_SHRINK)
+@given(data=st.data())
+def test_advice_through_the_game_is_the_advisors_whatever_was_asked_before(solution, data):
+    """A category game keeps the last turn it solved for the next decision of that turn
+    (roll 1, then roll 2): positions asked one after another, of one table and of another
+    with the same sheets (General with plain straights), and sheets with the same boxes
+    filled but another extra state (poker-programs' ones for 1 or for -1), are advised as
+    the advisor advises each alone."""
+    tables = [solution("general"), solution("general", straight="plain"),
+              solution("poker-programs")]
+    sheets = {"general": ["", "ones=3", "ones=3,straight=x", "general=x,fives=20"],
+              "poker-programs": ["", "ones=1", "ones=-1", "ones=-1,twos=-4"]}
+    for _ in range(8):
+        table = tables[data.draw(st.integers(0, 2))]
+        sheet = data.draw(st.sampled_from(sheets[table.rules.name]))
+        faces = data.draw(five_dice)
+        roll = data.draw(st.integers(1, 3))
+        said = table.game.advise(table, {"sheet": sheet, "dice": list(faces), "roll": roll})
+        alone = advise_position(table.rules, table.payload, parse_sheet(table.rules, sheet),
+                                faces, roll)
+        assert said == alone, (sheet, faces, roll)

@@ -140,7 +140,7 @@ def test_a_table_behind_a_loop_of_links_is_unreadable_not_missing(tmp_path):
 
 def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
     yahtzee = tmp_path / "yahtzee.dwt"
-    shutil.copyfile(api.solve("yahtzee").table, yahtzee)  # the module's cached table
+    shutil.copyfile(api.solve("yahtzee").table, yahtzee)  # the cached table
     line = refused("chance", "general", "--target", "100", "--table", str(yahtzee))
     assert "built in the cache: leave out --table" in line and "solve" not in line
     # another game's table: kept, and the right one built in another file

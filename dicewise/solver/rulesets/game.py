@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import DicewiseError, TableError
 from ...i18n import Message, notation_word
 from .. import category, dice
-from ..advice import advise_position, check_position
+from ..advice import advise_position, check_position, turn_keep_values
 from ..category import CategoryRules, StateValues, solve_states
 from ..digest import code_text, rules_digest
 from ..options import option_specs
@@ -49,6 +49,7 @@ class CategoryGame(Game):
         self.cls = cls
         self.name = cls.name
         self.title = cls.title
+        self._last_turn = None  # (payload, mask, extra, keep values) of the last turn advised
 
     def option_specs(self):
         return option_specs(self.cls)
@@ -113,7 +114,19 @@ class CategoryGame(Game):
 
     def advise(self, solution: Solution, position: Mapping) -> Advice:
         sheet, faces, roll = self.check_position(solution.rules, position)
-        return advise_position(solution.rules, solution.payload, sheet, faces, roll)
+        keep_values = self._turn(solution, sheet) if roll < 3 else None
+        return advise_position(solution.rules, solution.payload, sheet, faces, roll, keep_values)
+
+    def _turn(self, solution: Solution, sheet):
+        """The turn at ``sheet`` solved, kept for the next decision: after roll 1 and roll 2
+        of one turn (an agent's game judged decision by decision) it is solved once."""
+        last = self._last_turn
+        same = last is not None and last[0] is solution.payload and last[1:3] == (sheet.mask,
+                                                                                 sheet.extra)
+        if not same:
+            values = turn_keep_values(solution.rules, solution.payload.values, sheet)
+            last = self._last_turn = (solution.payload, sheet.mask, sheet.extra, values)
+        return last[3]
 
     def advise_observation(self, solution: Solution, observation: Mapping) -> Advice:
         try:
