@@ -191,9 +191,9 @@ def test_an_agent_answer_nested_past_pythons_depth_is_a_malformed_answer(tmp_pat
     bot = tmp_path / "deep.py"
     bot.write_text("import sys\nfor line in sys.stdin:\n"
                    "    print('[' * 100000 + ']' * 100000, flush=True)\n")
-    report = api.bench_agent("yahtzee", agent_command=f"{sys.executable} {bot}", games=1,
-                             max_failures=100).to_json()
-    assert report["errors"] and report["error_kinds"] == {"malformed": len(report["errors"])}
+    report = api.bench_agent("general", agent_command=f"{sys.executable} {bot}", games=1,
+                             max_failures=3).to_json()
+    assert report["error_kinds"] == {"malformed": 3}
 
 
 def test_a_save_to_a_name_with_a_nul_is_answered_and_the_game_goes_on():
