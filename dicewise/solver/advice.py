@@ -14,7 +14,7 @@ from ..errors import DicewiseError
 from ..i18n import Message, Plural
 from . import dice
 from .protocol import Advice, Choice, same_chance
-from .category import ROLL_NUMBERS, CategoryRules, StateValues, write_values
+from .category import ROLL_NUMBERS, CategoryRules, StateValues, turn_write_values
 from .sheet import Sheet
 from .turn import solve_turn
 
@@ -113,8 +113,7 @@ def check_position(game: CategoryRules, sheet: Sheet, faces, roll: int) -> tuple
 def turn_keep_values(game: CategoryRules, values: np.ndarray, sheet: Sheet):
     """The turn at ``sheet`` solved once: each keep's value before roll 2 and before roll 3,
     two (462,) arrays, the points written not included."""
-    masks, extras = np.array([sheet.mask]), np.array([sheet.extra])
-    w = [write_values(game, values, masks, extras, k) for k in ROLL_NUMBERS]
+    w = turn_write_values(game, values, np.array([sheet.mask]), np.array([sheet.extra]))
     return tuple(before[:, 0] for before in solve_turn(w, game.first_roll_end()).before_roll)
 
 
