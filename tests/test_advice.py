@@ -107,7 +107,8 @@ def test_every_position_is_consistent(solved, name, data):
     check_position(game, values, sheet, data.draw(five_dice), data.draw(st.integers(1, 3)))
 
 
-@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("name", ["general", pytest.param("poker-programs",
+                                                      marks=pytest.mark.slow)])
 @settings(max_examples=2, **NO_SHRINK)
 @given(data=st.data())
 def test_roll_one_average_is_the_turn_start_value(solved, name, data):

@@ -158,7 +158,7 @@ def _logged_line() -> dict:
     import io
 
     log = io.StringIO()
-    api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=1, log=log)
+    api.bench_agent("poker-programs", lambda o: o["legal"][-1], games=1, log=log)
     return json.loads(log.getvalue().splitlines()[1])
 
 
@@ -169,8 +169,8 @@ def test_review_refuses_a_roll_or_die_that_is_no_whole_number(key, value):
     record = _logged_line()
     record["observation"][key] = value
     with pytest.raises(DicewiseError, match="line 1: (an observation has dice|a die shows)"):
-        api.review("yahtzee", [json.dumps(record)])
-    assert api.review("yahtzee", [json.dumps(_logged_line())]).decisions  # the log as written
+        api.review("poker-programs", [json.dumps(record)])
+    assert api.review("poker-programs", [json.dumps(_logged_line())]).decisions  # as written
 
 
 @pytest.mark.parametrize("turn", [float("nan"), 2.5, "2", True])
@@ -179,17 +179,17 @@ def test_review_refuses_a_turn_that_is_no_whole_number(turn):
     record = _logged_line()
     record["observation"]["turn"] = turn
     with pytest.raises(DicewiseError, match="line 1: the turn is a whole number, not "):
-        api.review("yahtzee", [json.dumps(record)])
+        api.review("poker-programs", [json.dumps(record)])
 
 
 def test_review_takes_a_numpy_game_number():
     import io
 
     log = io.StringIO()
-    api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=2, log=log)
+    api.bench_agent("poker-programs", lambda o: o["legal"][-1], games=2, log=log)
     lines = log.getvalue().splitlines()
-    one = api.review("yahtzee", lines, game=np.int64(1)).to_json()
-    assert one == api.review("yahtzee", lines, game=1).to_json()
+    one = api.review("poker-programs", lines, game=np.int64(1)).to_json()
+    assert one == api.review("poker-programs", lines, game=1).to_json()
     assert {d["game"] for d in one["decisions"]} == {1}
 
 
@@ -233,32 +233,32 @@ def test_bench_agent_takes_a_callable_a_module_function_or_a_program(tmp_path, m
     (tmp_path / "bot.py").write_text(BOT)
     monkeypatch.chdir(tmp_path)
     log = tmp_path / "log.jsonl"
-    by_callable = api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=2, seed=3,
+    by_callable = api.bench_agent("poker-programs", lambda o: o["legal"][-1], games=2, seed=3,
                                   log=log).to_json()
-    by_name = api.bench_agent("yahtzee", "bot:last", games=2, seed=3).to_json()
-    by_program = api.bench_agent("yahtzee", agent_command=f"{sys.executable} bot.py", games=2,
-                                 seed=3).to_json()
+    by_name = api.bench_agent("poker-programs", "bot:last", games=2, seed=3).to_json()
+    by_program = api.bench_agent("poker-programs", agent_command=f"{sys.executable} bot.py",
+                                 games=2, seed=3).to_json()
     for report in (by_name, by_program):
         assert (report["mean"], report["regret_total"], report["errors"]) == (
             by_callable["mean"], by_callable["regret_total"], [])
     logged = [json.loads(line) for line in log.read_text().splitlines()]
     assert logged and all({"observation", "action"} <= set(line) for line in logged)
     with pytest.raises(UnfitArguments, match="exactly one of --agent"):
-        api.bench_agent("yahtzee", "bot:last", agent_command="cat")
+        api.bench_agent("poker-programs", "bot:last", agent_command="cat")
     with pytest.raises(UnfitArguments, match="exactly one of --agent"):
-        api.bench_agent("yahtzee")
+        api.bench_agent("poker-programs")
 
 
 def test_solve_takes_one_player_or_the_race_of_two():
     from dicewise.errors import UnfitArguments
 
     with pytest.raises(UnfitArguments, match="--scheduler and --workers are for --players 2"):
-        api.solve("yahtzee", workers=2)
+        api.solve("poker-programs", workers=2)
     with pytest.raises(UnfitArguments, match="--players 1 or 2, not 3"):
-        api.solve("yahtzee", players=3)
-    with pytest.raises(DicewiseError, match="yahtzee is not solved for two players"):
-        api.solve("yahtzee", players=2)
-    solution = api.solve("yahtzee")
+        api.solve("poker-programs", players=3)
+    with pytest.raises(DicewiseError, match="poker-programs is not solved for two players"):
+        api.solve("poker-programs", players=2)
+    solution = api.solve("poker-programs")
     assert api.solve_report(solution) == solution.to_json()
 
 

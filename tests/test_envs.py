@@ -57,7 +57,8 @@ def played_positions(name: str, games: int, seed: int, **options):
 
 # -- the oracle against the advisor ---------------------------------------------------------
 
-@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("name", ["general", pytest.param("poker-programs",
+                                                      marks=pytest.mark.slow)])
 def test_batched_regret_equals_the_advisor(name):
     """Positions of random play: the batched regret and best value are the advisor's."""
     game, rules = make_rules(name)

@@ -383,7 +383,11 @@ def human_runs(name: str, log) -> list[tuple[str, ...]]:
     return runs + OWN_RUNS.get(name, [])
 
 
-@pytest.mark.parametrize("name,lang", spread(GAME_NAMES, ["en", "ru", "pl"], slow=SLOW_GAMES))
+#: The category games run every command, a few seconds each: the slow tier checks them.
+WIDE_SLOW = SLOW_GAMES | {"general", "poker-programs"}
+
+
+@pytest.mark.parametrize("name,lang", spread(GAME_NAMES, ["en", "ru", "pl"], slow=WIDE_SLOW))
 def test_what_a_player_reads_fits_80_columns(name, lang, tmp_path, monkeypatch):
     """Every line that rules, solve, advise, simulate, duel, chance, bench-agent, review and
     risk print for people fits a terminal of 80 columns, in every language, however wide the

@@ -423,9 +423,9 @@ CHANCE = ["chance", "general", "--players", "2", "--sheet", LATE, "--opponent-sh
     ("ru", ["general, два игрока, ходит первый игрок, у него 83, у соперника 83: P(победы) + "
             "½P(ничьей) = 0.497839 (P(победы) 0.408355, P(ничьей) 0.178968); по решённой "
             "подыгре"]),
-    ("pl", ["general, dwóch graczy, kolej pierwszego gracza, ma 83 pkt, rywal 83: P(wygranej) "
-            "+ ½P(remisu) = 0.497839 (P(wygranej) 0.408355, P(remisu) 0.178968); z "
-            "rozwiązanej podgry"])])
+    pytest.param("pl", ["general, dwóch graczy, kolej pierwszego gracza, ma 83 pkt, rywal 83: "
+                        "P(wygranej) + ½P(remisu) = 0.497839 (P(wygranej) 0.408355, P(remisu) "
+                        "0.178968); z rozwiązanej podgry"], marks=pytest.mark.slow)])
 def test_chance_speaks_the_players_language(lang, words, monkeypatch):
     _no_locale(monkeypatch)
     out = _advise(*CHANCE, "--lang", lang)

@@ -483,7 +483,9 @@ def test_a_hung_agent_stops_the_run_after_a_few_failures(tmp_path):
     assert "lost 0.000" not in result.stdout  # the moves dicewise made in the agent's place
 
 
-@pytest.mark.parametrize("ruleset,options", [("general", []), ("poker-programs", []),
+@pytest.mark.parametrize("ruleset,options", [("general", []),
+                                             pytest.param("poker-programs", [],
+                                                          marks=pytest.mark.slow),
                                              ("poker-school", ["-o", "columns=1", "-o",
                                                                "school_cross_erases=false"])])
 def test_the_readme_bot_plays_without_an_error(ruleset, options, tmp_path):
