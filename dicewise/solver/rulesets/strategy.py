@@ -153,23 +153,30 @@ class ScoreDistribution:
                 "min": float(self.scores[0]), "max": float(self.scores[-1])}
 
 
-def _score_bounds(game: CategoryRules) -> tuple[int, int]:
+def _score_range(game: CategoryRules) -> int:
+    """About how many final scores a game has: the boxes' points, the final bonus and a
+    first roll's end value, and 500 more for bonuses scored with a box (Yahtzee's can be
+    more).  Only the memory estimate uses it: the distribution grows as it needs."""
     pts = game.base_points
-    lo = int(np.minimum(pts.min(axis=(1, 2)), 0).sum())
-    hi = int(pts.max(axis=(1, 2)).sum()) + 500  # room for bonuses
-    return lo, hi
+    bonus = game.final_bonus(np.arange(game.n_extra))
+    end = game.first_roll_end()
+    end = np.zeros(1) if end is None else np.nan_to_num(end)
+    extremes = [(pts.min(axis=(1, 2)), pts.max(axis=(1, 2))), (bonus.min(), bonus.max()),
+                (end.min(), end.max())]
+    lo = sum(np.minimum(a, 0).sum() for a, _ in extremes)
+    hi = sum(np.maximum(b, 0).sum() for _, b in extremes) + 500
+    return int(hi - lo) + 1
 
 
 def distribution_fits(game: CategoryRules) -> bool:
     from ..category import reachable_states
 
-    lo, hi = _score_bounds(game)
-    return int(reachable_states(game).sum()) * (hi - lo + 1) <= DISTRIBUTION_BUDGET
+    return int(reachable_states(game).sum()) * _score_range(game) <= DISTRIBUTION_BUDGET
 
 
 def turn_outcomes(game: CategoryRules, values: np.ndarray, states: np.ndarray):
     """Under the optimal policy, each state's turn as (state, next state, points, probability)
-    rows; next state -1 marks a game ended at once (a big general)."""
+    rows; next state -1 marks a game ended at once (a big general: its end value as points)."""
     masks, extras = np.divmod(states, game.n_extra)
     plan = plan_turns(game, values, masks, extras)
     b = len(states)
@@ -181,7 +188,7 @@ def turn_outcomes(game: CategoryRules, values: np.ndarray, states: np.ndarray):
         p = mass[rolls, cols]
         if k == 1 and end is not None:
             stop = ~np.isnan(end[rolls])
-            out.append((states[cols[stop]], np.full(stop.sum(), -1), np.zeros(stop.sum()), p[stop]))
+            out.append((states[cols[stop]], np.full(stop.sum(), -1), end[rolls[stop]], p[stop]))
             rolls, cols, p = rolls[~stop], cols[~stop], p[~stop]
         keep_to = None
         writes = np.ones(len(rolls), bool)
@@ -219,13 +226,12 @@ def exact_distribution(game: CategoryRules, values: np.ndarray,
 
 def _pushed_forward(game: CategoryRules, values: np.ndarray, progress=None) -> ScoreDistribution:
     """Layer by layer: a state's score distribution, convolved with the distribution of the
-    points its turn adds on the way to each next state, is added to that state's."""
-    lo, hi = _score_bounds(game)
-    width = hi - lo + 1
+    points its turn adds on the way to each next state, is added to that state's.  Each
+    distribution is held as (its lowest score, probabilities from there on), as wide as its
+    scores reach: no bound on the scores is assumed."""
     full_mask = (1 << game.n_categories) - 1
-    dist = {game.initial_state: np.zeros(width)}
-    dist[game.initial_state][-lo] = 1.0  # score 0 sits at index -lo
-    final = np.zeros(width)
+    dist = {game.initial_state: (0, np.ones(1))}
+    ended: dict[int, tuple[int, np.ndarray]] = {}
     while dist:
         states = np.array(sorted(dist))
         src, nxt, pts, prob = turn_outcomes(game, values, states)
@@ -237,18 +243,31 @@ def _pushed_forward(game: CategoryRules, values: np.ndarray, progress=None) -> S
         order = np.lexsort((shift, nxt, src))
         src, nxt, shift, prob = src[order], nxt[order], shift[order], prob[order]
         cut = np.flatnonzero(np.diff(src) | np.diff(nxt)) + 1
-        new: dict[int, np.ndarray] = {}
+        new: dict[int, tuple[int, np.ndarray]] = {}
         for a, b in zip(np.r_[0, cut], np.r_[cut, len(src)]):
-            d = dist[int(src[a])]
-            support = np.flatnonzero(d)
-            s0, s1 = support[0], support[-1] + 1
+            low, d = dist[int(src[a])]
             p0 = shift[a]
             pmf = np.bincount(shift[a:b] - p0, weights=prob[a:b])
-            spread = np.convolve(d[s0:s1], pmf)
-            target = final if nxt[a] < 0 else new.setdefault(int(nxt[a]), np.zeros(width))
-            target[s0 + p0:s0 + p0 + len(spread)] += spread
+            _add(ended if nxt[a] < 0 else new, int(nxt[a]), low + p0, np.convolve(d, pmf))
         dist = new
         if progress is not None:
             progress(1)
+    low, final = ended[-1]
     nz = np.flatnonzero(final > 0)
-    return ScoreDistribution(np.arange(lo, hi + 1)[nz].astype(float), final[nz])
+    return ScoreDistribution((low + nz).astype(float), final[nz])
+
+
+def _add(held: dict, key: int, low: int, p: np.ndarray) -> None:
+    """Add the distribution ``p`` (its first entry the probability of score ``low``) to
+    ``held[key]``, widening that one where ``p`` reaches beyond it."""
+    if key not in held:
+        held[key] = (low, p)
+        return
+    start, q = held[key]
+    first, end = min(start, low), max(start + len(q), low + len(p))
+    if (first, end) != (start, start + len(q)):
+        wider = np.zeros(end - first)
+        wider[start - first:start - first + len(q)] = q
+        start, q = first, wider
+        held[key] = (start, q)
+    q[low - start:low - start + len(p)] += p
