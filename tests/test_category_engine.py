@@ -448,6 +448,15 @@ def option_sets(cls):
 FIVE_OF_A_KIND = [(f,) * 5 for f in range(1, 7)]
 
 
+def test_a_registered_game_ended_at_once_keeps_the_points_written():
+    """The simulator, the agents' episodes and play end such a game with nothing added: every
+    registered ruleset's first-roll end is 0 points wherever it ends the game."""
+    for name, cls in CATEGORY_GAMES.items():
+        for opts in option_sets(cls):
+            end = category_game(name, **opts).first_roll_end()
+            assert end is None or set(end[~np.isnan(end)]) <= {0.0}, (name, opts)
+
+
 @pytest.mark.parametrize("name, opts", [(n, o) for n, cls in CATEGORY_GAMES.items()
                                         for o in option_sets(cls)],
                          ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))

@@ -137,7 +137,9 @@ class CategoryRules:
         return np.ones((len(masks), self.n_extra), dtype=bool)
 
     def first_roll_end(self) -> np.ndarray | None:
-        """(252,) future value where a first roll ends the game at once, NaN elsewhere."""
+        """(252,) the points a first roll adds where it ends the game at once, NaN elsewhere.
+        The solver and the exact score distribution add them; the simulator, the agents'
+        episodes and play keep the points written, so a registered game has 0 there."""
         return None
 
     def sheet_extra(self, scores: dict[int, int], counters: dict[str, int]) -> int:
