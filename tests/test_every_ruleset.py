@@ -293,7 +293,8 @@ def in_english(*args) -> str:
     return ok(*args, "--lang", "en").stdout
 
 
-@pytest.mark.parametrize("name,lang", spread(PLAYED, ["ru", "pl"], slow=SLOW_GAMES))
+@pytest.mark.parametrize("name,lang", spread(PLAYED, ["ru", "pl"],
+                                             slow=SLOW_GAMES | {"poker-programs"}))
 def test_solve_simulate_and_duel_speak_the_players_language(name, lang):
     """The reports of ``solve``, ``simulate`` and ``duel`` (two policies, and a table of
     three) in Russian and Polish, each report entry a game adds and the sheets of example
