@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dicewise.solver import dice, runtime
 from dicewise.solver.advice import advise_position
@@ -178,6 +180,23 @@ def test_the_exact_score_distribution_holds_every_ending(game):
     else:
         assert solved.expected_score == pytest.approx(brute_value(0, 0), abs=1e-9)
         assert dist.probability[dist.scores == END_VALUE].sum() >= 6 / 6**5  # ended at once
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-30, 30), st.lists(st.floats(0, 1), min_size=1, max_size=8)),
+                min_size=1, max_size=6))
+def test_distributions_added_at_any_offsets_are_their_sum_on_one_axis(pieces):
+    """What the score distribution's pushing forward adds up, piece by piece at each piece's
+    lowest score, is what one array over every score holds."""
+    from dicewise.solver.rulesets.strategy import _add
+
+    held, axis = {}, np.zeros(80)
+    for low, p in pieces:
+        _add(held, 7, low, np.array(p))
+        axis[low + 40:low + 40 + len(p)] += p
+    low, q = held[7]
+    assert np.array_equal(axis[low + 40:low + 40 + len(q)], q)
+    assert axis.sum() == pytest.approx(q.sum())
 
 
 def test_engine_is_the_same_in_any_batch_size():
