@@ -47,7 +47,7 @@ def run(args: list[str], cache: str) -> tuple[dict, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--only", action="append", choices=sorted(FIGURES),
                         help="check only these (repeatable)")
     names = parser.parse_args().only or list(FIGURES)

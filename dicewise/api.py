@@ -600,12 +600,14 @@ def review(ruleset, lines, *, game: int | None = None, target: int | None = None
     is what ``review --json`` prints.  Decisions played for a target (``bench-agent
     --target``, whose log says so) are judged by P(final ≥ target), as is any log given
     ``target``."""
-    from .play.review import logged_target, review as judge
+    from .play.review import check_logged_games, logged_target, review as judge
 
     lines = list(lines)
     if target is None:
         target = logged_target(lines)
     objective = check_bench_modes(target, 1, None, None)
+    judged, rules = for_command(ruleset, "review", options)
+    check_logged_games(lines, judged.name, rules.options)
     solution = referee(ruleset, objective, options, None, None, table, progress, "review")
     return judge(solution, lines, game)
 

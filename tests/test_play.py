@@ -410,6 +410,20 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
     refused(json.dumps(race).encode(), "line 1: a decision of a game of 2 players")
 
 
+def test_a_log_of_other_rules_is_refused_before_any_table_is_built(empty_cache, tmp_path):
+    """Reviewing a log of the one-column game without its options refuses at once: building
+    the full game's table first (minutes) would only end in the same refusal."""
+    log = tmp_path / "one-column.jsonl"
+    options = {"columns": 1, "school_cross_erases": False}
+    log.write_text(json.dumps({"observation": {"ruleset": "poker-school", "options": options,
+                                               "roll": 1, "dice": [1, 2, 3, 4, 5]},
+                               "action": {"keep": [1]}}) + "\n")
+    result = run("review", "poker-school", str(log))
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "line 1: a game with options" in result.stderr
+    assert list(empty_cache.iterdir()) == []  # nothing solved, nothing cached
+
+
 def test_simulate_command_json(solved):
     result = run("simulate", "general", "--games", "2000", "--seed", "7", "--json")
     assert result.exit_code == 0, result.stderr

@@ -75,25 +75,13 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise DicewiseError(f"line {number}: the {what} is a whole number, not "
                                     f"{json.dumps(value)}")
-        if obs.get("ruleset", game.name) != game.name:
-            raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {game.name}")
-        if obs.get("players", 1) != 1:  # judged by the points alone, it would be misjudged
-            raise DicewiseError(f"line {number}: a decision of a game of "
-                                f"{json.dumps(obs.get('players'))} players (bench-agent "
-                                "--players 2), played to win; review judges one player's "
-                                "decisions by the expected score")
+        _check_logged_game(number, obs, game.name, solution.rules.options)
         judged_for, played_for = getattr(game, "target", None), obs.get("target")
         if played_for is not None and played_for != judged_for:
             raise DicewiseError(f"line {number}: a decision played for the target "
                                 f"{json.dumps(played_for)} (bench-agent --target), not judged "
                                 + (f"for {judged_for}" if judged_for is not None else
                                    "by the expected score") + f" (give --target {played_for})")
-        options, logged = dict(solution.rules.options), obs.get("options", {})
-        if not isinstance(logged, dict) or any(k not in options or options[k] != v
-                                               for k, v in logged.items()):
-            # an option the log leaves out is taken as the review's (an older log)
-            raise DicewiseError(f"line {number}: a game with options {json.dumps(logged)}, "
-                                f"not {json.dumps(options)} (give them with --option)")
         try:
             advice = game.advise_observation(solution, obs)
         except DicewiseError as e:
@@ -142,6 +130,36 @@ class Review:
         return {"decisions": [r.to_json() for r in self.decisions],
                 "total_loss": self.total_loss, "games": self.games,
                 "substituted_lines": list(self.substituted), "target": self.target}
+
+
+def _check_logged_game(number: int, obs: dict, name: str, options) -> None:
+    """Refuse the decision of log line ``number`` if it was played in another game: another
+    ruleset, several players, or rule options other than ``options``."""
+    if obs.get("ruleset", name) != name:
+        raise DicewiseError(f"line {number}: a {obs.get('ruleset')} game, not {name}")
+    if obs.get("players", 1) != 1:  # judged by the points alone, it would be misjudged
+        raise DicewiseError(f"line {number}: a decision of a game of "
+                            f"{json.dumps(obs.get('players'))} players (bench-agent "
+                            "--players 2), played to win; review judges one player's "
+                            "decisions by the expected score")
+    options, logged = dict(options), obs.get("options", {})
+    if not isinstance(logged, dict) or any(k not in options or options[k] != v
+                                           for k, v in logged.items()):
+        # an option the log leaves out is taken as the review's (an older log)
+        raise DicewiseError(f"line {number}: a game with options {json.dumps(logged)}, "
+                            f"not {json.dumps(options)} (give them with --option)")
+
+
+def check_logged_games(lines, name: str, options) -> None:
+    """Refuse a log played in another game before its table is built (a table for the
+    wrong options can take minutes); lines that are not decisions are left to ``review``."""
+    for number, text in enumerate(lines, 1):
+        try:
+            obs = json.loads(text)["observation"]
+        except (ValueError, RecursionError, TypeError, KeyError):
+            continue
+        if isinstance(obs, dict):
+            _check_logged_game(number, obs, name, options)
 
 
 def logged_target(lines) -> int | None:
