@@ -291,7 +291,7 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
     if players == 2:
         check_two_players(ruleset, options)  # the real problem first: no race is solved
         if fifth is not None or opponent_fifths:
-            raise UnfitArguments(Message("--players 2 takes no --target or --fifth"))
+            raise UnfitArguments(Message("--players 2 takes no --fifth or --opponent-fifth"))
         if roll is None:
             raise UnfitArguments(Message("give --roll 1, 2 or 3"))
         if len(opponent_sheets) > 1:
@@ -603,6 +603,8 @@ def review(ruleset, lines, *, game: int | None = None, target: int | None = None
     from .play.review import check_logged_games, logged_target, review as judge
 
     lines = list(lines)
+    if lines and isinstance(lines[0], str) and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]  # the byte-order mark some editors begin a UTF-8 file with
     if target is None:
         target = logged_target(lines)
     objective = check_bench_modes(target, 1, None, None)
@@ -824,8 +826,10 @@ def duel_two_player(ruleset, *, a: str | None = None, b: str | None = None,
         raise UnfitArguments(Message("--exact compares win against optimal (expected-score) play"))
     solitaire = store.solution(game, rules, progress_factory=progress).payload.values
     race = solve_two_player(game, options, table=table, progress=progress).values
+    # Each pair of games plays one dice stream from both seats: an odd count is rounded up,
+    # as a table of N rounds up to whole deals.
     result = simulate_duel(race, make_policy(a, race, solitaire), make_policy(b, race, solitaire),
-                           games, seed)
+                           games + games % 2, seed)
     edge = None
     if exact:
         with runtime.local() as where:
@@ -918,7 +922,7 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
     if target is None:
         raise UnfitArguments(Message("give --target T (or --players 2)"))
     if opponent_sheets:
-        raise UnfitArguments(Message("--opponent-sheet is for --players 2"))
+        raise UnfitArguments(Message("--opponent-sheet is for --players N"))
     target = check_target(target)
     game, rules = for_command(ruleset, "chance", options)
     written = game.target_sheet(rules, sheet)

@@ -12,6 +12,7 @@ them, in Russian and Polish, and in the seeds' own abbreviations (``1п``, ``2п
 from __future__ import annotations
 
 import ast
+import contextvars
 import errno
 import gettext
 import os
@@ -78,6 +79,11 @@ class Translator:
 def translator(lang: str = "en") -> Translator:
     """The gettext function of ``lang`` (English, the msgids, where a message is missing)."""
     return Translator(lang)
+
+
+#: The language of the command being run (English from Python): what the library says on its
+#: own while it works, a warning about a table it builds anew, is said in it.
+SPOKEN = contextvars.ContextVar("spoken", default=translator("en"))
 
 
 class Message(str):

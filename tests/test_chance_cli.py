@@ -105,6 +105,11 @@ def test_the_cached_table_answers_both_policies_from_any_sheet(monkeypatch):
     (["chance", "general", "--players", "2", "--sheet", ME, "--opponent-sheet", "ones=2"],
      "turns alternate"),
     (["chance", "poker-programs", "--players", "2"], "not solved for two players"),
+    # each refusal names what was given, and the tables that take it
+    (["chance", "general", "--target", "150", "--opponent-sheet", "ones=3"],
+     "--opponent-sheet is for --players N"),
+    (["advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6", "--players", "2",
+      "--opponent-fifth", "2=5"], "--players 2 takes no --fifth or --opponent-fifth"),
 ])
 def test_bad_targets_and_sheets_are_one_line(args, fragment):
     one_error_line(run(*args), fragment)

@@ -326,6 +326,19 @@ def test_a_python_agent_that_exits_is_an_agent_failure(tmp_path, monkeypatch):
     assert len(errors) == 1 and "SystemExit: 5" in errors[0]
 
 
+def test_a_huge_illegal_action_is_named_in_a_line_not_a_screen(tmp_path, monkeypatch):
+    """An agent that keeps a thousand dice is refused in a line that shows the head of what
+    it sent and the verdict, not the thousand dice."""
+    (tmp_path / "hoarder.py").write_text("def keep_all(obs):\n    return {'keep': [1] * 1000}\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("bench-agent", "general", "--agent", "hoarder:keep_all", "--games", "3")
+    assert result.exit_code == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("dicewise: error:")]
+    assert len(lines) == 1 and len(lines[0]) < 400, result.stderr
+    assert '{"keep": [1, 1' in lines[0] and " ... " in lines[0], lines[0]
+    assert lines[0].endswith("is not a legal action here)"), lines[0]
+
+
 def test_review_command(solved, tmp_path):
     game, values = solved("general")
     log = tmp_path / "game.jsonl"

@@ -525,6 +525,27 @@ def test_a_damaged_cached_race_table_is_rebuilt_with_a_warning(capsys):
     assert not two_player.solve_two_player(game, root=root).built  # now loaded
 
 
+def test_the_warning_about_a_damaged_cached_table_speaks_the_commands_language(capsys):
+    """A command warns in its --lang that it builds a damaged cached table anew; Python,
+    after it, in English."""
+    sol = dicewise.solve("general")
+
+    def damage():
+        raw = bytearray(sol.table.read_bytes())
+        raw[len(raw) // 2] ^= 0x01
+        sol.table.write_bytes(bytes(raw))
+
+    damage()
+    result = CliRunner().invoke(cli, ["simulate", "general", "--games", "5", "--lang", "ru"])
+    assert result.exit_code == 0, result.stderr
+    warning = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warning) == 1 and warning[0].endswith("строю таблицу заново"), result.stderr
+    damage()
+    capsys.readouterr()
+    assert dicewise.solve("general").built
+    assert capsys.readouterr().err.rstrip().endswith("; rebuilding it")
+
+
 def test_a_damaged_explicit_race_table_is_refused_naming_rebuild(tmp_path):
     from dicewise.tables import two_player
 

@@ -286,6 +286,23 @@ def test_a_duel_of_one_policy_against_itself_mirrors_each_pair_of_games():
     assert abs(duel.value_second - (1 - mover)) < 4 * se
 
 
+def test_a_duel_of_one_pair_has_no_interval_and_says_so(monkeypatch):
+    """Two games are one pair, which gives no interval: `duel --players 2` prints a dash
+    where it has none (``null`` in the JSON), never "nan"."""
+    from click.testing import CliRunner
+
+    from dicewise import api
+    from dicewise.cli.main import cli
+
+    values = subgame(*DUEL_ROOT)
+    duel = simulate_duel(values, WinPolicy(values), WinPolicy(values), games=2, seed=1,
+                         start=(*DUEL_ROOT, -10))
+    monkeypatch.setattr(api, "duel", lambda *args, **kwargs: RaceDuel("general", {}, duel, None))
+    for args, dash in ((["--games", "2"], "—"), (["--games", "2", "--json"], "null")):
+        out = CliRunner().invoke(cli, ["duel", "general", "--players", "2", *args]).stdout
+        assert "nan" not in out.lower() and dash in out, out
+
+
 def test_the_exact_values_by_seat_follow_player_a_whichever_policy_it_plays():
     """``exact`` holds the win player's values moving first and second; where A is the other
     player, A moving first is the win player moving second."""

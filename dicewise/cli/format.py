@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -32,7 +33,9 @@ def speak(lang: str | None):
     except DicewiseError:
         click.get_current_context().meta[SPOKEN] = i18n.translator(i18n.language())
         raise
-    click.get_current_context().meta[SPOKEN] = tr
+    ctx = click.get_current_context()
+    ctx.meta[SPOKEN] = tr
+    ctx.call_on_close(functools.partial(i18n.SPOKEN.reset, i18n.SPOKEN.set(tr)))
     return tr
 
 

@@ -138,7 +138,8 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
     width = max(len(label) for label, _ in outcomes) + 1
     for label, rate in outcomes:
         lo, hi = c.rate_ci95(rate)
-        ci = tr("95% CI {low} .. {high}").format(low=f"{100 * lo:.2f}", high=f"{100 * hi:.2f}")
+        ci = tr("95% CI {low} .. {high}").format(low=_bound(100 * lo, ".2f"),
+                                                  high=_bound(100 * hi, ".2f"))
         click.echo(f"{label:<{width}} {100 * rate:6.2f}%  ({ci})")
     lo, hi = c.margin_ci95
     say(tr("mean margin A − B {margin} (95% CI {low} .. {high}); means {a} vs {b}").format(
@@ -167,7 +168,7 @@ def _print_race(race, tr) -> None:
                     n=tr.number(draws)),
                 losses=tr.ngettext("{n} loss", "{n} losses", losses).format(
                     n=tr.number(losses)),
-                value=f"{r.value:.5f}", low=f"{lo:.5f}", high=f"{hi:.5f}",
+                value=f"{r.value:.5f}", low=_bound(lo, ".5f"), high=_bound(hi, ".5f"),
                 first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
     if race.exact is not None:
         first, second = race.exact_by_seat
@@ -181,13 +182,16 @@ def _print_table(duel, tr) -> None:
     r = duel.result
     lo, hi = r.share_ci95
     line = tr("{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the others, {games}, "
+              "seats rotating, seed {seed}" if r.players > 2 else
+              "{ruleset}, {players} players: {a} (A) in one seat, {b} (B) in the other, {games}, "
               "seats rotating, seed {seed}").format(
         ruleset=duel.ruleset, players=r.players, a=r.a, b=r.b, games=_games(r.games, tr),
         seed=r.seed)
     say(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
     say(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
            "won alone {wins}, shared the top {ties}").format(
-        share=f"{r.share:.4f}", low=f"{lo:.4f}", high=f"{hi:.4f}", fair=f"{1 / r.players:.4f}",
+        share=f"{r.share:.4f}", low=_bound(lo, ".4f"), high=_bound(hi, ".4f"),
+        fair=f"{1 / r.players:.4f}",
         wins=f"{r.wins:.4f}", ties=f"{r.ties:.4f}"))
     lo, hi = r.margin_ci95
     say(tr("A's margin over the rivals' mean {margin} (95% CI {low} .. {high}); A's points "
@@ -453,8 +457,8 @@ def _print_agent_errors(d):
 @option_flag
 @json_flag
 def review(ruleset, log, game_index, show_all, target, options, as_json):
-    """Judge a logged game (agent-protocol JSON lines): a summary a game, and the decisions
-    that lost points (--all: every decision; --game N: one game)."""
+    """Judge a logged game (agent-protocol JSON lines): a summary of each game, and the
+    decisions that lost points (--all: every decision; --game N: one game)."""
     try:
         lines = (sys.stdin.read() if log == "-" else
                  checked_input(log).read_text(encoding="utf-8", errors="replace")).splitlines()

@@ -211,9 +211,11 @@ def _show_sheets(game: TableGame) -> None:
         shown = i18n.sheet_in_language(game.game.name, p["sheet"], lang)
         extra = "".join(f"; {tr(k)} {_notation(game, v, lang)}" for k, v in p.items()
                         if k not in ("name", "sheet", "points", "done") and v)
-        click.echo(wrapped(f"{mark} {p['name']}: "
-                           f"{tr('{points} points').format(points=p['points'])}"
-                           f" — {shown or tr('(empty)')}{extra}", entries=True))
+        whole = float(p["points"]).is_integer()  # 1 point, 1.5 points
+        points = tr.ngettext("{points} point", "{points} points",
+                             abs(int(p["points"])) if whole else 2).format(points=p["points"])
+        click.echo(wrapped(f"{mark} {p['name']}: {points} — {shown or tr('(empty)')}{extra}",
+                           entries=True))
 
 
 def _show_result(game: TableGame) -> None:

@@ -133,14 +133,14 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
             except (AgentFailure, BadAction) as e:
                 streak += 1
                 errors.append({"game": obs.get("game"), "turn": obs.get("turn"), "roll": obs.get("roll"),
-                               "dice": obs.get("dice"), "error": str(e),
+                               "dice": obs.get("dice"), "error": _cut(str(e)),
                                "kind": e.kind if isinstance(e, AgentFailure) else "illegal",
                                "sent": e.sent if isinstance(e, AgentFailure) else _short(reply)})
                 if on_error == "stop":
-                    stopped = f"stopped at the agent's first error: {e}"
+                    stopped = f"stopped at the agent's first error: {errors[-1]['error']}"
                 elif streak >= max_failures:
                     times = "once" if streak == 1 else f"{streak} times in a row"
-                    stopped = f"the agent failed {times} (last: {e})"
+                    stopped = f"the agent failed {times} (last: {errors[-1]['error']})"
                 if stopped:
                     break
                 action, chosen = best.action, None  # played in the agent's place: not judged
@@ -182,6 +182,14 @@ def _error_of(choice) -> dict:
     if choice.loss_error is None:
         return {}
     return {"loss_error": choice.loss_error, "close_call": choice.close_call}
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    """An error about what an agent sent, cut in the middle to about ``limit`` characters
+    (an action of a thousand dice would fill the screen; its head and the verdict stay)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit // 2].rstrip()} ... {text[-limit // 2:].lstrip()}"
 
 
 def _short(obj):

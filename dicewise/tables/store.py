@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import DicewiseError
-from ..i18n import Message, message_of, os_reason
+from ..i18n import SPOKEN, Message, in_language, message_of, os_reason
 from ..solver.protocol import Game, Solution
 from .files import cannot_read, cannot_write, refuse_empty
 from .format import NotATableFile, TableError, read_table, write_table
@@ -104,8 +104,8 @@ def build(game: Game, rules, path, progress_factory: ProgressFactory | None = No
     except OSError as e:
         if not cached:
             raise DicewiseError(cannot_write(path, e)) from None
-        warn(str(Message("{why}: the table is not kept, so the next call solves it again",
-                         why=cannot_write(path, e))))
+        warn(Message("{why}: the table is not kept, so the next call solves it again",
+                     why=cannot_write(path, e)))
         return Solution(game, rules, payload, meta, None, True, seconds)
     if checkpoints is not None and not getattr(game, "keep_checkpoints", False):
         checkpoints.clear()
@@ -211,7 +211,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
                 raise  # no table of ours: nothing to rebuild over it
             if explicit or must_exist:
                 raise TableError(_rebuild_hint(game, path, e)) from None
-            warn(f"{e}; rebuilding it")
+            warn(Message("{why}; rebuilding it", why=message_of(e)))
     with _build_lock(path):
         if not rebuild and path.exists():  # another process built it while we waited
             try:
@@ -274,11 +274,12 @@ def check_table_path(path: Path) -> None:
         raise DicewiseError(cannot_read(path, e)) from None
 
 
-def warn(message: str) -> None:
-    """One warning line on stderr (the store's only output besides progress bars)."""
+def warn(message: Message) -> None:
+    """One warning line on stderr, in the language of the command being run (the store's
+    only output besides progress bars)."""
     import sys
 
-    print(f"dicewise: warning: {message}", file=sys.stderr)
+    print(f"dicewise: warning: {in_language(message, SPOKEN.get())}", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -300,8 +301,11 @@ def _build_lock(path: Path):
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             f.seek(0)
-            holder = f.read().strip() or "another process"
-            warn(f"waiting for process {holder}, which is building {path.name}")
+            holder = f.read().strip()
+            warn(Message("waiting for process {holder}, which is building {name}",
+                         holder=holder, name=path.name) if holder else
+                 Message("waiting for another process, which is building {name}",
+                         name=path.name))
             fcntl.flock(f, fcntl.LOCK_EX)
         try:
             f.seek(0)
