@@ -67,6 +67,17 @@ def test_a_log_may_come_through_a_pipe(tmp_path):
     assert json.loads(result.stdout) == api.review("yahtzee", log.read_text().splitlines()).to_json()
 
 
+def test_a_log_saved_with_a_byte_order_mark_is_read_as_without(tmp_path):
+    """Some editors begin a UTF-8 file with a byte-order mark: the log is the same log."""
+    log = tmp_path / "log.jsonl"
+    api.bench_agent("general", lambda o: o["legal"][0], games=1, log=log)
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    result = CliRunner().invoke(cli, ["review", "general", str(marked), "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == api.review("general", log.read_text().splitlines()).to_json()
+
+
 def test_a_hand_written_log_without_game_numbers_is_summed_up_as_such(tmp_path):
     log = tmp_path / "log.jsonl"
     api.bench_agent("general", lambda o: o["legal"][0], games=1, log=log)
