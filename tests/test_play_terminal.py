@@ -32,6 +32,9 @@ class Terminal:
         self.child = pexpect.spawn(sys.executable, ["-m", "dicewise", "play", *args], env=env,
                                    encoding="utf-8", timeout=timeout, dimensions=(50, 160),
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        # each line goes once the prompt is out, so pexpect's 50 ms wait before a send,
+        # for programs that drop what comes too early, would only add up
+        self.child.delaybeforesend = None
         self.child.expect_exact("> ")
         self.opening = self.child.before
 
