@@ -617,27 +617,30 @@ def _with_help(message, command: str) -> i18n.Message:
                         command=f"cli {command}")
 
 
+def _stages(one: str, many: str, **fields) -> i18n.Plural:
+    """The refusal of sheets from different stages of a game, the mover's count ``k`` of
+    boxes or cells said as it counts (1 box, 2 boxes)."""
+    text = ("sheets from different stages of a game: the mover has {k} %s, the rivals "
+            "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
+            "moved)")
+    return i18n.Plural(text % one, text % many, fields["k"], **fields)
+
+
 #: Refusals a player reaches from the command line, each with the message it must say (in
 #: English exactly as before, in Russian and Polish through the catalogs).
 REFUSED = {
     "general-table-stages": (
         ["advise", "general", *DICE, "--players", "3", "--opponent-sheet", "ones=1",
          "--opponent-sheet", "ones=1,twos=2,threes=3"],
-        i18n.Message("sheets from different stages of a game: the mover has {k} boxes filled, "
-                     "the rivals {counts}; in seat order a rival has {k} (it moves later this "
-                     "round) or {next} (it moved)", k=0, counts="1, 3", next=1)),
+        _stages("box filled", "boxes filled", k=0, counts="1, 3", next=1)),
     "general-table-stages-chance": (
         ["chance", "general", "--players", "3", "--games", "10", "--opponent-sheet", "ones=1",
          "--opponent-sheet", "ones=1,twos=2,threes=3"],
-        i18n.Message("sheets from different stages of a game: the mover has {k} boxes filled, "
-                     "the rivals {counts}; in seat order a rival has {k} (it moves later this "
-                     "round) or {next} (it moved)", k=0, counts="1, 3", next=1)),
+        _stages("box filled", "boxes filled", k=0, counts="1, 3", next=1)),
     "poker-school-table-stages": (
         ["advise", "poker-school", *DICE, "--players", "3", "--sheet", "threes=9",
          "--opponent-sheet", "ones=3/3/3", "--opponent-sheet", "twos=6"],
-        i18n.Message("sheets from different stages of a game: the mover has {k} cells written, "
-                     "the rivals {counts}; in seat order a rival has {k} (it moves later this "
-                     "round) or {next} (it moved)", k=1, counts="3, 1", next=2)),
+        _stages("cell written", "cells written", k=1, counts="3, 1", next=2)),
     "poker-school-prize-twice": (
         ["advise", "poker-school", *DICE, "--players", "2", "--sheet", "pair=12/12/12",
          "--opponent-sheet", "pair=12/12/12"], _PRIZE),

@@ -46,10 +46,13 @@ def table_position(game: CategoryRules, me: Sheet, rivals: list[Sheet], players:
     k = bin(me.mask).count("1")
     counts = [bin(r.mask).count("1") for r in rivals]
     if any(c not in (k, k + 1) for c in counts):
-        raise DicewiseError(Message(
+        raise DicewiseError(Plural(
+            "sheets from different stages of a game: the mover has {k} box filled, the rivals "
+            "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
+            "moved)",
             "sheets from different stages of a game: the mover has {k} boxes filled, the rivals "
             "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
-            "moved)", k=k, counts=", ".join(map(str, counts)), next=k + 1))
+            "moved)", k, k=k, counts=", ".join(map(str, counts)), next=k + 1))
     ahead = [r for r, c in zip(rivals, counts) if c == k + 1]  # they moved before the mover
     behind = [r for r, c in zip(rivals, counts) if c == k]
     seats = ahead + [me] + behind

@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Box, Listing, Message
+from ...i18n import Box, Listing, Message, Plural
 from .. import dice
 from ..protocol import Advice, rival_sheets
 from . import contest, turns
@@ -181,10 +181,13 @@ def table_sheets(game: PokerSchoolRules, sheet: str | None, rivals) -> tuple:
     k = sum(mine.filled)
     counts = [sum(o.filled) for o in others]
     if any(c not in (k, k + 1) for c in counts):
-        raise DicewiseError(Message(
+        raise DicewiseError(Plural(
+            "sheets from different stages of a game: the mover has {k} cell written, the rivals "
+            "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
+            "moved)",
             "sheets from different stages of a game: the mover has {k} cells written, the rivals "
             "{counts}; in seat order a rival has {k} (it moves later this round) or {next} (it "
-            "moved)", k=k, counts=", ".join(map(str, counts)), next=k + 1))
+            "moved)", k, k=k, counts=", ".join(map(str, counts)), next=k + 1))
     sheets = [mine, *others]
     row_owner = np.full(N_ROWS, contest.NOBODY)
     col_owner = np.full(game.columns, contest.NOBODY)
