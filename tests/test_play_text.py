@@ -27,6 +27,24 @@ def test_a_solitaire_game_shows_the_sheet_after_each_write():
     assert "* Player 1: 9 points — threes=9" in result.output
 
 
+def test_long_names_open_the_game_on_lines_of_80_columns():
+    names = "Александра Константиновна,Bartłomiej Wierzbicki-Kowalski,Christopher Alexander,D"
+    result = play("poker-programs", "--players", "4", "--names", names, "--no-advice",
+                  lines=["quit"])
+    assert result.exit_code == 0
+    assert max(map(len, result.output.splitlines())) <= 80, result.output
+    assert "Bartłomiej Wierzbicki-Kowalski,\n    Christopher Alexander" in result.output
+
+
+def test_the_help_of_a_game_of_splits_speaks_of_no_keep():
+    """Ryzykant throws all five dice every roll: its help says so, and lists no keep."""
+    result = play("ryzykant", "--players", "2", "--no-advice", "--lang", "en",
+                  lines=["help", "quit"])
+    assert result.exit_code == 0
+    assert "dice D D D D D — the five dice showing" in result.output
+    assert "keep" not in result.output.lower()
+
+
 def test_equal_totals_of_two_players_are_a_draw():
     """RULES.md: equal totals draw (one winner, or two said as winners, would misreport it)."""
     boxes = get_game("general").rules({}).category_names

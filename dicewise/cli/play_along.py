@@ -93,8 +93,8 @@ def _json_loop(game: TableGame) -> None:
 
 def _people_loop(game: TableGame, interactive: bool) -> None:
     tr = game.tr
-    click.echo(tr("{game}: {players}. Type help for the commands.").format(
-        game=game.game.name, players=", ".join(game.table.names)))
+    click.echo(wrapped(tr("{game}: {players}. Type help for the commands.").format(
+        game=game.game.name, players=", ".join(game.table.names)), entries=True))
     _show_sheets(game)
     if game.over:
         _show_result(game)

@@ -30,6 +30,8 @@ HELP = {
     "help": ("", "this list"),
     "quit": ("", "stop (save first to resume later)"),
 }
+#: ``dice`` in a game of splits, where every roll throws all five (no keep).
+DICE_OF_SPLITS = "the five dice showing"
 
 
 @dataclass(frozen=True)

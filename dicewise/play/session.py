@@ -154,8 +154,12 @@ class TableGame:
         self._reset()
 
     def _replay(self, events) -> None:
-        for event in events:
-            self._play(event)
+        for number, event in enumerate(events, 1):
+            try:
+                self._play(event)
+            except DicewiseError as e:
+                raise DicewiseError(Message("event {number}, {event}: {why}", number=number,
+                                            event=shown(event), why=i18n.message_of(e))) from None
             self.events.append(event)
 
     # --- making, saving, resuming ---------------------------------------------------------
@@ -385,8 +389,10 @@ class TableGame:
         if verb in ("sheet", "advise"):
             return {}
         if verb == "help":
+            said = {**commands.HELP, **({"dice": (commands.HELP["dice"][0],
+                                                  commands.DICE_OF_SPLITS)} if self.shared else {})}
             return {"help": {v: f"{v} {a}".strip() + " — " + self.tr(h)
-                             for v, (a, h) in commands.HELP.items() if v in self.verbs}}
+                             for v, (a, h) in said.items() if v in self.verbs}}
         if verb == "quit":
             return {"quit": True}
         if verb == "save":
