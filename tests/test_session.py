@@ -305,6 +305,27 @@ def test_poker_school_premiums_go_to_the_first_and_sheets_read_back(columns):
         p["points"] for p in game.state()["players"])
 
 
+def test_a_poker_school_sheet_shows_the_points_no_cell_holds():
+    """A player's points are the cells shown plus the premiums and column 60s the state
+    names: on one column without erasure, each row's premium is its cell's score, and the
+    column scored throughout earns its 60."""
+    dice = {"ones": "1 1 1 2 3", "twos": "2 2 2 1 3", "threes": "3 3 3 1 2", "fours": "4 4 4 1 2",
+            "fives": "5 5 5 1 2", "sixes": "6 6 6 1 2", "pair": "5 5 1 2 3",
+            "two_pairs": "5 5 4 4 1", "triplet": "4 4 4 1 2", "small_straight": "1 2 3 4 5",
+            "big_straight": "2 3 4 5 6", "full_house": "6 6 6 2 2", "four": "3 3 3 3 1",
+            "poker": "1 1 1 1 1", "chance": "6 6 5 4 1"}
+    game = TableGame.new("poker-school", players=1, options={"columns": 1,
+                                                             "school_cross_erases": False},
+                         advice=False)
+    for row, faces in dice.items():
+        assert game.apply(f"dice {faces}")["ok"]
+        player = game.apply(f"write {row}")["state"]["players"][0]
+        cells = sum(int(entry.partition("=")[2]) for entry in player["sheet"].split(","))
+        assert player["premiums"] == cells  # the premium is the row's one cell
+        assert player["points"] == cells + player["premiums"] + player.get("column_bonuses", 0)
+    assert player["done"] and player["column_bonuses"] == 60
+
+
 def test_ryzykant_every_player_splits_every_roll_until_their_game_ends():
     import random
 

@@ -55,6 +55,13 @@ class PokerSchoolSheet(PlayerSheet):
         """Points now, each column's 60 counted as soon as it is certain (``contest``)."""
         return contest.certain_points(self.state)
 
+    def to_json(self) -> dict:
+        """The points no cell shows: the premiums counted (standing ones included) and each
+        column's 60 once certain, where there are any."""
+        bonuses = self.points - self.state.points
+        premiums = self.state.points - sum(score or 0 for _, score, _ in self.history)
+        return {k: v for k, v in (("premiums", premiums), ("column_bonuses", bonuses)) if v}
+
     def _scores(self, faces, roll: int, row: int) -> int | None:
         """Points a write in ``row`` scores with these dice, None where they do not qualify."""
         counts = dice.counts_of(faces)
