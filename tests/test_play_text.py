@@ -216,6 +216,23 @@ def test_a_name_that_is_no_text_is_refused_before_the_game(tmp_path):
     assert len(result.stderr.splitlines()) == 1
 
 
+def test_a_pick_says_what_it_played_even_a_choice_not_shown():
+    """`pick K` plays the K-th choice of the whole ranking; past the --top shown, the player
+    still reads which one went on the sheet (and programs its action)."""
+    advice = api.advise("general", dice=[1, 2, 2, 5, 6], roll=1)
+    ninth = advice.choices[8]
+    result = play("general", "--players", "1", "--top", "2", "--lang", "en",
+                  lines=["dice 1 2 2 5 6", "pick 9", "quit"])
+    assert result.exit_code == 0
+    assert f"played: {ninth.label}" in result.output
+    answers = play("general", "--players", "1", "--json",
+                   lines=["dice 1 2 2 5 6", "pick 9", "quit"]).output.splitlines()
+    assert json.loads(answers[-2])["picked"]["action"] == ninth.action
+    ru = play("general", "--players", "1", "--top", "2", "--lang", "ru",
+              lines=["dice 1 2 2 5 6", "pick 9", "quit"])
+    assert "сыграно: оставить" in ru.output
+
+
 def test_picking_past_the_last_choice_counts_the_choices_in_the_form_of_their_number():
     """At roll 3 with one box open the advice has one choice: "there is 1 choice", not
     "there are 1 choices"; Russian and Polish say each count in its own form."""

@@ -131,6 +131,11 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             saved = len(game.events)
             continue
         verb = answer["command"]
+        if "picked" in answer:  # a choice the screen may not have shown: say which
+            picked = answer["picked"]
+            label = i18n.choice_text(game.game.name, picked["action"], picked["detail"], tr)
+            click.echo(wrapped(tr("played: {choice}").format(
+                choice=picked["label"] if game.table.lang == "en" or label is None else label)))
         # after every write (a solitaire game's too) and split, and when the turn passes
         turn_over = before[2] is not None and game.to_move != before[2]
         written = sheets != [s.text for s in game.sheets]

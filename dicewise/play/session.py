@@ -420,7 +420,10 @@ class TableGame:
                 raise DicewiseError(Plural("there is {n} choice, not {k}",
                                            "there are {n} choices, not {k}",
                                            len(advice.choices), n=len(advice.choices), k=k))
-            return self._event({"action": advice.choices[k - 1].action})
+            picked = advice.choices[k - 1]
+            return {**self._event({"action": picked.action}),
+                    "picked": {"action": picked.action, "label": picked.label,
+                               "detail": dict(picked.detail)}}
         if verb in ("keep", "write", "cross") and self.shared:
             raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
         if verb in ("write", "cross") and not args:
