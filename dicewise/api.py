@@ -78,7 +78,18 @@ def _options(value) -> bool:
 
 def _lines(value) -> bool:
     return (isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
-            and not _zero_dimensional(value))
+            and not _zero_dimensional(value) and not getattr(value, "closed", False))
+
+
+def _open_for_writing(value) -> bool:
+    """A text file that takes writes now (not one opened for reading, not one closed)."""
+    if not callable(getattr(value, "write", None)) or isinstance(
+            value, (io.RawIOBase, io.BufferedIOBase)):
+        return False
+    try:
+        return value.writable() if callable(getattr(value, "writable", None)) else True
+    except ValueError:  # closed
+        return False
 
 
 def _flag(value) -> bool:
@@ -118,16 +129,14 @@ TAKES = {
     "exact": (_flag, "True or False"),
     "table": (_maybe(lambda v: isinstance(v, (str, os.PathLike))), "a path or None"),
     "progress": (_maybe(callable), "a factory (units, label) -> context manager, or None"),
-    "agent": (_maybe(lambda v: callable(v) or hasattr(v, "act") or _text(v)),
+    "agent": (_maybe(lambda v: callable(v) or callable(getattr(v, "act", None)) or _text(v)),
               "a callable observation -> action, an object with act, MODULE:FUNCTION or None"),
     "agent_command": (_maybe(_text), "a command line (a text) or None"),
     "timeout": (lambda v: isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
                 and v > 0,
                 "a number of seconds above 0"),
     "lines": (_lines, "JSON lines: an open file or a list of texts"),
-    "log": (_maybe(lambda v: (callable(getattr(v, "write", None))
-                              and not isinstance(v, (io.RawIOBase, io.BufferedIOBase)))
-                   or isinstance(v, (str, os.PathLike))),
+    "log": (_maybe(lambda v: _open_for_writing(v) or isinstance(v, (str, os.PathLike))),
             "a text file open for writing, a path, or None"),
     "solution": (lambda v: isinstance(v, (Solution, _two_player_solution())),
                  "what solve returns"),
@@ -910,6 +919,7 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
     if players > 2:
         if table is not None:
             raise UnfitArguments(Message("--table is for one or two players"))
+        for_command(ruleset, "chance", options)  # a game with no chance at all says so first
         return chance_players(ruleset, players=players, sheet=sheet,
                               opponent_sheets=opponent_sheets, games=games, seed=seed,
                               options=options, progress=progress)

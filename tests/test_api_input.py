@@ -36,6 +36,16 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
     assert api.solve_report(solution) == solution.to_json()
 
 
+def _closed(stream):
+    stream.close()
+    return stream
+
+
+def _reading():
+    """A text file opened for reading: it has a write method that refuses every write."""
+    return open(__file__, encoding="utf-8")
+
+
 @pytest.mark.parametrize("function, arguments, parameter", [
     ("advise", {"dice": None}, "dice"),
     ("advise", {"dice": 5, "roll": 1}, "dice"),
@@ -102,6 +112,13 @@ def test_a_solution_is_what_solve_json_prints(ruleset):
     ("solve", {"options": {"straight": ["joker"]}}, "options"),
     ("bench_agent", {"agent": lambda o: o["legal"][0], "on_error": np.array(["stop", "go"])},
      "on_error"),
+    # files that take no writes, or give no lines: "not writable", "I/O operation on closed
+    # file" once the reference was built
+    ("bench_agent", {"agent": lambda o: o["legal"][0], "log": _closed(io.StringIO())}, "log"),
+    ("bench_agent", {"agent": lambda o: o["legal"][0], "log": _reading()}, "log"),
+    ("review", {"lines": _closed(io.StringIO("{}"))}, "lines"),
+    # an act that cannot be called: "'NoneType' object is not callable" at the first decision
+    ("bench_agent", {"agent": type("Bot", (), {"act": None})()}, "agent"),
 ])
 def test_an_argument_of_the_wrong_type_is_refused_in_one_line(function, arguments, parameter):
     with pytest.raises(DicewiseError) as refused:
@@ -116,6 +133,20 @@ def test_numpy_numbers_tuples_and_dicts_are_taken_as_before():
                       options=("straight=joker",)).to_json() == plain
     assert api.advise("general", dice=tuple(DICE), roll=1,
                       options={"straight": "joker"}).to_json() == plain
+
+
+def test_option_values_written_as_text_mean_what_key_value_says():
+    """The docs write options as text (``school_cross_erases=false``): a dict of such texts
+    is the same game as the typed values or the ``KEY=VALUE`` list; bad text is refused."""
+    typed = api.simulate("poker-school", games=5, policy="greedy",
+                         options={"columns": 1, "school_cross_erases": False})
+    for options in ({"columns": "1", "school_cross_erases": "false"},
+                    ["columns=1", "school_cross_erases=false"]):
+        texts = api.simulate("poker-school", games=5, policy="greedy", options=options)
+        assert texts.to_json()["rule_options"] == typed.to_json()["rule_options"]
+        assert texts.to_json()["mean"] == typed.to_json()["mean"]
+    with pytest.raises(DicewiseError, match="option end_marks takes an integer, not 'x'"):
+        api.simulate("ryzykant", games=5, policy="greedy", options={"end_marks": "x"})
 
 
 def test_numpy_numbers_in_options_and_timeout_are_taken_as_python_numbers():
@@ -338,3 +369,14 @@ def test_chance_refuses_a_number_of_games_below_one_where_it_plays_none(players)
     with pytest.raises(DicewiseError, match="at least 1"):
         dicewise.chance("yatzy", target=200, players=1, games=0) if players == 1 else \
             dicewise.chance("yatzy", players=2, games=-3)
+
+
+def test_an_action_with_an_array_is_no_legal_action_not_a_numpy_error():
+    """``Advice.choice_for`` takes the protocol's canonical form (lists): an array in its
+    place is refused as no legal action, not with numpy's "truth value ... is ambiguous"."""
+    from dicewise.errors import BadAction
+
+    advice = api.advise("general", dice=[2, 2, 4, 6, 6], roll=1)
+    assert advice.choice_for({"keep": [6, 6]}).action == {"keep": [6, 6]}
+    with pytest.raises(BadAction, match="is not a legal action here"):
+        advice.choice_for({"keep": np.array([6, 6])})

@@ -110,6 +110,9 @@ def test_the_cached_table_answers_both_policies_from_any_sheet(monkeypatch):
      "--opponent-sheet is for --players N"),
     (["advise", "general", "--roll", "2", "--dice", "3", "3", "5", "6", "6", "--players", "2",
       "--opponent-fifth", "2=5"], "--players 2 takes no --fifth or --opponent-fifth"),
+    # a game with no chance at all says that, at any table (not "duel risk" to a game with none)
+    (["chance", "ryzykant", "--players", "3"], "ryzykant has no `chance`"),
+    (["chance", "risk", "--players", "3"], "risk has no `chance`"),
 ])
 def test_bad_targets_and_sheets_are_one_line(args, fragment):
     one_error_line(run(*args), fragment)

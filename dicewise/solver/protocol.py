@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import BadAction, DicewiseError  # noqa: F401 - BadAction is part of the protocol
 from ..i18n import Message
-from .options import OptionSpec, parse_option_pairs
+from .options import OptionSpec, parse_option, parse_option_pairs
 from .sheet import Sheet
 
 Progress = Callable[[float], None]
@@ -163,9 +163,12 @@ class Advice:
     def choice_for(self, action: dict) -> Choice:
         """The choice that plays ``action`` (in the protocol's canonical form), or BadAction."""
         for c in self.choices:
-            if c.action == action:
-                return c
-        raise BadAction(f"{json.dumps(action)} is not a legal action here")
+            try:
+                if c.action == action:
+                    return c
+            except ValueError:  # an array's truth value: not the canonical form (lists)
+                break
+        raise BadAction(f"{json.dumps(action, default=repr)} is not a legal action here")
 
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "rule_options": dict(self.rule_options),
@@ -295,7 +298,11 @@ class Game(ABC):
         if options is None:
             return {}
         if isinstance(options, Mapping):
-            return dict(options)
+            # a value given as its text (``"false"``, ``"1"``, as ``KEY=VALUE`` writes it)
+            # means what that text means; a typed value is taken as it is
+            specs = {s.name: s for s in self.option_specs()}
+            return {k: parse_option(specs[k], v) if isinstance(v, str) and k in specs else v
+                    for k, v in options.items()}
         return parse_option_pairs(self.name, self.option_specs(), options)
 
     def rule_options(self, rules) -> dict:
