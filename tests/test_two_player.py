@@ -303,6 +303,21 @@ def test_a_duel_of_one_pair_has_no_interval_and_says_so(monkeypatch):
         assert "nan" not in out.lower() and dash in out, out
 
 
+def test_an_odd_number_of_race_games_is_rounded_up_to_whole_pairs(monkeypatch):
+    """Each pair plays one dice stream from both seats: `duel --players 2 --games 3` plays
+    two pairs, every seat equally often, as a table of N rounds up to whole deals (here on a
+    late sub-game in the full table's place)."""
+    from types import SimpleNamespace
+
+    from dicewise import api
+
+    values = subgame(*DUEL_ROOT)
+    monkeypatch.setattr(api, "solve_two_player", lambda *args, **kwargs: SimpleNamespace(
+        values=values))
+    for asked, played in ((2, 2), (3, 4), (4, 4), (5, 6)):
+        assert api.duel_two_player("general", games=asked, seed=1).result.games == played
+
+
 def test_the_exact_values_by_seat_follow_player_a_whichever_policy_it_plays():
     """``exact`` holds the win player's values moving first and second; where A is the other
     player, A moving first is the win player moving second."""
