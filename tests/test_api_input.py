@@ -380,3 +380,11 @@ def test_an_action_with_an_array_is_no_legal_action_not_a_numpy_error():
     assert advice.choice_for({"keep": [6, 6]}).action == {"keep": [6, 6]}
     with pytest.raises(BadAction, match="is not a legal action here"):
         advice.choice_for({"keep": np.array([6, 6])})
+
+
+@pytest.mark.parametrize("k", ["3", 1.5, True, [2]])
+def test_advice_top_takes_a_whole_number_of_choices(k):
+    advice = api.advise("general", dice=[2, 2, 4, 6, 6], roll=1)
+    assert len(advice.top(np.int64(3)).choices) == 3 and advice.top(None) is advice
+    with pytest.raises(DicewiseError, match="top takes a whole number of choices or None"):
+        advice.top(k)

@@ -144,10 +144,15 @@ class Advice:
         return self.choices[0] if self.choices else None
 
     def top(self, k: int | None) -> "Advice":
-        """This advice with its best ``k`` choices only (all of them when ``k`` is None)."""
-        if k is None or k >= len(self.choices):
+        """This advice with its best ``k`` choices only (all of them when ``k`` is None; the
+        best one at least)."""
+        if k is None:
             return self
-        return replace(self, choices=self.choices[:max(k, 1)])
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise DicewiseError(f"top takes a whole number of choices or None, not {k!r}")
+        if k >= len(self.choices):
+            return self
+        return replace(self, choices=self.choices[:max(int(k), 1)])
 
     @property
     def settled(self) -> str | None:
