@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from types import SimpleNamespace
 
 import click
 from click.core import ParameterSource
@@ -132,10 +133,8 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             continue
         verb = answer["command"]
         if "picked" in answer:  # a choice the screen may not have shown: say which
-            picked = answer["picked"]
-            label = i18n.choice_text(game.game.name, picked["action"], picked["detail"], tr)
-            click.echo(wrapped(tr("played: {choice}").format(
-                choice=picked["label"] if game.table.lang == "en" or label is None else label)))
+            picked = SimpleNamespace(**answer["picked"])  # the action, detail and label
+            click.echo(wrapped(tr("played: {choice}").format(choice=_label(game, picked))))
         # after every write (a solitaire game's too) and split, and when the turn passes
         turn_over = before[2] is not None and game.to_move != before[2]
         written = sheets != [s.text for s in game.sheets]
@@ -216,9 +215,8 @@ def _show_sheets(game: TableGame) -> None:
         shown = i18n.sheet_in_language(game.game.name, p["sheet"], lang)
         extra = "".join(f"; {tr(k)} {_notation(game, v, lang)}" for k, v in p.items()
                         if k not in ("name", "sheet", "points", "done") and v)
-        whole = float(p["points"]).is_integer()  # 1 point, 1.5 points
-        points = tr.ngettext("{points} point", "{points} points",
-                             abs(int(p["points"])) if whole else 2).format(points=p["points"])
+        points = i18n.Plural("{points} point", "{points} points", abs(p["points"]),
+                             points=p["points"]).in_language(tr)
         click.echo(wrapped(f"{mark} {p['name']}: {points} — {shown or tr('(empty)')}{extra}",
                            entries=True))
 
