@@ -548,9 +548,9 @@ def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeou
     from .play.bench import bench_agent as run
     from .tables.files import cannot_write, checked_output
 
+    for_command(ruleset, "bench-agent", options)
     if (agent is None) == (agent_command is None):
         raise UnfitArguments("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
-    for_command(ruleset, "bench-agent", options)
     objective = check_bench_modes(target, players, sheet, opponent_sheet)
     if agent_command is not None:  # read here, started at its first decision
         agent = ProcessAgent(agent_command, timeout)
@@ -930,6 +930,7 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
                                  opponent_sheet=opponent_sheets[0] if opponent_sheets else "",
                                  options=options, table=table, progress=progress)
     if target is None:
+        for_command(ruleset, "chance", options)  # a game with no chance says so first
         raise UnfitArguments(Message("give --target T (or --players 2)"))
     if opponent_sheets:
         raise UnfitArguments(Message("--opponent-sheet is for --players N"))

@@ -86,6 +86,28 @@ def test_chain_and_target():
     assert r.exit_code == 0 and "P(all conquered)" in r.output
 
 
+def test_a_chain_never_conquered_has_no_final_armies_rather_than_zero():
+    """Two armies cannot take two territories: the armies left on the last one, given that
+    all were conquered, are undefined (a conquered territory holds at least one army)."""
+    out = run_json(["chain", "2", "3", "3"])
+    assert out["p_all"] == 0.0 and out["expected_final_armies"] is None
+    assert out["expected_armies_left"] > 0
+    line = next(x for x in run(["chain", "2", "3", "3"]).output.splitlines()
+                if x.startswith("expected armies on the last territory"))
+    assert line.split()[-1] == "—"
+    assert run_json(["chain", "9", "3", "3"])["expected_final_armies"] >= 1
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_a_long_chain_is_broken_between_its_territories(lang):
+    chain = ["3", "5", "2", "10", "4", "6", "7", "8", "9"] * 2
+    r = run(["chain", "20", *chain, "--lang", lang])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert max(map(len, lines)) <= 80, r.output
+    assert lines[1].startswith("    -> ")
+
+
 def test_cards():
     assert set(run_json(["cards"])) == CARDS
     out = run_json(["cards", "--sets-traded", "5", "--territories", "14"])

@@ -62,8 +62,9 @@ def counted(n: int, noun: str) -> str:
 
 #: Where a line of entries may break: after a comma or a semicolon, before a parenthesis
 #: (not before a one-word gloss such as ``единицы (ones)``, which stays with its name),
-#: before the bar between alternatives and before an arrow that marks a choice.
-_BETWEEN_ENTRIES = re.compile(r"((?<=[,;]) +| +(?=\((?![\w-]+\)))| +(?=\| )| +(?=←))")
+#: before the bar between alternatives, before an arrow that marks a choice and before
+#: the arrow between the territories of a chain of attacks.
+_BETWEEN_ENTRIES = re.compile(r"((?<=[,;]) +| +(?=\((?![\w-]+\)))| +(?=\| )| +(?=←)| +(?=-> ))")
 #: Where a value's words end and their explanation begins: after a colon (not before a
 #: number: ``очков: 43`` and ``value at start: -593.43`` stay whole).
 _AFTER_COLON = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.]))")

@@ -8,7 +8,7 @@ from click.core import ParameterSource
 from .. import api, i18n
 from ..errors import UnfitArguments
 from .format import checked_output, emit_json, named, progress, say, speak
-from .main import Command
+from .main import Command, RequiredOption
 
 option_flag = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
                            help="A rule option (see `dicewise rules RULESET`); repeatable.")
@@ -196,7 +196,7 @@ def _report_lines(key, value, tr, indent: str = "", typed: bool = False):
 @click.argument("ruleset")
 @click.option("--roll", type=int, default=None, help="Which roll of the turn the dice show (1..3).")
 @click.option("--dice", "faces", type=int, nargs=5, required=True, metavar="D D D D D",
-              help="The five dice showing.")
+              cls=RequiredOption, help="The five dice showing.")
 @click.option("--sheet", default="", help='The sheet so far, e.g. "ones=3,straight=25" '
               "(see `dicewise rules RULESET`).")
 @click.option("--fifth", default=None, help='Fifth-die marks, for games with a fifth die '
@@ -222,6 +222,9 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
     each; approximate).  The expected-score choice is shown beside."""
     tr = speak(lang)
+    if faces is None:  # a game without advice (risk) says so before the dice are asked for
+        api.for_command(ruleset, "advise", options)
+        RequiredOption.missing("faces")
     result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None, fifth=fifth,
                         options=options, table=table, target=target, players=players,
                         opponent_sheets=list(opponent_sheet),

@@ -98,6 +98,30 @@ class Command(SpokenHelp, click.Command):
         return stray
 
 
+class RequiredInTheCommand:
+    """A required parameter (its help and usage say so) whose absence the command refuses
+    itself, once it has checked what a user should hear of first (``advise risk``: risk has
+    no advice, not "missing option --dice")."""
+
+    def value_is_missing(self, value) -> bool:
+        return False
+
+    @staticmethod
+    def missing(name: str):
+        """Refuse the running command for want of its parameter ``name``, as click would."""
+        ctx = click.get_current_context()
+        raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params
+                                                         if p.name == name))
+
+
+class RequiredOption(RequiredInTheCommand, click.Option):
+    """An option required in the command (``RequiredInTheCommand``)."""
+
+
+class RequiredArgument(RequiredInTheCommand, click.Argument):
+    """An argument required in the command (``RequiredInTheCommand``)."""
+
+
 def _usage_error(ctx, error: click.UsageError) -> str:
     """A refused command line, said in the language the command speaks."""
     command = _refused(ctx, error)

@@ -18,7 +18,7 @@ from ..tables.files import cannot_read, checked_input
 from .format import (checked_output, counted, emit_json, named, progress, pyplot, say, speak,
                      write_figure, write_output)
 from .games import json_flag, lang_flag, option_flag, players_flag, quality, seats_flag
-from .main import Command
+from .main import Command, RequiredArgument
 
 
 def _histogram(histogram, width: int = 40) -> list[str]:
@@ -447,7 +447,7 @@ def _print_agent_errors(d):
 
 @click.command(cls=Command)
 @click.argument("ruleset")
-@click.argument("log", type=click.Path(allow_dash=True))
+@click.argument("log", type=click.Path(allow_dash=True), cls=RequiredArgument)
 @click.option("--game", "game_index", type=int, default=None,
               help="Only the decisions of game N of the log (its `game` field).")
 @click.option("--all", "show_all", is_flag=True,
@@ -459,6 +459,9 @@ def _print_agent_errors(d):
 def review(ruleset, log, game_index, show_all, target, options, as_json):
     """Judge a logged game (agent-protocol JSON lines): a summary of each game, and the
     decisions that lost points (--all: every decision; --game N: one game)."""
+    if log is None:  # a game without review (risk) says so before the log is asked for
+        api.for_command(ruleset, "review", options)
+        RequiredArgument.missing("log")
     try:
         lines = (sys.stdin.read() if log == "-" else
                  checked_input(log).read_text(encoding="utf-8", errors="replace")).splitlines()

@@ -14,6 +14,7 @@ import csv
 import difflib
 import io
 import json
+import math
 import textwrap
 
 import click
@@ -181,7 +182,10 @@ def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
 
 
 def _emit(obj):
-    click.echo(json.dumps(obj, indent=2))
+    """Print one JSON document, an undefined number (NaN) as ``null``."""
+    from ..api import jsonable
+
+    click.echo(json.dumps(jsonable(obj), indent=2))
 
 
 def _pct(p: float) -> str:
@@ -384,7 +388,8 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
     for j, p in enumerate(c.reached):
         click.echo(f"  {j:>3}  {p:.10f}")
     _aligned([(tr("expected armies on the last territory, if all conquered"),
-               f"{c.expected_final_armies:.6f}"),
+               "—" if math.isnan(c.expected_final_armies)
+               else f"{c.expected_final_armies:.6f}"),
               (tr("expected armies left along the path, all outcomes"),
                f"{c.expected_armies_left:.6f}")])
     if need:
@@ -491,6 +496,10 @@ def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
         if n > 2:  # a contour needs two rows of A (--max 2 has only A = 2)
             ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
                        linewidths=0.8)
+        from matplotlib.ticker import MaxNLocator  # armies are whole: no tick at 2.5
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(tr("D (defending armies)"))
         ax.set_ylabel(tr("A (armies on the attacking territory)"))
         title = tr("Risk: P(conquer), dice {dice}, {rules}").format(

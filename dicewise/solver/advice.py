@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import DicewiseError
 from ..i18n import Message, Plural
 from . import dice
-from .protocol import Advice, Choice, same_chance
+from .protocol import Advice, Choice, same_but_for_rounding
 from .category import ROLL_NUMBERS, CategoryRules, StateValues, turn_write_values
 from .sheet import Sheet
 from .turn import solve_turn
@@ -53,37 +53,49 @@ def ranked_choices(writes, keeps, rolls_left: int, *, chances: bool = False) -> 
     ``(kept faces, value, expected)``.  ``value`` is what is ranked: the expected final score,
     or with ``chances`` the probability played for (P(final ≥ T), P(win) + ½P(draw)), kept as
     the choice's ``probability`` with ``expected`` (the expected final score, or None) beside
-    and choices of one chance ranked by it (``ranked_by_chance``).  Exact ties keep a fixed
-    order: writes before keeps, writes by box, keeps by their dice.
+    and choices of one chance ranked by it (``ranked_by_chance``).  Ties, and values equal but
+    for rounding, keep a fixed order: writes before keeps, writes by box, keeps by their dice
+    (keeping all five before the last roll is worth what writing now is, summed otherwise).
     """
     options = sorted([(-v, 0, box, s, e) for box, s, v, e in writes] +
                      [(-v, 1, tuple(kept), None, e) for kept, v, e in keeps], key=lambda o: o[:3])
     if not options:
         return ()
+    if not chances:
+        options = _runs(options, lambda o: -o[0], lambda run: sorted(run, key=lambda o: o[1:3]))
     best = -options[0][0]
     choices = []
     for neg, kind, key, score, expected in options:
         # a probability, within 1e-15 of [0, 1] by rounding: shown inside it
         chance = min(max(-neg, 0.0), 1.0) if chances else None
-        choices.append(write_choice(key, score, expected, best + neg, chance) if kind == 0 else
-                       keep_choice(key, expected, best + neg, rolls_left, chance))
+        loss = max(best + neg, 0.0)
+        choices.append(write_choice(key, score, expected, loss, chance) if kind == 0 else
+                       keep_choice(key, expected, loss, rolls_left, chance))
     return ranked_by_chance(choices) if chances else tuple(choices)
+
+
+def _runs(ordered: list, value, arrange) -> list:
+    """``ordered`` (best first by ``value``) with each run of values equal but for rounding
+    (``same_but_for_rounding`` with the run's first) put in the order ``arrange`` gives it."""
+    out, i = [], 0
+    while i < len(ordered):
+        j = i + 1
+        while j < len(ordered) and same_but_for_rounding(value(ordered[i]), value(ordered[j])):
+            j += 1
+        out += arrange(ordered[i:j])
+        i = j
+    return out
 
 
 def ranked_by_chance(choices) -> tuple[Choice, ...]:
     """Choices that carry a ``probability``, best first: by that chance, and the choices of one
-    chance (``same_chance``: equal but for rounding) by their expected final score, highest
+    chance (``same_but_for_rounding``) by their expected final score, highest
     first, in the order given where it is not known.  So where the chance cannot be moved (a
     target out of reach, every chance 0, or certain) the best expected score comes first.
     Each ``loss`` is the first choice's chance minus its own."""
     order = sorted(choices, key=lambda c: -c.probability)  # stable: equal chances as given
-    ranked, i = [], 0
-    while i < len(order):  # each run of one chance: a prefix of what is left, by the sort
-        j = i + 1
-        while j < len(order) and same_chance(order[i].probability, order[j].probability):
-            j += 1
-        ranked += sorted(order[i:j], key=lambda c: np.inf if c.expected is None else -c.expected)
-        i = j
+    ranked = _runs(order, lambda c: c.probability, lambda run: sorted(
+        run, key=lambda c: np.inf if c.expected is None else -c.expected))
     first = ranked[0].probability if ranked else 0.0
     return tuple(replace(c, loss=max(first - c.probability, 0.0)) for c in ranked)
 

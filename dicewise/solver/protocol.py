@@ -50,14 +50,15 @@ COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-age
 #: What advice ranks by: the expected final score, P(final ≥ target), or P(win) + ½P(draw).
 OBJECTIVES = ("expected_score", "target", "win")
 
-#: Two chances closer than this, relative to the larger, are one chance summed in another
-#: order: a tie (an exact 0 ties with 0 only, so a tiny chance is never taken for none).
-CHANCE_TIE = 1e-12
+#: Two values (chances, or expected scores) closer than this, relative to the larger, are
+#: one value summed in another order: a tie (an exact 0 ties with 0 only, so a tiny chance is
+#: never taken for none).
+ROUNDING_TIE = 1e-12
 
 
-def same_chance(p: float, q: float) -> bool:
-    """Whether two probabilities are equal but for rounding (``CHANCE_TIE``)."""
-    return abs(p - q) <= CHANCE_TIE * max(abs(p), abs(q))
+def same_but_for_rounding(p: float, q: float) -> bool:
+    """Whether two values are equal but for rounding (``ROUNDING_TIE``)."""
+    return abs(p - q) <= ROUNDING_TIE * max(abs(p), abs(q))
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,8 @@ class Advice:
         if self.objective != "target" or self.best is None:
             return None
         p = self.best.probability
-        return "out_of_reach" if same_chance(p, 0.0) else "certain" if same_chance(p, 1.0) else None
+        return ("out_of_reach" if same_but_for_rounding(p, 0.0)
+                else "certain" if same_but_for_rounding(p, 1.0) else None)
 
     def choice_for(self, action: dict) -> Choice:
         """The choice that plays ``action`` (in the protocol's canonical form), or BadAction."""

@@ -10,6 +10,7 @@ armies from battle to battle.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -27,7 +28,9 @@ class Chain:
     """An attack along territories held by ``defenders``, in order, from ``armies``.
 
     ``reached[j]``: P(exactly j territories conquered); ``p_all = reached[-1]``;
-    ``expected_final_armies``: E[armies on the last territory | all conquered];
+    ``expected_final_armies``: E[armies on the last territory | all conquered], NaN where
+    nothing conquers them all (a conquered territory holds at least one army, so 0 would be
+    a wrong answer);
     ``expected_armies_left``: E[all the attacker's armies left on the path: garrisons,
     and the front army or armies], over every outcome.
     """
@@ -151,7 +154,7 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
     front_fail = float(reached[:k].sum())  # one army stays on the territory attacked from
     return Chain(armies=armies, defenders=defenders, garrison=garrison, p_all=p_all,
                  reached=tuple(float(x) for x in reached),
-                 expected_final_armies=final / p_all if p_all > 0 else 0.0,
+                 expected_final_armies=final / p_all if p_all > 0 else math.nan,
                  expected_armies_left=left + final + front_fail)
 
 
