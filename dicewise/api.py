@@ -287,6 +287,8 @@ def advise(ruleset, *, dice, roll: int | None = None, sheet: str | None = None,
     beside; with ``players`` 2 or more by the chance to win against ``opponent_sheets``
     (``advise_two_player`` where that race is solved exactly, else ``advise_players``).
     The position is checked before any table is built; an explicit ``table`` must exist.
+    A missing table is built silently unless ``progress`` is given (the commands' bar:
+    ``dicewise.cli.format.progress``): the two-player race's first build takes minutes.
     """
     opponent_sheets, opponent_fifths = _listed(opponent_sheets), _listed(opponent_fifths)
     _check_seats(players)

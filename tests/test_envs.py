@@ -150,6 +150,12 @@ def test_action_space_holds_every_legal_action(name):
         obs, *_ = env.step(RandomAgent(1).act(obs))
 
 
+@pytest.mark.parametrize("name", ["risk", "nope", "General"])
+def test_an_id_of_no_environment_is_refused(name):
+    with pytest.raises(DicewiseError, match=f"no environment for '{name}'"):
+        dicewise.envs.env_id(name)
+
+
 def test_games_without_action_space_say_so():
     from dicewise.solver.registry import get_game
 
@@ -250,9 +256,10 @@ def test_illegal_actions_raise_or_end():
     with pytest.raises(BadAction, match="outside the action space"):
         env.step(10_000)
     env = gym.make("dicewise/General-v0", illegal_action="end").unwrapped
-    env.reset(seed=1)
+    expected = env.reset(seed=1)[1]["expected_score"]
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert terminated and reward == 0 and "not legal" in info["illegal_action"]
+    assert expected > 100 and info["regret"] == pytest.approx(expected)  # the whole game, lost
     # over: no best action, the expected score is the score, and no step more
     assert info["optimal_action"] == -1 and info["expected_score"] == info["score"]
     with pytest.raises(DicewiseError, match="the episode is over"):
@@ -347,6 +354,8 @@ def test_two_player_observe_before_reset_or_of_no_agent_is_refused_in_one_line()
     env = dicewise.envs.two_player_general(oracle_open=0)
     with pytest.raises(DicewiseError, match=r"call reset\(\) first"):
         env.observe("player_0")  # AttributeError: no attribute 'mover'
+    with pytest.raises(DicewiseError, match=r"call reset\(\) first"):
+        env.last()  # AttributeError: no attribute 'agent_selection'
     env.reset(seed=1)
     with pytest.raises(DicewiseError, match="the agents are player_0 and player_1, not 'x'"):
         env.observe("x")
@@ -394,6 +403,10 @@ def test_action_index_refuses_an_index():
     with pytest.raises(BadAction, match="is not an action of ryzykant"):
         env.action_index(np.int64(2))
     assert env.action_index(env.action_json(3)) == 3
+    general = gym.make("dicewise/General-v0").unwrapped  # a tuple, as bench-agent reads it
+    assert general.action_index({"keep": (2, 6)}) == general.action_index({"keep": [2, 6]})
+    assert general.action_index({"keep": np.array([6, 2])}) == general.action_index(
+        {"keep": [2, 6]})
 
 
 def test_rule_options_are_make_keywords():
@@ -402,6 +415,10 @@ def test_rule_options_are_make_keywords():
     assert plain.solution.expected_score < solution(*make_rules("general")).expected_score
     with pytest.raises(DicewiseError, match="unknown option"):
         gym.make("dicewise/General-v0", jokers="forced")
+    for make in (gym.make, lambda name, **kw: gym.make_vec(name, num_envs=2, **kw),
+                 lambda name, **kw: dicewise.envs.two_player_general(**kw)):
+        with pytest.raises(DicewiseError, match=r"keywords of the environment .*not options="):
+            make("dicewise/General-v0", options={"straight": "plain"})
 
 
 def test_render_ansi():
@@ -432,6 +449,12 @@ def test_oracle_can_be_switched_off():
     assert "regret" not in info and "optimal_action" not in info
     with pytest.raises(DicewiseError, match="oracle=False"):
         env.action_values()
+    with pytest.raises(DicewiseError, match="with oracle=True"):
+        OptimalAgent().act(obs, info)
+    venv = gym.make_vec("dicewise/General-v0", num_envs=2, oracle=False)
+    obs, info = venv.reset(seed=1)
+    with pytest.raises(DicewiseError, match="with oracle=True"):
+        OptimalAgent().act_batch(obs, info)
 
 
 # -- vector environments --------------------------------------------------------------------
@@ -448,6 +471,25 @@ def test_sync_vector_env_runs_and_autoresets():
         ends += int(terminated.sum())
     assert ends >= 3
     envs.close()
+
+
+@pytest.mark.parametrize("env_name, options", [
+    ("PokerPrograms", {}), ("PokerSchool", {"columns": 1, "school_cross_erases": False}),
+    pytest.param("Yatzy", {}, marks=pytest.mark.slow)])
+def test_the_points_observed_are_the_rewards_so_far(env_name, options):
+    """Through the last step: the end-of-game bonus (a clean column's 60, Yatzy's upper 50)
+    is in the final observation's points, and in its text, as in the last reward."""
+    env = gym.make(f"dicewise/{env_name}-v0", render_mode="ansi", **options)
+    for seed in range(4):
+        obs, info = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, done, _, info = env.step(info["optimal_action"])
+            total += reward
+            assert obs["points"][0] == pytest.approx(total, abs=1e-3)
+        assert info["score"] == pytest.approx(total)
+        shown = re.search(r"points (-?[\d.]+); over", env.render())
+        assert float(shown.group(1)) == pytest.approx(total)
 
 
 @pytest.mark.parametrize("game", ["General", pytest.param("Yahtzee", marks=pytest.mark.slow)])
@@ -508,9 +550,10 @@ def test_native_vector_env_refuses_illegal_actions():
     with pytest.raises(BadAction, match="sub-environment 0: action"):
         venv.step(bad)
     venv = gym.make_vec("dicewise/General-v0", num_envs=2, illegal_action="end")
-    venv.reset(seed=1)
+    expected = venv.reset(seed=1)[1]["expected_score"]
     obs, reward, terminated, _, info = venv.step(bad)
     assert terminated.all() and info["illegal_action"].all() and (reward == 0).all()
+    assert info["regret"] == pytest.approx(expected)  # each whole game, forfeited
     obs, reward, terminated, _, info = venv.step(np.zeros(2, int))  # the next step restarts
     assert not terminated.any() and obs["action_mask"].any(axis=1).all()
     venv = gym.make_vec("dicewise/General-v0", num_envs=2)

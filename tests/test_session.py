@@ -74,6 +74,13 @@ def play_one_turn(game: TableGame) -> None:
         assert game.apply("roll" if game.awaiting == "dice" else "pick 1")["ok"]
 
 
+@pytest.mark.parametrize("line", [5, None, b"roll"])
+def test_a_command_that_is_no_text_is_refused_by_name(line):
+    game = TableGame.new("general", players=1, seed=2)
+    with pytest.raises(DicewiseError, match="apply takes a command line"):
+        game.apply(line)  # AttributeError: 'int' object has no attribute 'strip'
+
+
 def test_a_bad_command_changes_nothing():
     game = TableGame.new("general", players=2, objective="score", seed=2)
     game.apply("roll")

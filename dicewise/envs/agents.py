@@ -38,10 +38,18 @@ class OptimalAgent:
     """The oracle's best action (``info["optimal_action"]``, needs ``oracle=True``)."""
 
     def act(self, observation: dict, info: dict) -> int:
-        return int(info["optimal_action"])
+        return int(_best(info))
 
     def act_batch(self, observations: dict, infos: dict) -> np.ndarray:
-        return np.maximum(infos["optimal_action"], 0)
+        return np.maximum(_best(infos), 0)
+
+
+def _best(info) -> np.ndarray | int:
+    """``info["optimal_action"]``, or why there is none."""
+    if not isinstance(info, dict) or "optimal_action" not in info:
+        raise DicewiseError("the optimal agent reads info[\"optimal_action\"]: make the "
+                            "environment with oracle=True and pass the info of its last step")
+    return info["optimal_action"]
 
 
 class GreedyAgent:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from ..errors import DicewiseError
 from ..solver.registry import GAMES, get_game
 
 NAMESPACE = "dicewise"
@@ -11,7 +12,11 @@ VERSION = 0
 
 
 def env_id(ruleset: str) -> str:
-    """``general`` -> ``dicewise/General-v0``; ``poker-programs`` -> ``.../PokerPrograms-v0``."""
+    """``general`` -> ``dicewise/General-v0``; ``poker-programs`` -> ``.../PokerPrograms-v0``
+    (a game without an agent protocol, or no game, has none)."""
+    if ruleset not in playable():
+        raise DicewiseError(f"no environment for {ruleset!r} (environments: "
+                            f"{', '.join(playable())})")
     return f"{NAMESPACE}/{''.join(p.capitalize() for p in ruleset.split('-'))}-v{VERSION}"
 
 

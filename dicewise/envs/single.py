@@ -28,6 +28,7 @@ from gymnasium import spaces
 
 from ..api import MAX_GAMES
 from ..errors import BadAction, DicewiseError
+from ..play.agents import as_json
 from ..solver.protocol import Game
 from ..solver.rulesets.game import CategoryGame
 from .observe import RebuiltOnLoading, encoder_for
@@ -68,7 +69,7 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
                  render_mode: str | None = None, table=None, **options):
         from ..api import make_rules
 
-        game, rules = make_rules(ruleset, options)
+        game, rules = make_rules(ruleset, rule_options(options))
         if "bench-agent" not in game.commands:
             raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
         check_oracle(oracle)
@@ -104,8 +105,8 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
         if not isinstance(action, dict):  # an index, say: the game would read it as JSON
             raise BadAction(f"{action!r} is not an action of {self.game.name} (a JSON object; "
                             "action_json gives the one of an index)")
-        try:
-            return self._index[action_key(self.game.canonical_action(action))]
+        try:  # as a program would send it: (2, 6) is [2, 6], as bench-agent reads it
+            return self._index[action_key(self.game.canonical_action(as_json(action)))]
         except KeyError:
             raise BadAction(f"{action} is not an action of {self.game.name}") from None
 
@@ -168,9 +169,12 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
             why = self._illegal(action if a is None else a)
             if self.illegal_action == "raise":
                 raise BadAction(why)
+            # the game ends with the points on the sheet: all the rest is lost
+            lost = None if self._q is None else max(
+                float(self._q[self._best]) - float(self.episode.score), 0.0)
             self._mask = np.zeros(len(self.actions), np.int8)
             self.ended_by_illegal = True
-            return self._obs(), 0.0, True, False, {**self._info(regret=0.0), "illegal_action": why}
+            return self._obs(), 0.0, True, False, {**self._info(lost), "illegal_action": why}
         regret = None
         if self.oracle is not None:
             regret = max(float(self._q[self._best] - self._q[a]), 0.0)
@@ -260,6 +264,15 @@ def among(value, choices) -> bool:
     """Whether a keyword's ``value`` is one of ``choices`` (texts or None), compared without
     ``in``, whose answer for a NumPy array is an array (or a ValueError)."""
     return any(value is c or (isinstance(value, str) and value == c) for c in choices)
+
+
+def rule_options(options: dict) -> dict:
+    """The rule options given as keywords, refusing ``options={...}`` (Gymnasium's reset
+    takes an ``options`` dict; the environment's constructor takes the rules as keywords)."""
+    if "options" in options:
+        raise DicewiseError(f"rule options are keywords of the environment (as "
+                            f"straight=\"plain\"), not options={options['options']!r}")
+    return options
 
 
 def check_oracle(oracle) -> None:

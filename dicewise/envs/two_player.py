@@ -50,7 +50,7 @@ from ..solver.sheet import parse_sheet
 from .observe import (BIG, RebuiltOnLoading, category_sheet_fields, counts_field,
                       number_field)
 from .oracle import game_actions, solution
-from .single import action_key, among, check_reset, whole_number
+from .single import action_key, among, check_reset, rule_options, whole_number
 
 #: Boxes still open for each player when the oracle starts (0: never).
 ORACLE_OPEN = 4
@@ -68,7 +68,7 @@ class TwoPlayerGeneralEnv(RebuiltOnLoading, AECEnv):
         from ..api import make_rules
         from ..solver.two_player import two_player_rules
 
-        game, rules = make_rules(get_game("general"), options)
+        game, rules = make_rules(get_game("general"), rule_options(options))
         two_player_rules(rules)  # refuses rules the race solver does not handle
         if not among(render_mode, (None, "ansi")):
             raise DicewiseError(f"render_mode is None or 'ansi', not {render_mode!r}")
@@ -163,6 +163,11 @@ class TwoPlayerGeneralEnv(RebuiltOnLoading, AECEnv):
             self._end_turn(p)
         self._advise()
         self._accumulate_rewards()
+
+    def last(self, observe: bool = True):
+        if self.episodes is None:  # no agent to move yet (AttributeError on agent_selection)
+            raise DicewiseError("call reset() first")
+        return super().last(observe)
 
     def observe(self, agent):
         if self.episodes is None:  # no position yet (AttributeError on 'mover' before)

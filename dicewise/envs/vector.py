@@ -34,7 +34,7 @@ from ..solver.rulesets.game import CategoryGame
 from ..solver.rulesets.simulate import dice_stream, roll_from
 from .observe import RebuiltOnLoading, category_encoder
 from .oracle import CategoryOracle, game_actions, solution
-from .single import ILLEGAL, among, check_oracle, check_reset, whole_number
+from .single import ILLEGAL, among, check_oracle, check_reset, rule_options, whole_number
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
 STREAM_BLOCK = 1 << 16
@@ -79,7 +79,7 @@ class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
         if render_mode is not None:  # was taken for a rule option: "unknown option render_mode"
             raise DicewiseError(f"the native vector environment does not render (render_mode "
                                 f"{render_mode!r}); vectorization_mode='sync' renders each game")
-        game, rules = make_rules(ruleset, options)
+        game, rules = make_rules(ruleset, rule_options(options))
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
@@ -169,6 +169,9 @@ class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
         regret = np.zeros(g)
         if self.oracle:
             regret[live] = np.maximum(self._q[live, self._best[live]] - self._q[live, a], 0.0)
+            # an illegal action ends its game with the points on the sheet: all the rest lost
+            regret[illegal] = np.maximum(self._q[illegal, self._best[illegal]]
+                                         - self._score()[illegal], 0.0)
         keep = a < dice.N_KEEPS
         self._keep(live[keep], a[keep])
         rewards[live[~keep]] = self._write(live[~keep], a[~keep] - dice.N_KEEPS)
@@ -285,7 +288,7 @@ class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
                                         axis=1).astype(np.float32)
         if "extra" in self.single_observation_space.spaces:
             obs["extra"] = self.extra[:, None].astype(np.int16)
-        obs["points"] = self.points[:, None].astype(np.float32)
+        obs["points"] = self._score()[:, None].astype(np.float32)  # the final bonus once full
         obs["action_mask"] = self._mask.copy()
         return {k: obs[k] for k in self.single_observation_space.spaces}
 

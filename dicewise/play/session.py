@@ -357,6 +357,9 @@ class TableGame:
 
     def apply(self, line: str) -> dict:
         """Run one command line; the JSON answer ``play --json`` prints for it."""
+        if not isinstance(line, str):  # a program's mistake, not a player's: refused, not answered
+            raise DicewiseError(f"apply takes a command line (text such as \"roll\"), "
+                                f"not {line!r}")
         events = list(self.events)
         try:
             command = self._parsed(line)

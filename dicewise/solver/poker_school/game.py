@@ -462,7 +462,7 @@ class PokerSchoolEpisode(Episode):
         return {"ruleset": self.rules.name, "options": self.rules.options, "game": self.index,
                 "turn": self.turn + 1, "roll": self.roll_number,
                 "dice": [] if self.done else dice.faces_of(self.counts),
-                "sheet": self.sheet(), "points": int(self.batch.banked[0] + self.batch.standing[0]),
+                "sheet": self.sheet(), "points": int(self.score),
                 "legal": [] if self.done else self.legal()}
 
     def apply(self, action: dict) -> float:

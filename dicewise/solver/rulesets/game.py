@@ -309,7 +309,7 @@ class CategoryEpisode(Episode):
                 "turn": self.turn + 1, "roll": self.roll_number, "dice": faces,
                 "sheet": dict(self.sheet),
                 "counters": {name: self.bonus_count for name in self.rules.sheet_counters},
-                "points": float(self.points), "legal": legal}
+                "points": float(self.score), "legal": legal}
 
     def apply(self, action: dict) -> float:
         if self.done:
