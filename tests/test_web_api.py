@@ -263,6 +263,9 @@ def test_bad_requests_are_4xx_json(server):
         (server.request("GET", "/api/game/0123456789abcdef"), 404, ""),
         (server.request("GET", "/api/game/..%2F..%2Fetc%2Fpasswd"), 404, ""),
         (server.post("/api/game/0123456789abcdef", {"command": "roll"}), 404, ""),
+        # a trailing slash is no address (it was an empty redirect)
+        (server.post("/api/game/", {"command": "roll"}), 404, "no such address: /api/game/"),
+        (server.request("GET", "/api/rules/"), 404, "no such address"),
     ]
     for (status, _, data), expected, words in cases:
         assert status == expected, data
@@ -418,6 +421,13 @@ def test_a_token_is_required_on_every_request(token_server):
     assert s.request("GET", "/api/status", headers={"X-Dicewise-Token": s.token})[0] == 200
     assert s.request("GET", "/api/status", headers={"Cookie": "dicewise_token=wrong"})[0] == 403
     assert s.request("GET", "/api/status", headers={"Cookie": "\x7f;;=="})[0] == 403
+    # the refusal in the browser's language, by Accept-Language (the page is not read yet)
+    for accepted, words in [("ru-RU,ru;q=0.9,en;q=0.8", "откройте адрес"),
+                            ("de;q=1, pl;q=0.7, ru;q=0.5", "otwórz adres"),
+                            ("en;q=0.2, ru;q=0.9", "откройте адрес"),
+                            ("de, fr;q=x", "open the address"), ("", "open the address")]:
+        status, _, data = s.request("GET", "/api/status", headers={"Accept-Language": accepted})
+        assert status == 403 and data["error"].startswith(words), (accepted, data)
 
 
 def test_the_page_loads_nothing_from_outside():
@@ -861,6 +871,30 @@ def damaged_saves(session) -> dict:
             "action": ({**saved, "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": 5}]},
                        "not an event of a game: {'action': 5}"),
             "names": ({**saved, "names": 5}, "every player needs a name")}
+
+
+@pytest.mark.parametrize("path, body, english", [
+    ("/api/game", {"ruleset": "general", "players": "2"}, 'players must be an integer, not "2"'),
+    ("/api/game", {"ruleset": "general", "advice": "no"}, "advice must be true or false"),
+    ("/api/game", {"ruleset": "general", "colour": 1}, "unknown field colour"),
+    ("/api/advise", {"ruleset": "general", "dice": [1, 2, "3", 4, 5], "roll": 1},
+     "dice must be a list of whole numbers"),
+    ("/api/advise", {"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "top": 0},
+     "top must be 1 or more"),
+    ("/api/advise", {"ruleset": "general", "roll": 1}, "give dice"),
+    ("/api/game/resume", {"saved": [1, 2]}, "this is not a saved dicewise game"),
+    ("/api/game/resume", {"saved": None}, "this is not a saved dicewise game")])
+def test_a_field_of_the_wrong_kind_is_refused_in_the_requests_language(server, path, body,
+                                                                       english):
+    """The page can send a file that is no saved game: its refusal, like every field's, is
+    said in the page's language."""
+    status, _, answer = server.post(path, body)
+    assert status == 400 and english in answer["error"], answer
+    for lang in ("ru", "pl"):
+        status, _, answer = server.post(path, {**body, "lang": lang})
+        said = answer["error"]
+        english_words = r"\b(must|give|unknown|saved|integer|list)\b"
+        assert status == 400 and not re.search(english_words, said), said
 
 
 def test_a_damaged_save_is_refused_in_the_pages_language(server, session):

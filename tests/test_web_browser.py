@@ -492,6 +492,8 @@ def test_undo_save_and_resume(page, server, tmp_path):
     page.wait_for_selector("[data-testid=game]:not([hidden])")
     resumed = state_of(server, page)["state"]
     assert {k: v for k, v in resumed.items()} == before
+    page.click("[data-testid=leave]")  # to a new game's form, not back to the file's
+    assert page.is_visible("#new-form") and page.is_hidden("#resume-form")
 
 
 def test_the_page_in_russian(page, server):
@@ -647,11 +649,16 @@ def test_the_kept_dice_stay_while_the_rest_are_tapped(page, server):
     assert state["awaiting"] == "choice" and sorted(state["dice"]) == [1, 2, 6, 6, 6]
 
 
-def test_a_solitaire_game_ends_on_its_score(page, server):
+def test_a_solitaire_game_ends_on_its_score(page, server, tmp_path):
     start_game(page, "general", ["Ann"], seed=4, advice=False)
     boxes = api.describe("general")["categories"]
     post_commands(server, page, [c for box in boxes for c in ("dice 1 2 3 4 6", f"write {box}")])
     assert page.inner_text("[data-testid=verdict]") == "Ann scored 16"
+    with page.expect_download() as download:  # the finished game is saved from its end
+        page.click("[data-testid=save-end]")
+    saved = tmp_path / "over.json"
+    download.value.save_as(saved)
+    assert len(json.loads(saved.read_text())["events"]) == 2 * len(boxes)
 
 
 def test_a_game_is_left_for_a_new_one_and_stays_left(page, server):
@@ -827,8 +834,9 @@ def test_the_page_says_when_it_builds_a_table(browser, tmp_path):
         tap_dice(page, "[data-testid=position-dice]", [1, 2, 3, 4, 5])
         page.click("[data-testid=show-advice]")
         page.wait_for_selector("[data-testid=notice][data-kind=building]:not([hidden])")
-        assert "Building the table of yahtzee for the first time" in page.inner_text(
-            "[data-testid=notice]")
+        notice = page.inner_text("[data-testid=notice]")
+        assert "Building the table of yahtzee for the first time" in notice
+        assert re.search(r"\(\d+ s\)$", notice), notice  # whole seconds, said in the page's words
         page.wait_for_selector("[data-testid=position-advice] tr.choice", timeout=300_000)
         assert page.is_hidden("[data-testid=notice]")
         context.close()

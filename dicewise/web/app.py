@@ -46,6 +46,12 @@ def error(message: str, status: int = 400) -> DicewiseJSON:
     return DicewiseJSON({"ok": False, "error": message}, status_code=status)
 
 
+def _lang(data: dict) -> str | None:
+    """The language a request asks to be answered in, where it names one as text."""
+    lang = data.get("lang")
+    return lang if isinstance(lang, str) else None
+
+
 def said(e: DicewiseError, lang: str | None) -> str:
     """An error in ``lang`` where it was raised with a ``Message`` (English where ``lang``
     is none that dicewise speaks)."""
@@ -64,12 +70,12 @@ def advise_request(data: dict, progress=None):
     """Advice for the position in an advise request, as ``dicewise advise`` gives it: one
     player, two (``opponent_sheet``) or more (``opponent_sheets``, one per rival); an
     impossible position is refused in the request's ``lang`` (default English)."""
-    f = Fields(data, ADVISE_FIELDS)
-    tr = i18n.translator(i18n.language(f.get("lang", str) or "en"))
     try:
+        f = Fields(data, ADVISE_FIELDS)
+        i18n.language(f.get("lang", str) or "en")  # a language dicewise does not speak: refused
         return _advice(f, progress)
     except DicewiseError as e:
-        raise DicewiseError(i18n.said(e, tr)) from None
+        raise DicewiseError(said(e, _lang(data))) from None
 
 
 def _advice(f: Fields, progress):
@@ -81,15 +87,15 @@ def _advice(f: Fields, progress):
     target, fifth = f.get("target", int), f.get("fifth", str)
     rivals = f.get("opponent_sheets", list, default=[])
     if not all(isinstance(r, str) for r in rivals):
-        raise BadRequest("opponent_sheets must be a list of sheets (texts)")
+        raise BadRequest(i18n.Message("opponent_sheets must be a list of sheets (texts)"))
     if f.get("opponent_sheet", str) is not None:
         rivals = [f.get("opponent_sheet", str), *rivals]
     top = f.get("top", int)
     if top is not None and top < 1:
-        raise BadRequest("top must be 1 or more")
+        raise BadRequest(i18n.Message("top must be 1 or more"))
     fifths = f.get("opponent_fifths", list, default=[])
     if not all(isinstance(r, str) for r in fifths):
-        raise BadRequest("opponent_fifths must be a list of fifth-die marks (texts)")
+        raise BadRequest(i18n.Message("opponent_fifths must be a list of fifth-die marks (texts)"))
     result = api.advise(ruleset, dice=dice, roll=roll, sheet=sheet or None, fifth=fifth,
                         options=options, target=target, players=players, opponent_sheets=rivals,
                         opponent_fifths=fifths, progress=progress)
@@ -110,7 +116,7 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
         try:
             result = await run_in_threadpool(work, *args)
         except BadRequest as e:
-            return error(str(e), e.status)
+            return error(said(e, lang), e.status)
         except UnknownGame as e:
             return error(said(e, lang), 404)
         except NotSaved as e:
@@ -153,14 +159,14 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
             data = await read_json(request)
         except BadRequest as e:
             return error(str(e), e.status)
-        return await answer(store.new, data)
+        return await answer(store.new, data, lang=_lang(data))
 
     async def resume_game(request):
         try:
             data = await read_json(request)
         except BadRequest as e:
             return error(str(e), e.status)
-        return await answer(store.resume, data)
+        return await answer(store.resume, data, lang=_lang(data))
 
     async def game_state(request):
         return await answer(store.state, request.path_params["game"],
@@ -203,6 +209,7 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app.router.redirect_slashes = False  # /api/game/ is no address: a JSON 404, not a redirect
     app.state.builds, app.state.games = builds, store
     wrapped = app
     if token:

@@ -8,10 +8,16 @@ from starlette.requests import ClientDisconnect, Request
 
 from .. import json_input
 from ..errors import DicewiseError
+from ..i18n import Message
+
+#: What a field must be, by its type (said in the request's language: a page may show it).
+KINDS = {str: "a text", int: "an integer", list: "a list", dict: "an object",
+         bool: "true or false"}
 
 
 class BadRequest(DicewiseError):
-    """A request the API cannot read (its shape, not the game's rules)."""
+    """A request the API cannot read (its shape, not the game's rules); a ``Message`` is
+    said in the request's language."""
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
@@ -54,20 +60,20 @@ class Fields:
     def __init__(self, data: dict, allowed: set[str]):
         unknown = sorted(set(data) - allowed)
         if unknown:
-            raise BadRequest(f"unknown field {', '.join(unknown)} (fields: {', '.join(sorted(allowed))})")
+            raise BadRequest(Message("unknown field {fields} (fields: {allowed})",
+                                     fields=", ".join(unknown), allowed=", ".join(sorted(allowed))))
         self.data = data
 
     def get(self, name: str, kind, default=None, required: bool = False):
         value = self.data.get(name)
         if value is None:
             if required:
-                raise BadRequest(f"give {name}")
+                raise BadRequest(Message("give {name}", name=name))
             return default
         ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
         if not ok:
-            what = {str: "a text", int: "an integer", list: "a list", dict: "an object",
-                    bool: "true or false"}.get(kind, kind.__name__)
-            raise BadRequest(f"{name} must be {what}, not {json.dumps(value)[:40]}")
+            raise BadRequest(Message("{name} must be {what}, not {value}", name=name,
+                                     what=Message(KINDS[kind]), value=json.dumps(value)[:40]))
         return value
 
     def options(self):
@@ -77,10 +83,10 @@ class Fields:
             return value or None
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return value
-        raise BadRequest("options must be an object or a list of KEY=VALUE texts")
+        raise BadRequest(Message("options must be an object or a list of KEY=VALUE texts"))
 
     def dice(self, name: str = "dice", required: bool = True):
         value = self.get(name, list, required=required)
         if value is not None and not all(isinstance(d, int) and not isinstance(d, bool) for d in value):
-            raise BadRequest(f"{name} must be a list of whole numbers")
+            raise BadRequest(Message("{name} must be a list of whole numbers", name=name))
         return value

@@ -144,7 +144,7 @@ class GameStore:
         ``lang`` a file that is no game is refused in that language, and the game goes on
         in it (the page's)."""
         f = Fields(data, {"saved", "lang"})
-        saved, lang = f.get("saved", dict, required=True), f.get("lang", str)
+        saved, lang = data.get("saved"), f.get("lang", str)  # no object: no saved game, said so
         tr = i18n.translator(i18n.language(lang or "en"))
         try:
             game = TableGame.from_json(saved, progress=self.progress, lang=lang)

@@ -13,6 +13,8 @@ import secrets
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
+from .. import i18n
+
 #: The cookie that carries the token after the first page load, so static files need no query.
 TOKEN_COOKIE = "dicewise_token"
 #: The header the page sends the token in on every API call.
@@ -51,6 +53,20 @@ async def refuse(send, status: int, message: str, html: bool = False) -> None:
                 "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
                             *SECURITY_HEADERS]})
     await send({"type": "http.response.body", "body": body})
+
+
+def accepted_language(scope) -> str:
+    """The language of the request's Accept-Language that dicewise speaks first (by weight,
+    then order), else English: what a refusal made before any page is read is said in."""
+    header = dict(scope.get("headers", [])).get(b"accept-language", b"").decode("latin-1")
+    ranked = []
+    for order, part in enumerate(header.split(",")):
+        tag, _, weight = part.strip().partition(";q=")
+        try:
+            ranked.append((-float(weight or 1), order, tag.split("-")[0].strip().lower()))
+        except ValueError:
+            continue
+    return next((tag for *_, tag in sorted(ranked) if tag in i18n.LANGUAGES), "en")
 
 
 def _wants_html(scope) -> bool:
@@ -174,8 +190,9 @@ class TokenCheck:
             return await self.app(scope, receive, send)
         token, from_query = self._presented(scope)
         if token is None or not secrets.compare_digest(token.encode(), self.token.encode()):
-            return await refuse(send, 403, "open the address with its token, as `dicewise serve` "
-                                "printed it", _wants_html(scope))
+            said = i18n.translator(accepted_language(scope))(
+                "open the address with its token, as `dicewise serve` printed it")
+            return await refuse(send, 403, said, _wants_html(scope))
         if not from_query:
             return await self.app(scope, receive, send)
 

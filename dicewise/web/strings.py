@@ -20,6 +20,7 @@ MESSAGES = (
     "P(win)+½P(draw)", "share of win",
     "P(≥ target)", "the expected-score choice", "Sheet", "Roll number", "Fifth-die marks",
     "To move", "Game over", "Play again", "Building the table of {game} for the first time",
+    "{seconds} s",
     "Thinking…", "exact", "approximate", "error estimate",
     "optimum ≤ {bound} (proven)", "close call", "worse than {choice}, by the rules",
     "Choose a file", "points", "premium", "premiums", "column_bonuses",

@@ -67,7 +67,7 @@ async function watchLoop() {
       const b = builds[0];
       const game = b.game || b.label;
       const pct = b.fraction === null ? "" : ` ${Math.round(100 * b.fraction)}%`;
-      showNotice(`${t("Building the table of {game} for the first time", {game})}…${pct} (${b.seconds} s)`, "building");
+      showNotice(`${t("Building the table of {game} for the first time", {game})}…${pct} (${t("{seconds} s", {seconds: Math.round(b.seconds)})})`, "building");
     } else showNotice(t("Thinking…"));
     await new Promise(r => setTimeout(r, 500));
   }
@@ -144,7 +144,9 @@ function options(form, d) {
     const input = form.elements[`opt:${o.name}`];
     if (!input) continue;
     if (typeof o.default === "boolean") out[o.name] = input.checked;
-    else if (typeof o.default === "number") out[o.name] = Number(input.value);
+    else if (typeof o.default === "number") {
+      if (input.value.trim() !== "") out[o.name] = Number(input.value);  // emptied: the default
+    }
     else out[o.name] = input.value;
   }
   return out;
@@ -412,7 +414,8 @@ function drawGame() {
     result.replaceChildren(el("h2", {}, t("Game over")), ...[drawResult(state.result)].flat(),
       el("div", {class: "buttons"},
         el("button", {type: "button", class: "primary", "data-testid": "play-again", onclick: leave}, t("Play again")),
-        el("button", {type: "button", "data-testid": "undo-end", onclick: () => command("undo")}, t("Undo"))));
+        el("button", {type: "button", "data-testid": "undo-end", onclick: () => command("undo")}, t("Undo")),
+        el("a", {class: "button", href: $("#save-link").href, download: true, "data-testid": "save-end"}, t("Save"))));
     return;
   }
   const awaitingDice = state.awaiting === "dice";
@@ -569,6 +572,7 @@ function leave() {
   game = null;
   history.replaceState(null, "", `${location.pathname}${location.search}`);
   showError("");
+  $('.tabs button[data-tab="new"]').click();  // a new game's form, whichever pane led here
   showStart();
 }
 
