@@ -11,12 +11,15 @@ send garbage, hang or play illegal moves; the tables have the documented shape.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+
+import dicewise
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -115,6 +118,21 @@ def test_optimal_agent_has_no_regret_and_the_optimal_scores(solved, solution):
     assert data["regret_total"] < 1e-9 and data["errors"] == []
     # Same dice, same decisions — except where two choices tie exactly and are broken apart.
     assert (report.scores == report.optimal_scores).mean() >= 0.8
+
+
+def test_a_run_stopped_early_is_set_against_the_optimum_on_the_games_it_played(solution):
+    """The optimal policy plays only the games the agent finished (a bot that stops the run
+    at once is reported at once, however many games were asked for), on the same dice."""
+    def first_box_then_nonsense(obs):
+        return {"write": "nonsense"} if obs["game"] == 3 else \
+            [a for a in obs["legal"] if "write" in a][0]
+
+    sol = solution("general")
+    data = bench_agent(sol, CallableAgent(first_box_then_nonsense, "fails"), 10**6, seed=2,
+                       on_error="stop").to_json()
+    assert data["games"] == 3 and data["stopped"]
+    assert data["optimal_mean"] == pytest.approx(dicewise.simulate("general", games=3,
+                                                                   seed=2).summary.mean)
 
 
 @pytest.mark.slow
@@ -231,19 +249,25 @@ def test_a_crashed_bot_is_reported_with_the_end_of_its_stderr(solution, tmp_path
                                           "ValueError: no box for these dice)")
 
 
-@pytest.mark.parametrize("kind, writes", [
-    ("malformed", 'print("thinking about turn", obs["turn"]); print(answer)'),  # a debug line
+@pytest.mark.parametrize("kinds, writes", [
+    ({"malformed"}, 'print("thinking about turn", obs["turn"]); print(answer)'),  # a debug line
     # or a line of JSON, written at once with the answer (an answer written after the next
-    # observation went cannot be told from an answer to it)
-    ("illegal", 'sys.stdout.write(json.dumps({"debug": obs["turn"]}) + "\\n" + answer + "\\n")'),
+    # observation went cannot be told from an answer to it): judged, and the line after it
+    # said as a second line for one observation
+    ({"illegal", "malformed"},
+     'sys.stdout.write(json.dumps({"debug": obs["turn"]}) + "\\n" + answer + "\\n")'),
+    # an answer and a line after it, there before the next observation (print debugging):
+    # never a silent drop
+    ({"malformed"}, 'sys.stdout.write(answer + "\\n" + json.dumps({"write": "ones"}) + "\\n")'),
 ])
 def test_a_bot_that_writes_more_than_its_answer_is_not_judged_on_stale_lines(solution, tmp_path,
-                                                                           kind, writes):
+                                                                           kinds, writes):
     """A line on stdout before each answer is the bot's failed answer; the answer after it,
     written before the next observation was sent, is no answer to that one: it is not
-    judged against a position it was never meant for (a program that wrote what is not JSON
-    is started afresh; a line already there when the next observation goes is dropped)."""
-    agent = ProcessAgent(_bot(tmp_path, kind, f"""
+    judged against a position it was never meant for: a program that wrote what is not JSON,
+    or a line still there when the next observation is due, is said to have failed and
+    started afresh."""
+    agent = ProcessAgent(_bot(tmp_path, "chatty", f"""
         import json, sys
         for line in sys.stdin:
             obs = json.loads(line)
@@ -251,13 +275,19 @@ def test_a_bot_that_writes_more_than_its_answer_is_not_judged_on_stale_lines(sol
             {writes}
             sys.stdout.flush()
         """), timeout=5)
+    log = io.StringIO()
     try:
-        data = bench_agent(solution("general"), agent, 1, seed=1, max_failures=10**6).to_json()
+        data = bench_agent(solution("general"), agent, 1, seed=1, max_failures=10**6,
+                           log=log).to_json()
     finally:
         agent.close()
-    assert data["games"] == 1 and data["error_kinds"] == {kind: len(data["errors"])}
-    assert data["decisions"] == 0 and data["regret_total"] == 0
-    assert data["restarts"] == (len(data["errors"]) if kind == "malformed" else 0)
+    assert data["games"] == 1 and set(data["error_kinds"]) == kinds
+    assert data["restarts"] == data["error_kinds"]["malformed"]
+    judged = [line for line in map(json.loads, log.getvalue().splitlines())
+              if "substituted" not in line]
+    assert len(judged) == data["decisions"] == (0 if "illegal" in kinds else len(judged))
+    for line in judged:  # each the answer to its own observation, never a line meant for another
+        assert line["action"] == [a for a in line["observation"]["legal"] if "write" in a][0]
 
 
 def test_subprocess_good_bot_and_stop_on_error(solved, tmp_path):
@@ -545,6 +575,21 @@ def test_the_dice_made_a_chunk_at_a_time_are_the_dice_of_one_draw(seed, games, t
     parts = list(dice_chunks(seed, games, turns, chunk))
     assert [len(p) for p in parts[:-1]] == [chunk] * (len(parts) - 1)
     assert np.array_equal(np.concatenate(parts), dice_stream(seed, games, turns))
+
+
+def test_an_agents_games_are_made_as_they_are_played_on_the_streams_dice(solution):
+    """``episodes`` draws its dice a chunk at a time (bench-agent may be asked for 10⁷
+    games, or stop after one): each game still meets the dice of ``episode`` alone."""
+    from dicewise.solver.rulesets.game import EPISODE_CHUNK, GENERAL
+
+    sol = solution("general")
+    games = GENERAL.episodes(sol, 5, 10**7)
+    assert not isinstance(games, list)
+    for i, ep in enumerate(games):
+        if i in (0, EPISODE_CHUNK - 1, EPISODE_CHUNK, EPISODE_CHUNK + 7):
+            assert np.array_equal(ep.stream, GENERAL.episode(sol, 5, i).stream), i
+        if i > EPISODE_CHUNK + 7:
+            break
 
 
 def test_a_simulation_without_box_records_plays_the_same_games(solved):

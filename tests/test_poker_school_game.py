@@ -182,7 +182,7 @@ def test_dice_depend_on_seed_game_and_keeps_only(monkeypatch):
         assert a.observation()["dice"] == b.observation()["dice"]  # the same keep, the same roll
         a.apply(next(x for x in a.observation()["legal"] if "cross" in x))
         b.apply(next(x for x in reversed(b.observation()["legal"]) if "cross" in x))
-    shared = POKER_SCHOOL.episodes(solution, 4, 3)[2]
+    shared = list(POKER_SCHOOL.episodes(solution, 4, 3))[2]
     alone = POKER_SCHOOL.episode(solution, 4, 2)
     for _ in range(20):
         obs = alone.observation()

@@ -174,7 +174,7 @@ def test_dice_depend_on_seed_and_game_only(monkeypatch):
         a.apply(oa["legal"][0])
         b.apply(ob["legal"][-1])
     # episodes() shares a stream: the same dice as episode() alone.
-    shared = RYZYKANT.episodes(solution, 9, 4)[3]
+    shared = list(RYZYKANT.episodes(solution, 9, 4))[3]
     alone = RYZYKANT.episode(solution, 9, 3)
     while not alone.done:
         assert shared.observation()["dice"] == alone.observation()["dice"]

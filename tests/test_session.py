@@ -628,9 +628,9 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
     ({"options": 5}, "its options are not an object of names and values but 5$"),
     ({"options": ["straight=plain"]}, "its options are not an object"),
     ({"events": {"dice": [1, 2, 3, 4, 5]}}, "its events are not a list"),
-    ({"events": "A" * 5000}, "its events are not a list but 'A{38}…$"),
+    ({"events": "A" * 5000}, 'its events are not a list but "A{38}…$'),  # quoted as JSON
     ({"events": [{"dice": [1, 2, 3, 4, 5]}, {"action": [1]}]}, r"not an event of a game: "
-     r"\{'action': \[1\]\}$"),
+     r'\{"action": \[1\]\}$'),
 ])
 def test_a_hand_edited_save_is_refused_in_one_line(change, why):
     """A save is checked as a new game's settings are: one clear error, never a crash later."""

@@ -869,7 +869,7 @@ def damaged_saves(session) -> dict:
                           "it has no events"),
             "no names": ({k: v for k, v in saved.items() if k != "names"}, "it has no names"),
             "action": ({**saved, "events": [{"dice": [1, 2, 3, 4, 5]}, {"action": 5}]},
-                       "not an event of a game: {'action': 5}"),
+                       'not an event of a game: {"action": 5}'),
             "names": ({**saved, "names": 5}, "every player needs a name")}
 
 

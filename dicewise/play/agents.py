@@ -109,7 +109,7 @@ class ProcessAgent:
                                 "(not found, or not executable)")
         self.command, self.name, self.timeout = command, command, timeout
         self.proc = None
-        self._buffer = b""
+        self._buffer, self._answered = b"", False
         self._stderr = None
 
     def _start(self):
@@ -118,7 +118,7 @@ class ProcessAgent:
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as e:
             raise DicewiseError(f"cannot start agent {self.command!r}: {e.strerror}") from None
-        self._buffer = b""
+        self._buffer, self._answered = b"", False
         # what it writes on stderr is read as it comes (never blocking it) and not shown;
         # its end, a traceback's last line say, tells why it crashed
         self._stderr = _Tail(self.proc.stderr)
@@ -134,6 +134,7 @@ class ProcessAgent:
             self._restart_after("crash", f"exited with status {self.proc.wait()}"
                                 + self._last_words())
         line = self._read_line()
+        self._answered = True
         try:
             return json_input.loads(line)
         except json_input.RepeatedName as e:  # two readings: neither is played
@@ -146,14 +147,27 @@ class ProcessAgent:
             raise AgentFailure("malformed", "not JSON", sent=line[:200]) from None
 
     def _drop_stale(self):
-        """Forget what the program wrote before this observation: no answer to it (a second
-        line after an earlier answer), which would otherwise be taken for the answer to this
-        observation and judged against the wrong position."""
-        fd = self.proc.stdout.fileno()
+        """What the program wrote after its last answer, before this observation, is no
+        answer to this one (it would be judged against the wrong position): a second line
+        for one observation is out of step with the protocol, so it is said (a ``malformed``
+        failure, never silently dropped) and the program started afresh.  What a program
+        writes before its first observation (a greeting) is only dropped."""
+        shown, fd = self._buffer[:400], self.proc.stdout.fileno()
+        stale, drained = bool(self._buffer.strip()), 0
         while select.select([fd], [], [], 0)[0]:
-            if not os.read(fd, 65536):
+            chunk = os.read(fd, 65536)
+            if not chunk:
                 break  # it exited: said when its answer is read
+            shown += chunk[:400 - len(shown)]
+            stale = stale or bool(chunk.strip())
+            drained += len(chunk)
+            if drained > MAX_LINE:  # it never stops writing: its answer will say so
+                break
         self._buffer = b""
+        if self._answered and stale:
+            self.close()
+            raise AgentFailure("malformed", "more than one line for one observation",
+                               sent=shown.decode(errors="replace").strip()[:200])
 
     def _read_line(self) -> str:
         deadline = time.monotonic() + self.timeout

@@ -169,7 +169,9 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
         finished.append(ep.score)
         if progress is not None:
             progress(1)
-    optimal = game.play(solution, "optimal", games, seed).scores[:len(finished)]
+    # the optimal policy on the games played, not on all that were asked for (a bot that
+    # stops the run at once is reported at once): game i's dice do not depend on the count
+    optimal = game.play(solution, "optimal", len(finished), seed).scores if finished else []
     costliest = tuple(c for _, c in sorted(costly, key=lambda x: -x[0])[:5])
     return AgentReport(game.name, solution.rule_options, getattr(agent, "name", "agent"), seed,
                        np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),

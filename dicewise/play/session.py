@@ -622,11 +622,13 @@ class TableGame:
 
 
 def shown(value, width: int = 40) -> str:
-    """A value of a saved file as a refusal quotes it (as ``{value!r}`` does), cut to
+    """A value of a saved file as a refusal quotes it, in the file's own JSON, cut to
     ``width`` characters: a file may hold anything, of any length."""
     try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from a file (a caller's object): as Python says it
         text = repr(value)
-    except RecursionError:  # nested deeper than repr goes
+    except RecursionError:  # nested deeper than JSON goes
         text = "..."
     return text if len(text) <= width else text[:width - 1] + "…"
 

@@ -31,7 +31,7 @@ import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -400,9 +400,10 @@ class Game(ABC):
         """Game ``index`` of the dice stream of ``seed``, to be played by an agent."""
         raise unsupported(self, "bench-agent")
 
-    def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
-        """Games 0..games-1 of the dice stream of ``seed`` (a game may share the stream)."""
-        return [self.episode(solution, seed, i) for i in range(games)]
+    def episodes(self, solution: Solution, seed: int, games: int) -> Iterator[Episode]:
+        """Games 0..games-1 of the dice stream of ``seed`` (a game may share the stream), made
+        as they are played: a run stopped early, or of millions of games, holds only a few."""
+        return (self.episode(solution, seed, i) for i in range(games))
 
     # --- played along at the table (``dicewise play``; play/session.py) ----------------
 

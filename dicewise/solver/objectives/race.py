@@ -29,8 +29,8 @@ class RaceReferee:
     def episodes(self, solution: Solution, seed: int, games: int):
         from ..two_player.episode import RaceEpisode
 
-        return [RaceEpisode(self.values, self.policy, self.first, self.second, i, seed)
-                for i in range(games)]
+        return (RaceEpisode(self.values, self.policy, self.first, self.second, i, seed)
+                for i in range(games))
 
     def episode(self, solution: Solution, seed: int, index: int):
         from ..two_player.episode import RaceEpisode

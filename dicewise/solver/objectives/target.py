@@ -43,7 +43,7 @@ class TargetReferee:
         return self.game.canonical_action(action)
 
     def episodes(self, solution: Solution, seed: int, games: int):
-        return [_ForTarget(e, self.target) for e in self.game.episodes(self.base, seed, games)]
+        return (_ForTarget(e, self.target) for e in self.game.episodes(self.base, seed, games))
 
     def episode(self, solution: Solution, seed: int, index: int):
         return _ForTarget(self.game.episode(self.base, seed, index), self.target)

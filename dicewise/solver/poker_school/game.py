@@ -32,7 +32,7 @@ sorted), ``{"write": row}`` (score the row's next cell, where the dice qualify) 
 from __future__ import annotations
 
 import time
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -280,11 +280,12 @@ class PokerSchoolGame(Game):
                 + tuple({"write": name} for name in ROW_NAMES)
                 + tuple({"cross": name} for name in ROW_NAMES))
 
-    def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
-        streams: dict[int, ThrowStream] = {}
-        return [PokerSchoolEpisode(solution, i, streams.setdefault(i // CHUNK,
-                                                                   ThrowStream(seed, i // CHUNK)))
-                for i in range(games)]
+    def episodes(self, solution: Solution, seed: int, games: int) -> Iterator[Episode]:
+        stream = None
+        for i in range(games):
+            if i % CHUNK == 0:  # the games of one chunk share its throws
+                stream = ThrowStream(seed, i // CHUNK)
+            yield PokerSchoolEpisode(solution, i, stream)
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         return PokerSchoolEpisode(solution, index, ThrowStream(seed, index // CHUNK))

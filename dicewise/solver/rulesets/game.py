@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..protocol import (Advice, BadAction, Episode, Game, Played, Solution, obse
 from ..sheet import parse_sheet
 from . import CATEGORY_GAMES, category_game
 from .decisions import write_options
-from .simulate import dice_stream, roll_from, simulate_games
+from .simulate import dice_chunks, dice_stream, roll_from, simulate_games
 from . import strategy
 
 
@@ -249,13 +249,21 @@ class CategoryGame(Game):
         return (tuple({"keep": dice.faces_of(k)} for k in dice.KEEPS)
                 + tuple({"write": name} for name in rules.category_names))
 
-    def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
-        stream = dice_stream(seed, games, solution.rules.n_categories)
-        return [CategoryEpisode(solution, i, stream[i]) for i in range(games)]
+    def episodes(self, solution: Solution, seed: int, games: int) -> Iterator[Episode]:
+        turns = solution.rules.n_categories
+        index = 0
+        for chunk in dice_chunks(seed, games, turns, EPISODE_CHUNK):
+            for stream in chunk:
+                yield CategoryEpisode(solution, index, stream)
+                index += 1
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         stream = dice_stream(seed, index + 1, solution.rules.n_categories)
         return CategoryEpisode(solution, index, stream[index])
+
+
+#: Games of dice drawn at a time for agents' episodes: a run of 10⁷ games holds one chunk.
+EPISODE_CHUNK = 1024
 
 
 class CategoryEpisode(Episode):

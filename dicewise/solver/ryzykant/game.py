@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -317,14 +317,12 @@ class RyzykantGame(Game):
                 splits[(a + b, c + d, action["fifth"], a, c)] = action
         return tuple(splits[k] for k in sorted(splits))
 
-    def episodes(self, solution: Solution, seed: int, games: int) -> list[Episode]:
-        streams: dict[int, RollStream] = {}
-        out = []
+    def episodes(self, solution: Solution, seed: int, games: int) -> Iterator[Episode]:
+        stream = None
         for i in range(games):
-            c = i // CHUNK
-            stream = streams.setdefault(c, RollStream(seed, c))
-            out.append(RyzykantEpisode(solution, i, stream))
-        return out
+            if i % CHUNK == 0:  # the games of one chunk share its rolls
+                stream = RollStream(seed, i // CHUNK)
+            yield RyzykantEpisode(solution, i, stream)
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         return RyzykantEpisode(solution, index, RollStream(seed, index // CHUNK))
