@@ -273,6 +273,6 @@ def test_a_saved_game_that_does_not_replay_is_refused_in_its_own_language(tmp_pa
         result = CliRunner().invoke(cli, ["play", "--resume", str(path), *args])
         assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
         said[tuple(args)] = result.stderr
-    assert "это не ход партии: {'pick': 40}" in said[()]
+    assert 'это не ход партии: {"pick": 40}' in said[()]
     assert "to nie jest ruch partii" in said[("--lang", "pl")]
-    assert "not an event of a game: {'pick': 40}" in said[("--lang", "en")]
+    assert 'not an event of a game: {"pick": 40}' in said[("--lang", "en")]

@@ -950,7 +950,7 @@ def test_a_saved_game_is_refused_in_the_players_language(lang, tmp_path, monkeyp
     tr = i18n.translator(lang)
     assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
         "the saved game does not replay: {why}").format(why=tr("event {number}, {event}: {why}")
-        .format(number=1, event="{'dice': [9, 9, 9, 9, 9]}", why=tr("a die shows 1..6"))) + "\n"
+        .format(number=1, event='{"dice": [9, 9, 9, 9, 9]}', why=tr("a die shows 1..6"))) + "\n"
     answer = game.apply(f"save {tmp_path}")
     assert not answer["ok"] and answer["error"] == i18n.translator(lang)(
         "{path} is a directory; give a file name").format(path=tmp_path)
@@ -973,12 +973,12 @@ def test_a_damaged_save_is_refused_in_one_line_of_the_players_language(lang, tmp
             ({"options": 5}, tr("the saved game is damaged: its options are not an object of "
                                 "names and values but {value}").format(value=5)),
             ({"events": "abc"}, tr("the saved game is damaged: its events are not a list but "
-                                   "{value}").format(value="'abc'")),
+                                   "{value}").format(value='"abc"')),
             ({"events": [{"dice": [1, 2, 3, 4, 5]}, {"action": 5}]},
              tr("the saved game does not replay: {why}").format(
                  why=tr("event {number}, {event}: {why}").format(
-                     number=2, event="{'action': 5}",
-                     why=tr("not an event of a game: {event}").format(event="{'action': 5}"))))]:
+                     number=2, event='{"action": 5}',
+                     why=tr("not an event of a game: {event}").format(event='{"action": 5}'))))]:
         (tmp_path / "game.json").write_text(json.dumps({**saved, **broken}))
         result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
                                           "--lang", lang])
