@@ -451,6 +451,16 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
     race = {**record, "observation": {**record["observation"], "players": 2,
                                       "opponent_sheet": {"ones": 3}}}
     refused(json.dumps(race).encode(), "line 1: a decision of a game of 2 players")
+    # Two runs' logs in one file: not judged as one game (its turns twice over), nor the
+    # expected-score decisions by the chance of the other run's target.
+    assert run("bench-agent", "general", "--agent-cmd", _bot(tmp_path, "good", GOOD),
+               "--games", "1", "--log", str(log)).exit_code == 0
+    one_run = log.read_bytes()
+    assert run("review", "general", str(log)).exit_code == 0
+    refused(one_run + one_run, "line 11: game 0 goes back from turn 10 to turn 1: a log is one")
+    first = json.loads(one_run.splitlines()[0])
+    aimed = {**first, "observation": {**first["observation"], "target": 150, "game": 1}}
+    refused(one_run + json.dumps(aimed).encode() + b"\n", "mixes decisions played for a target")
 
 
 def test_a_log_of_other_rules_is_refused_before_any_table_is_built(empty_cache, tmp_path):

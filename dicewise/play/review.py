@@ -47,7 +47,7 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
     a line ``substituted`` (bench-agent played the best action for a failed agent) is not
     the agent's decision: its number and game go to ``substituted`` instead."""
     game = solution.game
-    out = []
+    out, reached, for_target = [], {}, set()
     for number, text in enumerate(lines, 1):
         if isinstance(text, (str, bytes)) and not text.strip():
             continue
@@ -66,15 +66,16 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
         except (KeyError, TypeError):
             raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
                                 "as the agent protocol writes them") from None
-        if record.get("substituted") is not None:
-            if substituted is not None:
-                substituted.append((number, obs.get("game")))
-            continue
         for key, what in (("game", "game number"), ("turn", "turn")):  # both are echoed
             value = obs.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise DicewiseError(f"line {number}: the {what} is a whole number, not "
                                     f"{json.dumps(value)}")
+        _check_one_run(number, obs, reached, for_target)
+        if record.get("substituted") is not None:
+            if substituted is not None:
+                substituted.append((number, obs.get("game")))
+            continue
         _check_logged_game(number, obs, game.name, solution.rules.options)
         judged_for, played_for = getattr(game, "target", None), obs.get("target")
         if played_for is not None and played_for != judged_for:
@@ -101,6 +102,25 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
     if not out:
         raise DicewiseError("the log holds no decision to judge")
     return out
+
+
+def _check_one_run(number: int, obs: dict, reached: dict, for_target: set) -> None:
+    """Refuse two runs' logs pasted into one file, which would be judged as one: a game's
+    decisions going back in turn and roll (``reached``: game -> the last (turn, roll)), or
+    decisions played for a target beside ones played for the expected score."""
+    g, turn, roll = obs.get("game"), obs.get("turn"), obs.get("roll")
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in (g, turn)):
+        at = (turn, roll if isinstance(roll, int) and not isinstance(roll, bool) else 0)
+        if g in reached and at < reached[g]:
+            raise DicewiseError(f"line {number}: game {g} goes back from turn {reached[g][0]} "
+                                f"to turn {turn}: a log is one bench-agent run (review each "
+                                "run's log alone)")
+        reached[g] = at
+    for_target.add(obs.get("target") is not None)
+    if len(for_target) == 2:
+        raise DicewiseError(f"line {number}: the log mixes decisions played for a target "
+                            "with decisions played for the expected score: a log is one "
+                            "bench-agent run (review each run's log alone)")
 
 
 @dataclass(frozen=True)
@@ -152,7 +172,9 @@ def _check_logged_game(number: int, obs: dict, name: str, options) -> None:
 
 def check_logged_games(lines, name: str, options) -> None:
     """Refuse a log played in another game before its table is built (a table for the
-    wrong options can take minutes); lines that are not decisions are left to ``review``."""
+    wrong options can take minutes) or two runs' logs pasted into one; lines that are not
+    decisions are left to ``review``."""
+    reached, for_target = {}, set()
     for number, text in enumerate(lines, 1):
         try:
             obs = json.loads(text)["observation"]
@@ -160,6 +182,7 @@ def check_logged_games(lines, name: str, options) -> None:
             continue
         if isinstance(obs, dict):
             _check_logged_game(number, obs, name, options)
+            _check_one_run(number, obs, reached, for_target)
 
 
 def logged_target(lines) -> int | None:

@@ -270,6 +270,16 @@ class Episode(ABC):
         """Play a legal action (BadAction otherwise); returns the points it wrote."""
 
 
+def chunked_episodes(episode, stream, games: int, chunk: int) -> Iterator[Episode]:
+    """Games 0..games-1 made as they are played, those of each ``chunk`` games sharing one
+    ``stream(c)`` of dice: ``episode(i, stream)`` is game i."""
+    shared = None
+    for i in range(games):
+        if i % chunk == 0:
+            shared = stream(i // chunk)
+        yield episode(i, shared)
+
+
 class Game(ABC):
     """One registered ruleset: what it supports and how (see the module docstring)."""
 

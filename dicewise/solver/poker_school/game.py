@@ -41,7 +41,7 @@ from ...errors import DicewiseError
 from .. import dice
 from ..advice import check_dice
 from ..options import option_specs, rules_from
-from ..protocol import Advice, BadAction, Episode, Game, Played, Solution
+from ..protocol import Advice, BadAction, Episode, Game, Played, Solution, chunked_episodes
 from . import advice as advisor, table, turns
 from .approx import Features
 from .rules import N_ROWS, N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchoolRules, format_sheet
@@ -281,11 +281,8 @@ class PokerSchoolGame(Game):
                 + tuple({"cross": name} for name in ROW_NAMES))
 
     def episodes(self, solution: Solution, seed: int, games: int) -> Iterator[Episode]:
-        stream = None
-        for i in range(games):
-            if i % CHUNK == 0:  # the games of one chunk share its throws
-                stream = ThrowStream(seed, i // CHUNK)
-            yield PokerSchoolEpisode(solution, i, stream)
+        return chunked_episodes(lambda i, throws: PokerSchoolEpisode(solution, i, throws),
+                                lambda c: ThrowStream(seed, c), games, CHUNK)
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         return PokerSchoolEpisode(solution, index, ThrowStream(seed, index // CHUNK))

@@ -45,7 +45,7 @@ from .. import blas_threads, dice
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
 from ..protocol import (COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution,
-                        rival_sheets, with_loss_errors)
+                        chunked_episodes, rival_sheets, with_loss_errors)
 from . import approx, policy_table, rules as rz, search
 from .rules import N_SUMS, SUMS, VALUES, Position, RyzykantRules
 
@@ -318,11 +318,8 @@ class RyzykantGame(Game):
         return tuple(splits[k] for k in sorted(splits))
 
     def episodes(self, solution: Solution, seed: int, games: int) -> Iterator[Episode]:
-        stream = None
-        for i in range(games):
-            if i % CHUNK == 0:  # the games of one chunk share its rolls
-                stream = RollStream(seed, i // CHUNK)
-            yield RyzykantEpisode(solution, i, stream)
+        return chunked_episodes(lambda i, rolls: RyzykantEpisode(solution, i, rolls),
+                                lambda c: RollStream(seed, c), games, CHUNK)
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
         return RyzykantEpisode(solution, index, RollStream(seed, index // CHUNK))
