@@ -590,6 +590,7 @@ def test_a_choice_tapped_twice_is_played_once(page, server):
     state = state_of(server, page)["state"]
     assert state["events"] == 2 and state["to_move"] == 1 and state["awaiting"] == "choice"
     assert "Bob" in page.inner_text("[data-testid=status]")
+    assert "roll" not in page.inner_text("[data-testid=status]")  # a turn is one roll here
     assert page.is_hidden("[data-testid=error]")
 
 

@@ -442,7 +442,10 @@ def _print_agent_errors(d):
         say(f"{counted(len(d['errors']), 'agent error')} ({kinds}); the program was "
             f"restarted {counted(d.get('restarts', 0), 'time')}")
         e = d["errors"][0]
-        say(f"first: game {e['game']} turn {e['turn']}: {e['error']} (sent {e['sent']!r})")
+        error = e["error"] if e["error"].startswith(f"{e['kind']}:") else \
+            f"{e['kind']}: {e['error']}"  # an illegal action's error says what, not its kind
+        sent = "" if e["sent"] is None else f" (sent {e['sent']})"  # JSON, or the line as it came
+        say(f"first: game {e['game']} turn {e['turn']}: {error}{sent}")
 
 
 @click.command(cls=Command)

@@ -398,7 +398,8 @@ function drawGame() {
   if (mover && !state.over) bits.push(`${t("To move")}: ${mover.name}`);
   if (state.target !== null && state.target !== undefined) bits.push(`${t("Target")} ${state.target}`);
   const rollNumber = state.awaiting === "dice" ? state.roll + 1 : state.roll;
-  if (rollNumber && !state.over) bits.push(t("roll {n}", {n: rollNumber}));
+  // only where a turn has rolls to count (Ryzykant's turn is one roll)
+  if (rollNumber && !state.over && (d.advise_inputs || []).includes("roll")) bits.push(t("roll {n}", {n: rollNumber}));
   $(".status", section).textContent = bits.join(" · ");
   $(".sheets", section).replaceChildren(...[drawSheets(state, d)].flat());
   // the page's language: a game no longer here is refused in it, as the game's other addresses are
