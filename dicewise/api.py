@@ -554,6 +554,8 @@ def bench_agent(ruleset, agent=None, *, agent_command: str | None = None, timeou
     if (agent is None) == (agent_command is None):
         raise UnfitArguments("give exactly one of --agent MODULE:CALLABLE or --agent-cmd CMD")
     objective = check_bench_modes(target, players, sheet, opponent_sheet)
+    if objective.name == "target":
+        _for_target(ruleset, options)  # "ryzykant has no play for a target", before any build
     if agent_command is not None:  # read here, started at its first decision
         agent = ProcessAgent(agent_command, timeout)
     elif isinstance(agent, str):
@@ -592,6 +594,8 @@ def referee(ruleset, objective, options, sheet, opponent_sheet, table, progress,
     the expected score, else the objective's referee."""
     if objective.name == "win":
         return _race_solution(ruleset, options, sheet, opponent_sheet, table, progress)
+    if objective.name == "target":
+        _for_target(ruleset, options)
     game, rules = for_command(ruleset, command, options)
     solution = store.solution(game, rules, table, progress_factory=progress)
     if objective.name == "expected_score":

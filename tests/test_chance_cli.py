@@ -93,6 +93,9 @@ def test_the_cached_table_answers_both_policies_from_any_sheet(monkeypatch):
     # advise has no `chance` to lack: what ryzykant lacks is play for a target
     (["advise", "ryzykant", "--dice", "1", "2", "3", "4", "5", "--target", "100"],
      "ryzykant has no play for a target"),
+    # nor has bench-agent a `chance` to lack
+    (["bench-agent", "ryzykant", "--agent", "x:y", "--target", "900"],
+     "ryzykant has no play for a target"),
     (["simulate", "general", "--policy", "target:x"], "target:x"),
     (["simulate", "general", "--policy", "target:-3"], "-3"),
     # past 64 bits (and far past any score): refused, not an overflow in the solvers
