@@ -426,8 +426,8 @@ def fits_80_columns(runs, lang: str) -> None:
 
 
 def test_commands_a_game_lacks_say_so_in_one_line(tmp_path):
-    """With what the command requires, and without it: `advise risk` says risk has no
-    advice, not that --dice is missing."""
+    """With what the command requires, without it, and with stray arguments: `advise risk`
+    says risk has no advice, not that --dice is missing or 7 4 unexpected."""
     log = tmp_path / "empty.jsonl"
     log.write_text("")
     required = {"advise": ["--dice", *DICE], "bench-agent": ["--agent", "x:y"],
@@ -438,6 +438,8 @@ def test_commands_a_game_lacks_say_so_in_one_line(tmp_path):
             one_error_line(run(command, name, *required.get(command, [])),
                            f"{name} has no `{command}`")
             one_error_line(run(command, name), f"{name} has no `{command}`")
+            # and with what its own group would take (`advise risk 7 4`)
+            one_error_line(run(command, name, "7", "4"), f"{name} has no `{command}`")
 
 
 @pytest.mark.parametrize("target", ["/dev/full", "fifo", "folder", "missing/t.csv"])

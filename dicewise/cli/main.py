@@ -93,9 +93,21 @@ class Command(SpokenHelp, click.Command):
         ctx.allow_extra_args = True
         stray = super().parse_args(ctx, args)
         if stray and not ctx.resilient_parsing:
+            _lacking(ctx)  # `advise risk 7 4`: risk has no advice, whatever was typed after it
             raise click.UsageError(Message("unexpected arguments: {arguments}",
                                            arguments=" ".join(stray)), ctx)
         return stray
+
+
+def _lacking(ctx) -> None:
+    """Refuse a command whose ruleset has no such command (before its stray arguments)."""
+    ruleset = ctx.params.get("ruleset")
+    if isinstance(ruleset, str):
+        from ..solver.protocol import unsupported
+        from ..solver.registry import GAMES, get_game
+
+        if ruleset in GAMES and ctx.command.name not in get_game(ruleset).commands:
+            raise unsupported(get_game(ruleset), ctx.command.name)
 
 
 class RequiredInTheCommand:
