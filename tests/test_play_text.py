@@ -318,6 +318,21 @@ def test_a_refusal_that_lists_the_boxes_fits_80_columns(lang):
                       for box in api.describe("yatzy")["categories"])
     assert refusal == tr("not done: {error}").format(error=tr(
         "unknown box {box!r} (boxes: {boxes})").format(box="nosuchbox", boxes=boxes))
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+def test_a_refusal_keeps_what_it_quotes_on_one_line(lang):
+    """A split typed wrong is quoted back whole on the line it moved to, not broken at its
+    spaces ('1+2 / 3+4' read as two things)."""
+    result = CliRunner().invoke(cli, ["play", "ryzykant", "--players", "3", "--seed", "1",
+                                      "--no-advice", "--lang", lang],
+                                input="dice 1 2 3 4 6\nsplit 1+2 3+4\nsplit 1+2+3 4 6\nquit\n",
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    out = result.output.splitlines()
+    assert max(map(len, out)) <= 80
+    assert any("'1+2 3+4'" in line for line in out), result.output
+    assert any("'1+2+3 4 6'" in line for line in out), result.output
     # the rules' refusals are sentences: broken at their spaces, commas or none
     school = CliRunner().invoke(cli, ["play", "poker-school", "--players", "1", "--no-advice",
                                       "--lang", lang],

@@ -73,6 +73,12 @@ _AFTER_COLON = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.]))")
 _LAST_RESORT = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.])| +(?=[«„\"]))")
 
 
+#: What a sentence quotes (a player's input, a name), kept on one line where it is short.
+_QUOTED = re.compile(r"'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|«[^»\n]{1,40}»|„[^”\n]{1,40}”")
+#: A space that textwrap does not break at, for the spaces inside a quotation.
+_KEPT_SPACE = "\ue000"
+
+
 def wrapped(line: str, entries: bool = False, indent: int = 4) -> str:
     """``line`` for a terminal: where it is wider than 80 columns (or the terminal, if that is
     narrower), broken at spaces, each further line indented by ``indent``.  A line of
@@ -82,9 +88,10 @@ def wrapped(line: str, entries: bool = False, indent: int = 4) -> str:
     before a quoted name: ``малый стрит=15``, ``2 броска`` and ``(x, если стёрта)`` stay
     whole."""
     width = min(80, shutil.get_terminal_size().columns)
-    if not entries:
-        return textwrap.fill(line, width, subsequent_indent=" " * indent,
-                             break_long_words=False, break_on_hyphens=False)
+    if not entries:  # a sentence: broken at any space but inside what it quotes (as typed)
+        kept = _QUOTED.sub(lambda m: m.group().replace(" ", _KEPT_SPACE), line)
+        return textwrap.fill(kept, width, subsequent_indent=" " * indent, break_long_words=False,
+                             break_on_hyphens=False).replace(_KEPT_SPACE, " ")
     pieces = _entries(line, width, width - indent)
     lines = [pieces[0][1]]
     for gap, item in pieces[1:]:

@@ -83,12 +83,16 @@ def advise_table(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
                 "opponent_points": [s.points for s in rivals], "roll": roll, "dice": list(faces)}
     start_share = float(turn.value[0])
     rival_text = ", ".join(str(s.points) for s in rivals)
+    # every rival finished: their best total M is known and the turn is solved exactly for it
+    finished = all(r.mask == (1 << game.n_categories) - 1 for r in rivals)
     headline = Message("{game}, {players} players, seat {seat}: roll {roll} of 3, dice {dice}; "
-                       "{points} points against {rivals}; estimated share of the win {share} "
-                       "at turn start", game=game.name, players=players, seat=seat + 1,
+                       "{points} points against {rivals}; "
+                       + ("share of the win {share} at turn start (every rival finished)"
+                          if finished else "estimated share of the win {share} at turn start"),
+                       game=game.name, players=players, seat=seat + 1,
                        roll=roll, dice=" ".join(map(str, faces)), points=me.points,
                        rivals=rival_text, share=f"{start_share:.4f}")
-    common = dict(approximate=True, objective="win", turn_start_probability=start_share,
+    common = dict(approximate=not finished, objective="win", turn_start_probability=start_share,
                   expected_score_choice=by_mean.best.action if by_mean.best else None)
     if roll == 1 and game.first_roll_end() is not None and not np.isnan(game.first_roll_end()[r]):
         return Advice(game.name, game.options, position, (), headline, by_mean.turn_start_expected,
