@@ -240,6 +240,31 @@ def test_keeping_all_five_after_roll_2_is_the_best_write_with_its_error():
     assert stop.loss == 0.0 and stop.loss_error == 0.0
 
 
+def test_keeping_all_five_after_roll_1_is_never_a_close_call():
+    """Roll 2 then offers the same choices as roll 1 with a roll fewer and no first-roll
+    double: keeping all five is never better than the best choice, so however its loss
+    compares with its error it is no close call, nor does it widen the best one's error
+    (it did: a loss of exactly 30, the double of a poker, was shown "±30.13, close call")."""
+    game = PokerSchoolRules()
+    lin = LinearEvaluator(game, prior_weights(game))
+    sheets = [game.empty(), _one_cell_left(game, *(ROW_INDEX[r] for r in ("pair", "poker",
+                                                                          "chance", "sixes")))]
+    for sheet in sheets:
+        for faces in ([6, 6, 6, 6, 6], [2, 3, 4, 5, 6], [1, 1, 2, 5, 6], [3, 3, 3, 4, 4]):
+            a = advise(game, lin, sheet, faces, 1, 6.32)
+            assert a.approximate
+            stop = a.choice_for({"keep": sorted(faces)})
+            assert stop.detail["never_best"] and not stop.close_call
+            assert stop.expected <= a.best.expected + 1e-9
+            others = [c.loss_error - c.loss for c in a.choices[1:]
+                      if not c.detail.get("never_best")
+                      and c.detail.get("dominated_by") != a.best.action]
+            assert a.best.loss_error == pytest.approx(max(others + [0.0]))
+            assert not any(c.detail.get("never_best") for c in a.choices if c is not stop)
+    after_two = advise(game, lin, sheets[1], [6, 6, 6, 6, 6], 2, 6.32)  # roll 2: its own rule
+    assert "never_best" not in after_two.choice_for({"keep": [6] * 5}).detail
+
+
 def test_a_dominated_cross_is_listed_with_the_write_that_beats_it(capsys):
     """Its error may be wider than its loss, so the listing says why it is no close call:
     the write the rules prove better, in the players' language too."""

@@ -83,9 +83,11 @@ class Choice:
     def close_call(self) -> bool:
         """Whether the values cannot tell this choice from the best: a loss within its error
         (for the best choice: some other choice's is), unless the rules prove the choice
-        worse than another (``detail["dominated_by"]``)."""
+        worse than another (``detail["dominated_by"]``) or never better than the best choice,
+        whichever that is (``detail["never_best"]``)."""
         return (self.loss_error is not None and 0 < self.loss_error
-                and self.loss <= self.loss_error and not self.detail.get("dominated_by"))
+                and self.loss <= self.loss_error and not self.detail.get("dominated_by")
+                and not self.detail.get("never_best"))
 
     @property
     def value(self) -> float:
@@ -109,7 +111,8 @@ def with_loss_errors(deep, shallow, scale: float, floor, slope: float = 0.0) -> 
     (a number, or a function of the choice and the best choice), constants each game sets
     where the losses can be measured.  The best choice's error is the most by
     which another might be better: max(error − loss) over the others that the rules do not
-    prove worse than it (``detail["dominated_by"]``), or 0.
+    prove worse than it (``detail["dominated_by"]``) or never better than the best
+    (``detail["never_best"]``), or 0.
     """
     top = max(c.value for c in shallow)
     shallow_loss = {repr(c.action): top - c.value for c in shallow}
@@ -118,7 +121,8 @@ def with_loss_errors(deep, shallow, scale: float, floor, slope: float = 0.0) -> 
               + floor_of(c, deep[0]) for c in deep]
     if errors:  # a choice the rules prove worse than the best cannot be better than it
         errors[0] = max([e - c.loss for c, e in zip(deep[1:], errors[1:])
-                         if c.detail.get("dominated_by") != deep[0].action] + [0.0])
+                         if c.detail.get("dominated_by") != deep[0].action
+                         and not c.detail.get("never_best")] + [0.0])
     return tuple(replace(c, loss_error=float(e)) for c, e in zip(deep, errors))
 
 

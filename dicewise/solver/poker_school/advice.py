@@ -147,6 +147,9 @@ class TurnAdvice:
         out = [write_choice(row, points, v, best - v, dominated)
                for v, row, points, dominated in ranked]
         out += [keep_choice(kept, v, best - v, 3 - roll_number) for v, kept in keeps]
+        if roll_number == 1:  # keeping all five: roll 2 offers the same choices, none better
+            out = [replace(c, detail={**c.detail, "never_best": True})
+                   if len(c.action.get("keep", ())) == dice.N_DICE else c for c in out]
         # Rounded for the order: a tie is not broken by the last bits of two sums.
         return tuple(sorted(out, key=lambda c: -round(c.expected, 9)))
 
