@@ -222,9 +222,6 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
     table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
     each; approximate).  The expected-score choice is shown beside."""
     tr = speak(lang)
-    if faces is None:  # a game without advice (risk) says so before the dice are asked for
-        api.for_command(ruleset, "advise", options)
-        RequiredOption.missing("faces")
     result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None, fifth=fifth,
                         options=options, table=table, target=target, players=players,
                         opponent_sheets=list(opponent_sheet),

@@ -92,46 +92,48 @@ class Command(SpokenHelp, click.Command):
     def parse_args(self, ctx, args):
         ctx.allow_extra_args = True
         stray = super().parse_args(ctx, args)
-        if stray and not ctx.resilient_parsing:
-            _lacking(ctx)  # `advise risk 7 4`: risk has no advice, whatever was typed after it
-            raise click.UsageError(Message("unexpected arguments: {arguments}",
-                                           arguments=" ".join(stray)), ctx)
+        if not ctx.resilient_parsing:
+            # what a user should hear of first: a ruleset without this command (`advise risk`,
+            # `advise risk 7 4`), then a required parameter left out, then what was typed stray
+            _lacking(ctx)
+            for param in self.params:
+                if isinstance(param, RequiredInTheCommand) and ctx.params.get(param.name) is None:
+                    raise click.MissingParameter(ctx=ctx, param=param)
+            if stray:
+                raise click.UsageError(Message("unexpected arguments: {arguments}",
+                                               arguments=" ".join(stray)), ctx)
         return stray
 
 
 def _lacking(ctx) -> None:
-    """Refuse a command whose ruleset has no such command (before its stray arguments)."""
-    ruleset = ctx.params.get("ruleset")
-    if isinstance(ruleset, str):
-        from ..solver.protocol import unsupported
-        from ..solver.registry import GAMES, get_game
+    """Refuse a game's command (``COMMANDS``) whose ruleset is unknown or lacks it."""
+    from ..solver.protocol import COMMANDS, unsupported
+    from ..solver.registry import get_game
 
-        if ruleset in GAMES and ctx.command.name not in get_game(ruleset).commands:
-            raise unsupported(get_game(ruleset), ctx.command.name)
+    ruleset = ctx.params.get("ruleset")
+    if ruleset is not None and ctx.command.name in COMMANDS:
+        if SPOKEN not in ctx.meta:  # refused while parsing: in the language typed (--lang)
+            ctx.meta[SPOKEN] = typed_language(ctx, ctx.command)
+        game = get_game(ruleset)
+        if ctx.command.name not in game.commands:
+            raise unsupported(game, ctx.command.name)
 
 
 class RequiredInTheCommand:
-    """A required parameter (its help and usage say so) whose absence the command refuses
-    itself, once it has checked what a user should hear of first (``advise risk``: risk has
-    no advice, not "missing option --dice")."""
+    """A required parameter (its help and usage say so) that ``Command.parse_args`` asks for
+    only once the ruleset is known to have the command (``advise risk``: risk has no
+    advice, not "missing option --dice")."""
 
     def value_is_missing(self, value) -> bool:
         return False
 
-    @staticmethod
-    def missing(name: str):
-        """Refuse the running command for want of its parameter ``name``, as click would."""
-        ctx = click.get_current_context()
-        raise click.MissingParameter(ctx=ctx, param=next(p for p in ctx.command.params
-                                                         if p.name == name))
-
 
 class RequiredOption(RequiredInTheCommand, click.Option):
-    """An option required in the command (``RequiredInTheCommand``)."""
+    """An option required after the ruleset (``RequiredInTheCommand``)."""
 
 
 class RequiredArgument(RequiredInTheCommand, click.Argument):
-    """An argument required in the command (``RequiredInTheCommand``)."""
+    """An argument required after the ruleset (``RequiredInTheCommand``)."""
 
 
 def _usage_error(ctx, error: click.UsageError) -> str:

@@ -462,9 +462,6 @@ def _print_agent_errors(d):
 def review(ruleset, log, game_index, show_all, target, options, as_json):
     """Judge a logged game (agent-protocol JSON lines): a summary of each game, and the
     decisions that lost points (--all: every decision; --game N: one game)."""
-    if log is None:  # a game without review (risk) says so before the log is asked for
-        api.for_command(ruleset, "review", options)
-        RequiredArgument.missing("log")
     try:
         lines = (sys.stdin.read() if log == "-" else
                  checked_input(log).read_text(encoding="utf-8", errors="replace")).splitlines()
