@@ -32,3 +32,7 @@ def joined(text: str) -> str:
     """``text`` with its broken lines joined again (``unwrapped``)."""
     return "".join(f"{line}\n" for line in unwrapped(text)) if text.endswith("\n") else \
         "\n".join(unwrapped(text))
+
+
+#: How a refused command's one line on stderr begins, in each language it speaks.
+ERROR_LINE = {"en": "dicewise: error: ", "ru": "dicewise: ошибка: ", "pl": "dicewise: błąd: "}

@@ -19,6 +19,7 @@ from dicewise.cli.main import cli
 from dicewise.errors import DicewiseError
 from dicewise.play.session import TableGame
 from dicewise.tables.format import read_table, write_table
+from lines import ERROR_LINE
 
 ADVISE = ["advise", "general", "--roll", "1", "--dice", "2", "2", "4", "6", "6"]
 
@@ -29,7 +30,7 @@ def refused(*args, fragment: str = "", env=None) -> str:
     result = CliRunner().invoke(cli, list(args), prog_name="dicewise", env=env)
     assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
     lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("dicewise: error:"), result.stderr
+    assert len(lines) == 1 and lines[0].startswith(tuple(ERROR_LINE.values())), result.stderr
     assert fragment in lines[0], lines[0]
     return lines[0]
 

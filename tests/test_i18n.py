@@ -19,7 +19,7 @@ from dicewise.errors import DicewiseError
 from dicewise.play import commands
 from dicewise.play.session import TableGame
 from dicewise.solver.registry import get_game
-from lines import joined, unwrapped
+from lines import ERROR_LINE, joined, unwrapped
 
 pytestmark = pytest.mark.usefixtures("shared_cache")  # tables built once per test process
 
@@ -545,7 +545,7 @@ def test_bad_input_is_refused_in_the_players_language(args, monkeypatch):
         result = CliRunner().invoke(cli, ["advise", *args, "--lang", lang])
         assert result.exit_code == 2 and not result.stdout, result.output
         lines = result.stderr.splitlines()
-        assert len(lines) == 1 and lines[0].startswith("dicewise: error: "), result.stderr
+        assert len(lines) == 1 and lines[0].startswith(ERROR_LINE[lang]), result.stderr
         said[lang] = lines[0]
     assert said["ru"] != said["en"] and said["pl"] != said["en"] and said["ru"] != said["pl"]
     assert not re.search(r"\b(the|is|not|of|cell|row|sheet entry)\b", said["ru"]), said["ru"]
@@ -597,7 +597,7 @@ def test_bad_settings_are_refused_in_the_players_language(args, monkeypatch):
         result = CliRunner().invoke(cli, [*args, "--lang", lang])
         assert result.exit_code == 2 and not result.stdout, result.output
         lines = result.stderr.splitlines()
-        assert len(lines) == 1 and lines[0].startswith("dicewise: error: "), result.stderr
+        assert len(lines) == 1 and lines[0].startswith(ERROR_LINE[lang]), result.stderr
         said[lang] = lines[0]
     assert said["ru"] != said["en"] and said["pl"] != said["en"] and said["ru"] != said["pl"]
     english = r"\b(the|is|not|of|for|give|takes|unknown|option|names?|see|need)\b"
@@ -778,7 +778,7 @@ def test_a_refusal_once_left_in_english_is_said_in_the_players_language(case, la
         said[language] = result.stderr
     assert said["en"] == f"dicewise: error: {message}\n"
     shown = message.in_language(i18n.translator(lang))
-    assert said[lang] == f"dicewise: error: {shown}\n" and shown != str(message)
+    assert said[lang] == f"{ERROR_LINE[lang]}{shown}\n" and shown != str(message)
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])
@@ -799,13 +799,13 @@ def test_an_unknown_scheduler_and_language_are_refused_in_the_players_language(l
                            scheduler="mpi")
     assert result.exit_code == 2 and not result.stdout, result.output
     shown = message.in_language(tr)
-    assert result.stderr == f"dicewise: error: {shown}\n" and shown != message
+    assert result.stderr == f"{ERROR_LINE[lang]}{shown}\n" and shown != message
     monkeypatch.setenv("LANG", f"{lang}_{lang.upper()}.UTF-8")
     result = CliRunner().invoke(cli, ["advise", "general", *DICE, "--lang", "de"])
     message = i18n.Message("unknown language {lang!r} (languages: {languages})", lang="de",
                            languages="en, ru, pl")
     assert result.exit_code == 2 and result.stderr == (
-        f"dicewise: error: {message.in_language(tr)}\n")
+        f"{ERROR_LINE[lang]}{message.in_language(tr)}\n")
     assert message.in_language(tr) != message
 
 
@@ -823,7 +823,7 @@ def test_a_missing_matplotlib_is_said_in_the_players_language(lang, monkeypatch)
                                       "--lang", lang])
     message = i18n.Message("plots need matplotlib: pip install 'dicewise[plot]'")
     assert result.exit_code == 2 and result.stderr == (
-        f"dicewise: error: {message.in_language(i18n.translator(lang))}\n")
+        f"{ERROR_LINE[lang]}{message.in_language(i18n.translator(lang))}\n")
     assert "matplotlib" in result.stderr and "need" not in result.stderr
 
 
@@ -843,7 +843,7 @@ def test_a_symbolic_link_loop_is_said_in_the_players_language(lang, tmp_path, mo
     message = i18n.Message("cannot read {path}: {why}", path=path,
                            why=i18n.Message("Too many levels of symbolic links"))
     shown = message.in_language(i18n.translator(lang))
-    assert result.exit_code == 2 and result.stderr == f"dicewise: error: {shown}\n"
+    assert result.exit_code == 2 and result.stderr == f"{ERROR_LINE[lang]}{shown}\n"
     assert "Too many levels" not in shown
 
 
@@ -901,7 +901,9 @@ def test_a_refused_command_line_names_what_is_wrong(monkeypatch):
     def refused(*args):
         result = CliRunner().invoke(cli, list(args), prog_name="dicewise")
         assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
-        return result.stderr.removeprefix("dicewise: error: ").rstrip("\n")
+        line = result.stderr.rstrip("\n")
+        start = next(s for s in ERROR_LINE.values() if line.startswith(s))
+        return line.removeprefix(start)
 
     _no_locale(monkeypatch)
     assert refused("advise") == "missing argument RULESET (see `dicewise advise --help`)"
@@ -948,7 +950,7 @@ def test_a_saved_game_is_refused_in_the_players_language(lang, tmp_path, monkeyp
     result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
                                       "--lang", lang])
     tr = i18n.translator(lang)
-    assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
+    assert result.exit_code == 2 and result.stderr == ERROR_LINE[lang] + tr(
         "the saved game does not replay: {why}").format(why=tr("event {number}, {event}: {why}")
         .format(number=1, event='{"dice": [9, 9, 9, 9, 9]}', why=tr("a die shows 1..6"))) + "\n"
     answer = game.apply(f"save {tmp_path}")
@@ -982,7 +984,7 @@ def test_a_damaged_save_is_refused_in_one_line_of_the_players_language(lang, tmp
         (tmp_path / "game.json").write_text(json.dumps({**saved, **broken}))
         result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
                                           "--lang", lang])
-        assert result.exit_code == 2 and result.stderr == f"dicewise: error: {expected}\n", (
+        assert result.exit_code == 2 and result.stderr == f"{ERROR_LINE[lang]}{expected}\n", (
             broken, result.stderr)
     # held to a new game's checks: a name too long for a sheet, as play --names refuses it
     (tmp_path / "game.json").write_text(json.dumps({**saved, "names": ["A" * 5000, "B"]}))
@@ -990,19 +992,19 @@ def test_a_damaged_save_is_refused_in_one_line_of_the_players_language(lang, tmp
                                        "--lang", lang])
     new = CliRunner().invoke(cli, ["play", "general", "--names", "A" * 41 + ",B", "--lang", lang])
     assert resumed.exit_code == new.exit_code == 2 and resumed.stderr == new.stderr == (
-        "dicewise: error: " + tr("names must be a list of texts of 1 to 40 characters") + "\n")
+        ERROR_LINE[lang] + tr("names must be a list of texts of 1 to 40 characters") + "\n")
     # a game with no table play, refused as such before its options are read
     (tmp_path / "game.json").write_text(json.dumps({**saved, "ruleset": "risk"}))
     result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
                                       "--lang", lang])
-    assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
+    assert result.exit_code == 2 and result.stderr == ERROR_LINE[lang] + tr(
         "{game} has no `{command}` (see `dicewise {group} --help`)").format(
             game="risk", command="play", group="risk") + "\n"
     missing = {k: v for k, v in saved.items() if k != "events"}
     (tmp_path / "game.json").write_text(json.dumps(missing))
     result = CliRunner().invoke(cli, ["play", "--resume", str(tmp_path / "game.json"),
                                       "--lang", lang])
-    assert result.exit_code == 2 and result.stderr == "dicewise: error: " + tr(
+    assert result.exit_code == 2 and result.stderr == ERROR_LINE[lang] + tr(
         "the saved game is damaged: it has no {field}").format(field="events") + "\n"
 
 

@@ -17,6 +17,7 @@ from dicewise.cli.main import cli
 from dicewise.errors import DicewiseError
 from dicewise.play.agents import ProcessAgent
 from dicewise.play.bench import bench_agent
+from lines import ERROR_LINE
 
 NAMES = st.text(max_size=3)
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=4),
@@ -76,4 +77,4 @@ def test_a_saved_game_with_a_name_twice_is_no_saved_game(tmp_path, monkeypatch, 
     (tmp_path / "saved.json").write_text('{"format": "dicewise-table-game", "names": ["Ann"], '
                                          '"names": ["Bob"]}')
     result = CliRunner().invoke(cli, ["play", "general", "--resume", "saved.json", "--lang", lang])
-    assert result.exit_code == 2 and result.stderr == f"dicewise: error: {said}\n"
+    assert result.exit_code == 2 and result.stderr == f"{ERROR_LINE[lang]}{said}\n"

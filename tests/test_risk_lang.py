@@ -18,6 +18,7 @@ from dicewise.cli import risk as cli_risk
 from dicewise.cli.helptext import paragraphs
 from dicewise.cli.main import cli
 from dicewise.errors import DicewiseError
+from lines import ERROR_LINE
 
 PLOTS = importlib.util.find_spec("matplotlib") is not None
 
@@ -222,8 +223,8 @@ def test_bad_input_is_refused_in_the_players_language(args, tmp_path, monkeypatc
         result = run([*args, "--lang", lang])
         assert result.exit_code == 2 and not result.stdout, result.output
         assert len(result.stderr.splitlines()) == 1, result.stderr
-        assert result.stderr.startswith("dicewise: error: ")
-        lines[lang] = result.stderr[len("dicewise: error: "):]
+        assert result.stderr.startswith(ERROR_LINE[lang])
+        lines[lang] = result.stderr[len(ERROR_LINE[lang]):]
     assert len(set(lines.values())) == 3, lines
     english = re.compile(r"\b(the|is|not|of|for|must|needs?|more|than|allowed|give|one|"
                          r"unknown|option|armies|army|cards?|see|attacker|defender|dice|"

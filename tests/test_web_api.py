@@ -38,6 +38,7 @@ from dicewise import i18n  # noqa: E402
 from dicewise.cli.main import cli  # noqa: E402
 from dicewise.cli.serve import addresses  # noqa: E402
 from dicewise.web.builds import Builds  # noqa: E402
+from lines import ERROR_LINE  # noqa: E402
 
 STATIC = Path(__file__).resolve().parents[1] / "dicewise" / "web" / "static"
 
@@ -579,13 +580,13 @@ def test_serve_refuses_in_the_players_language(lang, how, tmp_path, monkeypatch)
                                         prog_name="dicewise")
             shown = message.in_language(tr)
             assert result.exit_code == 2 and not result.stdout, result.output
-            assert result.stderr == f"dicewise: error: {shown}\n", args
+            assert result.stderr == f"{ERROR_LINE[lang]}{shown}\n", args
             assert shown != str(message)
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # the web extra is not installed
     result = CliRunner().invoke(cli, _spoken(lang, how, ["serve"], monkeypatch))
     message = i18n.Message("serve needs the web extra: pip install 'dicewise[web]'")
     assert result.exit_code == 2 and result.stderr == (
-        f"dicewise: error: {message.in_language(tr)}\n") != f"dicewise: error: {message}\n"
+        f"{ERROR_LINE[lang]}{message.in_language(tr)}\n") != f"dicewise: error: {message}\n"
 
 
 def test_builds_in_progress_are_reported():

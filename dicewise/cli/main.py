@@ -35,7 +35,7 @@ class Group(click.Group):
         except _NO_ARGS_IS_HELP:
             raise  # a bare group shows its help, as click does
         except click.UsageError as e:  # the group's own options, before any subcommand
-            fail(_usage_error(ctx, e))
+            fail(ctx, _usage_error(ctx, e))
 
     def invoke(self, ctx):
         with _hearing_ctrl_c() as heard:
@@ -50,30 +50,30 @@ class Group(click.Group):
         try:
             return super().invoke(ctx)
         except UnfitArguments as e:  # refused by the API, as click refuses a command line
-            fail(error_text(ctx, Message("{error} (see `{command} --help`)",
+            fail(ctx, error_text(ctx, Message("{error} (see `{command} --help`)",
                                          error=message_of(e), command=_help_path(ctx, e))))
         except DicewiseError as e:
-            fail(error_text(ctx, e))
+            fail(ctx, error_text(ctx, e))
         except _NO_ARGS_IS_HELP:
             raise
         except click.UsageError as e:
-            fail(_usage_error(ctx, e))
+            fail(ctx, _usage_error(ctx, e))
         except KeyboardInterrupt:  # Ctrl+C: one line in the player's language, not click's
             interrupted(ctx)  # English "Aborted!" with status 1
         except MemoryError:  # asked for more than this machine holds: say so, no traceback
-            fail(error_text(ctx, Message("not enough memory for this request; ask for less "
+            fail(ctx, error_text(ctx, Message("not enough memory for this request; ask for less "
                                          "(fewer games, smaller armies or tables)")))
         except BrokenPipeError:  # the reader left (| head): nothing more to say, as click does
             _stdout_to_nowhere()
             sys.exit(1)
         except OSError as e:  # the output could not be written (a full disk), or other I/O
             if e.filename is not None:  # a file's: named
-                fail(error_text(ctx, Message("{path}: {why}", path=str(e.filename),
+                fail(ctx, error_text(ctx, Message("{path}: {why}", path=str(e.filename),
                                              why=os_reason(e))))
             if e.errno not in _OUTPUT_ERRORS:
-                fail(error_text(ctx, os_reason(e)))
+                fail(ctx, error_text(ctx, os_reason(e)))
             _stdout_to_nowhere()
-            fail(error_text(ctx, Message("cannot write the output: {why}", why=os_reason(e))))
+            fail(ctx, error_text(ctx, Message("cannot write the output: {why}", why=os_reason(e))))
 
 
 #: What writing the output fails with: no room left on its disk, or a file grown too big.
@@ -183,9 +183,11 @@ class LazyGroup(SpokenHelp, Group):
         return super().get_command(ctx, name)
 
 
-def fail(message: str):
-    """Print one error line on stderr and exit with status 2."""
-    click.echo(f"dicewise: error: {message}", err=True)
+def fail(ctx: click.Context, message: str):
+    """Print one error line on stderr, in the language of ``ctx``'s command, and exit with
+    status 2."""
+    tr = ctx.meta.get(SPOKEN) or (lambda text: text)
+    click.echo(f"dicewise: {tr('error')}: {message}", err=True)
     sys.exit(2)
 
 
