@@ -138,6 +138,9 @@ def test_rules_general_names_the_sheet_boxes():
     # before a quoted name as the last resort, never inside it
     ("  4   331.4330  поставить крест в графу «малый стрит»", 16,
      "  4   331.4330  поставить крест в графу\n                «малый стрит»"),
+    # a list too wide for a line of its own, after a slash (what rivals took, at a table)
+    ("* Zz: 512 — pair=12, taken=twos/threes/fours/fives/triplet/big_straight", 4,
+     "* Zz: 512 — pair=12, taken=twos/threes/\n    fours/fives/triplet/big_straight"),
     # a number is never parted from its label: no break, the line stays as it is
     ("value at start: -593.4310700 and more words", 4,
      "value at start: -593.4310700 and more words")])

@@ -1279,9 +1279,9 @@ def test_the_headings_of_the_advice_stand_apart_in_every_language(lang, monkeypa
 
 
 @pytest.mark.parametrize("lang,said", [
-    ("ru", "* Игрок 1: счёт -1600 — 3=1, 7=1; пятая кость 5=1; бросков: 1"),
-    ("pl", "* Gracz 1: -1600 pkt — 3=1, 7=1; piąta kość 5=1; rzutów: 1"),
-    ("en", "* Player 1: -1600 points — 3=1, 7=1; fifth 5=1; rolls 1")])
+    ("ru", "* Игрок 1: счёт -1600 (пятая кость 5=1; бросков: 1) — 3=1, 7=1"),
+    ("pl", "* Gracz 1: -1600 pkt (piąta kość 5=1; rzutów: 1) — 3=1, 7=1"),
+    ("en", "* Player 1: -1600 points (fifth 5=1; rolls 1) — 3=1, 7=1")])
 def test_the_rolls_on_a_ryzykant_sheet_are_a_label_and_its_count(lang, said):
     """"бросков 1", "rzutów 1" read as "1 rolls": the count is set off as a label's value."""
     from click.testing import CliRunner

@@ -30,7 +30,8 @@ class Terminal:
         # Ctrl-C must reach the game even when the test runner was started in the background
         # of a script, whose children inherit an ignored SIGINT.
         self.child = pexpect.spawn(sys.executable, ["-m", "dicewise", "play", *args], env=env,
-                                   encoding="utf-8", timeout=timeout, dimensions=(50, 160),
+                                   cwd=str(cache), encoding="utf-8", timeout=timeout,
+                                   dimensions=(50, 160),
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         # each line goes once the prompt is out, so pexpect's 50 ms wait before a send,
         # for programs that drop what comes too early, would only add up
@@ -231,6 +232,27 @@ def test_ctrl_c_leaves_without_a_traceback(tmp_path):
     assert "Traceback" not in term.child.before
     term.child.close()
     assert term.child.exitstatus == 0
+    assert not list(tmp_path.glob("dicewise-*.json"))  # no move made: nothing to keep
+
+
+@pytest.mark.parametrize("key", ["ctrl-c", "ctrl-d"])
+def test_a_stray_ctrl_c_or_ctrl_d_keeps_the_game(key, tmp_path):
+    """One key must not lose a game: moves no save holds are saved in the working folder, and
+    the line printed resumes it where it stood."""
+    term = Terminal(["general", "--players", "2", "--no-advice", "--lang", "pl"], tmp_path)
+    term.send("dice 1 2 3 4 5")
+    term.send("write straight")
+    sheet = term.send("sheet")
+    term.child.sendintr() if key == "ctrl-c" else term.child.sendeof()
+    term.child.expect(pexpect.EOF)
+    said = term.child.before.replace("\r\n", "\n")
+    term.child.close()
+    assert term.child.exitstatus == 0 and "Traceback" not in said
+    (saved,) = tmp_path.glob("dicewise-general-*.json")
+    assert f"gra jest zapisana; aby ją wznowić:\n    dicewise play --resume {saved.name}" in said
+    again = Terminal(["--resume", saved.name], tmp_path)
+    assert again.send("sheet") == sheet
+    again.close()
 
 
 @pytest.mark.slow

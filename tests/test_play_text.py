@@ -140,6 +140,22 @@ def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
                                 "quit сохранит её)")
 
 
+@pytest.mark.parametrize("ruleset, options, lines", [
+    ("yahtzee", [], ["dice 6 6 6 6 6", "write yahtzee", "dice 6 6 6 6 6", "write sixes"]),
+    ("poker-school", ["-o", "columns=1", "-o", "school_cross_erases=false"],
+     ["dice 6 6 6 6 6", "write sixes"])])
+def test_a_sheet_line_after_its_dash_is_what_advise_takes(ruleset, options, lines):
+    """What no cell shows (Yahtzee's bonus, poker-school's premiums) goes beside the points,
+    so that the sheet a player copies from the table is one ``advise --sheet`` reads."""
+    out = play(ruleset, *options, "--players", "1", "--no-advice", lines=lines).output
+    last = [line for line in out.splitlines() if line.startswith("* ")][-1]
+    points, sheet = last.split(" — ")
+    assert points.endswith(")") and "(" in points, last  # the bonus or the premiums
+    advised = CliRunner().invoke(cli, ["advise", ruleset, *options, "--roll", "1", "--dice", "1",
+                                       "2", "3", "4", "5", "--sheet", sheet, "--json"])
+    assert advised.exit_code == 0, advised.output
+
+
 def test_a_game_won_at_once_says_why():
     """General's big general ends the game: the table says what the throw was."""
     out = play("general", "--players", "2", "--objective", "score", "--lang", "pl",

@@ -71,6 +71,9 @@ _AFTER_COLON = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.]))")
 #: The last places an entry too wide for a line may break: after any such colon, and
 #: before a quoted name (``поставить крест в графу`` / ``«малый стрит»``).
 _LAST_RESORT = re.compile(r"((?<=:) +(?! )(?![-+−±]?[\d.])| +(?=[«„\"]))")
+#: Where a value too wide for a line of its own breaks at last: after a slash of a list
+#: (``taken=twos/threes/…`` at a table of four), with no space added.
+_AFTER_SLASH = re.compile(r"(?<=/)(?=[^/\s])")
 
 
 #: What a sentence quotes (a player's input, a name), kept on one line where it is short.
@@ -85,8 +88,8 @@ def wrapped(line: str, entries: bool = False, indent: int = 4) -> str:
     ``entries`` (a sheet, a row of advice, a report) is broken only between them: after their
     commas and semicolons, before a parenthesis, a ``|`` or a ``←``; where an entry is too
     wide for a line of its own, after its colon too, and only then inside its parentheses or
-    before a quoted name: ``малый стрит=15``, ``2 броска`` and ``(x, если стёрта)`` stay
-    whole."""
+    before a quoted name, and last after a slash: ``малый стрит=15``, ``2 броска`` and
+    ``(x, если стёрта)`` stay whole."""
     width = min(80, shutil.get_terminal_size().columns)
     if not entries:  # a sentence: broken at any space but inside what it quotes (as typed)
         kept = _QUOTED.sub(lambda m: m.group().replace(" ", _KEPT_SPACE), line)
@@ -107,15 +110,16 @@ def _entries(text: str, first: int, room: int, level: int = 0) -> list[tuple[str
     parenthesis, and an entry wider than its line (``first`` columns for the first, ``room``
     for the others) split again after its colons outside a parenthesis (``level`` 1), then
     between the entries inside its parentheses (2), then after any colon or before a quoted
-    name (3)."""
-    pattern = (_BETWEEN_ENTRIES, _AFTER_COLON, _BETWEEN_ENTRIES, _LAST_RESORT)[level]
+    name (3), then after a slash (4)."""
+    pattern = (_BETWEEN_ENTRIES, _AFTER_COLON, _BETWEEN_ENTRIES, _LAST_RESORT,
+               _AFTER_SLASH)[level]
     breaks = [m for m in pattern.finditer(text) if level > 1 or not _inside(text, m.start())]
     ends = [0] + [i for m in breaks for i in m.span()] + [len(text)]
     gaps = [""] + [m.group() for m in breaks]
     pieces = []
     for gap, start, end in zip(gaps, ends[0::2], ends[1::2]):
         item = text[start:end]
-        if len(item) > (room if pieces else first) and level < 3:
+        if len(item) > (room if pieces else first) and level < 4:
             inner = _entries(item, room if pieces else first, room, level + 1)
             pieces += [(gap, inner[0][1]), *inner[1:]]
         else:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import click
 from click.core import ParameterSource
 
 from .. import i18n
+from ..errors import DicewiseError
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import jsonable
 from .format import progress, speak, wrapped
@@ -83,9 +86,7 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
 
 
 def _json_loop(game: TableGame) -> None:
-    for line in sys.stdin:
-        if not line.strip():
-            continue
+    for line in sys.stdin:  # a blank line too: one answer a line ("an empty line")
         answer = game.apply(line)
         click.echo(json.dumps(jsonable(answer), ensure_ascii=False))
         if answer.get("quit"):
@@ -101,51 +102,76 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
         _show_result(game)
     _prompt_line(game)
     saved = len(game.events)  # the moves a save (or the resumed file) holds
+    try:
+        while True:
+            try:
+                line = input("> " if interactive else "")
+            except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: leave (saved if need be)
+                if interactive:
+                    click.echo()
+                return _leave(game, saved, rescue=interactive)
+            if not line.strip():
+                continue
+            before = (game.over, len(game.events), game.to_move if not game.over else None)
+            sheets = [s.text for s in game.sheets]
+            answer = game.apply(line)
+            if not answer["ok"]:
+                click.echo(wrapped(tr("not done: {error}").format(error=answer["error"])))
+                continue
+            if answer.get("quit"):
+                return _leave(game, saved)
+            if "help" in answer:
+                for text in answer["help"].values():
+                    click.echo(wrapped("  " + text, indent=6))
+                continue
+            if "saved" in answer:
+                click.echo(tr("saved to {path}").format(path=answer["saved"]))
+                saved = len(game.events)
+                continue
+            verb = answer["command"]
+            if "picked" in answer:  # a choice the screen may not have shown: say which
+                picked = SimpleNamespace(**answer["picked"])  # the action, detail and label
+                click.echo(wrapped(tr("played: {choice}").format(choice=_label(game, picked))))
+            # after every write (a solitaire game's too) and split, and when the turn passes
+            turn_over = before[2] is not None and game.to_move != before[2]
+            written = sheets != [s.text for s in game.sheets]
+            if verb in ("sheet", "undo") or turn_over or written or game.over:
+                _show_sheets(game)
+            if game.over and not before[0]:
+                _show_result(game)
+            if verb == "advise" and not game.over:
+                _show_advice(game)
+            else:
+                _prompt_line(game)
+    except KeyboardInterrupt:  # Ctrl-C while a command ran (a table being built): saved too
+        _leave(game, saved, rescue=interactive)
+        raise
 
-    def leave():
-        if not game.over and len(game.events) != saved:
-            click.echo(tr("the game is not saved: it ends here (save FILE before quit keeps it)"))
 
-    while True:
-        try:
-            line = input("> " if interactive else "")
-        except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: leave (save first to resume)
-            if interactive:
-                click.echo()
-            return leave()
-        if not line.strip():
-            continue
-        before = (game.over, len(game.events), game.to_move if not game.over else None)
-        sheets = [s.text for s in game.sheets]
-        answer = game.apply(line)
-        if not answer["ok"]:
-            click.echo(wrapped(tr("not done: {error}").format(error=answer["error"])))
-            continue
-        if answer.get("quit"):
-            return leave()
-        if "help" in answer:
-            for text in answer["help"].values():
-                click.echo(wrapped("  " + text, indent=6))
-            continue
-        if "saved" in answer:
-            click.echo(tr("saved to {path}").format(path=answer["saved"]))
-            saved = len(game.events)
-            continue
-        verb = answer["command"]
-        if "picked" in answer:  # a choice the screen may not have shown: say which
-            picked = SimpleNamespace(**answer["picked"])  # the action, detail and label
-            click.echo(wrapped(tr("played: {choice}").format(choice=_label(game, picked))))
-        # after every write (a solitaire game's too) and split, and when the turn passes
-        turn_over = before[2] is not None and game.to_move != before[2]
-        written = sheets != [s.text for s in game.sheets]
-        if verb in ("sheet", "undo") or turn_over or written or game.over:
-            _show_sheets(game)
-        if game.over and not before[0]:
-            _show_result(game)
-        if verb == "advise" and not game.over:
-            _show_advice(game)
-        else:
-            _prompt_line(game)
+def _leave(game: TableGame, saved: int, rescue: bool = False) -> None:
+    """Say that the moves after the first ``saved`` (which a save holds) are lost; where
+    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key) save them instead."""
+    if game.over or len(game.events) == saved:
+        return
+    path = _rescued(game) if rescue else None
+    if path is None:
+        click.echo(game.tr("the game is not saved: it ends here (save FILE before quit keeps it)"))
+    else:
+        click.echo(game.tr("the game is saved; this goes on with it:"))
+        click.echo(f"    dicewise play --resume {path}")
+
+
+def _rescued(game: TableGame) -> str | None:
+    """Save ``game`` in the working folder under a new name; None where it cannot be."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(100):
+        path = Path(f"dicewise-{game.game.name}-{stamp}{f'-{n}' if n else ''}.json")
+        if not path.exists():
+            try:
+                return str(game.save(path))
+            except (OSError, DicewiseError):
+                return None
+    return None
 
 
 def _prompt_line(game: TableGame) -> None:
@@ -158,14 +184,15 @@ def _prompt_line(game: TableGame) -> None:
     if game.awaiting == "dice":
         kept = (tr(" (kept: {kept})").format(kept=" ".join(map(str, game.kept)))
                 if game.kept else "")
-        click.echo(tr("{name}: the dice? (dice D D D D D, or roll){kept}").format(
-            name=name, kept=kept))
+        click.echo(wrapped(tr("{name}: the dice? (dice D D D D D, or roll){kept}").format(
+            name=name, kept=kept), entries=True))
         return
     if game.shared:
-        click.echo(tr("{name}: dice {dice}").format(name=name, dice=" ".join(map(str, game.dice))))
+        click.echo(wrapped(tr("{name}: dice {dice}").format(
+            name=name, dice=" ".join(map(str, game.dice)))))
     else:
-        click.echo(tr("{name}: roll {roll} of 3, dice {dice}").format(
-            name=name, roll=game.roll, dice=" ".join(map(str, game.dice))))
+        click.echo(wrapped(tr("{name}: roll {roll} of 3, dice {dice}").format(
+            name=name, roll=game.roll, dice=" ".join(map(str, game.dice)))))
     _show_advice(game)
 
 
@@ -213,11 +240,13 @@ def _show_sheets(game: TableGame) -> None:
     for i, p in enumerate(state["players"]):
         mark = "*" if state["to_move"] == i else " "
         shown = i18n.sheet_in_language(game.game.name, p["sheet"], lang)
-        extra = "".join(f"; {tr(k)} {_notation(game, v, lang)}" for k, v in p.items()
-                        if k not in ("name", "sheet", "points", "done") and v)
+        # what no cell shows (a bonus, premiums) goes with the points, so that what follows
+        # the dash is the sheet as `advise --sheet` takes it
+        extra = "; ".join(f"{tr(k)} {_notation(game, v, lang)}" for k, v in p.items()
+                          if k not in ("name", "sheet", "points", "done") and v)
         points = i18n.Plural("{points} point", "{points} points", abs(p["points"]),
-                             points=p["points"]).in_language(tr)
-        click.echo(wrapped(f"{mark} {p['name']}: {points} — {shown or tr('(empty)')}{extra}",
+                             points=p["points"]).in_language(tr) + (f" ({extra})" if extra else "")
+        click.echo(wrapped(f"{mark} {p['name']}: {points} — {shown or tr('(empty)')}",
                            entries=True))
 
 
