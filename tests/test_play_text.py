@@ -136,7 +136,7 @@ def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
                                 "--seed", "3", lines=lines).output
     ru = play("general", "--players", "2", "--objective", "score", "--seed", "3", "--lang", "ru",
               lines=["roll", "quit"]).output
-    assert ru.rstrip().endswith("партия не сохранена и на этом заканчивается (save ФАЙЛ перед "
+    assert ru.rstrip().endswith("партия не сохранена и на этом заканчивается (save FILE перед "
                                 "quit сохранит её)")
 
 

@@ -210,8 +210,12 @@ def test_help_lists_the_commands_of_the_game_at_the_table(ruleset, unused):
     game = TableGame.new(ruleset, players=2, seed=5, objective="score", advice=False)
     listed = set(game.apply("help")["help"])
     assert listed == set(commands.HELP) - unused
-    for verb in unused:
-        assert not game.apply(f"{verb} 1")["ok"]
+    for verb in unused:  # said before the dice are asked for
+        refused = game.apply(f"{verb} 1")["error"]
+        assert refused.startswith(("this game has no", "this game takes splits only")), refused
+    unknown = game.apply("frobnicate")["error"]
+    assert unknown == f"unknown command 'frobnicate' (commands: {', '.join(game.verbs)})"
+    assert set(game.verbs) == listed
 
 
 def test_a_big_general_wins_at_once():
@@ -572,7 +576,7 @@ def _json_game_lines(ruleset: str, players: int, seed: int, tmp_path) -> list[st
         assert shadow.apply(line)["ok"]
         lines.append(line)
         if len(lines) == 7:
-            lines += ["frobnicate", "undo", line, f"save {tmp_path / 'mid.json'}"]
+            lines += ["frobnicate", "", "undo", line, f"save {tmp_path / 'mid.json'}"]
     return lines
 
 
@@ -582,7 +586,8 @@ def _json_game_lines(ruleset: str, players: int, seed: int, tmp_path) -> list[st
     pytest.param("yatzy", 2, marks=pytest.mark.slow),
     ("poker-school", 2), ("ryzykant", 3)])
 def test_a_whole_game_through_play_json(ruleset, players, tmp_path):
-    """``dicewise play --json`` from a pipe: one JSON line a command, the same as apply()."""
+    """``dicewise play --json`` from a pipe: one JSON line a command (a blank line too), the
+    same as apply()."""
     import subprocess
     import sys
 

@@ -76,15 +76,16 @@ def _unquoted(path: str) -> str:
 NOTHING = ("nothing", "none", "ничего", "nic")
 
 
-def parse(line: str) -> Command:
-    """The command on ``line`` (DicewiseError for an unknown verb or bad arguments)."""
+def parse(line: str, verbs=tuple(HELP)) -> Command:
+    """The command on ``line`` (DicewiseError for an unknown verb or bad arguments); an
+    unknown one is told the ``verbs`` of the game in progress."""
     words = line.strip().split()
     if not words:
         raise DicewiseError(Message("an empty line: type a command (help lists them)"))
     verb, rest = words[0].lower(), words[1:]
     if verb not in HELP:
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
-                                    word=repr(words[0]), commands=", ".join(HELP)))
+                                    word=repr(words[0]), commands=", ".join(verbs)))
     if verb in ("dice", "keep"):
         if verb == "keep" and len(rest) == 1 and rest[0].lower() in NOTHING:
             return Command("keep", ())

@@ -377,7 +377,7 @@ class TableGame:
         """``line`` parsed; a keep or split this game has no use for is refused as such, not
         for how its dice are typed (General is not told how to write a split)."""
         try:
-            return commands.parse(line)
+            return commands.parse(line, self.verbs)
         except DicewiseError:
             verb = line.split()[0].lower() if line.split() else ""
             if verb == "keep" and self.shared:
@@ -429,14 +429,12 @@ class TableGame:
                                "detail": dict(picked.detail)}}
         if verb in ("keep", "write", "cross") and self.shared:
             raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
+        if verb == "cross" and "cross" not in self.verbs:  # before what it lacks, as split
+            raise DicewiseError(Message("this game has no crosses: write the box (0 where the "
+                                        "dice do not fit)"))
         if verb in ("write", "cross") and not args:
-            # after the game's own refusal: a box to name is no hint in a game without boxes
-            if verb == "write":
-                raise DicewiseError(Message("write: name the box, as write sixes"))
-            if "rows" not in self.game.describe(self.rules):
-                raise DicewiseError(Message("this game has no crosses: write the box (0 where "
-                                            "the dice do not fit)"))
-            raise DicewiseError(Message("cross: name the row, as cross sixes"))
+            raise DicewiseError(Message("write: name the box, as write sixes") if verb == "write"
+                                else Message("cross: name the row, as cross sixes"))
         if verb in ("keep", "write", "cross") and self.dice is None:
             # before the game reads the action: "cross" is no action of a game without crosses
             raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))
@@ -453,7 +451,7 @@ class TableGame:
                 raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
             return self._event({"action": args[0]})
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
-                                    word=repr(verb), commands=", ".join(commands.HELP)))
+                                    word=repr(verb), commands=", ".join(self.verbs)))
 
     def describe(self, action: dict) -> str:
         """An action in the players' language: write BOX, cross ROW, a split, keep D..."""
