@@ -193,7 +193,7 @@ def test_tables_for_people_are_rounded_and_csv_keeps_full_precision():
     code, js = run("table", "general", "--what", "opening", "--format", "json")
     ended = [row for row in json.loads(js) if "ends the game" in row["best"]]  # 1 1 1 1 1..
     assert ended and all(row[k] is None for row in ended for k in (
-        "best_expected_points", "runner_up", "runner_up_expected_points", "margin_points"))
+        "expected", "runner_up", "runner_up_expected", "margin"))
     assert ",,,," in csv_text  # and empty cells in the CSV
 
 

@@ -453,13 +453,16 @@ def test_every_refused_line_is_said_in_the_players_language(lang):
     def refusals(tr):
         return {"": tr("an empty line: type a command (help lists them)"),
                 "frobnicate": tr("unknown command {word} (commands: {commands})").format(
-                    word="'frobnicate'", commands=", ".join(commands.HELP)),
+                    word="'frobnicate'", commands=", ".join(  # General's own
+                        v for v in commands.HELP if v not in ("cross", "split"))),
                 "dice 1 2 3 4 7": tr("{verb}: a die shows 1..6, not {word}").format(
                     verb="dice", word="'7'"),
                 "write": tr("write: name the box, as write sixes"),
                 "undo now": tr("{verb} takes no arguments").format(verb="undo"),
                 "split 1+2 3+4 5": tr("this game has no splits: keep dice or write a box"),
-                "cross ones": tr("give the dice first (dice D D D D D, or roll)")}
+                "cross ones": tr("this game has no crosses: write the box (0 where the dice "
+                                 "do not fit)"),
+                "keep 6": tr("give the dice first (dice D D D D D, or roll)")}
 
     game = TableGame.new("general", players=2, lang=lang, advice=False, seed=1)
     shown, english = refusals(i18n.translator(lang)), refusals(i18n.translator("en"))
@@ -1014,12 +1017,13 @@ def table_columns() -> set[str]:
     found = set()
     for node in package_nodes():
         lists = []
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "header":
+        target = getattr(node.targets[0], "id", "") if isinstance(node, ast.Assign) else ""
+        if target == "header" or target.endswith("_COLUMNS"):  # protocol.OPENING_COLUMNS
             lists.append(node.value)
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "StrategyTable":
             lists.extend(a for a in node.args if isinstance(a, ast.List))
         for value in lists:
-            if isinstance(value, ast.List):
+            if isinstance(value, (ast.List, ast.Tuple)):
                 found |= {e.value for e in value.elts if isinstance(e, ast.Constant)}
     return found
 
@@ -1027,7 +1031,7 @@ def table_columns() -> set[str]:
 @pytest.mark.parametrize("lang", ["ru", "pl"])
 def test_every_table_column_has_a_name_for_people(lang):
     columns = table_columns()
-    assert {"roll_number", "expected_remaining_points", "premium_rate", "share_of_score",
+    assert {"runner_up_expected", "expected_remaining_points", "premium_rate", "share_of_score",
             "probability_expected_score_policy"} <= columns  # the scan finds them
     tr = i18n.translator(lang)
     assert not {c for c in columns if tr(c) == c}

@@ -28,6 +28,7 @@ from dicewise.cli.main import cli
 from dicewise.play.agents import CallableAgent, ProcessAgent
 from dicewise.play.bench import bench_agent
 from dicewise.play.review import review_lines
+from dicewise.solver.protocol import OPENING_COLUMNS
 from dicewise.solver.rulesets.simulate import simulate_games
 from dicewise.solver.rulesets import category_game
 from dicewise.solver.rulesets.strategy import (category_table, exact_distribution, opening_table,
@@ -517,7 +518,7 @@ def test_scratch_rate_counts_only_scratches(solved):
 def test_strategy_tables(solved, tmp_path):
     game, values = solved("general")
     header, rows = opening_table(game, values)
-    assert len(rows) == 2 * 252 and header[0] == "roll_number"
+    assert len(rows) == 2 * 252 and tuple(header) == OPENING_COLUMNS  # as every game's
     _, cats = category_table(game, values, 2000, 1)
     assert [r[0] for r in cats] == list(game.category_names)
     assert all(0 <= r[3] <= 1 for r in cats)
@@ -525,7 +526,8 @@ def test_strategy_tables(solved, tmp_path):
     result = run("table", "general", "--what", "opening", "--out", str(out))
     assert result.exit_code == 0, result.stderr
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("roll_number,dice,best,best_expected_points") and len(lines) == 505
+    assert lines[0] == "roll,dice,best,expected,runner_up,runner_up_expected,margin" and \
+        len(lines) == 505
     states = run("table", "general", "--what", "states", "--format", "json")
     assert len(json.loads(states.stdout)) == values.n_reachable
     assert run("table", "general", "--what", "states", "--json").stdout == states.stdout

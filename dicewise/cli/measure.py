@@ -71,7 +71,7 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
             value=f"{sim.expected_score:.4f}",
             quality=quality(sim.approximate, sim.error_estimate, tr=tr)))
     p = s.percentiles
-    say(tr("min {p0}  p5 {p5}  p25 {p25}  median {p50}  p75 {p75}  p95 {p95}  max {p100}")
+    say(tr("min {p0}, p5 {p5}, p25 {p25}, median {p50}, p75 {p75}, p95 {p95}, max {p100}")
         .format(p0=f"{s.minimum:g}", p100=f"{s.maximum:g}",
                 **{f"p{q}": f"{p[str(q)]:g}" for q in (5, 25, 50, 75, 95)}))
     for key, value in sim.extra.items():

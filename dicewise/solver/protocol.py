@@ -47,6 +47,12 @@ COMMANDS = frozenset({"solve", "advise", "simulate", "duel", "table", "bench-age
                       "chance", "play"})
 
 
+#: The columns of every game's opening table (``table --what opening``): the roll of the
+#: first turn, its dice, the best choice and its expected final score, the runner-up's, and
+#: the margin between them, named as advice names them.
+OPENING_COLUMNS = ("roll", "dice", "best", "expected", "runner_up", "runner_up_expected",
+                   "margin")
+
 #: What advice ranks by: the expected final score, P(final ≥ target), or P(win) + ½P(draw).
 OBJECTIVES = ("expected_score", "target", "win")
 
@@ -219,7 +225,9 @@ class Solution:
 
     @property
     def error_estimate(self) -> float | None:
-        return self.meta.get("error_estimate")
+        """What the values may miss; None for an exact solution (a fitted Ryzykant policy
+        that turned out optimal on a reduced game stores 0)."""
+        return self.meta.get("error_estimate") if self.approximate else None
 
     @property
     def ci95(self) -> tuple[float, float] | None:

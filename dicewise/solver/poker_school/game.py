@@ -41,7 +41,8 @@ from ...errors import DicewiseError
 from .. import dice
 from ..advice import check_dice
 from ..options import option_specs, rules_from
-from ..protocol import Advice, BadAction, Episode, Game, Played, Solution, chunked_episodes
+from ..protocol import (OPENING_COLUMNS, Advice, BadAction, Episode, Game, Played, Solution,
+                        chunked_episodes)
 from . import advice as advisor, table, turns
 from .approx import Features
 from .rules import N_ROWS, N_SCHOOL, ROW_INDEX, ROW_NAMES, PokerSchoolRules, format_sheet
@@ -376,7 +377,7 @@ def opening_table(solution: Solution):
     """For every roll 1 and roll 2 dice on the empty sheet: best choice, runner-up, margin."""
     rules = solution.rules
     turn = advisor.turn_advice(rules, solution.payload, rules.empty())
-    header = ["roll", "dice", "best", "expected", "runner_up", "runner_up_expected", "margin"]
+    header = list(OPENING_COLUMNS)
     rows = []
     for k in (1, 2):
         for r in range(dice.N_ROLLS):

@@ -16,6 +16,7 @@ from ... import i18n
 from .. import dice
 from ..advice import advise_position, turn_keep_values
 from ..category import CategoryRules, StateValues
+from ..protocol import OPENING_COLUMNS
 from ..sheet import Sheet
 from .decisions import plan_turns, planned_keeps, write_options
 from .simulate import simulate_games
@@ -61,8 +62,7 @@ def filling(progress, length: int, total: int):
 def opening_table(game: CategoryRules, solved: StateValues, progress=None, length: int = 0):
     """First turn, rolls 1 and 2: for every dice, the best choice, its value and the runner-up
     (``progress`` advanced ``length`` steps over the 504 positions)."""
-    header = ["roll_number", "dice", "best", "best_expected_points", "runner_up",
-              "runner_up_expected_points", "margin_points"]
+    header = list(OPENING_COLUMNS)
     rows = []
     sheet = _empty_sheet(game)
     keep_values = turn_keep_values(game, solved.values, sheet)
