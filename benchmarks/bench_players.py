@@ -46,10 +46,10 @@ def run_job(name: str, games: int | None, seed: int) -> dict:
         command = (f"dicewise duel {ruleset} --players {players} --a {a} --b {b} --games {games} "
                    f"--seed {seed}")
     return {"job": name, "share": round(r.share, 5), "share_ci95": [round(x, 5) for x in r.share_ci95],
-            "fair_share": round(1 / players, 5), "margin": round(r.margin, 3),
-            "margin_ci95": [round(x, 3) for x in r.margin_ci95], "points": round(r.points, 3),
+            "fair_share": round(1 / players, 5), "mean_margin": round(r.margin, 3),
+            "mean_margin_ci95": [round(x, 3) for x in r.margin_ci95], "points": round(r.points, 3),
             "rival_points": round(r.rival_points, 3), "settlement": round(r.settlement, 3),
-            "ties": round(r.ties, 5), "seats": [s.to_json() for s in r.seats],
+            "draws": round(r.ties, 5), "seats": [s.to_json() for s in r.seats],
             "rival_extra": dict(r.rival_extra),
             "games": r.games, "seed": seed, "cpu_seconds": round(time.process_time() - start, 1),
             "command": command}

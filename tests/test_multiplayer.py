@@ -340,7 +340,7 @@ def test_duel_of_four_shows_each_seats_settlement():
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert set(data) == {"ruleset", "rule_options", "players", "a", "b", "games", "seed",
-                         "share", "share_ci95", "wins", "ties", "margin", "margin_ci95",
+                         "share", "share_ci95", "wins", "draws", "mean_margin", "mean_margin_ci95",
                          "points", "rival_points", "settlement", "settlement_ci95",
                          "instant_wins", "fair_share", "seats", "rival_extra", "approximate"}
     assert [set(s) for s in data["seats"]] == [{"seat", "games", "share", "share_ci95",

@@ -69,12 +69,17 @@ class TableResult:
     rival_extra: Mapping[str, float] = field(default_factory=dict)  # the rivals' mean counts
 
     def to_json(self) -> dict:
-        out = {k: (list(v) if isinstance(v, tuple) and k != "seats" else v)
+        """The fields, named as two policies' ``duel`` names them (``draws``, ``mean_margin``)."""
+        out = {_SAID.get(k, k): (list(v) if isinstance(v, tuple) and k != "seats" else v)
                for k, v in self.__dict__.items() if k not in ("seats", "rival_extra")}
         out["fair_share"] = 1 / self.players
         out["seats"] = [s.to_json() for s in self.seats]
         out["rival_extra"] = dict(self.rival_extra)
         return out
+
+
+#: A field's JSON name where two policies' duel has one for the same thing.
+_SAID = {"ties": "draws", "margin": "mean_margin", "margin_ci95": "mean_margin_ci95"}
 
 
 def at_least_a_game_a_seat(players: int) -> Plural:
