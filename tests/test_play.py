@@ -458,7 +458,11 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
                "--games", "1", "--log", str(log)).exit_code == 0
     one_run = log.read_bytes()
     assert run("review", "general", str(log)).exit_code == 0
-    refused(one_run + one_run, "line 11: game 0 goes back from turn 10 to turn 1: a log is one")
+    refused(one_run + one_run, "line 11: game 0 goes back from turn 10, roll ")
+    refused(one_run + one_run, ", roll 1: a log is one bench-agent run")
+    # nor a line pasted twice as two decisions (its loss counted twice)
+    line = one_run.splitlines(keepends=True)[0]
+    refused(line + line, "line 2: game 0 decides turn 1, roll 1 twice: a log is one")
     first = json.loads(one_run.splitlines()[0])
     aimed = {**first, "observation": {**first["observation"], "target": 150, "game": 1}}
     refused(one_run + json.dumps(aimed).encode() + b"\n", "mixes decisions played for a target")

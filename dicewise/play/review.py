@@ -106,15 +106,19 @@ def review_lines(solution: Solution, lines, substituted: list | None = None) -> 
 
 def _check_one_run(number: int, obs: dict, reached: dict, for_target: set) -> None:
     """Refuse two runs' logs pasted into one file, which would be judged as one: a game's
-    decisions going back in turn and roll (``reached``: game -> the last (turn, roll)), or
-    decisions played for a target beside ones played for the expected score."""
+    decisions going back in turn and roll, or one decision twice (``reached``: game -> the
+    last (turn, roll); a game decides once a roll), or decisions played for a target beside
+    ones played for the expected score."""
     g, turn, roll = obs.get("game"), obs.get("turn"), obs.get("roll")
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (g, turn)):
         at = (turn, roll if isinstance(roll, int) and not isinstance(roll, bool) else 0)
-        if g in reached and at < reached[g]:
-            raise DicewiseError(f"line {number}: game {g} goes back from turn {reached[g][0]} "
-                                f"to turn {turn}: a log is one bench-agent run (review each "
-                                "run's log alone)")
+        if g in reached and at <= reached[g]:
+            where = f"turn {turn}" + (f", roll {roll}" if at[1] else "")
+            said = (f"game {g} decides {where} twice" if at == reached[g] else
+                    f"game {g} goes back from turn {reached[g][0]}"
+                    + (f", roll {reached[g][1]}" if reached[g][1] else "") + f" to {where}")
+            raise DicewiseError(f"line {number}: {said}: a log is one bench-agent run (review "
+                                "each run's log alone)")
         reached[g] = at
     for_target.add(obs.get("target") is not None)
     if len(for_target) == 2:
