@@ -466,6 +466,11 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
     first = json.loads(one_run.splitlines()[0])
     aimed = {**first, "observation": {**first["observation"], "target": 150, "game": 1}}
     refused(one_run + json.dumps(aimed).encode() + b"\n", "mixes decisions played for a target")
+    for target, said in ((-5, "a target is a whole number of points, at least 0, not -5"),
+                         (150.5, "a target is a whole number"), ("150", "a target is a whole"),
+                         (True, "a target is a whole"), (10**30, "a target is at most")):
+        odd = {**first, "observation": {**first["observation"], "target": target}}
+        refused(json.dumps(odd).encode(), f"line 1: {said}")  # none bench-agent could write
 
 
 def test_a_log_of_other_rules_is_refused_before_any_table_is_built(empty_cache, tmp_path):

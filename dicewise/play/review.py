@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 
 from .. import json_input
 from ..errors import DicewiseError
+from ..solver.objectives import check_target
 from ..solver.protocol import BadAction, Solution
 
 
@@ -109,6 +110,12 @@ def _check_one_run(number: int, obs: dict, reached: dict, for_target: set) -> No
     decisions going back in turn and roll, or one decision twice (``reached``: game -> the
     last (turn, roll); a game decides once a roll), or decisions played for a target beside
     ones played for the expected score."""
+    target = obs.get("target")
+    if target is not None:  # one bench-agent --target could have written
+        try:
+            check_target(target)
+        except DicewiseError as e:
+            raise DicewiseError(f"line {number}: {e}") from None
     g, turn, roll = obs.get("game"), obs.get("turn"), obs.get("roll")
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (g, turn)):
         at = (turn, roll if isinstance(roll, int) and not isinstance(roll, bool) else 0)
@@ -197,8 +204,10 @@ def logged_target(lines) -> int | None:
             target = json.loads(text)["observation"]["target"]
         except (ValueError, RecursionError, TypeError, KeyError):
             continue
-        if isinstance(target, int) and not isinstance(target, bool) and target >= 0:
-            return target
+        try:
+            return check_target(target)
+        except DicewiseError:  # refused with its line number by check_logged_games
+            continue
     return None
 
 
