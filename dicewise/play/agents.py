@@ -13,6 +13,7 @@ import os
 import select
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -25,6 +26,13 @@ from ..errors import DicewiseError
 #: The longest line read as an answer (an action is a few dozen bytes): a program that
 #: writes without end is stopped there, not read into memory until its timeout.
 MAX_LINE = 2**20
+
+#: Seconds a program that closed a pipe is given to exit, and a killed one to be gone.
+GRACE = 1.0
+
+#: How often a program is looked at while its answer is awaited (it may die while a child
+#: it started holds its stdout open, so that no end of file ever says so).
+POLL = 0.1
 
 
 class AgentFailure(Exception):
@@ -83,8 +91,9 @@ class CallableAgent:
             with contextlib.redirect_stdout(sys.stderr):
                 action = self.fn(observation)
         except (Exception, SystemExit) as e:  # the agent's own bug, sys.exit included:
-            # report it, never crash the harness
-            raise AgentFailure("exception", f"{type(e).__name__}: {e}") from None
+            # report it, never crash the harness; on one line, as the error line shows it
+            text = " ".join(f"{type(e).__name__}: {e}".split())
+            raise AgentFailure("exception", text) from None
         return as_json(action)
 
     def close(self):
@@ -114,8 +123,10 @@ class ProcessAgent:
 
     def _start(self):
         try:
+            # a process group of its own: a wrapper script's children are stopped with it
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         start_new_session=True)
         except OSError as e:
             raise DicewiseError(f"cannot start agent {self.command!r}: {e.strerror}") from None
         self._buffer, self._answered = b"", False
@@ -124,15 +135,16 @@ class ProcessAgent:
         self._stderr = _Tail(self.proc.stderr)
 
     def act(self, observation: dict) -> dict:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is not None and self.proc.poll() is not None:
+            self.close()  # what it started goes with it
+        if self.proc is None:
             self._start()
         self._drop_stale()
         try:
             self.proc.stdin.write((json.dumps(observation) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            self._restart_after("crash", f"exited with status {self.proc.wait()}"
-                                + self._last_words())
+            self._crash("stdin")
         line = self._read_line()
         self._answered = True
         try:
@@ -176,13 +188,15 @@ class ProcessAgent:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._restart_after("timeout", f"no answer within {self.timeout:g} s")
-            ready, _, _ = select.select([fd], [], [], left)
+            exited = self.proc.poll() is not None  # first: what it wrote is there to read
+            ready, _, _ = select.select([fd], [], [], 0 if exited else min(left, POLL))
             if not ready:
+                if exited:
+                    self._crash("stdout")
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                self._restart_after("crash", f"exited with status {self.proc.wait()}"
-                                    + self._last_words())
+                self._crash("stdout")
             self._buffer += chunk
             if b"\n" not in chunk and len(self._buffer) > MAX_LINE:  # never an action
                 self._restart_after("malformed", f"a line over {MAX_LINE // 2**20} MiB")
@@ -194,22 +208,41 @@ class ProcessAgent:
         line = self._stderr.last_line() if self._stderr is not None else ""
         return f" (its stderr ended: {line})" if line else ""
 
+    def _crash(self, pipe: str):
+        """It exited, or closed its ``pipe`` (stdin or stdout): a crash, said with its exit
+        status and its stderr's last line.  One that closed the pipe and went on running is
+        given a moment to exit, then stopped."""
+        try:
+            how = f"exited with status {self.proc.wait(timeout=GRACE)}"
+        except subprocess.TimeoutExpired:
+            how = f"closed its {pipe} but did not exit"
+        self._kill()  # its children too, which may hold its stderr open: then it ends
+        self._restart_after("crash", how + self._last_words())
+
     def _restart_after(self, kind: str, detail: str):
         partial = self._buffer.decode(errors="replace")[:200] or None
         self.close()
         raise AgentFailure(kind, detail, sent=partial)
 
+    def _kill(self):
+        """Kill the program and every process it started (its process group)."""
+        # a group outlives its leader while a member lives, and its id is not reused till then
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
     def close(self):
-        if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-                try:
-                    f.close()
-                except OSError:
-                    pass
-            self.proc = None
+        """Stop the program and what it started, then close its pipes; never blocks for
+        long, even on a process that escaped its group and holds them open."""
+        if self.proc is None:
+            return
+        self._kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):  # one the kernel cannot kill yet
+            self.proc.wait(timeout=GRACE)
+        for f in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                f.close()
+        self._stderr.join(GRACE)  # its reader closes stderr at its end, never under it
+        self.proc = None
 
 
 class _Tail:
@@ -227,8 +260,15 @@ class _Tail:
         try:
             for chunk in iter(lambda: self._stream.read1(65536), b""):
                 self._data = (self._data + chunk)[-self.KEEP:]
-        except (OSError, ValueError):  # closed under it
+        except (OSError, ValueError):
             pass
+        finally:  # closed here: closing it in another thread would wait for this read
+            with contextlib.suppress(OSError):
+                self._stream.close()
+
+    def join(self, timeout: float):
+        """Wait up to ``timeout`` seconds for the stream's end."""
+        self._thread.join(timeout)
 
     def last_line(self) -> str:
         """The last line that is not blank, cut to 200 characters (after a short wait for the
