@@ -166,3 +166,20 @@ def test_a_multi_line_exception_of_an_agent_is_said_on_one_line(tmp_path):
     assert err.splitlines()[-1] == ("dicewise: error: the agent failed 3 times in a row "
                                     "(last: exception: RuntimeError: boom second line)")
     assert "first: game 0 turn 1: exception: RuntimeError: boom second line" in out.splitlines()
+
+
+def test_the_lines_a_chatty_bot_sent_are_shown_on_the_reports_one_line(tmp_path):
+    """A bot that prints debugging after its answer: the report's ``first:`` line shows the
+    extra lines it sent with their breaks as ``\\n``, not broken over lines of its own."""
+    bot = _bot(tmp_path, "chatty", """
+        import json, sys
+        for line in sys.stdin:
+            print(json.dumps(json.loads(line)["legal"][0]))
+            print("debug a")
+            print("debug b", flush=True)
+        """)
+    status, out, err, _ = _bench(tmp_path, "--agent-cmd", bot, "--games", "1",
+                                 "--max-failures", "1")
+    first = next(i for i, line in enumerate(out.splitlines()) if line.startswith("first:"))
+    shown = " ".join(line.strip() for line in out.splitlines()[first:first + 3])
+    assert "(sent debug a\\ndebug b)" in shown and "malformed" in shown, out

@@ -444,7 +444,8 @@ def _print_agent_errors(d):
         e = d["errors"][0]
         error = e["error"] if e["error"].startswith(f"{e['kind']}:") else \
             f"{e['kind']}: {e['error']}"  # an illegal action's error says what, not its kind
-        sent = "" if e["sent"] is None else f" (sent {e['sent']})"  # JSON, or the line as it came
+        # JSON, or the lines as they came, their breaks shown as \n (the report's line is one)
+        sent = "" if e["sent"] is None else " (sent {})".format(e["sent"].replace("\n", "\\n"))
         say(f"first: game {e['game']} turn {e['turn']}: {error}{sent}")
 
 
