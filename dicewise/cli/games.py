@@ -148,7 +148,7 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
                         "{value} ({states} states, {how})", report["states"]).format(
             ruleset=report["ruleset"], value=f"{report['probability']:.6f}",
             states=tr.number(report["states"]), how=how))
-        click.echo(tr("table: {path}").format(path=report["table"]))  # a path is never broken
+        _say_table(report["table"], tr)
         return
     solution = solved
     how = (tr("built in {seconds} s").format(seconds=f"{solution.seconds:.2f}") if solution.built
@@ -169,7 +169,13 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
         if key not in shown:
             for line in _report_lines(key, value, tr):
                 say(line, 4 + len(line) - len(line.lstrip()))  # under its key
-    click.echo(tr("table: {path}").format(path=report["table"]))
+    _say_table(report["table"], tr)
+
+
+def _say_table(path: str | None, tr) -> None:
+    """Where the table is (a path is never broken), or that the cache could not keep it."""
+    click.echo(tr("table: {path}").format(path=path) if path is not None else
+               tr("table: not kept (the cache takes no file)"))
 
 
 def _report_lines(key, value, tr, indent: str = "", typed: bool = False):

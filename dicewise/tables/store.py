@@ -18,6 +18,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
+try:
+    import fcntl
+except ImportError:  # no advisory locks: atomic renames still leave one valid file
+    fcntl = None
+
 from ..errors import DicewiseError
 from ..i18n import SPOKEN, Message, in_language, message_of, os_reason
 from ..solver.protocol import Game, Solution
@@ -31,6 +36,10 @@ SUFFIX = ".dwt"
 ProgressFactory = Callable[[float, str], contextlib.AbstractContextManager]
 #: What a build says while it runs, unless the table's spec has a ``build_label`` of its own.
 BUILD_LABEL = "solving {game}"
+
+#: What creating a file fails with in a folder that takes no new file: a read-only disk, a
+#: folder not ours to write, a full disk or quota.
+NO_NEW_FILE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
 
 
 def cache_dir() -> Path:
@@ -90,7 +99,8 @@ def build(game: Game, rules, path, progress_factory: ProgressFactory | None = No
     kept in memory only (with a warning); a file asked for by name is refused."""
     factory = progress_factory or _quiet
     label = Message(getattr(game, "build_label", None) or BUILD_LABEL, game=game.name)
-    checkpoints = Checkpoints(game, rules, path) if getattr(game, "checkpointed", False) else None
+    checkpoints = (Checkpoints(game, rules, path, cached=cached)
+                   if getattr(game, "checkpointed", False) else None)
     start = time.perf_counter()
     with factory(game.build_units(rules), label) as update:
         if checkpoints is None:
@@ -122,10 +132,11 @@ def checkpoint_dir(path) -> Path:
 class Checkpoints:
     """The finished parts of a long build, one checksummed table file each, in a folder beside
     the final table.  A part that fails its checksum or was built for other rules is refused
-    with a message naming it: never trusted, never silently redone."""
+    with a message naming it: never trusted, never silently redone.  A ``cached`` build whose
+    folder takes no new file (read-only, full) goes on without them, as its table will."""
 
-    def __init__(self, game: Game, rules, path):
-        self.folder = checkpoint_dir(path)
+    def __init__(self, game: Game, rules, path, cached: bool = False):
+        self.folder, self.cached = checkpoint_dir(path), cached
         self.expect = {"kind": f"{game.table_kind(rules)}-part", "ruleset": game.name,
                        "options": game.rule_options(rules), "rules_digest": game.rules_digest(rules)}
 
@@ -150,9 +161,13 @@ class Checkpoints:
                                   "that part", path=str(self._file(name)), why=why))
 
     def put(self, name: str, arrays: dict, meta: dict) -> None:
-        """Keep a finished part (written atomically)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_table(self._file(name), **self.expect, arrays=arrays, meta=meta)
+        """Keep a finished part (written atomically), where the folder takes it."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_table(self._file(name), **self.expect, arrays=arrays, meta=meta)
+        except OSError as e:
+            if not self.cached or e.errno not in NO_NEW_FILE:
+                raise
 
     def clear(self) -> None:
         """Remove the folder once the final table is written."""
@@ -212,7 +227,7 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
             if explicit or must_exist:
                 raise TableError(_rebuild_hint(game, path, e)) from None
             warn(Message("{why}; rebuilding it", why=message_of(e)))
-    with _build_lock(path):
+    with _build_lock(path, cached=not explicit):
         if not rebuild and path.exists():  # another process built it while we waited
             try:
                 return load(game, rules, path, progress_factory)
@@ -283,38 +298,64 @@ def warn(message: Message) -> None:
 
 
 @contextlib.contextmanager
-def _build_lock(path: Path):
-    """An exclusive lock beside ``path`` while it is built (where the platform has flock)."""
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks: atomic renames still leave one valid file
+def _build_lock(path: Path, cached: bool = False):
+    """An exclusive lock beside ``path`` while it is built (where the platform has flock),
+    removed once the table is there.  A ``cached`` table whose folder takes no new file
+    (read-only, full) is built without one: it cannot be kept, and it answers the call."""
+    if fcntl is None:
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_name(f".{path.name}.lock")  # left in place: unlinking it would race
+    lock = path.with_name(f".{path.name}.lock")
     try:
-        f = open(lock, "a+")
+        fd = _locked(lock, path.name)
     except OSError as e:  # a folder that takes no files (/proc): refused as --out would be
-        raise DicewiseError(cannot_write(path, e)) from None
-    with f:
+        if not cached or e.errno not in NO_NEW_FILE:
+            raise DicewiseError(cannot_write(path, e)) from None
+        fd = None
+    if fd is None:  # a cache that keeps nothing: its table only answers this call
+        yield
+        return
+    try:
+        try:  # who builds it, for the message of those who wait (a full disk takes no pid)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError:
+            pass
+        yield
+    finally:
+        if path.exists():  # removed while held: a process waiting on it finds it gone
+            lock.unlink(missing_ok=True)  # and locks a new one (a cut-short build leaves it)
+        os.close(fd)  # and with it the lock
+
+
+def _locked(lock: Path, name: str) -> int:
+    """A descriptor of the file ``lock``, created where missing and locked exclusively, that
+    is still the file at that path once locked (its holder may have removed it meanwhile)."""
+    told = False
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            holder = f.read().strip()
-            warn(Message("waiting for process {holder}, which is building {name}",
-                         holder=holder, name=path.name) if holder else
-                 Message("waiting for another process, which is building {name}",
-                         name=path.name))
-            fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            f.seek(0)
-            f.truncate()
-            f.write(str(os.getpid()))  # who builds it, for the message of those who wait
-            f.flush()
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not told:
+                    holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
+                    warn(Message("waiting for process {holder}, which is building {name}",
+                                 holder=holder, name=name) if holder else
+                         Message("waiting for another process, which is building {name}",
+                                 name=name))
+                    told = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(lock)):
+                    return fd
+            except FileNotFoundError:
+                pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
 
 
 def drop_older_rules(path) -> None:

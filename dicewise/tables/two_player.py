@@ -142,7 +142,7 @@ class TwoPlayerSolution:
     """A solved race and how it was obtained."""
 
     values: TwoPlayerValues
-    path: Path
+    path: Path | None  # None where the cache could not keep the table
     seconds: float  # time spent solving in this call (0 when loaded)
     built: bool
     runner: str  # processes, threads, dask-threads, dask-distributed, or "table" when loaded
@@ -163,7 +163,8 @@ class TwoPlayerSolution:
                 "probability": self.value, "pairs": values.layout.n_pairs,
                 "states": values.layout.n_values, "seconds": round(self.seconds, 3),
                 "built": self.built, "runner": self.runner, "workers": self.workers,
-                "resumed_layers": self.resumed_layers, "table": str(self.path)}
+                "resumed_layers": self.resumed_layers,
+                "table": str(self.path) if self.path else None}
 
 
 def default_path(game: CategoryRules, root=(0, 0)) -> Path:
