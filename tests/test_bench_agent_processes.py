@@ -66,6 +66,7 @@ def _pids(path) -> list[int]:
     return [int(line) for line in path.read_text().split()]
 
 
+@pytest.mark.slow  # waits out a --timeout, or the grace a program has to exit
 def test_a_wrapper_script_that_does_not_exec_its_hung_bot_times_out(tmp_path):
     """``sh`` waits on the hung bot it started: both are killed at the timeout, and the run
     stops after three timeouts in about three seconds (not never, on the pipe the bot
@@ -127,6 +128,7 @@ def test_a_bot_that_exits_while_its_child_holds_its_stdout_is_a_crash(tmp_path):
     assert seconds < 5
 
 
+@pytest.mark.slow  # waits out a --timeout, or the grace a program has to exit
 @pytest.mark.parametrize("closes, body", [
     ("stdout", """
         import os, sys
