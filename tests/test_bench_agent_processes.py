@@ -175,10 +175,10 @@ def test_the_lines_a_chatty_bot_sent_are_shown_on_the_reports_one_line(tmp_path)
     extra lines it sent with their breaks as ``\\n``, not broken over lines of its own."""
     bot = _bot(tmp_path, "chatty", """
         import json, sys
-        for line in sys.stdin:
-            print(json.dumps(json.loads(line)["legal"][0]))
-            print("debug a")
-            print("debug b", flush=True)
+        for line in sys.stdin:  # in one write: lines after the next observation went
+            answer = json.dumps(json.loads(line)["legal"][0])  # would be its answer
+            sys.stdout.write(answer + "\\ndebug a\\ndebug b\\n")
+            sys.stdout.flush()
         """)
     status, out, err, _ = _bench(tmp_path, "--agent-cmd", bot, "--games", "1",
                                  "--max-failures", "1")
