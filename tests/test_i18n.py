@@ -289,8 +289,15 @@ def test_a_scratch_is_x_in_every_game_with_scratches():
 
     for name, text, box in (("poker-programs", "ones=0,twos=0,threes=0,fours=0,fives=0,sixes=0,"
                              "poker=x", "poker"), ("yatzy", "yatzy=x", "yatzy"),
-                            ("yahtzee", "chance=x", "chance")):
+                            ("yahtzee", "full_house=x", "full_house")):
         assert dict(parse_sheet(category_game(name), text).scores)[box] == 0
+    # a scratch is 0 where the dice do not qualify: any dice make a chance (Yatzy scratches
+    # any category, RULES.md)
+    assert dict(parse_sheet(category_game("yatzy"), "chance=x").scores)["chance"] == 0
+    for name, text in (("yahtzee", "chance=x"), ("poker-programs", "ones=0,twos=0,threes=0,"
+                                                 "fours=0,fives=0,sixes=0,chance=x")):
+        with pytest.raises(DicewiseError, match="no dice score 0 in chance"):
+            parse_sheet(category_game(name), text)
     b = dicewise.advise("general", dice=[1, 2, 3, 4, 5], roll=2, sheet="general=x")
     assert b.position["sheet"]["general"] == 0
 
@@ -330,10 +337,11 @@ def test_sheets_take_the_seeds_names_and_abbreviations():
     from dicewise.solver.sheet import parse_sheet
 
     pp = parse_sheet(category_game("poker-programs"),
-                     "единицы=0,двойки=2,тройки=0,четверки=4,пятерки=-5,шестерки=6,1п=24,Sh=x,"
-                     "LS=30")
+                     "единицы=0,двойки=2,тройки=0,четверки=4,пятерки=-5,шестерки=6,1п=24,Sh=17,"
+                     "LS=30,F=x")
     assert dict(pp.scores) == {"ones": 0, "twos": 2, "threes": 0, "fours": 4, "fives": -5,
-                               "sixes": 6, "pair": 24, "chance": 0, "small_straight": 30}
+                               "sixes": 6, "pair": 24, "chance": 17, "small_straight": 30,
+                               "full": 0}
     general = parse_sheet(category_game("general"), "генерал=x,полный дом=30,стрит=25")
     assert dict(general.scores) == {"general": 0, "full_house": 30, "straight": 25}
     school = PokerSchoolRules().parse_sheet("пятерки=15/15,пара=12/x,шанс=44")

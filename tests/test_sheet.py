@@ -9,8 +9,10 @@ the box cannot hold (by RULES.md), and a combination of scores no game can reach
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dicewise.errors import DicewiseError
+from dicewise.play.session import TableGame
 from dicewise.solver.rulesets import category_game
 from dicewise.solver.sheet import parse_sheet
 
@@ -124,3 +126,39 @@ def test_full_sheets_parse():
     game = category_game("general")
     full = ",".join(f"{n}=0" for n in game.category_names)
     assert parse_sheet(game, full).mask == (1 << 10) - 1
+
+
+@pytest.mark.parametrize("joker", ["free", pytest.param("forced", marks=pytest.mark.slow),
+                                   pytest.param("none", marks=pytest.mark.slow)])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_every_yahtzee_sheet_a_game_reaches_is_read_back(joker, data):
+    """Yahtzees, often: whatever legal writes make a sheet (bonus Yahtzees in every box the
+    rule lets them go), the sheet play shows is one that parsing takes, bonuses included."""
+    game = TableGame.new("yahtzee", players=1, options={"joker": joker}, advice=False)
+    rules = category_game("yahtzee", joker=joker)
+    while not game.over:
+        face = data.draw(st.integers(1, 6))
+        dice = [face] * 5 if data.draw(st.booleans()) else \
+            [data.draw(st.integers(1, 6)) for _ in range(5)]
+        game.apply("dice " + " ".join(map(str, dice)))
+        writes = [a for a in game.legal() if "write" in a]
+        assert game.apply(f"write {data.draw(st.sampled_from(writes))['write']}")["ok"]
+        parse_sheet(rules, game.sheets[0].text)
+
+
+@pytest.mark.parametrize("joker, sheet, hosts", [
+    ("free", "yahtzee=50,yahtzee_bonus=1,full_house=25", 0),  # a joker needs its upper box
+    ("forced", "yahtzee=50,yahtzee_bonus=1,chance=30", 0),  # five sixes go to sixes first
+    ("none", "yahtzee=50,yahtzee_bonus=1,ones=2,full_house=25", 0),  # no joker: 0 there
+    ("free", "yahtzee=50,yahtzee_bonus=2,ones=5,twos=6,chance=30", 2)])
+def test_a_bonus_yahtzee_needs_a_box_that_could_hold_it(joker, sheet, hosts):
+    """Each bonus Yahtzee fills a box with what five of a kind scores there: a sheet whose
+    boxes could not have taken them all is refused, saying how many could."""
+    game = category_game("yahtzee", joker=joker)
+    if hosts >= 2:
+        parse_sheet(game, sheet)
+        return
+    with pytest.raises(DicewiseError, match=rf"five of a kind scores there \(boxes that hold "
+                                            rf"such a score: {hosts}\)"):
+        parse_sheet(game, sheet)

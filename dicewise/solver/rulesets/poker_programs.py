@@ -90,6 +90,11 @@ class PokerPrograms(CategoryRules):
                            missing=box_listing(self.name, missing))
         return None
 
+    def possible_scores(self, c):
+        """What the dice give: a figure scores 0 only where they do not qualify (RULES.md),
+        so Chance, which any dice make, never holds 0."""
+        return frozenset(int(p) for p in np.unique(self.base_points[c]))
+
     def sheet_extra(self, scores, counters):
         obligatory = [s for c, s in scores.items() if c < 6]
         return 0 if len(obligatory) == 6 else sum(obligatory) + SUM_OFFSET

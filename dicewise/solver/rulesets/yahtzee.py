@@ -21,7 +21,8 @@ from ._upper import UPPER, UPPER_GOAL, UPPER_REACHABLE, UPPER_STATES, upper_sum_
 
 UPPER_BONUS = 35
 YAHTZEE_BONUS = 100
-FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT, YAHTZEE = 8, 9, 10, 11
+THREE_OF_A_KIND, FOUR_OF_A_KIND, FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT, YAHTZEE, CHANCE = \
+    range(6, 13)
 JOKER_VALUE = {FULL_HOUSE: 25, SMALL_STRAIGHT: 30, LARGE_STRAIGHT: 40}
 LOWER = range(6, 13)
 
@@ -121,11 +122,37 @@ class Yahtzee(CategoryRules):
                 raise DicewiseError(Message("yahtzee_bonus={bonus}: each bonus Yahtzee fills "
                                             "another box, and only {filled} are filled",
                                             bonus=bonus, filled=len(scores) - 1))
+            hosts = sum(self._could_hold_a_yahtzee(c, s, scores) for c, s in scores.items())
+            if bonus > hosts:
+                raise DicewiseError(Message(
+                    "yahtzee_bonus={bonus}: each bonus Yahtzee fills another box with what five "
+                    "of a kind scores there (boxes that hold such a score: {hosts})",
+                    bonus=bonus, hosts=hosts))
         return upper_sum_of_sheet(scores) + UPPER_STATES * armed
+
+    def _could_hold_a_yahtzee(self, c: int, value: int, scores: dict) -> bool:
+        """Whether box ``c`` holding ``value`` can be where a bonus Yahtzee went: what five of
+        a kind scores there under the joker rule, with the upper box the joker (or the forced
+        placement) needs filled, as it stays once filled.  Necessary, not sufficient: the
+        sheet does not say in which order its boxes were filled."""
+        upper_filled = any(f in scores for f in range(6))
+        if c < 6:  # its own face's five, or another face's scratch
+            return value in (0, 5 * (c + 1))
+        if c in (THREE_OF_A_KIND, FOUR_OF_A_KIND, CHANCE):
+            face = value // 5 if value % 5 == 0 and 1 <= value // 5 <= 6 else None
+            return face is not None and (self.joker != "forced" or face - 1 in scores)
+        if c in JOKER_VALUE:
+            if value == JOKER_VALUE[c]:
+                return self.joker in ("free", "forced") and upper_filled
+            return value == 0 and self.joker != "forced"  # no joker yet: it scores nothing
+        return False
+
+    def possible_scores(self, c):
+        """What the dice give (and a joker): a box scores 0 only where they do not qualify, so
+        Chance, which any dice make, never holds 0."""
+        extra = {JOKER_VALUE[c]} if c in JOKER_VALUE and self.joker in ("free", "forced") else set()
+        return frozenset(int(p) for p in np.unique(self.base_points[c])) | extra
 
     def sheet_points(self, scores, counters):
         return sum(scores.values()) + YAHTZEE_BONUS * counters.get("yahtzee_bonus", 0)
 
-    def possible_scores(self, c):
-        extra = {JOKER_VALUE[c]} if c in JOKER_VALUE and self.joker in ("free", "forced") else set()
-        return super().possible_scores(c) | extra
