@@ -269,10 +269,13 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
         if name == "poker-school":  # crosses of rows the dice could write, some proven worse
             crossed = tmp_path / "crossed.jsonl"
             lines = [json.loads(line) for line in log.read_text().splitlines()]
-            crossed.write_text("".join(json.dumps({**r, "action": {"cross": a["write"]}}) + "\n"
-                                       for r in lines for a in r["observation"]["legal"]
-                                       if "write" in a and {"cross": a["write"]} in
-                                       r["observation"]["legal"]))
+            # each cross a game of its own: a log holds one decision a roll of a game
+            crosses = [{**r, "action": {"cross": a["write"]}} for r in lines
+                       for a in r["observation"]["legal"]
+                       if "write" in a and {"cross": a["write"]} in r["observation"]["legal"]]
+            crossed.write_text("".join(
+                json.dumps({**r, "observation": {**r["observation"], "game": i}}) + "\n"
+                for i, r in enumerate(crosses)))
             judged = json.loads(ok("review", name, str(crossed), "--json").stdout)["decisions"]
             proven = [d for d in judged if d["dominated_by"]]
             assert proven and all(d["dominated_by"] == {"write": d["chose"]["cross"]}
