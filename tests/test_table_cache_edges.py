@@ -21,19 +21,9 @@ from dicewise.errors import DicewiseError
 from dicewise.solver.registry import get_game
 from dicewise.solver.rulesets import category_game
 from dicewise.tables import store, two_player
+from test_tables import _race_root  # a late two-player position: its race solves at once
 
 NOT_KEPT = ": the table is not kept, so the next call solves it again"
-
-
-def _race_root():
-    """A late two-player position (three boxes open each): its race solves in a moment."""
-    names = category_game("general").category_names
-    full = (1 << len(names)) - 1
-
-    def open_(*boxes):
-        return full & ~sum(1 << names.index(b) for b in boxes)
-
-    return open_("ones", "four", "general"), open_("twos", "straight", "general")
 
 
 def _dicewise(args, cache, prefix=()):
