@@ -431,3 +431,13 @@ def test_help_fits_80_columns_and_lists_every_command(lang):
     starts = [line.split()[0] for line in lines if line.startswith("  ") and line[2] != " "]
     assert {"keep", "write", "cross", "undo", "save", "quit"} <= set(starts)
     assert all(line.startswith("      ") for line in lines if line.startswith("   "))
+
+
+def test_a_long_name_at_the_prompt_still_fits_80_columns():
+    """Names may have 40 characters: the prompt for the dice (and what it kept) breaks
+    between its entries, as every line a player reads does."""
+    name = "Maximilian Alexander von Hohenzollern-Si"
+    out = play("general", "--names", f"{name},Bob", "--no-advice", "--lang", "pl",
+               lines=["dice 1 2 3 4 5", "keep 1 2 3 4"]).output
+    assert max(map(len, out.splitlines())) <= 80, out
+    assert f"{name}: kości? (dice D D D D D albo roll)" in " ".join(out.split("\n    "))
