@@ -1203,6 +1203,41 @@ def test_help_follows_lang_and_the_locale(lang, monkeypatch):
 
 
 @pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_groups_lang_says_its_help_and_is_its_commands_language(lang, monkeypatch):
+    """``dicewise --lang ru`` (and ``dicewise risk --lang pl``): the group's help in that
+    language, on either side of ``--help``, and the language of the commands after it,
+    their refusals included, unless they are given their own."""
+    from click.testing import CliRunner
+
+    cli, _ = _commands()
+
+    def run(*args):
+        return CliRunner().invoke(cli, list(args), prog_name="dicewise")
+
+    _no_locale(monkeypatch)
+    tr = i18n.translator(lang)
+    for group in ([], ["risk"]):
+        said = run(*group, "--help", "--lang", lang)
+        assert said.exit_code == 0 and said.stdout.startswith(tr("Usage: ") + "dicewise")
+        assert said.stdout == run(*group, "--lang", lang, "--help").stdout
+        assert said.stdout != run(*group, "--help").stdout
+    assert run("--lang", lang, "rules").stdout == run("rules", "--lang", lang).stdout
+    assert run("--lang", lang, "risk", "battle", "3", "2").stdout == run(
+        "risk", "battle", "3", "2", "--lang", lang).stdout == run(
+        "risk", "--lang", lang, "battle", "3", "2").stdout
+    assert run("--lang", "ru", "rules", "--lang", "en").stdout == run("rules").stdout
+    refused = run("--lang", lang, "advise", "general", "--roll", "1", "--dice", *"12349")
+    assert refused.exit_code == 2 and re.fullmatch(
+        ERROR_LINE[lang] + r"\S.*9.*\n", refused.stderr), refused.stderr
+    missing = run("--lang", lang)
+    assert missing.exit_code == 2 and missing.stderr.startswith(ERROR_LINE[lang]) and tr(
+        "missing command (the commands: {commands})").split(" (")[0] in missing.stderr
+    unknown = run("--lang", "xx", "rules")
+    assert unknown.exit_code == 2 and "unknown language 'xx'" in unknown.stderr
+    assert run("--lang", "xx", "--help").stdout == run("--help").stdout
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
 def test_a_help_screen_says_clicks_placeholders_in_the_players_language(lang, monkeypatch):
     """The usage line's [OPTIONS] and the options' values (TEXT, INTEGER RANGE, PATH) are
     said in the language of the help around them; English keeps click's words."""

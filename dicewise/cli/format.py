@@ -24,10 +24,16 @@ from ..tables.files import checked_output, write_output  # noqa: F401  (the comm
 #: language too (click shares a context's ``meta`` with the group's).
 SPOKEN = "dicewise.translator"
 
+#: Where a group's ``--lang`` (``dicewise --lang ru advise ...``) is kept: the language of
+#: its help and the default of every command under it.
+GROUP_LANG = "dicewise.group_lang"
+
 
 def speak(lang: str | None):
     """The translator of ``--lang`` (else the locale) for the command being run, which its
-    error line will use too (a language dicewise does not speak is refused in the locale's)."""
+    error line will use too (a language dicewise does not speak is refused in the locale's).
+    A command given no ``--lang`` speaks its group's."""
+    lang = lang or click.get_current_context().meta.get(GROUP_LANG)
     try:
         tr = i18n.translator(i18n.language(lang))
     except DicewiseError:

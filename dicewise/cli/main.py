@@ -15,7 +15,7 @@ import click
 from .. import __version__
 from ..errors import DicewiseError, UnfitArguments
 from ..i18n import Message, message_of, os_reason
-from .format import SPOKEN, error_text
+from .format import GROUP_LANG, SPOKEN, error_text
 from .helptext import SpokenHelp
 from .refusals import refusal
 from .typed import TYPED, typed_language
@@ -183,6 +183,20 @@ class LazyGroup(SpokenHelp, Group):
         return super().get_command(ctx, name)
 
 
+def _group_language(ctx: click.Context, param, value: str | None):
+    """Keep a group's ``--lang`` for its commands, which check it (its help, like theirs, is
+    said in the locale's language where dicewise does not speak the one given)."""
+    if value is not None:
+        ctx.meta[GROUP_LANG] = value
+
+
+#: A group's ``--lang``: its help's language, and its commands' unless they are given theirs.
+group_lang = click.option("--lang", default=None, expose_value=False, is_eager=True,
+                          callback=_group_language,
+                          help="en, ru or pl, for this help and the commands after it "
+                          "(default: from the locale).")
+
+
 def fail(ctx: click.Context, message: str):
     """Print one error line on stderr, in the language of ``ctx``'s command, and exit with
     status 2."""
@@ -273,6 +287,7 @@ COMMANDS = {
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dicewise")
+@group_lang
 def cli():
     """Optimal play for dice games: exact solvers, advice, tables and AI benchmarks."""
 

@@ -21,7 +21,7 @@ from .. import i18n
 from ..errors import DicewiseError
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import jsonable
-from .format import progress, speak, wrapped
+from .format import GROUP_LANG, progress, speak, wrapped
 from .games import choice_label, option_flag, quality, ranked_columns, ranking_head, settled_line
 from .main import Command
 
@@ -55,6 +55,7 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     Commands, one a line: dice D D D D D, roll, advise, pick K, keep D..., write BOX,
     cross ROW, split A+B C+D E, undo, sheet, save FILE, help, quit.  Box names may be typed
     in English, Russian or Polish, or as the seeds abbreviate them."""
+    lang = lang or click.get_current_context().meta.get(GROUP_LANG)
     speak(lang)  # the language of its errors and progress lines (a resumed game's, once read)
     if resume is not None:
         objective_given = (click.get_current_context().get_parameter_source("objective")

@@ -39,6 +39,9 @@ def refusal(error: click.UsageError, command: click.Command, typed: list[str]) -
     if isinstance(error, click.NoSuchOption):
         return _unknown(Message("no such option {name}", name=error.option_name),
                         error.possibilities)
+    if isinstance(command, click.Group) and error.format_message() == "Missing command.":
+        return Message("missing command (the commands: {commands})",
+                       commands=", ".join(command.list_commands(None)))
     if isinstance(error, _NO_SUCH_COMMAND):
         return _unknown(Message("no such command {name}", name=error.command_name),
                         error.possibilities)

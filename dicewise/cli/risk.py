@@ -28,7 +28,7 @@ from ..solver.risk.game import RISK
 from .format import checked_output, progress, pyplot, say, speak, write_figure, write_output
 from .games import lang_flag
 from .helptext import SpokenHelp
-from .main import Command, Group
+from .main import Command, Group, group_lang
 
 #: Above this much work (``dicewise.solver.risk.work``) a solve shows a progress bar on
 #: stderr: about a second on a slow machine.
@@ -221,6 +221,7 @@ class _Group(SpokenHelp, Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@group_lang
 def risk():
     """Risk: exact battles, optimal dice and stopping, chain attacks, tables, cards.
 
