@@ -44,6 +44,24 @@ def test_an_output_path_that_names_a_folder_is_refused_and_nothing_written(tmp_p
     assert not out.exists()
 
 
+def test_an_output_through_a_symbolic_link_replaces_the_file_it_names_not_the_link(tmp_path):
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "opening.csv").write_text("old")
+    link, dangling = tmp_path / "link.csv", tmp_path / "new.csv"
+    link.symlink_to(folder / "opening.csv")
+    dangling.symlink_to(folder / "new.csv")
+    for out in (link, dangling):
+        result = CliRunner().invoke(cli, ["table", "general", "--what", "opening", "--out",
+                                          str(out)])
+        assert result.exit_code == 0, result.output
+        assert out.is_symlink() and out.read_text().startswith("roll,dice,best")
+    assert sorted(p.name for p in folder.iterdir()) == ["new.csv", "opening.csv"]
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    refused("table", "general", "--what", "opening", "--out", str(tmp_path / "loop"),
+            fragment="symbolic links")
+
+
 def test_an_empty_file_name_is_no_file_not_the_current_folder():
     # Path("") is ".": a table "is not a regular file", a log "is a directory", and an
     # empty --resume started a new game

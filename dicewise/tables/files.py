@@ -45,7 +45,9 @@ def refuse_empty(path) -> None:
 def checked_output(path) -> Path:
     """An ``--out`` path: a new name in an existing folder, or a regular file to replace.
 
-    Devices, FIFOs and directories are refused (and never read): one line, exit 2.
+    Devices, FIFOs and directories are refused (and never read): one line, exit 2.  A
+    symbolic link is written through, as ``cp`` writes: the file it names is replaced and
+    the link stays.
     """
     refuse_empty(path)
     if str(path).endswith(("/", os.sep)):  # Path() drops the slash: "x/" would write "x"
@@ -62,6 +64,8 @@ def checked_output(path) -> Path:
         raise DicewiseError(cannot_write(path, e)) from None
     if mode is not None:
         _refuse_all_but_files(path, mode)
+    if path.is_symlink():  # the rename of an atomic write would replace the link itself
+        path = Path(os.path.realpath(path))
     if not path.parent.is_dir():
         raise DicewiseError(i18n.Message("{path}: folder {folder} does not exist", path=str(path),
                                          folder=str(path.parent)))
