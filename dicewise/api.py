@@ -626,7 +626,7 @@ def review(ruleset, lines, *, game: int | None = None, target: int | None = None
     judged, rules = for_command(ruleset, "review", options)
     check_logged_games(lines, judged.name, rules.options)
     solution = referee(ruleset, objective, options, None, None, table, progress, "review")
-    return judge(solution, lines, game)
+    return judge(solution, lines, game, progress)
 
 
 @_checked

@@ -136,6 +136,30 @@ def test_a_run_stopped_early_is_set_against_the_optimum_on_the_games_it_played(s
                                                                    seed=2).summary.mean)
 
 
+def test_a_long_review_shows_its_progress_and_a_quick_refusal_is_one_line(tmp_path,
+                                                                        monkeypatch):
+    """Judging a long log shows its progress once it takes over a second (here at once), on
+    stderr, without changing what is judged; a log refused at once stays one line."""
+    import dicewise.play.review as review_module
+
+    log = tmp_path / "log.jsonl"
+    dicewise.bench_agent("general", lambda o: o["legal"][0], games=2, log=log)
+
+    def run(*args):
+        return CliRunner().invoke(cli, ["review", "general", *args, "--json"])
+
+    quiet = run(str(log))
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    monkeypatch.setattr(review_module, "SHOW_PROGRESS_AFTER", -1.0)
+    shown = run(str(log))
+    assert shown.exit_code == 0 and shown.stdout == quiet.stdout
+    assert shown.stderr == "judging the decisions ...\n"
+    monkeypatch.setattr(review_module, "SHOW_PROGRESS_AFTER", 60.0)
+    log.write_text("not json\n" + log.read_text())
+    refused = run(str(log))
+    assert refused.exit_code == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr
+
+
 @pytest.mark.slow
 def test_regret_matches_an_independent_judge(solved, solution, tmp_path):
     """A bot that writes its first legal box at once: the harness's regret, decision by

@@ -6,7 +6,9 @@ taken; the game's advisor values every legal action in that observation.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 from dataclasses import asdict, dataclass
 
 from .. import json_input
@@ -43,13 +45,39 @@ class Reviewed:
         return asdict(self)
 
 
-def review_lines(solution: Solution, lines, substituted: list | None = None) -> list[Reviewed]:
+def review_lines(solution: Solution, lines, substituted: list | None = None,
+                 progress=None) -> list[Reviewed]:
     """Judge every ``{"observation", "action"}`` line of a log (as bench-agent writes them);
     a line ``substituted`` (bench-agent played the best action for a failed agent) is not
-    the agent's decision: its number and game go to ``substituted`` instead."""
+    the agent's decision: its number and game go to ``substituted`` instead.  ``progress``
+    (as ``simulate`` takes it) shows the lines judged once judging takes over a second, so
+    that a log refused at once is refused in one line."""
+    lines = list(lines)
+    with contextlib.ExitStack() as shown:
+        start, done, update = time.monotonic(), [0], None
+
+        def judged_one():
+            nonlocal update
+            done[0] += 1
+            if update is not None:
+                update(1)
+            elif progress is not None and time.monotonic() - start > SHOW_PROGRESS_AFTER:
+                update = shown.enter_context(progress(len(lines), "judging the decisions"))
+                update(done[0])
+
+        return _judged_lines(solution, lines, substituted, judged_one)
+
+
+#: Seconds of judging after which ``review`` shows its progress.
+SHOW_PROGRESS_AFTER = 1.0
+
+
+def _judged_lines(solution: Solution, lines: list, substituted: list | None,
+                  judged_one) -> list[Reviewed]:
     game = solution.game
     out, reached, for_target = [], {}, set()
     for number, text in enumerate(lines, 1):
+        judged_one()
         if isinstance(text, (str, bytes)) and not text.strip():
             continue
         try:
@@ -211,10 +239,10 @@ def logged_target(lines) -> int | None:
     return None
 
 
-def review(solution: Solution, lines, game: int | None = None) -> Review:
+def review(solution: Solution, lines, game: int | None = None, progress=None) -> Review:
     """Judge a log's decisions (only those of its game ``game``, where given)."""
     substituted: list[tuple] = []
-    judged = review_lines(solution, lines, substituted)
+    judged = review_lines(solution, lines, substituted, progress)
     if game is not None:
         numbers = sorted({r.game for r in judged if r.game is not None})
         judged = [r for r in judged if r.game == game]
