@@ -349,3 +349,14 @@ def test_writing_a_long_table_out_shows_progress(monkeypatch, fmt):
     assert ok("table", "general", "--what", "states", "--format", fmt) == plain  # same bytes
     written = [b for b in bars if b["label"] == "writing table states"]
     assert len(written) == 1 and written[0]["done"] == written[0]["length"] == 1024
+
+
+@pytest.mark.parametrize("lang,joined", [("en", "against 112 and 116"), ("ru", "112 и 116"),
+                                         ("pl", "112 i 116")])
+def test_the_rivals_points_at_a_table_of_three_stay_on_one_line(lang, joined):
+    """A line of entries breaks after its commas: the rivals' points are one entry ("112 and
+    116"), never "112," at the end of one line and "116:" beginning the next."""
+    said = ok("chance", "general", "--players", "3", "--sheet", ME, "--opponent-sheet", THEM,
+              "--opponent-sheet", THEM.replace("ones=2", "ones=4").replace("sixes=24", "sixes=30")
+              .replace("twos=8", "twos=4"), "--games", "20", "--lang", lang)
+    assert joined in said, said

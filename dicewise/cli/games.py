@@ -54,6 +54,14 @@ def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
         choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
 
 
+def _listed(values, tr) -> str:
+    """``112 and 37``, ``112, 37 and 40`` (one entry of a line of entries: no comma before
+    the last, where a line may break)."""
+    *others, last = map(str, values)
+    return tr("{others} and {last}").format(others=", ".join(others), last=last) \
+        if others else last
+
+
 @click.command(cls=Command)
 @click.argument("ruleset", required=False)
 @lang_flag
@@ -374,7 +382,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
             "the win policy against rivals playing for the best mean; its own estimate "
             "{estimate} (approximate)", d["games"]).format(
             ruleset=d["ruleset"], players=d["players"], seat=d["seat"], points=d["points"],
-            rivals=", ".join(map(str, d["opponent_points"])), share=f"{d['simulated']:.4f}",
+            rivals=_listed(d["opponent_points"], tr), share=f"{d['simulated']:.4f}",
             low=f"{lo:.4f}", high=f"{hi:.4f}", games=tr.number(d["games"]),
             estimate=f"{d['probability']:.4f}"))
         return
