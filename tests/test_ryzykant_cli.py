@@ -70,6 +70,8 @@ def test_solve_of_the_one_roll_game_is_the_exact_optimum(tmp_path, monkeypatch):
     human = run("solve", "ryzykant", "-o", "end_marks=1")
     assert "optimal expected score -593.4310700 (exact" in joined(human.stdout)
     assert "fraction: -576815/972" in human.stdout
+    # the policy attains the optimum: a gap of 0, not rounding's -1.1e-13
+    assert d["exact"]["policies"]["optimal"]["gap"] == 0.0 and "gap: 0\n" in human.stdout
     # every split of the one roll ends the game: advice is each split's final score, exact
     from dicewise.solver import dice
     from dicewise.solver.ryzykant import rules as rz

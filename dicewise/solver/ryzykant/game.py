@@ -212,12 +212,18 @@ class RyzykantGame(Game):
         # the count grouped as every other count the report shows (20,000; 20 000)
         kind = (policy_table.score_kind(Number(m["eval_games"]), exact=m.get("exact") is not None)
                 if "eval_games" in m else None)
+        exact = m.get("exact")
+        if exact is not None:  # a policy as good as the optimum has a gap of 0, not -1.1e-13
+            exact = {**exact, "policies": {
+                name: {**policy, "gap": _noise_is_zero(policy["gap"], exact["optimum"])}
+                for name, policy in exact["policies"].items()}}
         return {"value_at_start": m.get("value_at_start"),
-                "bellman_residual_rms": m.get("bellman_residual_rms"),
+                "bellman_residual_rms": _noise_is_zero(m.get("bellman_residual_rms"),
+                                                       m.get("value_at_start")),
                 "parameters": m.get("parameters"), "eval_games": m.get("eval_games"),
                 "expected_score_kind": kind,
                 # the exact optimum and the policy's exact gap, for variants solved exactly
-                "exact": m.get("exact")}
+                "exact": exact}
 
     # --- advice ----------------------------------------------------------------------
 
@@ -587,3 +593,11 @@ def sum_table(played: approx.Games):
                      mean_points, float((points[:, s] < 0).mean()),
                      mean_points / total if total else None])
     return header, rows
+
+
+def _noise_is_zero(difference, scale):
+    """0 for a difference of floats equal but for their last bits (a gap of -1.1e-13 to the
+    optimum), else ``difference`` as it is."""
+    if difference is None or scale is None:
+        return difference
+    return 0.0 if abs(difference) <= 1e-9 * max(1.0, abs(scale)) else difference
