@@ -100,6 +100,10 @@ def _flag(value) -> bool:
 #: drawn at once, so more would not fit in memory.
 MAX_GAMES = 10**8
 
+#: The largest seed: one stream of dice per seed, the same from Python, the command line, a
+#: game at the table and an environment (a signed 64-bit number, as scripts store it).
+MAX_SEED = 2**63 - 1
+
 
 #: What each parameter of the API takes: (test, the words that say it).  A name means the
 #: same thing in every function.
@@ -113,7 +117,7 @@ TAKES = {
     "fifth": (_maybe(_text), "a text in the --fifth notation, or None"),
     "opponent_fifths": (_texts, "a text in the --fifth notation, or a list of them"),
     "games": (lambda v: _whole(v) and v <= MAX_GAMES, f"a whole number up to {MAX_GAMES:,}"),
-    "seed": (lambda v: _whole(v) and v >= 0, "a whole number, at least 0"),
+    "seed": (lambda v: _whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
     "players": (_whole, "a whole number"),
     "max_failures": (_whole, "a whole number"),
     "on_error": (_text, "a text: continue or stop"),

@@ -91,6 +91,7 @@ def _reading():
     ("duel_players", {"players": 3, "games": 10**30}, "games"),
     ("chance_players", {"players": 3, "opponent_sheets": ["", ""], "games": 10**30}, "games"),
     ("simulate", {"games": 1, "seed": -1}, "seed"),
+    ("simulate", {"games": 1, "seed": 2**63}, "seed"),  # beyond what --seed takes
     ("duel_players", {"players": 3, "games": 3, "seed": -1}, "seed"),
     ("duel_two_player", {"seed": -1}, "seed"),  # before the race table's build
     ("solve_two_player", {"workers": -1}, "workers"),
@@ -133,6 +134,26 @@ def test_numpy_numbers_tuples_and_dicts_are_taken_as_before():
                       options=("straight=joker",)).to_json() == plain
     assert api.advise("general", dice=tuple(DICE), roll=1,
                       options={"straight": "joker"}).to_json() == plain
+
+
+def _numpy_inside(value, where="") -> list[str]:
+    """Where ``value`` (a JSON-like tree) holds a NumPy number instead of Python's own."""
+    if isinstance(value, dict):
+        return [w for k, v in value.items() for w in _numpy_inside(v, f"{where}.{k}")]
+    if isinstance(value, (list, tuple)):
+        return [w for i, v in enumerate(value) for w in _numpy_inside(v, f"{where}[{i}]")]
+    return [where] if isinstance(value, np.generic) else []
+
+
+@pytest.mark.parametrize("arguments", [
+    {"ruleset": "general", "dice": [6, 6, 5, 5, 5], "roll": 3, "sheet": "ones=3"},
+    {"ruleset": "general", "dice": [6, 6, 5, 5, 5], "roll": 1, "target": 150},
+    {"ruleset": "poker-programs", "dice": [6, 6, 5, 5, 5], "roll": 2},
+])
+def test_advice_as_json_holds_pythons_numbers_not_numpys(arguments):
+    """A write's value was numpy.float64 where a keep's was float: to_json() holds Python's
+    numbers, as every other result's does."""
+    assert _numpy_inside(api.advise(**arguments).to_json()) == []
 
 
 def test_option_values_written_as_text_mean_what_key_value_says():

@@ -293,7 +293,8 @@ def test_an_action_that_is_no_whole_number_is_illegal(action):
 
 
 @pytest.mark.parametrize("seed, options, message", [
-    (-1, None, "seed is a whole number, at least 0"), (1.5, None, "seed is"),
+    (-1, None, "seed is a whole number from 0 to 9223372036854775807"), (1.5, None, "seed is"),
+    (2**63, None, "seed is a whole number from 0 to"),
     ("1", None, "seed is"), (True, None, "seed is"),
     (0, "x", "options is a dict or None"), (0, [1], "options is a dict"),
     (0, {"game": 10**30}, r"options\['game'\] is a game number"),

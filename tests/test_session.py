@@ -8,6 +8,7 @@ for the same position.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -615,6 +616,7 @@ SAVED = TableGame.new("general", players=2, seed=4, names=["Ann", "Boris"], top=
 
 @pytest.mark.parametrize("change, why", [
     ({"seed": -5}, "a seed is a whole number"), ({"seed": True}, "a seed is a whole number"),
+    ({"seed": 2**63}, "from 0 to 9223372036854775807, not 9223372036854775808"),
     ({"names": [1, 2]}, "every player needs a name"), ({"names": ["Ann", " "]}, "needs a name"),
     ({"names": list("abcdefg")}, "seats 1, 2, 3, 4, 5, 6 players, not 7"),
     ({"names": ["Ann", "Bo\nb"]}, "one line of printable text, not 'Bo\\\\nb'"),
@@ -704,3 +706,17 @@ def test_names_of_every_script_are_names():
     """A no-break space, a zero-width joiner (Persian, emoji): names, unlike a line break."""
     names = ["Jean\u00a0Luc", "\u0645\u06cc\u200c\u0646\u0627", "\U0001f469\u200d\U0001f4bb"]
     assert TableGame.new("general", names=names).table.names == names
+
+
+@pytest.mark.parametrize("settings, why", [
+    ({"seed": 1.5}, "a seed is a whole number from 0 to"), ({"seed": "7"}, "not '7'"),
+    ({"seed": float("nan")}, "a seed is a whole number"), ({"seed": 2**80}, "a seed is"),
+    ({"players": 2.0}, "seats 1, 2, 3, 4, 5, 6 players, not 2.0"),
+    ({"players": "2"}, "players, not 2"), ({"names": "ab"}, "names must be a list of texts"),
+    ({"lang": 5}, "unknown language '5'"),
+])
+def test_a_new_game_refuses_what_a_saved_one_would(settings, why):
+    """TableGame.new checks its settings as a saved game's are checked (a seed of 1.5 played
+    seed 1, names "ab" seated players a and b, players=2.0 and lang=5 raised Python's errors)."""
+    with pytest.raises(DicewiseError, match=re.escape(why)):
+        TableGame.new("general", **{"objective": "score", **settings})

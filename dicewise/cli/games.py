@@ -348,7 +348,7 @@ def choice_label(ruleset: str, choice, tr) -> str:
 @click.option("--sheet", default="", help="The sheet so far (the player to move's).")
 @click.option("--games", default=2000, show_default=True, type=click.IntRange(1, 10**7),
               help="Three or more players: games played out from the position.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, api.MAX_SEED),
               help="Three or more players: the dice of the games played out.")
 @opponent_flag
 @option_flag

@@ -35,7 +35,7 @@ def _bound(value: float, spec: str) -> str:
 
 games_flag = click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8),
                           help="How many games to play.")
-seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
+seed_flag = click.option("--seed", default=0, show_default=True, type=click.IntRange(0, api.MAX_SEED),
                          help="The dice stream: the same seed gives the same dice.")
 
 

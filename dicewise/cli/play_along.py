@@ -20,7 +20,7 @@ from click.core import ParameterSource
 from .. import i18n
 from ..errors import DicewiseError
 from ..play.session import TableGame, read_saved, saved_language
-from ..api import jsonable
+from ..api import MAX_SEED, jsonable
 from .format import GROUP_LANG, progress, speak, wrapped
 from .games import choice_label, option_flag, quality, ranked_columns, ranking_head, settled_line
 from .main import Command
@@ -31,7 +31,7 @@ from .main import Command
 @click.option("--players", type=click.IntRange(1, 6), default=None,
               help="How many play (default 2, or as many as --names).")
 @click.option("--names", default=None, help='The players in seat order, e.g. "Ann,Boris,Ola".')
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
               help="The seed of the dice dicewise rolls (`roll`); default: a fresh one.")
 @click.option("--lang", default=None, help="en, ru or pl (default: from the locale).")
 @option_flag

@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..api import MAX_GAMES
+from ..api import MAX_GAMES, MAX_SEED
 from ..errors import BadAction, DicewiseError
 from ..play.agents import as_json
 from ..solver.protocol import Game
@@ -249,8 +249,8 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
 def check_reset(seed, options) -> tuple[int | None, dict]:
     """(seed as an int or None, options as a dict) of a ``reset``, or a DicewiseError: a seed
     is a whole number at least 0, and ``options["game"]`` a game number of the stream."""
-    if seed is not None and (whole_number(seed) is None or seed < 0):
-        raise DicewiseError(f"seed is a whole number, at least 0, or None, not {seed!r}")
+    if seed is not None and (whole_number(seed) is None or not 0 <= seed <= MAX_SEED):
+        raise DicewiseError(f"seed is a whole number from 0 to {MAX_SEED}, or None, not {seed!r}")
     if options is not None and not isinstance(options, dict):
         raise DicewiseError(f"options is a dict or None, not {options!r}")
     index = (options or {}).get("game", 0)

@@ -81,9 +81,9 @@ class Table:
         check_seats(self.ruleset, len(names), seats)
         if len(set(names)) != len(names):
             raise DicewiseError(Message("two players have the same name"))
-        if not _whole(self.seed) or self.seed < 0:
-            raise DicewiseError(Message("a seed is a whole number from 0, not {seed!r}",
-                                        seed=self.seed))
+        if not _whole(self.seed) or not 0 <= self.seed <= api.MAX_SEED:
+            raise DicewiseError(Message("a seed is a whole number from 0 to {most}, not {seed!r}",
+                                        most=api.MAX_SEED, seed=self.seed))
         if self.target is not None:
             self.target = api.check_target(self.target)
         if self.top is not None and (not _whole(self.top) or self.top < 1):
@@ -113,7 +113,7 @@ def table_game(ruleset):
 def check_seats(ruleset: str, players: int, seats: tuple[int, ...]) -> None:
     """DicewiseError unless a table of ``ruleset`` seats ``players``: one, or one of
     ``seats`` (what the game's ``table_players`` says)."""
-    if players != 1 and players not in seats:
+    if not _whole(players) or (players != 1 and players not in seats):
         raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",
                                     game=ruleset, players=players,
                                     seats=", ".join(map(str, (1,) + tuple(seats)))))
@@ -172,16 +172,20 @@ class TableGame:
         """A new game: ``players`` seats (named ``names``, else Player 1..N)."""
         table_game(ruleset)
         game, rules = api.make_rules(ruleset, options)
-        names = list(names) if names else []
+        if isinstance(names, (list, tuple)):
+            names = list(names)
+        elif names is not None:  # a text is no list of names ("ab": players "a" and "b")
+            raise DicewiseError(Message("names must be a list of texts of 1 to 40 characters"))
+        names = names or []
         if names and players is not None and players != len(names):
             raise DicewiseError(Message("{names} names for {players} players", names=len(names),
                                         players=players))
         players = len(names) if names else 2 if players is None else players
         check_seats(game.name, players, game.table_players(rules))  # as a saved game's are
-        lang = i18n.language(lang)
+        lang = i18n.language(lang if lang is None or isinstance(lang, str) else repr(lang))
         names = names or default_names(players, lang)
         table = Table(game.name, names, game.rule_options(rules),
-                      secrets.randbits(31) if seed is None else int(seed), target, objective,
+                      secrets.randbits(31) if seed is None else seed, target, objective,
                       lang, top, bool(advice))
         return cls(table, progress=progress)
 

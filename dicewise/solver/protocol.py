@@ -101,11 +101,18 @@ class Choice:
         return self.expected if self.probability is None else self.probability
 
     def to_json(self) -> dict:
-        chance = {} if self.probability is None else {"probability": self.probability}
+        chance = ({} if self.probability is None
+                  else {"probability": _python_number(self.probability)})
         error = {} if self.loss_error is None else {"loss_error": self.loss_error,
                                                     "close_call": self.close_call}
-        return {"action": self.action, "label": self.label, **chance, "expected": self.expected,
-                "loss": self.loss, **error, **self.detail}
+        return {"action": self.action, "label": self.label, **chance,
+                "expected": _python_number(self.expected), "loss": _python_number(self.loss),
+                **error, **self.detail}
+
+
+def _python_number(value):
+    """A NumPy number as Python's own (as every other result's JSON holds), None as None."""
+    return None if value is None else float(value)
 
 
 def with_loss_errors(deep, shallow, scale: float, floor, slope: float = 0.0) -> tuple:
