@@ -542,3 +542,20 @@ def test_game_object():
         with pytest.raises(DicewiseError, match="dicewise risk --help"):
             call()
     assert len(RISK.rules_digest(rk.RiskRules())) == 16
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rk.battle(10, 10, {"ties": "attacker"}),
+    lambda: rk.battle(10, 10, "ties=attacker"),
+    lambda: rk.battle(10, 10, rk.RiskRules(), "max"),
+    lambda: rk.advise(9, 6, {"ties": "attacker"}),
+    lambda: rk.conquest_table(5, rk.RiskRules(), "minimax"),
+    lambda: rk.chain_attack(20, [3, 5], 1, {"ties": "attacker"}),
+    lambda: rk.chain_attack(20, [3, 5], 1, rk.RiskRules(), "max"),
+    lambda: rk.min_armies([3, 5], 0.5, 1, "ties=attacker"),
+])
+def test_rules_or_a_policy_of_another_type_are_refused_in_one_line(call):
+    """From Python, rules given as a dict or a text (and a policy as a name) raised an
+    AttributeError from deep inside; they are refused as a DicewiseError that names the type."""
+    with pytest.raises(DicewiseError, match=r"^(rules takes a RiskRules|policy takes a Policy)"):
+        call()

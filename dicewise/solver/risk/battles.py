@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ...i18n import Message, Number
 from .markov import MAX_STATES, Grid, Solved, backward, check_armies, forward
-from .policy import Policy
+from .policy import Policy, check_play
 from .rules import RiskRules
 from .stopping import objective_grid, solve_objective
 
@@ -110,6 +110,7 @@ def conquest_table(n: int, rules: RiskRules = RiskRules(), policy: Policy = Poli
     Row 0 is NaN (no territory), row 1 is 0 (no army can attack), column 0 is 1.
     """
     check_table_size(n)
+    check_play(rules, policy)
     g = objective_grid(rules, policy.to_the_end(), n, n)
     V = g.to_grid(backward(g, progress).values)
     V[0] = np.nan

@@ -19,7 +19,7 @@ import numpy as np
 from ...errors import DicewiseError
 from ...i18n import Message, Number
 from .markov import MAX_ARMIES, MAX_STATES, Grid, backward, check_armies, forward
-from .policy import Policy
+from .policy import Policy, check_play
 from .rules import RiskRules
 
 
@@ -124,6 +124,7 @@ def chain_attack(armies: int, defenders: Sequence[int], garrison: int = 1,
     battle's P(conquer)); the defender minimises it.
     """
     defenders = check_chain(armies, defenders, garrison)
+    check_play(rules, policy)
     grids, _ = _chain_grids(armies, defenders, garrison, rules, policy.to_the_end(), progress)
     k = len(defenders)
     start = np.zeros(armies + 1)
@@ -182,6 +183,7 @@ def min_armies(defenders: Sequence[int], target: float, garrison: int = 1,
     and that probability.  Searches A = 2, 3, ... by solving all of them at once."""
     defenders = _check_chain(defenders, garrison)
     _check_target(target)
+    check_play(rules, policy)
     policy = policy.to_the_end()
     a_hi = search_bound(defenders, garrison)
     while True:

@@ -59,7 +59,12 @@ class Policy:
 
 
 def check_play(rules: RiskRules, policy: Policy) -> None:
-    """Refuse a defender who sees the roll under max dice: it has no choice to make."""
+    """Refuse rules or a policy of another type (from Python: ``rules={"ties": ...}``), and a
+    defender who sees the roll under max dice: it has no choice to make."""
+    for name, value, kind in (("rules", rules, RiskRules), ("policy", policy, Policy)):
+        if not isinstance(value, kind):
+            raise DicewiseError(Message("{name} takes a {kind} (such as {kind}()), not {value}",
+                                        name=name, kind=kind.__name__, value=repr(value)))
     if rules.defender_sees_roll and policy.dice != "minimax":
         raise DicewiseError(Message("defender_sees_roll needs --dice minimax (with max dice "
                                     "the defender has no choice to make)"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .markov import Grid, Solved, backward
-from .policy import Policy
+from .policy import Policy, check_play
 from .rules import RiskRules
 
 
@@ -32,6 +32,7 @@ def solve_objective(rules: RiskRules, policy: Policy, a_hi: int, d_hi: int, prog
     """The grid, its solution (the objective's values; conquest's for threshold) and its
     stopping states.  Max dice to the end need no values, so none are computed unless
     ``always``."""
+    check_play(rules, policy)  # before the policy's fields are read
     g = objective_grid(rules, policy, a_hi, d_hi)
     if policy.objective == "conquest" and policy.dice == "max" and not always:
         return g, None, None
