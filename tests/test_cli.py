@@ -253,6 +253,16 @@ def test_usage_errors_name_the_help_of_the_command_at_fault(args, help_of):
     assert_one_error_line(run(*args), help_of)
 
 
+@pytest.mark.parametrize("command, known", [
+    ("rules", "general, poker-programs, poker-school, risk, ryzykant, yahtzee, yatzy"),
+    ("play", "general, poker-programs, poker-school, ryzykant, yahtzee, yatzy"),
+    ("chance", "general, poker-programs, poker-school, yahtzee, yatzy"),
+])
+def test_an_unknown_ruleset_lists_the_games_the_command_plays(command, known):
+    """`play nosuch` offered risk, which play then refused: the list is what the command takes."""
+    assert_one_error_line(run(command, "nosuch"), f"unknown ruleset 'nosuch' (known: {known})")
+
+
 def test_a_bare_group_shows_its_help_not_an_error():
     r = run("risk")
     assert "Usage: dicewise risk" in r.output and "error" not in r.output

@@ -114,7 +114,7 @@ def _lacking(ctx) -> None:
     if ruleset is not None and ctx.command.name in COMMANDS:
         if SPOKEN not in ctx.meta:  # refused while parsing: in the language typed (--lang)
             ctx.meta[SPOKEN] = typed_language(ctx, ctx.command)
-        game = get_game(ruleset)
+        game = get_game(ruleset, ctx.command.name)
         if ctx.command.name not in game.commands:
             raise unsupported(game, ctx.command.name)
 

@@ -24,11 +24,13 @@ GAMES = {
 }
 
 
-def get_game(name: str):
-    """The protocol object of ``name``, or a DicewiseError listing the known names."""
+def get_game(name: str, command: str | None = None):
+    """The protocol object of ``name``, or a DicewiseError listing the known names (those
+    with ``command``, where one is named: ``play`` offers no Risk)."""
     if not isinstance(name, str) or name not in GAMES:
+        known = [n for n in sorted(GAMES) if command is None or command in get_game(n).commands]
         raise DicewiseError(Message("unknown ruleset {name!r} (known: {known})", name=name,
-                                    known=", ".join(sorted(GAMES))))
+                                    known=", ".join(known)))
     module, attr = GAMES[name].split(":")
     return getattr(importlib.import_module(module), attr)
 
