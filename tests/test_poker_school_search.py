@@ -245,6 +245,8 @@ def test_keeping_all_five_after_roll_1_is_never_a_close_call():
     double: keeping all five is never better than the best choice, so however its loss
     compares with its error it is no close call, nor does it widen the best one's error
     (it did: a loss of exactly 30, the double of a poker, was shown "±30.13, close call")."""
+    from dicewise.cli.games import dominated_note
+
     game = PokerSchoolRules()
     lin = LinearEvaluator(game, prior_weights(game))
     sheets = [game.empty(), _one_cell_left(game, *(ROW_INDEX[r] for r in ("pair", "poker",
@@ -256,11 +258,15 @@ def test_keeping_all_five_after_roll_1_is_never_a_close_call():
             stop = a.choice_for({"keep": sorted(faces)})
             assert stop.detail["never_best"] and not stop.close_call
             assert stop.expected <= a.best.expected + 1e-9
+            actions = [c.action for c in a.choices]
             others = [c.loss_error - c.loss for c in a.choices[1:]
                       if not c.detail.get("never_best")
-                      and c.detail.get("dominated_by") != a.best.action]
+                      and c.detail.get("dominated_by") not in actions]
             assert a.best.loss_error == pytest.approx(max(others + [0.0]))
             assert not any(c.detail.get("never_best") for c in a.choices if c is not stop)
+            if stop.loss > 0:  # the listing says why it is no close call
+                assert dominated_note(stop, a.choices) == \
+                    "  (never better than the best, by the rules)"
     after_two = advise(game, lin, sheets[1], [6, 6, 6, 6, 6], 2, 6.32)  # roll 2: its own rule
     assert "never_best" not in after_two.choice_for({"keep": [6] * 5}).detail
 
@@ -363,3 +369,23 @@ def test_a_cross_is_dominated_only_where_the_write_keeps_the_reserve():
         assert ({"write": "fives"} in actions) == (faces.count(5) >= 2), faces
         cross = next(c for c in choices if c.action == {"cross": "fives"})
         assert ("dominated_by" in cross.detail) is dominated, faces
+
+
+def test_the_best_choices_error_is_not_widened_by_a_cross_its_own_write_beats():
+    """A cross the rules prove worse than its row's write beats the best by less than that
+    write does: the best choice's error comes from the write (a cross's error made the best
+    keep's ±13.16 where the write allowed 2.90)."""
+    from dicewise.solver.protocol import Choice, with_loss_errors
+
+    def choice(action, expected, **detail):
+        return Choice(action, str(action), expected, 10.0 - expected, detail)
+
+    keep, write = choice({"keep": [4, 4, 4]}, 10.0), choice({"write": "fours"}, 9.0)
+    cross = choice({"cross": "fours"}, 5.0, dominated_by={"write": "fours"})
+    shallow = (choice({"keep": [4, 4, 4]}, 10.0), choice({"write": "fours"}, 9.5),
+               choice({"cross": "fours"}, 9.0))
+    rated = with_loss_errors((keep, write, cross), shallow, 3.0, 0.0)
+    assert [c.loss_error for c in rated] == pytest.approx([0.5, 1.5, 12.0])
+    # without the rule's word the cross might beat the best by 12 - 5 = 7
+    free = with_loss_errors((keep, write, choice({"cross": "fours"}, 5.0)), shallow, 3.0, 0.0)
+    assert free[0].loss_error == pytest.approx(7.0)

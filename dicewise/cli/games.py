@@ -45,10 +45,11 @@ def quality(approximate: bool, error_estimate=None, upper_bound=None, tr=str) ->
 def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
     """What follows a choice the rules prove worse than another (``dominated_by``): that
     choice, named by ``label``, so that an error wider than its loss is not read as a close
-    call; else nothing."""
+    call; for one never better than the best (``never_best``) that; else nothing."""
     better = choice.detail.get("dominated_by")
     if not better:
-        return ""
+        return "  (" + tr("never better than the best, by the rules") + ")" \
+            if choice.detail.get("never_best") and choice.loss > 0 else ""
     named = next((label(c) for c in choices if c.action == better), None)
     return "  (" + tr("worse than {choice}, by the rules").format(
         choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"

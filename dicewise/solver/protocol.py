@@ -124,17 +124,18 @@ def with_loss_errors(deep, shallow, scale: float, floor, slope: float = 0.0) -> 
     (a number, or a function of the choice and the best choice), constants each game sets
     where the losses can be measured.  The best choice's error is the most by
     which another might be better: max(error − loss) over the others that the rules do not
-    prove worse than it (``detail["dominated_by"]``) or never better than the best
-    (``detail["never_best"]``), or 0.
+    prove worse than another choice (``detail["dominated_by"]``: that choice's own term
+    bounds it) or never better than the best (``detail["never_best"]``), or 0.
     """
     top = max(c.value for c in shallow)
     shallow_loss = {repr(c.action): top - c.value for c in shallow}
     floor_of = floor if callable(floor) else (lambda choice, best: floor)
     errors = [scale * abs(c.loss - shallow_loss[repr(c.action)]) + slope * c.loss
               + floor_of(c, deep[0]) for c in deep]
-    if errors:  # a choice the rules prove worse than the best cannot be better than it
+    if errors:  # a choice the rules prove worse than another beats the best by less than it
+        actions = [c.action for c in deep]
         errors[0] = max([e - c.loss for c, e in zip(deep[1:], errors[1:])
-                         if c.detail.get("dominated_by") != deep[0].action
+                         if c.detail.get("dominated_by") not in actions
                          and not c.detail.get("never_best")] + [0.0])
     return tuple(replace(c, loss_error=float(e)) for c, e in zip(deep, errors))
 
