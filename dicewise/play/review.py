@@ -54,16 +54,16 @@ def review_lines(solution: Solution, lines, substituted: list | None = None,
     that a log refused at once is refused in one line."""
     lines = list(lines)
     with contextlib.ExitStack() as shown:
-        start, done, update = time.monotonic(), [0], None
+        start, done, update = time.monotonic(), 0, None
 
         def judged_one():
-            nonlocal update
-            done[0] += 1
+            nonlocal done, update
+            done += 1
             if update is not None:
                 update(1)
             elif progress is not None and time.monotonic() - start > SHOW_PROGRESS_AFTER:
                 update = shown.enter_context(progress(len(lines), "judging the decisions"))
-                update(done[0])
+                update(done)
 
         return _judged_lines(solution, lines, substituted, judged_one)
 

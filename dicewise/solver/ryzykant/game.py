@@ -45,7 +45,8 @@ from .. import blas_threads, dice
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
 from ..protocol import (COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution,
-                        chunked_episodes, rival_sheets, with_loss_errors)
+                        chunked_episodes, rival_sheets, same_but_for_rounding,
+                        with_loss_errors)
 from . import approx, policy_table, rules as rz, search
 from .rules import N_SUMS, SUMS, VALUES, Position, RyzykantRules
 
@@ -596,8 +597,8 @@ def sum_table(played: approx.Games):
 
 
 def _noise_is_zero(difference, scale):
-    """0 for a difference of floats equal but for their last bits (a gap of -1.1e-13 to the
-    optimum), else ``difference`` as it is."""
+    """0 for a difference that leaves ``scale`` the same but for rounding (a gap of -1.1e-13
+    to the optimum), else ``difference`` as it is."""
     if difference is None or scale is None:
         return difference
-    return 0.0 if abs(difference) <= 1e-9 * max(1.0, abs(scale)) else difference
+    return 0.0 if same_but_for_rounding(scale, scale + difference) else difference
