@@ -397,10 +397,9 @@ def test_keywords_given_as_arrays_are_refused_in_one_line():
         gym.make_vec("dicewise/General-v0", num_envs=10**30)  # numpy's "maximum dimension"
 
 
-@pytest.mark.slow  # Ryzykant's table: half a minute
-def test_action_index_refuses_an_index():
+def test_action_index_refuses_an_index(tmp_path):
     # poker-school and ryzykant read an index as a JSON action: IndexError deep in the game
-    env = dicewise.envs.DicewiseEnv("ryzykant", end_marks=2)
+    env = dicewise.envs.DicewiseEnv("ryzykant", table=tiny_table("ryzykant", tmp_path))
     with pytest.raises(BadAction, match="is not an action of ryzykant"):
         env.action_index(np.int64(2))
     assert env.action_index(env.action_json(3)) == 3

@@ -77,13 +77,13 @@ def test_an_endless_device_is_not_read_as_a_log_or_a_saved_game():
 
 def test_a_log_may_come_through_a_pipe(tmp_path):
     log = tmp_path / "log.jsonl"
-    api.bench_agent("yahtzee", lambda o: o["legal"][-1], games=1, log=log)
+    api.bench_agent("general", lambda o: o["legal"][-1], games=1, log=log)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     with subprocess.Popen(["cp", str(log), str(fifo)]):  # as `review yahtzee <(cat log)`
-        result = CliRunner().invoke(cli, ["review", "yahtzee", str(fifo), "--json"])
+        result = CliRunner().invoke(cli, ["review", "general", str(fifo), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == api.review("yahtzee", log.read_text().splitlines()).to_json()
+    assert json.loads(result.stdout) == api.review("general", log.read_text().splitlines()).to_json()
 
 
 def test_a_log_saved_with_a_byte_order_mark_is_read_as_without(tmp_path):

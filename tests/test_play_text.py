@@ -141,7 +141,8 @@ def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
 
 
 @pytest.mark.parametrize("ruleset, options, lines", [
-    ("yahtzee", [], ["dice 6 6 6 6 6", "write yahtzee", "dice 6 6 6 6 6", "write sixes"]),
+    pytest.param("yahtzee", [], ["dice 6 6 6 6 6", "write yahtzee", "dice 6 6 6 6 6", "write sixes"],
+                 marks=pytest.mark.slow),  # Yahtzee's solve: seconds
     ("poker-school", ["-o", "columns=1", "-o", "school_cross_erases=false"],
      ["dice 6 6 6 6 6", "write sixes"])])
 def test_a_sheet_line_after_its_dash_is_what_advise_takes(ruleset, options, lines):

@@ -523,7 +523,9 @@ def cli(monkeypatch):
 
     monkeypatch.setattr(table, "SETTINGS", table.FitSettings(iterations=1, games=64, average=1,
                                                              eval_games=64, bound_iterations=1,
-                                                             bound_groups=False, measure_gap=False))
+                                                             bound_groups=False,
+                                                             bound_shipped=False,
+                                                             measure_gap=False))
 
     def run(*args):
         return CliRunner().invoke(entry, list(args), prog_name="dicewise")

@@ -33,7 +33,7 @@ from dicewise.tables import store
 ONE = {"columns": 1, "school_cross_erases": False}
 TWO = {"columns": 2}
 TINY = table.FitSettings(iterations=1, games=64, average=1, eval_games=64, bound_iterations=1,
-                         bound_groups=False, measure_gap=False)
+                         bound_groups=False, bound_shipped=False, measure_gap=False)
 
 
 def _tiny(mp):

@@ -3,7 +3,8 @@
 Proves: (1) ``single_blas_thread`` sets the BLAS of numpy and scipy to one thread inside its
 block and restores the count after; (2) a small poker-school variant and a small Ryzykant
 variant, each fitted twice in fresh processes told to use one and two BLAS threads
-(``OPENBLAS_NUM_THREADS``), give the same table arrays bit for bit.
+(``OPENBLAS_NUM_THREADS``), give the same table arrays bit for bit, the same expected score
+and the same upper bound.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ game = get_game(name)
 if name == "poker-school":
     from dicewise.solver.poker_school import table
     table.SETTINGS = table.FitSettings(iterations=2, games=128, average=2, eval_games=64,
-                                       bound_iterations=1, measure_gap=False)
+                                       bound_iterations=1, bound_groups=False,
+                                       measure_gap=False)
     rules = game.rules({"columns": 2})
 else:
     from dicewise.solver.ryzykant import game as module, policy_table
@@ -37,7 +39,7 @@ payload, meta = game.build(rules)
 h = hashlib.sha256()
 for key, arr in sorted(game.to_arrays(payload).items()):
     h.update(key.encode()); h.update(np.ascontiguousarray(arr).tobytes())
-print(h.hexdigest(), meta["expected_score"])
+print(h.hexdigest(), meta["expected_score"], meta.get("upper_bound"))
 """
 
 

@@ -210,13 +210,13 @@ def test_whole_chunks_play_as_policy_table_play(monkeypatch):
 
 def test_play_reports_and_policies(solved):
     solution = solved(end_marks=3)
-    played = RYZYKANT.play(solution, "solved", 500, 1)  # the old name of the optimal policy
-    assert len(played.scores) == 500 and played.seconds > 0
+    played = RYZYKANT.play(solution, "solved", 200, 1)  # the old name of the optimal policy
+    assert len(played.scores) == 200 and played.seconds > 0
     assert 3 <= played.extra["mean_rolls"] and 0 <= played.extra["mean_puscioch"]
     ex = played.examples[0]
     assert ex["score"] == played.scores[0] and set(ex) == {"sheet", "fifth", "rolls", "score"}
-    greedy = RYZYKANT.play(rules_only(end_marks=3), "greedy", 500, 1)
-    rand = RYZYKANT.play(rules_only(end_marks=3), "random", 500, 1)
+    greedy = RYZYKANT.play(rules_only(end_marks=3), "greedy", 200, 1)
+    rand = RYZYKANT.play(rules_only(end_marks=3), "random", 200, 1)
     assert played.scores.mean() > rand.scores.mean() and greedy.scores.mean() > rand.scores.mean()
     assert not RYZYKANT.needs_solution("greedy") and RYZYKANT.needs_solution("optimal")
     with pytest.raises(DicewiseError, match="needs"):

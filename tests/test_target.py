@@ -231,7 +231,8 @@ CASES = {
 
 
 #: Cases over ~1.5 s: CI's second step (``-m slow``) runs them.
-SLOW_CASES = {"general-3", "poker-programs", "poker-school-erasing", "reduced-poker", "yatzy"}
+SLOW_CASES = {"general-3", "poker-programs", "poker-school-erasing", "reduced-poker", "yahtzee",
+              "yatzy"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c

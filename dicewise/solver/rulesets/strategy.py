@@ -87,17 +87,19 @@ def state_table(game: CategoryRules, solved: StateValues, progress=None, length:
     """Every reachable turn-start state with its expected remaining points (``progress``
     advanced ``length`` steps over the states)."""
     header = ["state", "filled", "extra", "expected_remaining_points"]
-    names = game.category_names
+    boxes = [i18n.Box(game.name, name) for name in game.category_names]
     rows = []
     states = np.flatnonzero(solved.reachable)
     step = filling(progress, length, max(len(states), 1))
-    for i, s in enumerate(states):
+    filled: dict = {}  # one listing per set of filled boxes, shared by its states' rows
+    for i, (s, value) in enumerate(zip(states.tolist(), solved.values[states].tolist())):
         if i % 10_000 == 0:
             step(min(10_000, len(states) - i))
-        mask, extra = divmod(int(s), game.n_extra)
-        filled = i18n.Listing([i18n.Box(game.name, names[c]) for c in range(game.n_categories)
-                               if mask >> c & 1], sep="+")
-        rows.append([int(s), filled, extra, float(solved.values[s])])
+        mask, extra = divmod(s, game.n_extra)
+        if mask not in filled:
+            filled[mask] = i18n.Listing([box for c, box in enumerate(boxes) if mask >> c & 1],
+                                        sep="+")
+        rows.append([s, filled[mask], extra, value])
     return header, rows
 
 
