@@ -29,8 +29,9 @@ DOMAIN = "dicewise"
 
 
 def language(lang: str | None = None) -> str:
-    """``lang`` checked, else the locale's language if dicewise speaks it, else English."""
-    if lang:
+    """``lang`` checked, else the locale's language if dicewise speaks it, else English.  An
+    empty ``lang`` is a language asked for, not "the locale's": refused."""
+    if lang is not None:
         code = _code(lang)
         if code not in LANGUAGES:
             raise DicewiseError(Message("unknown language {lang!r} (languages: {languages})",

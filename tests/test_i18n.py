@@ -239,6 +239,8 @@ def test_the_language_comes_from_the_option_else_the_locale(monkeypatch):
     assert i18n.language("en") == "en"
     with pytest.raises(DicewiseError, match="unknown language 'de'"):
         i18n.language("de")
+    with pytest.raises(DicewiseError, match="unknown language ''"):  # asked for, not the locale
+        i18n.language("")
 
 
 def test_box_names_in_every_language_name_one_box_each():
@@ -1234,6 +1236,11 @@ def test_a_groups_lang_says_its_help_and_is_its_commands_language(lang, monkeypa
         "missing command (the commands: {commands})").split(" (")[0] in missing.stderr
     unknown = run("--lang", "xx", "rules")
     assert unknown.exit_code == 2 and "unknown language 'xx'" in unknown.stderr
+    for empty in (["--lang", "", "rules"], ["rules", "--lang", ""],
+                  ["table", "general", "--lang", ""]):  # an empty language is not the locale's
+        refused = run(*empty)
+        assert refused.exit_code == 2 and refused.stderr == (
+            "dicewise: error: unknown language '' (languages: en, ru, pl)\n"), refused.stderr
     assert run("--lang", "xx", "--help").stdout == run("--help").stdout
 
 

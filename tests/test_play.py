@@ -548,6 +548,19 @@ def test_scratch_rate_counts_only_scratches(solved):
                 assert scratch_boxes(game)[c] and row[3] == pytest.approx(zeros)
 
 
+def test_a_box_no_game_wrote_has_no_mean_and_no_shares(solved):
+    """General's game of seed 93 ends on a five of a kind before twos is written: its row
+    says it was never filled, and leaves its mean, scratch rate and roll shares undefined
+    (None, a blank cell), not 0/0 shown as 0."""
+    game, values = solved("general")
+    header, rows = category_table(game, values, 1, 93)
+    never = [row for row in rows if row[1] == 0.0]
+    assert never and all(row[2:7] == [None] * 5 and row[7] == 1 for row in never)
+    for row in rows:
+        if row[1] == 1.0:  # written once: one roll's share is 1, the others 0
+            assert sorted(row[4:7]) == [0.0, 0.0, 1.0] and row[3] in (0.0, 1.0)
+
+
 def test_strategy_tables(solved, tmp_path):
     game, values = solved("general")
     header, rows = opening_table(game, values)

@@ -713,7 +713,7 @@ def test_names_of_every_script_are_names():
     ({"seed": float("nan")}, "a seed is a whole number"), ({"seed": 2**80}, "a seed is"),
     ({"players": 2.0}, "seats 1, 2, 3, 4, 5, 6 players, not 2.0"),
     ({"players": "2"}, "players, not 2"), ({"names": "ab"}, "names must be a list of texts"),
-    ({"lang": 5}, "unknown language '5'"),
+    ({"lang": 5}, "unknown language '5'"), ({"lang": ""}, "unknown language ''"),
 ])
 def test_a_new_game_refuses_what_a_saved_one_would(settings, why):
     """TableGame.new checks its settings as a saved game's are checked (a seed of 1.5 played

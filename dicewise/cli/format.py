@@ -33,7 +33,8 @@ def speak(lang: str | None):
     """The translator of ``--lang`` (else the locale) for the command being run, which its
     error line will use too (a language dicewise does not speak is refused in the locale's).
     A command given no ``--lang`` speaks its group's."""
-    lang = lang or click.get_current_context().meta.get(GROUP_LANG)
+    if lang is None:
+        lang = click.get_current_context().meta.get(GROUP_LANG)
     try:
         tr = i18n.translator(i18n.language(lang))
     except DicewiseError:

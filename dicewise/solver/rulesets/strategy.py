@@ -113,7 +113,9 @@ def scratch_boxes(game: CategoryRules) -> np.ndarray:
 
 def category_table(game: CategoryRules, solved: StateValues, games: int, seed: int, progress=None):
     """Per box under the optimal policy: how often it is filled, its mean score, its scratch
-    rate (the share of its writes that are scratches, ``scratch_boxes``)."""
+    rate (the share of its writes that are scratches, ``scratch_boxes``) and the shares of
+    its writes made after each roll; a box no game wrote (a game ended early) has no mean
+    and no shares (None), not shares of 0."""
     rec = simulate_games(game, solved.values, "optimal", games, seed, progress)
     scratches = scratch_boxes(game)
     header = ["category", "filled_rate", "mean_score_points", "scratch_rate", "written_roll1_rate",
@@ -122,11 +124,15 @@ def category_table(game: CategoryRules, solved: StateValues, games: int, seed: i
     for c, name in enumerate(game.category_names):
         filled = ~np.isnan(rec.box_scores[:, c])
         s = rec.box_scores[filled, c]
-        n = max(int(filled.sum()), 1)
+        written = len(s)
+
+        def share(count) -> float | None:
+            return float(count / written) if written else None
+
         rows.append([i18n.Box(game.name, name), float(filled.mean()),
-                     float(s.mean()) if len(s) else None,
-                     float((s == 0).sum() / n) if scratches[c] else 0.0]
-                    + [float((rec.box_roll[filled, c] == k).sum() / n) for k in (1, 2, 3)]
+                     float(s.mean()) if written else None,
+                     share((s == 0).sum() if scratches[c] else 0)]
+                    + [share((rec.box_roll[filled, c] == k).sum()) for k in (1, 2, 3)]
                     + [games])
     return header, rows
 
