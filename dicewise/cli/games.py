@@ -47,12 +47,13 @@ def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
     choice, named by ``label``, so that an error wider than its loss is not read as a close
     call; for one never better than the best (``never_best``) that; else nothing."""
     better = choice.detail.get("dominated_by")
-    if not better:
-        return "  (" + tr("never better than the best, by the rules") + ")" \
-            if choice.detail.get("never_best") and choice.loss > 0 else ""
-    named = next((label(c) for c in choices if c.action == better), None)
-    return "  (" + tr("worse than {choice}, by the rules").format(
-        choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
+    if better:
+        named = next((label(c) for c in choices if c.action == better), None)
+        return "  (" + tr("worse than {choice}, by the rules").format(
+            choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
+    if choice.detail.get("never_best") and choice.loss > 0:
+        return "  (" + tr("never better than the best, by the rules") + ")"
+    return ""
 
 
 def _listed(values, tr) -> str:
