@@ -394,12 +394,16 @@ class Killed(Exception):
 
 
 def _kill_after(n):
-    """A progress factory of the table store that kills the solve after ``n`` layers."""
-    seen = []
+    """A progress factory of the table store that kills the solve in the layer after its
+    first ``n`` (counted chunk by chunk: their states add up to each layer's end)."""
+    layout = build_layout(two_player_rules(category_game("general")), DRIVER_ROOT)
+    sizes = (layout.layer_values(t).stop - layout.layer_values(t).start for t in layout.layers())
+    layer_end = list(itertools.accumulate(sizes))[n - 1]
+    counted = []
 
     def update(states):
-        seen.append(states)
-        if len(seen) == n:
+        counted.append(states)
+        if sum(counted) > layer_end:
             raise Killed
 
     return lambda units, label: contextlib.nullcontext(update)
@@ -420,6 +424,36 @@ def test_a_killed_solve_resumes_from_its_checkpoints(general, tmp_path):
     assert np.array_equal(done.values.values, want.values)
     loaded = driver.solve_two_player(general, path, root=DRIVER_ROOT)
     assert not loaded.built and np.array_equal(loaded.values.values, want.values)
+
+
+def test_progress_is_counted_chunk_by_chunk_and_a_stop_ends_the_layer_under_way(general,
+                                                                                tmp_path):
+    """The store's progress hears of every chunk as it is solved: a bar moves within a layer,
+    and a server that is stopping (its progress raises) gives up after the chunk under way,
+    where before it heard of nothing until the layer was done (up to a minute in the whole
+    game's middle layers), its checkpoint written."""
+    layout = build_layout(two_player_rules(general), DRIVER_ROOT)
+    counted = []
+    driver.solve_two_player(general, tmp_path / "a.dwt", root=DRIVER_ROOT, workers=2,
+                            chunk_columns=3000,
+                            progress=lambda units, label: contextlib.nullcontext(counted.append))
+    assert sum(counted) == layout.n_values and len(counted) > len(layout.layers())
+    ends = list(itertools.accumulate(
+        layout.layer_values(t).stop - layout.layer_values(t).start for t in layout.layers()))
+    counted = []
+
+    def update(states):  # stopping at the first chunk that does not end its layer
+        counted.append(states)
+        if sum(counted) not in ends:
+            raise Killed
+
+    path = tmp_path / "b.dwt"
+    with pytest.raises(Killed):
+        driver.solve_two_player(general, path, root=DRIVER_ROOT, workers=2, chunk_columns=3000,
+                                progress=lambda units, label: contextlib.nullcontext(update))
+    finished = sum(end < sum(counted) for end in ends)
+    assert 0 < finished < len(ends) - 1 and not path.exists()
+    assert len(list(driver.checkpoint_dir(path).iterdir())) == finished
 
 
 def test_a_damaged_or_foreign_checkpoint_is_refused(general, tmp_path):

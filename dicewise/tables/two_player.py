@@ -24,7 +24,7 @@ from ..errors import TableError
 from ..solver.category import CategoryRules
 from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
-from ..solver.runtime import check_scheduler, open_runtime
+from ..solver.runtime import Runtime, check_scheduler, open_runtime
 from ..solver.two_player.space import Layout, TwoPlayerValues, build_layout, two_player_rules
 from . import store
 from .store import checkpoint_dir  # noqa: F401 - where a solve's layers are checkpointed
@@ -84,8 +84,9 @@ class RaceTable:
         layout = self.layout(rules)
         record = _Checkpointed(checkpoints, layout, progress)
         with open_runtime(self.scheduler, self.workers, self.connect_timeout) as runtime:
-            values = solve_module.solve_layout(two_player_rules(rules), layout, DTYPE, runtime,
-                                               self.chunk_columns, record)
+            values = solve_module.solve_layout(two_player_rules(rules), layout, DTYPE,
+                                               _Counted(runtime, record), self.chunk_columns,
+                                               record)
         solved = TwoPlayerValues(rules, layout, values)
         return solved, {"expected_score": None, "root": list(layout.root), "pairs": layout.n_pairs,
                         "n_values": layout.n_values, "root_value": solved.root_value,
@@ -108,12 +109,19 @@ class RaceTable:
 
 class _Checkpointed(solve_module.LayerRecord):
     """A race table's layers as the solve finishes them: each kept as a checkpoint (or read
-    back from one), timed, and counted to the store's progress."""
+    back from one), timed, and counted to the store's progress chunk by chunk
+    (``chunk_done``) or, where it was not solved in chunks, whole."""
 
     def __init__(self, checkpoints: store.Checkpoints, layout: Layout, progress):
         self.checkpoints, self.layout, self.progress = checkpoints, layout, progress
         self.timings: dict[int, float] = {}
         self.resumed = 0
+        self._counted = 0  # states of the layer under way already counted
+
+    def chunk_done(self, states: int) -> None:
+        self._counted += states
+        if self.progress is not None:
+            self.progress(states)
 
     def saved(self, t):
         part = self.checkpoints.get(f"layer-{t:02d}")
@@ -133,8 +141,28 @@ class _Checkpointed(solve_module.LayerRecord):
             self.timings[t] = round(seconds, 3)
             self.checkpoints.put(f"layer-{t:02d}", {"values": values[0]},
                                  {"layer": t, "root": list(self.layout.root), "seconds": self.timings[t]})
-        if self.progress is not None:
-            self.progress(values.shape[1])
+        left, self._counted = values.shape[1] - self._counted, 0
+        if self.progress is not None and left:
+            self.progress(left)
+
+
+class _Counted(Runtime):
+    """The build's runtime, each chunk counted to the progress as it comes back: the bar
+    moves within a layer, and a server that is stopping (its progress raises) gives up after
+    the chunk under way, seconds, not at the end of the layer (up to a minute)."""
+
+    def __init__(self, runtime: Runtime, record: _Checkpointed):
+        self.runtime, self.record = runtime, record
+        self.name, self.workers = runtime.name, runtime.workers
+
+    def map(self, fn, items, *shared):
+        results = self.runtime.map(fn, items, *shared)
+        try:
+            for values in results:  # (k, columns): k arrays solved side by side
+                self.record.chunk_done(values.shape[-1])
+                yield values
+        finally:  # stopped: the chunks not begun are dropped, as the runtime's own map does
+            getattr(results, "close", lambda: None)()
 
 
 @dataclass(frozen=True)
@@ -181,7 +209,8 @@ def solve_two_player(game: CategoryRules, path=None, *, root=(0, 0), scheduler: 
     store: loaded when its table exists (unless ``rebuild``), else built and kept.
 
     ``progress`` is the store's factory ``(units, label) -> context manager yielding
-    update(states)``, called as each layer is finished; ``connect_timeout`` bounds the wait
+    update(states)``, called as each chunk of a layer is solved (a layer read back from its
+    checkpoint counts at once); ``connect_timeout`` bounds the wait
     for a distributed scheduler.  Returns the solution with its timings.
     """
     spec = RaceTable(game, root, scheduler=scheduler, workers=workers, chunk_columns=chunk_columns,
