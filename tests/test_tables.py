@@ -583,6 +583,32 @@ def test_the_race_table_digest_follows_the_games_rules_digest():
     assert race.table_stem(game) != race.table_stem(plain)
 
 
+def test_a_build_waiting_on_one_of_its_own_process_does_not_name_itself(tmp_path, capsys):
+    """Two requests of one server building one table: the second waits on the first, and
+    says so, where it used to name its own process as the one to wait for."""
+    import os
+    import threading
+    import time
+
+    path = tmp_path / "t.dwt"
+    held = threading.Event()
+
+    def first():
+        with store._build_lock(path):
+            held.set()
+            time.sleep(0.3)  # the second waits meanwhile
+
+    other = threading.Thread(target=first)
+    other.start()
+    held.wait()
+    with store._build_lock(path):
+        pass
+    other.join()
+    said = capsys.readouterr().err
+    assert "waiting for t.dwt, which this process is already building" in said, said
+    assert str(os.getpid()) not in said
+
+
 def test_a_process_waiting_on_another_build_says_who_builds(tmp_path, capsys):
     """While another process holds a table's build lock, the waiting one names it."""
     import fcntl

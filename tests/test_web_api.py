@@ -209,7 +209,10 @@ BAD = [
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "colour": "red"}, "unknown field colour"),
     ({"dice": [1, 2, 3, 4, 5]}, "give ruleset"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "target": -3}, "target"),
-    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 0}, "players"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 0},
+     "a table seats 1 to 6 players, not 0"),
+    ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "players": 7},
+     "a table seats 1 to 6 players, not 7"),  # as 0 is, where it once listed 2..6 (1 plays)
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "top": 0}, "top"),
     ({"ruleset": "general", "dice": [1, 2, 3, 4, 5], "roll": 1, "opponent_sheet": ""},
      "are for --players N"),  # the words of `advise`, whose one call to the API the page makes
@@ -303,6 +306,20 @@ def test_oversized_bodies_are_refused(server):
     assert response.status == 413 and b"too large" in response.read()
     conn.close()
     assert server.alive()
+
+
+@pytest.mark.parametrize("headers, query, said", [
+    ({"Accept-Language": "ru"}, "", "запрос слишком велик (не больше 262\xa0144 байт)"),
+    ({"Accept-Language": "ru"}, "?lang=pl", "żądanie jest za duże (najwyżej 262\xa0144 bajty)"),
+    ({}, "?lang=xx", "the request is too large (at most 262,144 bytes)")])
+def test_an_oversized_body_is_refused_in_the_requests_language(server, headers, query, said):
+    """A body too large is refused before its ``lang`` is read: in the request's ``?lang=``,
+    else its Accept-Language, which the page sets to its own language (a Russian page
+    resuming a file over the limit said so in English)."""
+    big = json.dumps({"saved": {}, "lang": "ru", "pad": "x" * 300_000}).encode()
+    status, _, data = server.request("POST", "/api/game/resume" + query, raw=big,
+                                     headers={"Content-Type": "application/json", **headers})
+    assert status == 413 and data["error"] == said, data
 
 
 def test_a_body_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(server):
@@ -847,6 +864,8 @@ def test_the_page_is_told_of_a_lost_or_damaged_game_in_its_language(server, sess
     for path in ("/api/game/nothing?lang=ru", "/api/game/nothing/file?lang=ru"):
         status, _, answer = server.request("GET", path)
         assert status == 404 and answer["error"] == "здесь нет игры 'nothing'", answer
+    status, _, answer = server.request("GET", "/api/game/" + "a" * 5000)  # said back cut short
+    assert status == 404 and answer["error"] == f"no game '{'a' * 40}...' here", answer
     status, _, answer = server.request("GET", f"/api/game/{missing}?lang=xx")  # English
     assert status == 404 and answer["error"].startswith(f"no game {missing} here"), answer
     # a game resumed from the page goes on in the page's language

@@ -333,8 +333,10 @@ def test_a_file_or_link_that_is_no_game_is_refused_in_the_pages_language(page, s
     page.select_option("[data-testid=lang]", "ru")
     page.wait_for_selector("html[lang=ru]", state="attached")
     page.click("[data-tab=resume]")
+    big = json.dumps({"events": ["x" * 1000] * 300})  # over the server's limit on a request
     for name, text, words in [("notes.txt", "nope", "notes.txt — не сохранённая партия dicewise"),
-                              ("other.json", '{"a": 1}', "это не сохранённая партия dicewise")]:
+                              ("other.json", '{"a": 1}', "это не сохранённая партия dicewise"),
+                              ("big.json", big, "запрос слишком велик")]:
         (tmp_path / name).write_text(text)
         page.set_input_files("[data-testid=resume-file]", str(tmp_path / name))
         page.wait_for_selector(f"[data-testid=error]:has-text('{words}')")

@@ -340,11 +340,7 @@ def _locked(lock: Path, name: str) -> int:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 if not told:
-                    holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
-                    warn(Message("waiting for process {holder}, which is building {name}",
-                                 holder=holder, name=name) if holder else
-                         Message("waiting for another process, which is building {name}",
-                                 name=name))
+                    warn(_waiting_for(os.pread(fd, 64, 0).decode(errors="replace").strip(), name))
                     told = True
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
@@ -356,6 +352,17 @@ def _locked(lock: Path, name: str) -> int:
             os.close(fd)
             raise
         os.close(fd)
+
+
+def _waiting_for(holder: str, name: str) -> Message:
+    """What a build that waits for the lock of ``name`` says of its holder: another process
+    by its pid, or this one (a server's other request building the same table)."""
+    if holder == str(os.getpid()):
+        return Message("waiting for {name}, which this process is already building", name=name)
+    if holder:
+        return Message("waiting for process {holder}, which is building {name}", holder=holder,
+                       name=name)
+    return Message("waiting for another process, which is building {name}", name=name)
 
 
 def drop_older_rules(path) -> None:

@@ -61,7 +61,9 @@ class GameStore:
 
     def path(self, game_id: str) -> Path:
         if not isinstance(game_id, str) or not ID.fullmatch(game_id):
-            raise UnknownGame(i18n.Message("no game {game!r} here", game=game_id))
+            # its head only: a path of thousands of characters is not said back whole
+            shown = game_id if len(str(game_id)) <= 40 else f"{str(game_id)[:40]}..."
+            raise UnknownGame(i18n.Message("no game {game!r} here", game=shown))
         return self.folder / f"{game_id}.json"
 
     def _write(self, game_id: str, game) -> None:

@@ -55,9 +55,17 @@ async def refuse(send, status: int, message: str, html: bool = False) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def request_language(scope) -> str:
+    """What a refusal made before the request's body is read is said in: the request's
+    ``?lang=`` where dicewise speaks it, else its Accept-Language (the page sends its own
+    language there), else English."""
+    lang = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", [""])[-1]
+    return lang if lang in i18n.LANGUAGES else accepted_language(scope)
+
+
 def accepted_language(scope) -> str:
     """The language of the request's Accept-Language that dicewise speaks first (by weight,
-    then order), else English: what a refusal made before any page is read is said in."""
+    then order), else English."""
     header = dict(scope.get("headers", [])).get(b"accept-language", b"").decode("latin-1")
     ranked = []
     for order, part in enumerate(header.split(",")):
@@ -107,7 +115,10 @@ class BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        message = f"the request is too large (at most {self.limit:,} bytes)"
+        tr = i18n.translator(request_language(scope))
+        message = tr.ngettext("the request is too large (at most {limit} byte)",
+                              "the request is too large (at most {limit} bytes)",
+                              self.limit).format(limit=tr.number(self.limit))
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None:
             if not declared.isdigit():
@@ -190,7 +201,7 @@ class TokenCheck:
             return await self.app(scope, receive, send)
         token, from_query = self._presented(scope)
         if token is None or not secrets.compare_digest(token.encode(), self.token.encode()):
-            said = i18n.translator(accepted_language(scope))(
+            said = i18n.translator(request_language(scope))(
                 "open the address with its token, as `dicewise serve` printed it")
             return await refuse(send, 403, said, _wants_html(scope))
         if not from_query:

@@ -28,7 +28,8 @@ const signed = x => `${x >= 0 ? "+" : ""}${num(x)}`;  // as the command line's +
 
 let waiting = 0;
 async function call(method, path, body) {
-  const headers = {"Accept": "application/json"};
+  // the page's language, for what the server refuses before it reads the body (too large)
+  const headers = {"Accept": "application/json", "Accept-Language": $("#lang").value || "en"};
   if (token) headers["X-Dicewise-Token"] = token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   waiting++;
