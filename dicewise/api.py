@@ -681,7 +681,7 @@ def _at_least_one_game(games: int) -> None:
 
 def _check_seats(players: int, game: Game | None = None, rules=None) -> None:
     """Refuse a table no game seats (1 to 6), or one that ``game`` does not."""
-    if players < 1:
+    if not 1 <= players <= 6:
         raise DicewiseError(Message("a table seats 1 to 6 players, not {players}", players=players))
     if game is not None and players not in game.table_players(rules):
         raise DicewiseError(Message("a table of {game} seats {seats} players, not {players}",

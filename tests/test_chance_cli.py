@@ -285,6 +285,13 @@ def test_bench_agent_against_the_win_optimal_player(tmp_path, monkeypatch):
     assert best["mean"] == pytest.approx(best["optimal_mean"])
     worst = ok(*common, "--agent", "racebots:first")
     assert worst["regret_total"] > 0 and worst["decisions"] > 0
+    assert best["objective"] == worst["objective"] == "win"
+    # for people: each game's outcome, and "the same" outcome where a score race says draws
+    text = run(*common[:-1], "--agent", "racebots:first")
+    said = " ".join(text.stdout.split())
+    assert f"P(win)+½P(draw) {worst['mean']:.3f} (95% CI" in said, said
+    assert (f"the same dice {worst['optimal_mean']:.3f}" in said
+            and "a better outcome in" in said and "draws" not in said), said
     one_error_line(run("bench-agent", "general", "--players", "2", "--agent", "racebots:first",
                        "--sheet", ME, "--opponent-sheet", "ones=2"), "turns alternate")
 

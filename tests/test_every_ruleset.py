@@ -231,8 +231,9 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     assert set(data) == {"ruleset", "rule_options", "agent", "games", "seed", "mean", "ci95",
                          "optimal_mean", "regret_total", "regret_per_game", "regret_per_decision",
                          "regret_by_stage", "decisions", "win_rate_vs_optimal", "approximate",
-                         "error_estimate", "regret_unit", "costliest", "errors", "error_kinds",
-                         "restarts", "stopped"}  # docs/json.md
+                         "error_estimate", "regret_unit", "objective", "costliest", "errors",
+                         "error_kinds", "restarts", "stopped"}  # docs/json.md
+    assert data["objective"] == "expected_score"
     assert set(data["regret_by_stage"]) <= {"roll1", "roll2", "roll3"} or \
         set(data["regret_by_stage"]) == {"decision"}
     assert set(data["win_rate_vs_optimal"]) == {"wins", "draws", "losses"}

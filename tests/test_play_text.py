@@ -100,6 +100,18 @@ def test_the_table_heads_a_race_of_three_by_the_share_of_the_win_as_advise_does(
     assert "share of win" in result.output and "P(win)" not in result.output
 
 
+def test_the_table_marks_the_expected_score_choice_as_advise_does():
+    """Playing for a target, the choice the mean would take is marked where it is not the
+    best (the game at the table showed no mark, ``advise`` did)."""
+    args = ("general", "--players", "1", "--target", "150", "--top", "3")
+    out = play(*args, "--lang", "en", lines=["dice 1 1 1 1 2", "quit"]).output
+    first, second, third = (out.index(f"\n   {k} ") for k in (1, 2, 3))
+    assert "write four for 45" in out[first:second] and "←" not in out[:second]
+    assert "keep 1 1 1 1" in out[second:third] and "← the expected-score choice" in out[second:third]
+    shown = play(*args, "--lang", "ru", lines=["dice 1 1 1 1 2", "quit"]).output
+    assert "← ход на наибольшее ожидание" in shown
+
+
 def test_one_winner_is_named_as_the_winner_in_every_language():
     boxes = get_game("general").rules({}).category_names
     lines = [line for box in boxes for line in ("dice 6 6 6 6 5", f"write {box}",

@@ -281,8 +281,7 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     column = 16 + width + len(error_head) + len(beside)
     rows = ranked_columns(result, label, tr)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(result.choices, rows), 1):
-        mark = "  ← " + tr("the expected-score choice") if (chance or ranked_by) and \
-            ch.action == result.expected_score_choice and i > 1 else ""
+        mark = expected_score_mark(result, ch, i, tr)
         error = f" {error:>8}" if errors else ""
         tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>{side}}" if beside else ""
         say(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{note}{mark}", column)
@@ -293,6 +292,15 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
         say(tr.ngettext("... and {n} more choice (--top K shows the best K)",
                         "... and {n} more choices (--top K shows the best K)", hidden)
             .format(n=hidden))
+
+
+def expected_score_mark(advice, choice, rank: int, tr) -> str:
+    """"← the expected-score choice" beside the choice that the mean would take, where the
+    advice ranks by something else (a chance, a race's value) and it is not the first."""
+    other = advice.objective != "expected_score" or advice.position.get("ranked_by")
+    if other and rank > 1 and choice.action == advice.expected_score_choice:
+        return "  ← " + tr("the expected-score choice")
+    return ""
 
 
 def settled_line(advice, tr) -> str | None:

@@ -413,7 +413,12 @@ def _print_agent_report(d):
     games = f"{d['games']:,} games" if d["games"] > 1 else "1 game"
     say(f"{d['agent']} on {d['ruleset']}: {games}, seed {d['seed']}")
     ci = f" (95% CI {lo:.3f} .. {hi:.3f})" if d["games"] > 1 else ""  # none from one game
-    say(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
+    race = d.get("objective") == "win"  # each game's score is its outcome: 1, ½ or 0
+    if race:
+        say(f"P(win)+½P(draw) {d['mean']:.3f}{ci}; the win-optimal player in its seat on the "
+            f"same dice {d['optimal_mean']:.3f}")
+    else:
+        say(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
     per_decision = (f"{d['regret_per_decision']:.5f} a decision over "
                     f"{counted(d['decisions'], 'decision')}"
                     if d["decisions"] else "no decision of the agent's own (every one failed)")
@@ -422,8 +427,13 @@ def _print_agent_report(d):
     stages = "; ".join(f"{STAGES.get(k, k)} {v:,.3f}" for k, v in d["regret_by_stage"].items())
     say(f"regret by stage (total over the games): {stages}")
     w = d["win_rate_vs_optimal"]
-    say(f"against the optimal policy on the same dice: {w['wins']:.1%} wins, "
-        f"{w['draws']:.1%} draws, {w['losses']:.1%} losses")
+    if race:
+        say(f"against the win-optimal player on the same dice: a better outcome in "
+            f"{w['wins']:.1%} of the games, the same in {w['draws']:.1%}, a worse in "
+            f"{w['losses']:.1%}")
+    else:
+        say(f"against the optimal policy on the same dice: {w['wins']:.1%} wins, "
+            f"{w['draws']:.1%} draws, {w['losses']:.1%} losses")
     if d["costliest"]:
         click.echo("the costliest decisions:")
     for c in d["costliest"]:

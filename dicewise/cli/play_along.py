@@ -22,7 +22,8 @@ from ..errors import DicewiseError
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import MAX_SEED, jsonable
 from .format import GROUP_LANG, progress, speak, wrapped
-from .games import choice_label, option_flag, quality, ranked_columns, ranking_head, settled_line
+from .games import (choice_label, expected_score_mark, option_flag, quality, ranked_columns,
+                    ranking_head, settled_line)
 from .main import Command
 
 
@@ -224,8 +225,9 @@ def _show_advice(game: TableGame) -> None:
     rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(advice.choices, rows), 1):
         error = f" {error:>7}" if errors else ""
-        click.echo(wrapped(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{note}",
-                           entries=True, indent=column))
+        mark = expected_score_mark(advice, ch, i, tr)
+        click.echo(wrapped(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{note}"
+                           f"{mark}", entries=True, indent=column))
 
 
 def _label(game: TableGame, choice) -> str:

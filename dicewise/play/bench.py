@@ -42,6 +42,7 @@ class AgentReport:
     approximate: bool
     error_estimate: float | None
     regret_unit: str = "points"  # or "probability": when the objective is a target or a win
+    objective: str = "expected_score"  # or "target", or "win": a race, each game's score its outcome
 
     def to_json(self) -> dict:
         """What ``bench-agent --json`` prints: NaN (no game played, one game's interval) is
@@ -69,7 +70,7 @@ class AgentReport:
             "win_rate_vs_optimal": {"wins": rate(diff > 0), "draws": rate(diff == 0),
                                     "losses": rate(diff < 0)},
             "approximate": self.approximate, "error_estimate": self.error_estimate,
-            "regret_unit": self.regret_unit,
+            "regret_unit": self.regret_unit, "objective": self.objective,
             "costliest": list(self.costliest),
             "errors": list(self.errors),
             "error_kinds": self.error_kinds(),
@@ -116,14 +117,15 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     game = solution.game
     regret: dict[str, float] = {}
     decisions, costly, errors, streak, stopped = 0, [], [], 0, None
-    unit = "points"
+    unit, objective = "points", "expected_score"
     finished = []
     for ep in game.episodes(solution, seed, games):
         while not ep.done and stopped is None:
             obs = ep.observation()
             advice = game.advise_observation(solution, obs)
             best = advice.best
-            unit = "points" if advice.objective == "expected_score" else "probability"
+            objective = advice.objective
+            unit = "points" if objective == "expected_score" else "probability"
             reply, failure = None, None
             try:
                 reply = agent.act(obs)
@@ -176,7 +178,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     return AgentReport(game.name, solution.rule_options, getattr(agent, "name", "agent"), seed,
                        np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),
                        decisions, regret, costliest, tuple(errors), stopped,
-                       solution.approximate, solution.error_estimate, unit)
+                       solution.approximate, solution.error_estimate, unit, objective)
 
 
 def _error_of(choice) -> dict:
