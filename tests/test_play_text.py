@@ -107,7 +107,8 @@ def test_the_table_marks_the_expected_score_choice_as_advise_does():
     out = play(*args, "--lang", "en", lines=["dice 1 1 1 1 2", "quit"]).output
     first, second, third = (out.index(f"\n   {k} ") for k in (1, 2, 3))
     assert "write four for 45" in out[first:second] and "←" not in out[:second]
-    assert "keep 1 1 1 1" in out[second:third] and "← the expected-score choice" in out[second:third]
+    assert "keep 1 1 1 1" in out[second:third]
+    assert "← the expected-score choice" in out[second:third]
     shown = play(*args, "--lang", "ru", lines=["dice 1 1 1 1 2", "quit"]).output
     assert "← ход на наибольшее ожидание" in shown
 

@@ -42,7 +42,7 @@ class AgentReport:
     approximate: bool
     error_estimate: float | None
     regret_unit: str = "points"  # or "probability": when the objective is a target or a win
-    objective: str = "expected_score"  # or "target", or "win": a race, each game's score its outcome
+    objective: str = "expected_score"  # "target", or "win": a race, a game's score its outcome
 
     def to_json(self) -> dict:
         """What ``bench-agent --json`` prints: NaN (no game played, one game's interval) is
