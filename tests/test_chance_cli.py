@@ -318,7 +318,10 @@ def test_a_log_played_for_a_target_is_reviewed_for_it(tmp_path):
     assert ok("review", "general", str(plain), "--target", "150", "--json")["total_loss"] == \
         pytest.approx(bench.to_json()["regret_total"], abs=1e-12)
     assert ok("review", "general", str(plain), "--json")["target"] is None
-    assert "chance of reaching 150" in ok("review", "general", str(log))
+    text = " ".join(ok("review", "general", str(log)).split())
+    assert "chance of reaching 150" in text
+    # what a decision lost is a chance, not points (the text said points)
+    assert "points" not in text and "lost some of the chance of reaching 150, " in text, text
     one_error_line(run("review", "general", str(log), "--target", "100"), "--target 150")
 
 

@@ -483,16 +483,18 @@ def review(ruleset, log, game_index, show_all, target, options, as_json):
     if as_json:
         return emit_json(judged.to_json())
     summary = judged.games
+    lost_what = ("points" if judged.target is None else
+                 f"some of the chance of reaching {judged.target}")  # played for a target
     for g in summary:
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
                 f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
         named = f"game {g['game']}" if g["game"] is not None else "the lines with no game number"
         say(f"{named}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
-            f"them lost points, {g['loss']:.3f} in all{tail}")
+            f"them lost {lost_what}, {g['loss']:.3f} in all{tail}")
     shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:
-        click.echo("decisions that lost points:" if not show_all else "every decision:")
+        say(f"decisions that lost {lost_what}:" if not show_all else "every decision:")
     for r in shown:
         mark = "ok" if r.loss < 1e-9 else \
             f"lost {r.loss:.3f}{_error_text(r.loss_error, r.close_call)}"
