@@ -349,6 +349,11 @@ def test_step_before_reset_and_odd_actions_are_refused_in_one_line():
     env.reset(seed=1)
     with pytest.raises(BadAction, match="action 1.5 is not legal"):
         env.step(1.5)
+    # an index of the space that is not legal now is named, as the single environment does
+    illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(BadAction, match=rf"player_0: action {illegal} \({{'keep': \[.*\]}}\) is "
+                                        r"not legal here \(legal: \{"):
+        env.step(illegal)
 
 
 def test_two_player_observe_before_reset_or_of_no_agent_is_refused_in_one_line():
@@ -415,6 +420,16 @@ def test_rule_options_are_make_keywords():
     assert plain.solution.expected_score < solution(*make_rules("general")).expected_score
     with pytest.raises(DicewiseError, match="unknown option"):
         gym.make("dicewise/General-v0", jokers="forced")
+    # a misspelt keyword of the environment: the rule options and its own keywords are named
+    for make, own in ((gym.make, "oracle, illegal_action, render_mode, table"),
+                      (lambda name, **kw: gym.make_vec(name, num_envs=2, **kw),
+                       "num_envs, oracle, illegal_action, table"),
+                      (lambda name, **kw: dicewise.envs.two_player_general(**kw),
+                       "oracle_open, render_mode")):
+        with pytest.raises(DicewiseError) as refused:
+            make("dicewise/General-v0", illegal_actio="end")
+        assert str(refused.value) == (f"unknown option illegal_actio for general (options: "
+                                      f"straight, big_general; the environment's keywords: {own})")
     for make in (gym.make, lambda name, **kw: gym.make_vec(name, num_envs=2, **kw),
                  lambda name, **kw: dicewise.envs.two_player_general(**kw)):
         with pytest.raises(DicewiseError, match=r"keywords of the environment .*not options="):

@@ -36,6 +36,8 @@ from .oracle import AdviceOracle, CategoryOracle, game_actions, solution
 
 #: What ``step`` does with an action the position does not allow.
 ILLEGAL = ("raise", "end")
+#: The environment's own keywords, beside the rule options.
+KEYWORDS = ("oracle", "illegal_action", "render_mode", "table")
 
 
 def action_key(action) -> Any:
@@ -67,9 +69,9 @@ class DicewiseEnv(RebuiltOnLoading, gym.Env):
 
     def __init__(self, ruleset, *, oracle: bool = True, illegal_action: str = "raise",
                  render_mode: str | None = None, table=None, **options):
-        from ..api import make_rules
+        from ..api import game_of, make_rules
 
-        game, rules = make_rules(ruleset, rule_options(options))
+        game, rules = make_rules(ruleset, rule_options(options, game_of(ruleset), KEYWORDS))
         if "bench-agent" not in game.commands:
             raise DicewiseError(f"{game.name} has no agent protocol, so no environment")
         check_oracle(oracle)
@@ -266,12 +268,20 @@ def among(value, choices) -> bool:
     return any(value is c or (isinstance(value, str) and value == c) for c in choices)
 
 
-def rule_options(options: dict) -> dict:
+def rule_options(options: dict, game, keywords) -> dict:
     """The rule options given as keywords, refusing ``options={...}`` (Gymnasium's reset
-    takes an ``options`` dict; the environment's constructor takes the rules as keywords)."""
+    takes an ``options`` dict; the environment's constructor takes the rules as keywords)
+    and a name that is neither a rule option of ``game`` nor one of the environment's own
+    ``keywords``, both listed (a misspelt ``illegal_action`` named only the rule options)."""
     if "options" in options:
         raise DicewiseError(f"rule options are keywords of the environment (as "
                             f"straight=\"plain\"), not options={options['options']!r}")
+    known = [spec.name for spec in game.option_specs()]
+    unknown = [name for name in options if name not in known]
+    if unknown:
+        raise DicewiseError(f"unknown option {', '.join(unknown)} for {game.name} (options: "
+                            f"{', '.join(known) or 'none'}; the environment's keywords: "
+                            f"{', '.join(keywords)})")
     return options
 
 

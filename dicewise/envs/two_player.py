@@ -68,7 +68,9 @@ class TwoPlayerGeneralEnv(RebuiltOnLoading, AECEnv):
         from ..api import make_rules
         from ..solver.two_player import two_player_rules
 
-        game, rules = make_rules(get_game("general"), rule_options(options))
+        general = get_game("general")
+        game, rules = make_rules(general, rule_options(options, general, ("oracle_open",
+                                                                          "render_mode")))
         two_player_rules(rules)  # refuses rules the race solver does not handle
         if not among(render_mode, (None, "ansi")):
             raise DicewiseError(f"render_mode is None or 'ansi', not {render_mode!r}")
@@ -149,8 +151,10 @@ class TwoPlayerGeneralEnv(RebuiltOnLoading, AECEnv):
         legal = self._legal(p)
         a = whole_number(action)
         if a is None or not 0 <= a < len(self.actions) or not legal[a]:
-            shown = [self.actions[i] for i in np.flatnonzero(legal)][:12]
-            raise BadAction(f"{agent}: action {action!r} is not legal here (legal: {shown} ...)")
+            named = f" ({self.actions[a]})" if a is not None and 0 <= a < len(self.actions) else ""
+            allowed = [self.actions[i] for i in np.flatnonzero(legal)]
+            shown = ", ".join(map(str, allowed[:12])) + (", ..." if len(allowed) > 12 else "")
+            raise BadAction(f"{agent}: action {action!r}{named} is not legal here (legal: {shown})")
         self._cumulative_rewards[agent] = 0.0
         # only the mover's: the other agent's win_regret of its last write stays for it to read
         self.infos[agent] = {}

@@ -74,12 +74,13 @@ class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
     def __init__(self, ruleset, num_envs: int = 1, *, oracle: bool = True,
                  illegal_action: str = "raise", table=None, render_mode: str | None = None,
                  **options):
-        from ..api import make_rules
+        from ..api import game_of, make_rules
 
         if render_mode is not None:  # was taken for a rule option: "unknown option render_mode"
             raise DicewiseError(f"the native vector environment does not render (render_mode "
                                 f"{render_mode!r}); vectorization_mode='sync' renders each game")
-        game, rules = make_rules(ruleset, rule_options(options))
+        game, rules = make_rules(ruleset, rule_options(options, game_of(ruleset), (
+            "num_envs", "oracle", "illegal_action", "table")))
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
