@@ -303,6 +303,26 @@ def test_a_duel_of_one_pair_has_no_interval_and_says_so(monkeypatch):
         assert "nan" not in out.lower() and dash in out, out
 
 
+def test_a_duel_of_two_says_how_often_a_game_was_won_at_once(monkeypatch):
+    """As a table of N says it: the rate of games a first-roll five of a kind ended (only
+    the JSON had it)."""
+    import dataclasses
+
+    from click.testing import CliRunner
+
+    from dicewise import api
+    from dicewise.cli.main import cli
+
+    values = subgame(*DUEL_ROOT)
+    duel = simulate_duel(values, WinPolicy(values), WinPolicy(values), games=4, seed=1,
+                         start=(*DUEL_ROOT, -10))
+    for rate, said in ((0.25, True), (0.0, False)):
+        shown = dataclasses.replace(duel, instant_wins=rate)
+        monkeypatch.setattr(api, "duel", lambda *a, **k: RaceDuel("general", {}, shown, None))
+        out = CliRunner().invoke(cli, ["duel", "general", "--players", "2"]).stdout
+        assert ("games won at once: 0.2500" in out) == said, out
+
+
 def test_an_odd_number_of_race_games_is_rounded_up_to_whole_pairs(monkeypatch):
     """Each pair plays one dice stream from both seats: `duel --players 2 --games 3` plays
     two pairs, every seat equally often, as a table of N rounds up to whole deals (here on a

@@ -170,6 +170,8 @@ def _print_race(race, tr) -> None:
                     n=tr.number(losses)),
                 value=f"{r.value:.5f}", low=_bound(lo, ".5f"), high=_bound(hi, ".5f"),
                 first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
+    if r.instant_wins:  # as a table of N says it
+        say(tr("games won at once: {rate}").format(rate=f"{r.instant_wins:.4f}"))
     if race.exact is not None:
         first, second = race.exact_by_seat
         say(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
