@@ -773,6 +773,10 @@ def test_a_move_made_for_a_game_that_has_moved_on_is_refused(server, session):
     assert status == 409 and answer["error"].startswith("odkąd ta strona pokazała grę")
     status, _, answer = server.post(f"/api/game/{game_id}", {"command": "undo", "events": "2"})
     assert status == 400 and "events must be an integer" in answer["error"]
+    # no page saw fewer than no events: a 400 in the request's language, not "moved on"
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "undo", "events": -1,
+                                                             "lang": "ru"})
+    assert (status, answer["error"]) == (400, "поле events должно быть не меньше 0"), answer
     assert server.post(f"/api/game/{game_id}", {"command": "undo", "events": 2})[0] == 200
 
 

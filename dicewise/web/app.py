@@ -175,11 +175,16 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def game_command(request):
         try:
             data = await read_json(request)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        try:  # a field refused in the request's language
             fields = Fields(data, {"command", "lang", "events"})
             command = fields.get("command", str, required=True)
             lang, events = fields.get("lang", str), fields.get("events", int)
+            if events is not None and events < 0:  # a count the page saw: never below 0
+                raise BadRequest(i18n.Message("events must be 0 or more"))
         except BadRequest as e:
-            return error(str(e), e.status)
+            return error(said(e, _lang(data)), e.status)
         return await answer(store.apply, request.path_params["game"], command, lang, events,
                             lang=lang)
 
