@@ -38,6 +38,8 @@ from .single import ILLEGAL, among, check_oracle, check_reset, rule_options, who
 
 #: Games of one dice stream; beyond, the next block comes from a stream seeded from the seed.
 STREAM_BLOCK = 1 << 16
+#: The native vector environment's own keywords, beside the rule options.
+KEYWORDS = ("num_envs", "oracle", "illegal_action", "table")
 #: KEEP_ALLOWED[r, k]: roll r holds keep k.
 KEEP_ALLOWED = (dice.KEEPS[None, :, :] <= dice.ROLLS[:, None, :]).all(axis=2)
 
@@ -79,8 +81,7 @@ class CategoryVectorEnv(RebuiltOnLoading, VectorEnv):
         if render_mode is not None:  # was taken for a rule option: "unknown option render_mode"
             raise DicewiseError(f"the native vector environment does not render (render_mode "
                                 f"{render_mode!r}); vectorization_mode='sync' renders each game")
-        game, rules = make_rules(ruleset, rule_options(options, game_of(ruleset), (
-            "num_envs", "oracle", "illegal_action", "table")))
+        game, rules = make_rules(ruleset, rule_options(options, game_of(ruleset), KEYWORDS))
         if not isinstance(game, CategoryGame):
             raise DicewiseError(f"the native vector environment plays the category games, not "
                                 f"{game.name} (use vectorization_mode='sync')")
