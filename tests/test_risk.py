@@ -420,9 +420,25 @@ def test_wild_cards_in_a_hand_that_the_deck_lacks_are_counted_in_words():
 
 
 def test_a_search_too_large_for_memory_says_why():
-    # One territory is no long chain: it is its 5000 defenders that do not fit.
-    with pytest.raises(DicewiseError, match="starts at 10,012 armies against 5,000 defending"):
+    # 5,000 defenders: the most armies that fit against them (2,000) do not reach 0.5
+    with pytest.raises(DicewiseError, match=r"P\(all conquered\) >= 0.5 needs more memory "
+                                            r"than allowed \(none up to 2,000 reach it\)"):
         rk.min_armies([5000], 0.5)
+
+
+def test_a_search_that_would_not_fit_from_twice_the_defenders_looks_below_it(monkeypatch):
+    """The search solved every army count up to about twice the defenders, and refused
+    where that did not fit (`chain 2 2500 --target 0.99`), though the answer, 2,307, did: it
+    now searches up to the most armies that fit, and finds what an unlimited search finds."""
+    import dicewise.solver.risk.chain as chain
+
+    need, p = rk.min_armies([2, 250], 0.99)
+    assert p >= 0.99 > rk.chain_attack(need - 1, [2, 250]).p_all
+    monkeypatch.setattr(chain, "MAX_STATES", 252 * (need + 20))  # twice 252 no longer fits
+    assert rk.min_armies([2, 250], 0.99) == (need, p)
+    monkeypatch.setattr(chain, "MAX_STATES", 252 * (need - 1))  # nor the answer
+    with pytest.raises(DicewiseError, match=f"none up to {need - 1} reach it"):
+        rk.min_armies([2, 250], 0.99)
 
 
 # --------------------------------------------------------------------------- cards

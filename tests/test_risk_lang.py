@@ -195,7 +195,7 @@ BAD = [
     ["advise", "5", "3", "--threshold", "0.4"], ["battle", "10", "10", "--dise", "minimax"],
     ["battle", "10", "10", "6"], ["battle", "10"],
     ["chain", "20", "3", "--target", "1.5"], ["chain", "20", "3", "0"],
-    ["chain", "20", "3", "--garrison", "0"], ["chain", "2", "5000", "--target", "0.5"],
+    ["chain", "20", "3", "--garrison", "0"],
     ["chain", "20000", "20000", "20000"],
     ["table", "--max", "1", "--out", "x.csv"], ["table", "--max", "100000", "--out", "x.csv"],
     ["table", "--out", "x.csv"], ["table", "--max", "4", "--out", "x.csv", "--format", "xml"],
@@ -211,6 +211,18 @@ BAD = [
 ]
 if PLOTS:
     BAD.append(["plot", "--max", "5", "--out", "x.xyz"])
+
+
+def test_a_search_that_cannot_reach_its_target_says_so_in_the_players_language():
+    """Against 5,000 defenders the most armies that fit (2,000) do not reach 0.5: after its
+    progress line, one error line and status 2 (it was refused before searching at all)."""
+    for lang, said in (("en", "dicewise: error: the search for P(all conquered) >= 0.5 needs "
+                               "more memory than allowed (none up to 2,000 reach it)"),
+                       ("ru", "dicewise: ошибка: поиску P(захвата всех) >= 0.5 нужно больше "
+                              "памяти, чем допустимо (ни одно A до 2\xa0000 её не достигает)")):
+        result = run(["chain", "2", "5000", "--target", "0.5", "--lang", lang])
+        assert result.exit_code == 2 and not result.stdout, result.output
+        assert result.stderr.splitlines()[-1] == said, result.stderr
 
 
 @pytest.mark.parametrize("args", BAD, ids=" ".join)
