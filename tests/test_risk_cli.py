@@ -373,3 +373,11 @@ def test_the_search_for_the_fewest_armies_shows_progress(monkeypatch):
     r = run(["chain", "20", "3", "5", "2", "--target", "0.8"])
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines() == ["solving ...", "searching ..."]
+
+
+def test_the_turns_of_the_card_outlook_line_up_past_99():
+    """`cards --turns 100` wrote "turn 99:" and "turn 100:" with their values in other
+    columns; the turn numbers are padded to the widest."""
+    lines = [line for line in run(["cards", "--turns", "100"]).output.splitlines()
+             if line.lstrip().startswith("turn")]
+    assert len(lines) == 100 and len({line.index(":") for line in lines}) == 1, lines[:2]

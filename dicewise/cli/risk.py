@@ -583,9 +583,10 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
                     "turn) {p}):",
                     "armies from cards in the next {turns} turns (hand '{hand}', P(card a "
                     "turn) {p}):", turns).format(turns=turns, hand=hand or "", p=conquer_prob))
+    width = max(2, len(str(len(look.per_turn))))  # turn 99 above turn 100, aligned
     for t, (g, q) in enumerate(zip(look.per_turn, look.p_trade), 1):
         say("  " + tr("turn {turn}: {armies}  (P(trade) {p})").format(
-            turn=f"{t:>2}", armies=f"{g:.4f}", p=f"{q:.4f}"))
+            turn=f"{t:>{width}}", armies=f"{g:.4f}", p=f"{q:.4f}"))
     say("  " + tr("total {armies}").format(armies=f"{look.total:.4f}"))
     if total is not None:
         say(tr.ngettext("expected armies in {turns} turn, territories and cards: {armies}",
