@@ -157,8 +157,6 @@ def test_table_csv_and_table_file(tmp_path):
     ["chain", "20", "3", "--target", "1.5"], ["chain", "20", "3", "--target", "0"],
     ["chain", "20", "3", "0"], ["chain", "20", "3", "--garrison", "0"],
     ["chain", "20", "3", "--garison", "2"],
-    # a search for the fewest armies too large for memory: refused before any progress line
-    ["chain", "2", "5000", "--target", "0.5"],
     ["table", "--max", "1", "--out", "x.csv"], ["table", "--max", "100000", "--out", "x.csv"],
     ["cards", "--hand", "iqz"], ["cards", "--territories", "0"], ["cards", "--sets-traded", "-1"],
     ["cards", "--players", "9"], ["cards", "--conquer-prob", "2"],
