@@ -213,13 +213,17 @@ if PLOTS:
     BAD.append(["plot", "--max", "5", "--out", "x.xyz"])
 
 
-def test_a_search_that_cannot_reach_its_target_says_so_in_the_players_language():
-    """Against 5,000 defenders the most armies that fit (2,000) do not reach 0.5: after its
-    progress line, one error line and status 2 (it was refused before searching at all)."""
+def test_a_search_that_cannot_reach_its_target_says_so_in_the_players_language(monkeypatch):
+    """Where the most armies that fit in memory do not reach the target (here 200 against
+    5,000 defenders, the memory allowed lowered to a tenth of its 10 million states): after
+    its progress line, one error line and status 2 (it was refused before searching)."""
+    import dicewise.solver.risk.chain as chain
+
+    monkeypatch.setattr(chain, "MAX_STATES", 5002 * 200)
     for lang, said in (("en", "dicewise: error: the search for P(all conquered) >= 0.5 needs "
-                               "more memory than allowed (none up to 2,000 reach it)"),
+                               "more memory than allowed (none up to 200 reach it)"),
                        ("ru", "dicewise: ошибка: поиску P(захвата всех) >= 0.5 нужно больше "
-                              "памяти, чем допустимо (ни одно A до 2\xa0000 её не достигает)")):
+                              "памяти, чем допустимо (ни одно A до 200 её не достигает)")):
         result = run(["chain", "2", "5000", "--target", "0.5", "--lang", lang])
         assert result.exit_code == 2 and not result.stdout, result.output
         assert result.stderr.splitlines()[-1] == said, result.stderr
