@@ -154,6 +154,11 @@ def test_a_long_review_shows_its_progress_and_a_quick_refusal_is_one_line(tmp_pa
     shown = run(str(log))
     assert shown.exit_code == 0 and shown.stdout == quiet.stdout
     assert shown.stderr == "judging the decisions ...\n"
+    # a game the log does not hold: refused in one line before any judging (it was judged
+    # whole first, its progress shown, then refused)
+    absent = run(str(log), "--game", "99")
+    assert absent.exit_code == 2 and absent.stderr == \
+        "dicewise: error: the log has no game 99 (games: 0-1)\n", absent.stderr
     monkeypatch.setattr(review_module, "SHOW_PROGRESS_AFTER", 60.0)
     log.write_text("not json\n" + log.read_text())
     refused = run(str(log))

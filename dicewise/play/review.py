@@ -240,7 +240,12 @@ def logged_target(lines) -> int | None:
 
 
 def review(solution: Solution, lines, game: int | None = None, progress=None) -> Review:
-    """Judge a log's decisions (only those of its game ``game``, where given)."""
+    """Judge a log's decisions (only those of its game ``game``, where given: a game the
+    log does not hold is refused before its decisions are judged, which takes a while)."""
+    lines = list(lines)
+    if game is not None and game not in (numbers := _games_logged(lines)):
+        raise DicewiseError(f"the log has no game {game} (games: "
+                            f"{_ranges(numbers) or 'none numbered'})")
     substituted: list[tuple] = []
     judged = review_lines(solution, lines, substituted, progress)
     if game is not None:
@@ -252,6 +257,20 @@ def review(solution: Solution, lines, game: int | None = None, progress=None) ->
         substituted = [(line, g) for line, g in substituted if g == game]
     return Review(tuple(judged), tuple(line for line, _ in substituted),
                   getattr(solution.game, "target", None))
+
+
+def _games_logged(lines) -> list[int]:
+    """The game numbers a log's records name, in order; a line that is no such record is
+    left to the judging, which refuses it by its number."""
+    numbers = set()
+    for text in lines:
+        try:
+            number = json.loads(text)["observation"]["game"]
+        except (ValueError, RecursionError, TypeError, KeyError):
+            continue
+        if isinstance(number, int) and not isinstance(number, bool):
+            numbers.add(number)
+    return sorted(numbers)
 
 
 def _ranges(numbers) -> str:
