@@ -41,8 +41,12 @@ class AgentReport:
     stopped: str | None  # why the run stopped early, if it did
     approximate: bool
     error_estimate: float | None
-    regret_unit: str = "points"  # or "probability": when the objective is a target or a win
     objective: str = "expected_score"  # "target", or "win": a race, a game's score its outcome
+
+    @property
+    def regret_unit(self) -> str:
+        """What a regret is: points, or a probability where the objective is a target or a win."""
+        return "points" if self.objective == "expected_score" else "probability"
 
     def to_json(self) -> dict:
         """What ``bench-agent --json`` prints: NaN (no game played, one game's interval) is
@@ -117,7 +121,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     game = solution.game
     regret: dict[str, float] = {}
     decisions, costly, errors, streak, stopped = 0, [], [], 0, None
-    unit, objective = "points", "expected_score"
+    objective = "expected_score"
     finished = []
     for ep in game.episodes(solution, seed, games):
         while not ep.done and stopped is None:
@@ -125,7 +129,6 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
             advice = game.advise_observation(solution, obs)
             best = advice.best
             objective = advice.objective
-            unit = "points" if objective == "expected_score" else "probability"
             reply, failure = None, None
             try:
                 reply = agent.act(obs)
@@ -178,7 +181,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     return AgentReport(game.name, solution.rule_options, getattr(agent, "name", "agent"), seed,
                        np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),
                        decisions, regret, costliest, tuple(errors), stopped,
-                       solution.approximate, solution.error_estimate, unit, objective)
+                       solution.approximate, solution.error_estimate, objective)
 
 
 def _error_of(choice) -> dict:
