@@ -227,11 +227,7 @@ def check_logged_games(lines, name: str, options) -> None:
 def logged_target(lines) -> int | None:
     """The target a log's decisions were played for (``bench-agent --target`` writes it in
     every observation), or None; lines that are not such records are left to ``review``."""
-    for text in lines:
-        try:
-            target = json.loads(text)["observation"]["target"]
-        except (ValueError, RecursionError, TypeError, KeyError):
-            continue
+    for target in _observed(lines, "target"):
         try:
             return check_target(target)
         except DicewiseError:  # refused with its line number by check_logged_games
@@ -260,17 +256,19 @@ def review(solution: Solution, lines, game: int | None = None, progress=None) ->
 
 
 def _games_logged(lines) -> list[int]:
-    """The game numbers a log's records name, in order; a line that is no such record is
-    left to the judging, which refuses it by its number."""
-    numbers = set()
+    """The game numbers a log's records name, in order."""
+    return sorted({n for n in _observed(lines, "game")
+                   if isinstance(n, int) and not isinstance(n, bool)})
+
+
+def _observed(lines, key: str):
+    """``observation[key]`` of each line that is such a record; a line that is not is left
+    to the judging, which refuses it by its number."""
     for text in lines:
         try:
-            number = json.loads(text)["observation"]["game"]
+            yield json.loads(text)["observation"][key]
         except (ValueError, RecursionError, TypeError, KeyError):
             continue
-        if isinstance(number, int) and not isinstance(number, bool):
-            numbers.add(number)
-    return sorted(numbers)
 
 
 def _ranges(numbers) -> str:
