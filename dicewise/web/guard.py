@@ -112,19 +112,22 @@ class BodyLimit:
         self.app = app
         self.limit = limit
 
+    def _too_large(self, scope) -> str:
+        """The refusal of a body over the limit, in the request's language."""
+        tr = i18n.translator(request_language(scope))
+        return tr.ngettext("the request is too large (at most {limit} byte)",
+                           "the request is too large (at most {limit} bytes)",
+                           self.limit).format(limit=tr.number(self.limit))
+
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        tr = i18n.translator(request_language(scope))
-        message = tr.ngettext("the request is too large (at most {limit} byte)",
-                              "the request is too large (at most {limit} bytes)",
-                              self.limit).format(limit=tr.number(self.limit))
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None:
             if not declared.isdigit():
                 return await refuse(send, 400, "a bad Content-Length header")
             if int(declared) > self.limit:
-                return await refuse(send, 413, message)
+                return await refuse(send, 413, self._too_large(scope))
             return await self.app(scope, receive, send)  # the server holds it to its length
         if scope.get("method") in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
@@ -137,7 +140,7 @@ class BodyLimit:
             body.append(msg.get("body", b""))
             size += len(body[-1])
             if size > self.limit:
-                return await refuse(send, 413, message)
+                return await refuse(send, 413, self._too_large(scope))
             more = msg.get("more_body", False)
         replayed = False
 
