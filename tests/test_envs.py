@@ -479,7 +479,7 @@ def test_sync_vector_env_runs_and_autoresets():
     assert isinstance(envs, gym.vector.SyncVectorEnv)
     obs, info = envs.reset(seed=4)
     agent, ends = RandomAgent(0), 0
-    for _ in range(120):
+    for _ in range(60):  # a General game is at most 30 decisions: each sub-env ends and resets
         obs, reward, terminated, truncated, info = envs.step(agent.act_batch(obs))
         assert obs["action_mask"].shape == (3, envs.single_action_space.n)
         assert info["regret"].shape == (3,) and (info["regret"] >= 0).all()
@@ -523,7 +523,7 @@ def test_native_vector_env_plays_as_the_single_env(game):
         singles.append((single, o, i))
     rng = np.random.default_rng(0)
     restart = np.zeros(n, bool)
-    for step in range(90):
+    for step in range(60):  # a General game is at most 30 decisions: each sub-env restarts
         for j, (single, o, i) in enumerate(singles):
             for k in o:
                 assert np.array_equal(obs[k][j], o[k]), (step, j, k)
@@ -692,7 +692,7 @@ def test_approximate_games_label_their_oracle(name, tmp_path):
     obs, info = env.reset(seed=3)
     assert not info["regret_is_exact"] and info["error_estimate"] == 7.5
     agent, done, steps = RandomAgent(2), False, 0
-    while not done and steps < 60:
+    while not done and steps < 30:
         advice = game.advise_observation(env.solution, env.episode.observation())
         a = agent.act(obs)
         assert json.loads(info["optimal_action_json"]) == advice.best.action

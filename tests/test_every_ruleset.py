@@ -292,6 +292,7 @@ ENGLISH = re.compile(r"\b(the|of|for|and|with|against|games?|seed|mean|median|ma
                      r"rolls|crosses|premiums|bonuses|seat|rivals|share|points|value|True)\b")
 
 
+@functools.lru_cache(maxsize=None)
 def in_english(*args) -> str:
     """What a command prints in English: run once for the languages compared with it."""
     return ok(*args, "--lang", "en").stdout

@@ -169,16 +169,16 @@ def test_a_table_behind_a_loop_of_links_is_unreadable_not_missing(tmp_path):
 
 
 def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
-    yahtzee = tmp_path / "yahtzee.dwt"
-    shutil.copyfile(api.solve("yahtzee").table, yahtzee)  # the cached table
-    line = refused("chance", "general", "--target", "100", "--table", str(yahtzee))
+    other = tmp_path / "poker-programs.dwt"  # another game's table (one of the quick ones)
+    shutil.copyfile(api.solve("poker-programs").table, other)  # the cached table
+    line = refused("chance", "general", "--target", "100", "--table", str(other))
     assert "built in the cache: leave out --table" in line and "solve" not in line
     # another game's table: kept, and the right one built in another file
-    line = refused("chance", "general", "--players", "2", "--table", str(yahtzee))
+    line = refused("chance", "general", "--players", "2", "--table", str(other))
     assert line.endswith("give a table of that kind, or build one in another file: dicewise "
                          "solve general --players 2 --out FILE (with these --option flags)")
-    line = refused(*ADVISE, "--table", str(yahtzee))
-    assert f"{yahtzee} is a table of yahtzee, not of general" in line
+    line = refused(*ADVISE, "--table", str(other))
+    assert f"{other} is a table of poker-programs, not of general" in line
     assert line.endswith("give a table of general, or build one in another file: dicewise "
                          "solve general --out FILE (with these --option flags)")
     # a table of other options: kept too

@@ -62,16 +62,17 @@ def plurals_in_code() -> set[str]:
     return found
 
 
-def messages_in_code() -> set[str]:
+@functools.lru_cache(maxsize=None)
+def messages_in_code() -> frozenset[str]:
     """Every literal passed to a translator in the code, every ``Message`` template, every
-    message that counts something, and the help lines."""
+    message that counts something, and the help lines: found once, for every catalog."""
     found = messages_made() | plurals_in_code()
     for path in SOURCES:
         text = path.read_text(encoding="utf-8")
         found |= {m[1] for m in re.findall(r'tr\((["\'])(.+?)\1\)', text)}
         found |= {m[1] for m in re.findall(r'translator\(\w+\)\((["\'])(.+?)\1\)', text)}
         found |= {m[1] for m in re.findall(r'(?:BUILD_LABEL|build_label) = (["\'])(.+?)\1', text)}
-    return found | {h for _, h in commands.HELP.values()}
+    return frozenset(found | {h for _, h in commands.HELP.values()})
 
 
 def fields(text: str) -> set[str]:

@@ -404,7 +404,8 @@ def test_exact_policy_simulates_to_the_optimum_and_dice_are_common():
     scores = play(g, 1024, 11, "solved", ev)
     se = scores.std() / np.sqrt(len(scores))
     assert abs(scores.mean() - sv.expected_score) < 4 * se
-    assert np.array_equal(scores, play(g, 1024, 11, "solved", ev))
+    # Game i sees the same dice whatever the number of games: a shorter run replays its games.
+    assert np.array_equal(scores[:256], play(g, 256, 11, "solved", ev))
     greedy = play(g, 1024, 11, "greedy", GreedyEvaluator(g))
     assert greedy.mean() < scores.mean()
     rand = play(g, 256, 11, "random")

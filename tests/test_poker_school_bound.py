@@ -413,6 +413,7 @@ def brute_five_of_a_kind() -> float:
     """P(five of a kind within three throws), playing for it: a Markov chain over the most
     dice showing one face, each throw enumerated die by die; before each rethrow keep that
     face's dice or none."""
+    @functools.lru_cache(maxsize=None)  # each throw enumerated once, not once per visit
     def after(kept: int) -> dict:
         """Distribution of the most dice of one face when ``kept`` dice of a face stay."""
         out: dict = {}

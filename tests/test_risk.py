@@ -419,10 +419,14 @@ def test_wild_cards_in_a_hand_that_the_deck_lacks_are_counted_in_words():
         rc.card_outlook(3, hand=rc.parse_hand("ww"), wild=1)
 
 
-def test_a_search_too_large_for_memory_says_why():
-    # 5,000 defenders: the most armies that fit against them (2,000) do not reach 0.5
+def test_a_search_too_large_for_memory_says_why(monkeypatch):
+    # 5,000 defenders: the most armies that fit against them (1,000 in a memory allowed of
+    # half its 10 million states) do not reach 0.5
+    import dicewise.solver.risk.chain as chain
+
+    monkeypatch.setattr(chain, "MAX_STATES", 5002 * 1000)
     with pytest.raises(DicewiseError, match=r"P\(all conquered\) >= 0.5 needs more memory "
-                                            r"than allowed \(none up to 2,000 reach it\)"):
+                                            r"than allowed \(none up to 1,000 reach it\)"):
         rk.min_armies([5000], 0.5)
 
 

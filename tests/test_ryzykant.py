@@ -354,27 +354,35 @@ def _slow_value(model, pos):
     return float(model.value(np.array([pos.upper]), np.array([pos.lower]))[0])
 
 
-def _slow_worth(rules, model, pos, roll, slot, depth):
-    """A split's worth straight from the rules: final score, V after it, or the expectation."""
+def _slow_worth(rules, model, pos, roll, slot, depth, worths=None):
+    """A split's worth straight from the rules: final score, V after it, or the expectation
+    (``worths``: those of the positions already met, by position)."""
     nxt, ended = rz.play(rules, pos, roll, slot)
     if ended:
         return float(nxt.score)
     if depth == 0:
         return _slow_value(model, nxt)
-    return float(approx.expected_after(model, rules, np.array([nxt.upper]), np.array([nxt.lower]),
-                                       depth)[0])
+    if worths is not None and nxt in worths:
+        return worths[nxt]
+    worth = float(approx.expected_after(model, rules, np.array([nxt.upper]),
+                                        np.array([nxt.lower]), depth)[0])
+    if worths is not None:
+        worths[nxt] = worth
+    return worth
 
 
 def _slow_expected(rules, model, pos, depth):
     """E over the 252 rolls of the best split's worth at ``depth`` − 1 (rerolled puściochs
     are thrown again: the other rolls' probabilities renormalised)."""
     total = norm = 0.0
+    worths = {}  # many splits of many rolls lead to one position: its expectation once
     for roll in range(dice.N_ROLLS):
         moves = rz.moves(rules, pos, roll)
         if rules.puscioch == "reroll" and moves[0].puscioch:
             continue
         p = dice.ROLL_PROBABILITY[roll]
-        total += p * max(_slow_worth(rules, model, pos, roll, m.slot, depth - 1) for m in moves)
+        total += p * max(_slow_worth(rules, model, pos, roll, m.slot, depth - 1, worths)
+                         for m in moves)
         norm += p
     return total / norm
 

@@ -27,7 +27,7 @@ from lines import joined
 
 @pytest.fixture(autouse=True)
 def _small_build(monkeypatch):
-    monkeypatch.setattr(ryzykant_game, "BUILD", ryzykant_game.BuildSettings(2, 2000, 2000))
+    monkeypatch.setattr(ryzykant_game, "BUILD", ryzykant_game.BuildSettings(2, 1000, 1000))
     monkeypatch.setattr(policy_table, "RESIDUAL_POSITIONS", 100)
 
 
@@ -230,7 +230,7 @@ def test_simulate_json():
 
 
 def test_simulate_human_and_solved_alias():
-    r = run("simulate", "ryzykant", *SMALL, "--games", "2000", "--policy", "solved")
+    r = run("simulate", "ryzykant", *SMALL, "--games", "500", "--policy", "solved")
     assert r.exit_code == 0, r.output
     assert "optimal" in r.stdout and "95% CI" in r.stdout and "#" in r.stdout
 

@@ -257,8 +257,11 @@ def test_fast_solve_equals_brute_force(case):
 
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("case", ["general-2", "yahtzee", "poker-school"])
+#: Forked workers chunk every game's pass alike: General's case shows it in the everyday tier.
+@pytest.mark.parametrize("case, workers", [
+    (case, workers) if case == "general-2" or workers == 1
+    else pytest.param(case, workers, marks=pytest.mark.slow)
+    for case in ("general-2", "yahtzee", "poker-school") for workers in (1, 2)])
 def test_the_points_a_sheet_can_hold_are_those_of_every_way_to_it(case, workers):
     """The forward pass of one target's solve: the least and the most points a sheet holds
     at each state are the least and most over every sequence of writes reaching it (rolls

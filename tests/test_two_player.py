@@ -512,9 +512,9 @@ def test_dask_runners_give_the_thread_runners_values(general, tmp_path):
 def test_an_unreachable_scheduler_is_one_clear_error(general, tmp_path):
     pytest.importorskip("distributed")
     with pytest.raises(DicewiseError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9: "
-                       "no answer within 1 s$") as e:
+                       "no answer within 0.25 s$") as e:
         driver.solve_two_player(general, tmp_path / "c.dwt", root=DRIVER_ROOT,
-                                scheduler="tcp://127.0.0.1:9", connect_timeout=1)
+                                scheduler="tcp://127.0.0.1:9", connect_timeout=0.25)
     assert "\n" not in str(e.value)
 
 
