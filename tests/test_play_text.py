@@ -69,6 +69,24 @@ def test_a_resumed_game_keeps_its_objective_and_speaks_the_new_language(tmp_path
     assert "Player 1" not in resumed.output
 
 
+def test_a_resumed_game_refuses_in_its_own_language_and_goes_on_in_a_new_one(tmp_path):
+    """The flags --resume does not take are refused in the saved game's language (the file
+    is read first); a saved language this dicewise does not speak gives way to --lang."""
+    saved = tmp_path / "g.json"
+    play("general", "--players", "2", "--no-advice", "--lang", "ru",
+         lines=["dice 1 2 3 4 6", f"save {saved}", "quit"])
+    refused = play("--resume", str(saved), "--players", "3")
+    assert refused.exit_code == 2 and "--resume берёт настройки самой партии" in refused.stderr
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["lang"] = "xx"
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    unknown = play("--resume", str(saved), lines=["quit"])
+    assert unknown.exit_code == 2
+    assert unknown.stderr == "dicewise: error: unknown language 'xx' (languages: en, ru, pl)\n"
+    resumed = play("--resume", str(saved), "--lang", "pl", lines=["sheet", "quit"])
+    assert resumed.exit_code == 0 and "Polecenia: help" in resumed.output
+
+
 def test_a_game_resumes_with_its_ruleset_named_as_the_readme_shows(tmp_path):
     saved = tmp_path / "game.json"
     play("general", "--players", "1", "--no-advice", lines=["dice 1 2 3 4 5", "write straight",

@@ -173,6 +173,20 @@ def test_a_built_table_leaves_no_lock_file_beside_it(tmp_path):
     assert os.listdir(store.cache_dir()) == [dicewise.solve("general").table.name]
 
 
+def test_a_build_cut_short_leaves_no_lock_file_beside_it(tmp_path):
+    """A build stopped by an error or Ctrl+C takes its lock file with it: the cache holds
+    no stray file for it, and the next build locks afresh."""
+    path = tmp_path / "t.dwt"
+    for stop in (KeyboardInterrupt, OSError):
+        with pytest.raises(stop), store._build_lock(path):
+            assert os.listdir(tmp_path) == [f".{path.name}.lock"]
+            raise stop()
+        assert os.listdir(tmp_path) == []
+    with store._build_lock(path):
+        path.write_bytes(b"built")
+    assert os.listdir(tmp_path) == [path.name]
+
+
 HOLDER = """
 import sys, time
 from pathlib import Path

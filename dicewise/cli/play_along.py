@@ -59,6 +59,8 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
     lang = lang or click.get_current_context().meta.get(GROUP_LANG)
     speak(lang)  # the language of its errors and progress lines (a resumed game's, once read)
     if resume is not None:
+        saved = read_saved(resume)
+        speak(lang or saved_language(saved))  # what is refused is said in the game's language
         objective_given = (click.get_current_context().get_parameter_source("objective")
                            is not ParameterSource.DEFAULT)
         if (players or names or seed is not None or options or target is not None
@@ -66,8 +68,6 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
             raise click.UsageError(i18n.Message(
                 "--resume takes the game's own settings: give only --lang, --top, --no-advice or "
                 "--json with it"))
-        saved = read_saved(resume)
-        speak(lang or saved_language(saved))  # a refusal of the saved game in its language
         game = TableGame.from_json(saved, progress=progress, ruleset=ruleset, lang=lang or None)
         speak(game.table.lang)
         if click.get_current_context().get_parameter_source("top") is not ParameterSource.DEFAULT:

@@ -218,9 +218,12 @@ class TableGame:
         if not isinstance(events, list):
             raise DicewiseError(Message("the saved game is damaged: its events are not a list "
                                         "but {value}", value=shown(events)))
+        saved_lang = data.get("lang") or "en"
+        if lang is not None and saved_lang not in i18n.LANGUAGES:
+            saved_lang = lang  # a language this dicewise does not speak gives way to ``lang``
         table = Table(data["ruleset"], data["names"], dict(options), data.get("seed", 0),
                       data.get("target"), data.get("objective", "auto"),
-                      data.get("lang") or "en", data.get("top"), data.get("advice", True))
+                      saved_lang, data.get("top"), data.get("advice", True))
         if ruleset is not None and ruleset != table.ruleset:
             api.make_rules(ruleset)  # an unknown name is refused as such
             raise DicewiseError(Message("the saved game is a game of {saved}, not {ruleset}",

@@ -323,9 +323,9 @@ def _build_lock(path: Path, cached: bool = False):
         except OSError:
             pass
         yield
-    finally:
-        if path.exists():  # removed while held: a process waiting on it finds it gone
-            lock.unlink(missing_ok=True)  # and locks a new one (a cut-short build leaves it)
+    finally:  # removed while held, built or cut short: a process waiting on it finds it
+        with contextlib.suppress(OSError):  # gone and locks a new one (``_locked``)
+            lock.unlink()
         os.close(fd)  # and with it the lock
 
 
