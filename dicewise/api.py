@@ -628,7 +628,7 @@ def review(ruleset, lines, *, game: int | None = None, target: int | None = None
         target = logged_target(lines)
     objective = check_bench_modes(target, 1, None, None)
     judged, rules = for_command(ruleset, "review", options)
-    check_logged_games(lines, judged.name, rules.options)
+    check_logged_games(lines, judged.name, rules.options, game)
     solution = referee(ruleset, objective, options, None, None, table, progress, "review")
     return judge(solution, lines, game, progress)
 

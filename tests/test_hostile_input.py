@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from dicewise import api
 from dicewise.cli.main import cli
 from dicewise.errors import DicewiseError
 from dicewise.play.session import TableGame
+from dicewise.tables import store
 from dicewise.tables.format import read_table, write_table
 from lines import ERROR_LINE
 
@@ -189,12 +191,27 @@ def test_a_refused_table_names_the_command_that_builds_the_right_kind(tmp_path):
     assert "give the --option flags it was built with" in line and "--rebuild" not in line
 
 
-def test_a_review_log_whose_game_number_is_no_number_is_refused():
-    log = [json.dumps({"observation": {"ruleset": "yahtzee", "game": [1], "turn": 0, "roll": 1,
+def _decision(game) -> str:
+    return json.dumps({"observation": {"ruleset": "yahtzee", "game": game, "turn": 0, "roll": 1,
                                        "dice": [1, 2, 3, 4, 5]},
-                       "action": {"keep": [1, 2, 3, 4, 5]}})]
-    with pytest.raises(DicewiseError, match="line 1: the game number is a whole number"):
-        api.review("yahtzee", log)
+                       "action": {"keep": [1, 2, 3, 4, 5]}})
+
+
+@pytest.mark.parametrize("log, game, why", [
+    ([_decision([1])], None, "line 1: the game number is a whole number"),
+    ([_decision(0), '{"observation": {"game": 0'], None, "line 2 is not JSON"),
+    ([_decision(0), '{"action": {}}'], None, 'line 2: expected {"observation"'),
+    ([_decision(0), _decision(1)], 7, "the log has no game 7 (games: 0-1)")])
+def test_a_log_that_review_refuses_is_refused_before_its_table_is_built(empty_cache, monkeypatch,
+                                                                        log, game, why):
+    """What the judging would refuse without a table is refused before one is built (the
+    table of poker-school or Ryzykant takes minutes)."""
+    def build(*args, **kwargs):
+        raise AssertionError("a table was built for a log refused anyway")
+
+    monkeypatch.setattr(store, "build", build)
+    with pytest.raises(DicewiseError, match=re.escape(why)):
+        api.review("yahtzee", log, game=game)
 
 
 AGENTS = {

@@ -78,28 +78,10 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
     out, reached, for_target = [], {}, set()
     for number, text in enumerate(lines, 1):
         judged_one()
-        if isinstance(text, (str, bytes)) and not text.strip():
+        record = _logged_record(number, text)
+        if record is None:
             continue
-        try:
-            record = json_input.loads(text)
-        except json_input.RepeatedName as e:
-            raise DicewiseError(f"line {number}: {e}") from None
-        except (ValueError, RecursionError):
-            raise DicewiseError(f"line {number} is not JSON (cut short?)") from None
-        except TypeError:  # not text at all (from Python): as a line of the wrong shape
-            record = None
-        try:
-            obs, action = record["observation"], record["action"]
-            if not isinstance(obs, dict):
-                raise TypeError
-        except (KeyError, TypeError):
-            raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
-                                "as the agent protocol writes them") from None
-        for key, what in (("game", "game number"), ("turn", "turn")):  # both are echoed
-            value = obs.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise DicewiseError(f"line {number}: the {what} is a whole number, not "
-                                    f"{json.dumps(value)}")
+        obs, action = record["observation"], record["action"]
         _check_one_run(number, obs, reached, for_target)
         if record.get("substituted") is not None:
             if substituted is not None:
@@ -131,6 +113,35 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
     if not out:
         raise DicewiseError("the log holds no decision to judge")
     return out
+
+
+def _logged_record(number: int, text) -> dict | None:
+    """Line ``number`` of a log as the record it must be, ``{"observation": {...}, "action":
+    ...}`` with a whole game number and turn where it names them (both are echoed), or None
+    for a blank line; anything else is refused by its number."""
+    if isinstance(text, (str, bytes)) and not text.strip():
+        return None
+    try:
+        record = json_input.loads(text)
+    except json_input.RepeatedName as e:
+        raise DicewiseError(f"line {number}: {e}") from None
+    except (ValueError, RecursionError):
+        raise DicewiseError(f"line {number} is not JSON (cut short?)") from None
+    except TypeError:  # not text at all (from Python): as a line of the wrong shape
+        record = None
+    try:
+        obs, _ = record["observation"], record["action"]
+        if not isinstance(obs, dict):
+            raise TypeError
+    except (KeyError, TypeError):
+        raise DicewiseError(f"line {number}: expected {{\"observation\": ..., \"action\": ...}} "
+                            "as the agent protocol writes them") from None
+    for key, what in (("game", "game number"), ("turn", "turn")):
+        value = obs.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise DicewiseError(f"line {number}: the {what} is a whole number, not "
+                                f"{json.dumps(value)}")
+    return record
 
 
 def _check_one_run(number: int, obs: dict, reached: dict, for_target: set) -> None:
@@ -209,19 +220,19 @@ def _check_logged_game(number: int, obs: dict, name: str, options) -> None:
                             f"not {json.dumps(options)} (give them with --option)")
 
 
-def check_logged_games(lines, name: str, options) -> None:
-    """Refuse a log played in another game before its table is built (a table for the
-    wrong options can take minutes) or two runs' logs pasted into one; lines that are not
-    decisions are left to ``review``."""
+def check_logged_games(lines, name: str, options, game: int | None = None) -> None:
+    """Refuse, before the judging's table is built (it can take minutes), a log ``review``
+    would refuse without one: a line that is no decision record, a log played in another
+    game or two runs' logs pasted into one; with ``game``, a log that holds no such game."""
     reached, for_target = {}, set()
     for number, text in enumerate(lines, 1):
-        try:
-            obs = json.loads(text)["observation"]
-        except (ValueError, RecursionError, TypeError, KeyError):
-            continue
-        if isinstance(obs, dict):
-            _check_logged_game(number, obs, name, options)
+        record = _logged_record(number, text)
+        if record is not None:
+            obs = record["observation"]
             _check_one_run(number, obs, reached, for_target)
+            _check_logged_game(number, obs, name, options)
+    if game is not None:
+        _check_game_logged(lines, game)
 
 
 def logged_target(lines) -> int | None:
@@ -239,9 +250,8 @@ def review(solution: Solution, lines, game: int | None = None, progress=None) ->
     """Judge a log's decisions (only those of its game ``game``, where given: a game the
     log does not hold is refused before its decisions are judged, which takes a while)."""
     lines = list(lines)
-    if game is not None and game not in (numbers := _games_logged(lines)):
-        raise DicewiseError(f"the log has no game {game} (games: "
-                            f"{_ranges(numbers) or 'none numbered'})")
+    if game is not None:
+        _check_game_logged(lines, game)
     substituted: list[tuple] = []
     judged = review_lines(solution, lines, substituted, progress)
     if game is not None:
@@ -255,6 +265,13 @@ def review(solution: Solution, lines, game: int | None = None, progress=None) ->
                   getattr(solution.game, "target", None))
 
 
+def _check_game_logged(lines, game: int) -> None:
+    """Refuse a game number the log's records do not name."""
+    if game not in (numbers := _games_logged(lines)):
+        raise DicewiseError(f"the log has no game {game} (games: "
+                            f"{_ranges(numbers) or 'none numbered'})")
+
+
 def _games_logged(lines) -> list[int]:
     """The game numbers a log's records name, in order."""
     return sorted({n for n in _observed(lines, "game")
@@ -263,7 +280,7 @@ def _games_logged(lines) -> list[int]:
 
 def _observed(lines, key: str):
     """``observation[key]`` of each line that is such a record; a line that is not is left
-    to the judging, which refuses it by its number."""
+    to ``check_logged_games``, which refuses it by its number."""
     for text in lines:
         try:
             yield json.loads(text)["observation"][key]
