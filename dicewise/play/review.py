@@ -247,11 +247,9 @@ def logged_target(lines) -> int | None:
 
 
 def review(solution: Solution, lines, game: int | None = None, progress=None) -> Review:
-    """Judge a log's decisions (only those of its game ``game``, where given: a game the
-    log does not hold is refused before its decisions are judged, which takes a while)."""
+    """Judge a log's decisions (only those of its game ``game``, where given; a log that
+    lacks it is refused before this by ``check_logged_games``, which needs no table)."""
     lines = list(lines)
-    if game is not None:
-        _check_game_logged(lines, game)
     substituted: list[tuple] = []
     judged = review_lines(solution, lines, substituted, progress)
     if game is not None:
