@@ -1,6 +1,6 @@
 """Timing of the exact core: full solves, a whole-process advise, simulation, and a peer.
 
-Run with the benchmark environment (see ``benchmarks/README.md``)::
+Run with the benchmark environment that ``benchmarks/run.sh`` makes (README, "Performance")::
 
     python benchmarks/bench_core.py --repeat 3
 
