@@ -256,6 +256,33 @@ def test_a_stray_ctrl_c_or_ctrl_d_keeps_the_game(key, tmp_path):
 
 
 @pytest.mark.slow
+def test_ctrl_c_while_the_advice_is_worked_out_saves_on_a_line_of_its_own(tmp_path,
+                                                                         monkeypatch):
+    """Ctrl+C while a command runs (the advice of a table of five played to win, seconds):
+    the game is saved, and what is said of it starts a line of its own, not the line of the
+    ^C the terminal echoed."""
+    import time
+
+    from dicewise import api
+
+    monkeypatch.setenv("DICEWISE_CACHE", str(tmp_path))
+    api.solve("general")  # the table at hand: what the key stops is the advice
+    term = Terminal(["general", "--players", "5", "--objective", "win", "--lang", "ru"],
+                    tmp_path)
+    term.child.sendline("dice 1 2 3 4 5")
+    time.sleep(0.5)
+    term.child.sendintr()
+    term.child.expect(pexpect.EOF)
+    said = term.child.before.replace("\r\n", "\n")
+    term.child.close()
+    assert term.child.exitstatus == 130 and "Traceback" not in said
+    (saved,) = tmp_path.glob("dicewise-general-*.json")
+    assert f"\nпартия сохранена; продолжить её:\n    dicewise play --resume {saved.name}" \
+        in said, said
+    assert "^Cпартия" not in said
+
+
+@pytest.mark.slow
 def test_a_player_of_poker_school_reads_the_rules_and_saves_at_home(tmp_path):
     """In Russian at a real terminal: help lists the game's own commands (no split), a pair
     of ones is refused by the seed's minimum, and ``save ~/...`` goes to the home folder."""

@@ -892,3 +892,54 @@ def test_a_whole_game_of_poker_school_with_advice(browser, table_server, artifac
         assert f"{row['name']} — {row['score']}" in ranking
     page.screenshot(path=str(artifacts / "poker-school-final-phone.png"), full_page=True)
     context.close()
+
+
+def test_a_race_of_poker_school_shows_the_value_it_is_ranked_by(browser, table_server,
+                                                               monkeypatch):
+    """Poker-school played to win by two ranks its choices by the race value (a prize a
+    rival is near counted twice): the page heads that column as ``play`` does, beside the
+    expected score, in each language; needs the poker-school table in
+    ``DICEWISE_WEB_TABLES``."""
+    from dicewise.tables import store
+
+    monkeypatch.setenv("DICEWISE_CACHE", str(table_server.cache))
+    game, rules = api.make_rules("poker-school")
+    if not store.default_path(game, rules).exists():
+        pytest.skip("poker-school's table takes minutes to build: build it with "
+                    "DICEWISE_CACHE=DIR dicewise solve poker-school, then set "
+                    "DICEWISE_WEB_TABLES=DIR")
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(table_server.url)
+    page.wait_for_selector("body[data-ready='1']")
+    start_game(page, "poker-school", ["Ann", "Bob"], seed=3, objective="win")
+    root = "[data-testid=advice]"
+    checked = 0
+    while checked < 6:  # six decisions, keeps and writes, of both players
+        state = state_of(table_server, page)
+        if state["state"]["awaiting"] == "dice":
+            tap(page, "[data-testid=roll-button]")
+            continue
+        advice = state["advice"]
+        assert advice["ranked_by"] == "race_value"
+        head = page.eval_on_selector_all(f"{root} thead th", "ths => ths.map(t => t.innerText)")
+        assert head[1:3] == ["race value", "expected"], head
+        ranked = page.eval_on_selector_all(f"{root} td.ranked", "tds => tds.map(t => t.innerText)")
+        assert ranked == [f"{c['race_value']:.2f}" for c in advice["choices"]]
+        assert agrees(shown_choices(page, root), advice)
+        marked = page.eval_on_selector_all(f"{root} tr.choice", """rows => rows.map(
+            r => r.querySelector('td.label').innerText.includes('←'))""")
+        mean = advice["expected_score_choice"]
+        assert marked == [c["action"] == mean and advice["choices"][0]["action"] != mean
+                          for c in advice["choices"]]
+        tap(page, f"{root} tr.choice[data-index='1']")
+        checked += 1
+    if state_of(table_server, page)["state"]["awaiting"] == "dice":
+        tap(page, "[data-testid=roll-button]")
+    for lang, words in (("ru", "ценность гонки"), ("pl", "wartość wyścigu")):
+        drawn = page.evaluate("document.body.dataset.drawn || '0'")
+        page.select_option("[data-testid=lang]", lang)
+        page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+        assert words in page.inner_text(f"{root} thead"), lang
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], lang
+    context.close()

@@ -146,6 +146,8 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             else:
                 _prompt_line(game)
     except KeyboardInterrupt:  # Ctrl-C while a command ran (a table being built): saved too
+        if interactive:  # the terminal echoed ^C where the output stood: a line of its own
+            click.echo()
         _leave(game, saved, rescue=interactive)
         raise
 

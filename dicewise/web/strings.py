@@ -17,7 +17,7 @@ MESSAGES = (
     "Options", "Players", "Player {n}", "Seed (empty: you roll real dice)",
     "Target score (empty: the best mean)", "Start", "Clear", "Tap the five dice you rolled",
     "Let dicewise roll", "Show advice", "Undo", "Save", "Choices", "expected", "loss",
-    "P(win)+½P(draw)", "share of win",
+    "P(win)+½P(draw)", "share of win", "race value",
     "P(≥ target)", "the expected-score choice", "Sheet", "Roll number", "Fifth-die marks",
     "To move", "Game over", "Play again", "Building the table of {game} for the first time",
     "{seconds} s",

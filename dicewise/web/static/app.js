@@ -205,13 +205,20 @@ function adviceList(advice, onPick, labels = boxLabels) {
     : t("exact");
   // Approximate values: each loss with its error, and the choices it cannot tell apart.
   const errors = advice.choices.some(c => known(c.loss_error));
+  // ranked by another value in points than the mean (a race's value), shown before the mean
+  const rankedBy = chance ? null : advice.ranked_by;
   const head = el("tr", {}, el("th", {}, "#"),
     // as advise heads it: the race of two counts a draw as half, a larger table shares the win
     chance ? el("th", {}, ...wrappable(advice.objective !== "win" ? t("P(≥ target)")
       : advice.players > 2 ? t("share of win") : t("P(win)+½P(draw)"))) : null,
+    rankedBy ? el("th", {}, t(rankedBy.replace(/_/g, " "))) : null,
     el("th", {}, t("expected")), el("th", {}, t("loss")), errors ? el("th", {}, "±") : null,
     el("th", {}, ""));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  // the choice the best mean would take, marked where the ranking puts another first
+  const differ = chance ? advice.policies_differ
+    : Boolean(rankedBy) && advice.choices.length > 0
+      && !same(advice.choices[0].action, advice.expected_score_choice);
   // The choice a rule proves better (a cross's own write), by its label where it is listed.
   const nameOf = action => {
     const listed = advice.choices.find(o => same(o.action, action));
@@ -223,11 +230,12 @@ function adviceList(advice, onPick, labels = boxLabels) {
       onkeydown: onPick ? e => { if (e.key === "Enter" || e.key === " ") onPick(i + 1, c); } : null},
     el("td", {}, String(i + 1)),
     chance ? el("td", {}, num(c.probability, 4)) : null,
+    rankedBy ? el("td", {class: "ranked"}, num(c[rankedBy])) : null,
     el("td", {class: "expected"}, num(c.expected)),
     el("td", {class: "loss"}, num(c.loss, chance ? 4 : 2)),
     errors ? el("td", {class: "loss-error"}, known(c.loss_error) ? `±${num(c.loss_error, chance ? 4 : 2)}` : "") : null,
     el("td", {class: "label"}, choiceLabel(c, labels),
-      chance && advice.policies_differ && same(c.action, advice.expected_score_choice)
+      differ && same(c.action, advice.expected_score_choice)
         ? el("span", {class: "mark"}, ` ← ${t("the expected-score choice")}`) : null,
       c.close_call ? el("span", {class: "mark close-call"}, ` (${t("close call")})`) : null,
       c.dominated_by ? el("span", {class: "mark dominated"}, ` (${t("worse than {choice}, by the rules",
