@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -168,6 +169,7 @@ def test_a_multi_line_exception_of_an_agent_is_said_on_one_line(tmp_path):
     assert err.splitlines()[-1] == ("dicewise: error: the agent failed 3 times in a row "
                                     "(last: exception: RuntimeError: boom second line)")
     assert "first: game 0 turn 1: exception: RuntimeError: boom second line" in out.splitlines()
+    assert "3 agent errors (3 exception)" in out.splitlines()  # no program to restart: unsaid
 
 
 def test_the_lines_a_chatty_bot_sent_are_shown_on_the_reports_one_line(tmp_path):
@@ -185,3 +187,53 @@ def test_the_lines_a_chatty_bot_sent_are_shown_on_the_reports_one_line(tmp_path)
     first = next(i for i, line in enumerate(out.splitlines()) if line.startswith("first:"))
     shown = " ".join(line.strip() for line in out.splitlines()[first:first + 3])
     assert "(sent debug a\\ndebug b)" in shown and "malformed" in shown, out
+
+
+def test_a_bot_that_closes_its_stdin_after_answering_is_a_crash_not_a_timeout(tmp_path):
+    """Its stdin closed a moment after the answer, once the next observation has gone in:
+    a crash, said at once, not a timeout waiting for an answer it can no longer read."""
+    bot = _bot(tmp_path, "answers_then_closes", """
+        import json, os, sys, time
+        obs = json.loads(sys.stdin.readline())
+        print(json.dumps([a for a in obs["legal"] if "write" in a][0]), flush=True)
+        time.sleep(0.3)
+        os.close(0)
+        time.sleep(1000)
+        """)
+    status, out, err, seconds = _bench(tmp_path, "--agent-cmd", bot, "--games", "2",
+                                       "--timeout", "5", "--max-failures", "1", "--json")
+    data = json.loads(out)
+    assert status == 2 and data["error_kinds"] == {"crash": 1}, data["errors"]
+    assert data["errors"][0]["error"] == "crash: closed its stdin but did not exit"
+    assert seconds < 1 + 3
+
+
+def test_a_greeting_before_the_first_observation_is_malformed_not_dropped(tmp_path):
+    """A line a program writes before its first observation is out of step with the
+    protocol, whenever it comes: refused, never taken for an answer nor silently dropped."""
+    from dicewise.play.agents import AgentFailure, ProcessAgent
+
+    bot = _bot(tmp_path, "greets", """
+        import json, sys
+        print("hello, I am a bot", flush=True)
+        for line in sys.stdin:
+            print(json.dumps(json.loads(line)["legal"][0]), flush=True)
+        """)
+    observation = {"roll": 3, "dice": [1, 2, 3, 4, 5], "legal": [{"write": "ones"}]}
+    agent = ProcessAgent(bot)
+    agent._start()
+    try:
+        deadline = time.monotonic() + LIMIT  # the greeting is in the pipe before the question
+        while not select.select([agent.proc.stdout], [], [], 0.05)[0]:
+            assert time.monotonic() < deadline
+        with pytest.raises(AgentFailure) as failure:
+            agent.act(observation)
+        assert (failure.value.kind, failure.value.detail) == (
+            "malformed", "a line before its first observation")
+        assert failure.value.sent == "hello, I am a bot"
+        # started afresh, the greeting comes after the question has gone: read as the answer
+        with pytest.raises(AgentFailure) as failure:
+            agent.act(observation)
+        assert failure.value.kind == "malformed"
+    finally:
+        agent.close()

@@ -451,8 +451,11 @@ def _print_agent_report(d):
 def _print_agent_errors(d):
     if d["errors"]:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(d.get("error_kinds", {}).items()))
-        say(f"{counted(len(d['errors']), 'agent error')} ({kinds}); the program was "
-            f"restarted {counted(d.get('restarts', 0), 'time')}")
+        # an agent program is started again after a crash, hang or malformed line; an
+        # agent called in process never is, so nothing is said of restarts there
+        restarts = d.get("restarts", 0)
+        again = f"; the program was restarted {counted(restarts, 'time')}" if restarts else ""
+        say(f"{counted(len(d['errors']), 'agent error')} ({kinds}){again}")
         e = d["errors"][0]
         error = e["error"] if e["error"].startswith(f"{e['kind']}:") else \
             f"{e['kind']}: {e['error']}"  # an illegal action's error says what, not its kind

@@ -159,11 +159,12 @@ class ProcessAgent:
             raise AgentFailure("malformed", "not JSON", sent=line[:200]) from None
 
     def _drop_stale(self):
-        """What the program wrote after its last answer, before this observation, is no
-        answer to this one (it would be judged against the wrong position): a second line
-        for one observation is out of step with the protocol, so it is said (a ``malformed``
-        failure, never silently dropped) and the program started afresh.  What a program
-        writes before its first observation (a greeting) is only dropped."""
+        """What the program wrote after its last answer (or since it started), before this
+        observation, is no answer to this one (it would be judged against the wrong
+        position): a second line for one observation, or a line before the first (a
+        greeting), is out of step with the protocol, so it is said (a ``malformed`` failure,
+        never silently dropped) and the program started afresh.  A line written after the
+        observation has gone cannot be told from its answer: it is read as one."""
         shown, fd = self._buffer[:400], self.proc.stdout.fileno()
         stale, drained = bool(self._buffer.strip()), 0
         while select.select([fd], [], [], 0)[0]:
@@ -176,23 +177,31 @@ class ProcessAgent:
             if drained > MAX_LINE:  # it never stops writing: its answer will say so
                 break
         self._buffer = b""
-        if self._answered and stale:
+        if stale:
             self.close()
-            raise AgentFailure("malformed", "more than one line for one observation",
+            raise AgentFailure("malformed", "more than one line for one observation"
+                               if self._answered else "a line before its first observation",
                                sent=shown.decode(errors="replace").strip()[:200])
 
     def _read_line(self) -> str:
         deadline = time.monotonic() + self.timeout
         fd = self.proc.stdout.fileno()
+        pipes = select.poll()
+        pipes.register(fd, select.POLLIN)
+        # no event asked of stdin: a pipe whose reader closed it reports POLLERR all the same
+        # (it took the observation, then closed its stdin: a crash, not a timeout)
+        pipes.register(self.proc.stdin.fileno(), 0)
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._restart_after("timeout", f"no answer within {self.timeout:g} s")
             exited = self.proc.poll() is not None  # first: what it wrote is there to read
-            ready, _, _ = select.select([fd], [], [], 0 if exited else min(left, POLL))
-            if not ready:
+            events = dict(pipes.poll(0 if exited else 1000 * min(left, POLL)))
+            if not events.get(fd):
                 if exited:
                     self._crash("stdout")
+                if events:  # its stdin closed, no answer written
+                    self._crash("stdin")
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
