@@ -237,8 +237,31 @@ def test_review_refuses_a_turn_that_is_no_whole_number(turn):
     # the turn is echoed in every decision: NaN made to_json() invalid JSON
     record = _logged_line()
     record["observation"]["turn"] = turn
-    with pytest.raises(DicewiseError, match="line 1: the turn is a whole number, not "):
+    with pytest.raises(DicewiseError, match="line 1: the turn is a whole number from 0 up, not "):
         api.review("poker-programs", [json.dumps(record)])
+
+
+@pytest.mark.parametrize("key, value, said", [
+    ("game", -1, "the game number is a whole number from 0 up, not -1"),
+    ("turn", -3, "the turn is a whole number from 0 up, not -3"),
+    ("dice", "abc", 'the dice are a list of faces, not "abc"'),  # was "five dice, not 3"
+    ("dice", {"1": 2}, 'the dice are a list of faces, not {"1": 2}')])
+def test_review_refuses_a_hand_edited_game_turn_or_dice(key, value, said):
+    record = _logged_line()
+    record["observation"][key] = value
+    with pytest.raises(DicewiseError) as refused:
+        api.review("poker-programs", [json.dumps(record)])
+    assert str(refused.value) == f"line 1: {said}"
+
+
+def test_a_log_whose_every_decision_was_played_for_a_failed_agent_says_so():
+    first = {**_logged_line(), "substituted": "crash"}
+    second = json.loads(json.dumps(first))
+    second["observation"]["game"] = first["observation"]["game"] + 1
+    with pytest.raises(DicewiseError) as refused:
+        api.review("poker-programs", [json.dumps(first), json.dumps(second), ""])
+    assert str(refused.value) == ("the log holds no decision to judge: each of its 2 decisions "
+                                  "was played in a failed agent's place")
 
 
 def test_review_takes_a_numpy_game_number():

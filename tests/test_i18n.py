@@ -761,7 +761,10 @@ REFUSED = {
         i18n.Message("table file {path} does not exist", path="/no such table.dwt")),
     "table-file-not-a-table": (  # no rebuild offered over a file that is none of ours
         ["advise", "general", *DICE, "--table", __file__],
-        i18n.Message("{path} is not a dicewise table file, or it is truncated", path=__file__)),
+        i18n.Message("{why}; give a table file, or build one in another file: {command} "
+                     "--out FILE (with these --option flags)", command="dicewise solve general",
+                     why=i18n.Message("{path} is not a dicewise table file, or it is truncated",
+                                      path=__file__))),
 }
 
 

@@ -348,6 +348,10 @@ def test_a_file_of_another_kind_is_refused_without_an_offer_to_write_over_it(tmp
     result = CliRunner().invoke(cli, ["advise", "general", "--roll", "1", "--dice", "1", "2", "3",
                                       "4", "5", "--table", str(script)])
     assert result.exit_code == 2 and "--rebuild" not in result.stderr
+    # the way out named all the same: another file, this one left as it is
+    assert result.stderr == (f"dicewise: error: {script} is not a dicewise table file, or it is "
+                             "truncated; give a table file, or build one in another file: "
+                             "dicewise solve general --out FILE (with these --option flags)\n")
 
 
 def test_flipped_payload_byte_fails_the_checksum(table):

@@ -166,17 +166,21 @@ class ProcessAgent:
         never silently dropped) and the program started afresh.  A line written after the
         observation has gone cannot be told from its answer: it is read as one."""
         shown, fd = self._buffer[:400], self.proc.stdout.fileno()
-        stale, drained = bool(self._buffer.strip()), 0
+        stale, drained, ended = bool(self._buffer.strip()), len(self._buffer), b"\n" in self._buffer
         while select.select([fd], [], [], 0)[0]:
             chunk = os.read(fd, 65536)
             if not chunk:
                 break  # it exited: said when its answer is read
             shown += chunk[:400 - len(shown)]
             stale = stale or bool(chunk.strip())
-            drained += len(chunk)
-            if drained > MAX_LINE:  # it never stops writing: its answer will say so
+            drained, ended = drained + len(chunk), ended or b"\n" in chunk
+            if drained > MAX_LINE:  # it never stops writing
                 break
         self._buffer = b""
+        if drained > MAX_LINE and not ended:  # never an action, whenever it came
+            self.close()
+            raise AgentFailure("malformed", f"a line over {MAX_LINE // 2**20} MiB",
+                               sent=shown.decode(errors="replace")[:200])
         if stale:
             self.close()
             raise AgentFailure("malformed", "more than one line for one observation"

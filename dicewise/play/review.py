@@ -111,7 +111,11 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
                             chosen.loss_error, chosen.close_call,
                             chosen.detail.get("dominated_by")))
     if not out:
-        raise DicewiseError("the log holds no decision to judge")
+        skipped = sum(1 for text in lines if (_logged_record(0, text) or {}).get("substituted")
+                      is not None)
+        raise DicewiseError("the log holds no decision to judge" + (
+            f": each of its {skipped} decisions was played in a failed agent's place"
+            if skipped else ""))
     return out
 
 
@@ -138,9 +142,14 @@ def _logged_record(number: int, text) -> dict | None:
                             "as the agent protocol writes them") from None
     for key, what in (("game", "game number"), ("turn", "turn")):
         value = obs.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise DicewiseError(f"line {number}: the {what} is a whole number, not "
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 0):
+            raise DicewiseError(f"line {number}: the {what} is a whole number from 0 up, not "
                                 f"{json.dumps(value)}")
+    dice = obs.get("dice")
+    if dice is not None and not isinstance(dice, list):  # "abc" would count as three dice
+        raise DicewiseError(f"line {number}: the dice are a list of faces, not "
+                            f"{json.dumps(dice)[:40]}")
     return record
 
 

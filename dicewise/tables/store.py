@@ -222,8 +222,8 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
         try:
             return load(game, rules, path, progress_factory)
         except TableError as e:
-            if isinstance(e, NotATableFile) and explicit:
-                raise  # no table of ours: nothing to rebuild over it
+            if isinstance(e, NotATableFile) and explicit:  # none of ours: never built over
+                raise NotATableFile(_rebuild_hint(game, path, e)) from None
             if explicit or must_exist:
                 raise TableError(_rebuild_hint(game, path, e)) from None
             warn(Message("{why}; rebuilding it", why=message_of(e)))
@@ -255,6 +255,9 @@ def _rebuild_hint(game, path: Path, refused: TableError) -> Message:
         return Message("{why}; give a table of {game}, or build one in another file: "
                        "{command} --out FILE (with these --option flags)", why=why,
                        game=game.name, command=command)
+    if isinstance(refused, NotATableFile):  # a file of the user's, perhaps: left as it is
+        return Message("{why}; give a table file, or build one in another file: {command} "
+                       "--out FILE (with these --option flags)", why=why, command=command)
     if key == "kind":
         return Message("{why}; give a table of that kind, or build one in another file: "
                        "{command} --out FILE (with these --option flags)", why=why,

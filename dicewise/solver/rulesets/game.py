@@ -87,8 +87,8 @@ class CategoryGame(Game):
 
     def from_arrays(self, rules: CategoryRules, arrays, meta) -> StateValues:
         if meta.get("n_states") != rules.n_states or meta.get("initial_state") != rules.initial_state:
-            raise TableError(f"the table does not describe the states of {rules.name}; rebuild it "
-                             "with `dicewise solve --rebuild`")
+            # what to do about it is said by the reader (the store: build it anew)
+            raise TableError(f"the table does not describe the states of {rules.name}")
         if "reachable" not in arrays or "values" not in arrays:
             raise TableError("the table lacks the arrays of a solved game")
         reachable = np.unpackbits(arrays["reachable"], count=rules.n_states).astype(bool)
