@@ -157,6 +157,18 @@ def test_advice_as_json_holds_pythons_numbers_not_numpys(arguments):
     assert _numpy_inside(api.advise(**arguments).to_json()) == []
 
 
+def test_a_review_as_json_holds_pythons_numbers_not_numpys():
+    """A judged write's values and loss were numpy.float64 in ``review(...).to_json()``."""
+    import io
+
+    log = io.StringIO()
+    api.bench_agent("general", lambda obs: next(a for a in obs["legal"] if "write" in a),
+                    games=1, seed=1, log=log)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 10 and all("write" in json.loads(line)["action"] for line in lines)
+    assert _numpy_inside(api.review("general", lines).to_json()) == []
+
+
 def test_option_values_written_as_text_mean_what_key_value_says():
     """The docs write options as text (``school_cross_erases=false``): a dict of such texts
     is the same game as the typed values or the ``KEY=VALUE`` list; bad text is refused."""

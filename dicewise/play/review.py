@@ -105,10 +105,12 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
         except BadAction:
             raise DicewiseError(f"line {number}: {json.dumps(action)} is not a legal action there") \
                 from None
+        error = None if chosen.loss_error is None else float(chosen.loss_error)
+        # Python's numbers, not NumPy's (a write's values come from the table's arrays)
         out.append(Reviewed(number, obs.get("game"), obs.get("turn"), obs.get("roll"),
-                            obs.get("dice"), action, chosen.value, advice.best.action,
-                            advice.best.value, chosen.loss, chosen.label, advice.best.label,
-                            chosen.loss_error, chosen.close_call,
+                            obs.get("dice"), action, float(chosen.value), advice.best.action,
+                            float(advice.best.value), float(chosen.loss), chosen.label,
+                            advice.best.label, error, bool(chosen.close_call),
                             chosen.detail.get("dominated_by")))
     if not out:
         skipped = sum(1 for text in lines if (_logged_record(0, text) or {}).get("substituted")
