@@ -322,6 +322,32 @@ def test_an_oversized_body_is_refused_in_the_requests_language(server, headers, 
     assert status == 413 and data["error"] == said, data
 
 
+JSON_BODY = {"Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize("method, path, raw, headers, status, said", [
+    ("POST", "/api/advise", b"{bad", {**JSON_BODY, "Accept-Language": "ru"}, 400,
+     "запрос — не корректный JSON (Expecting property name enclosed in double quotes: line 1 "
+     "column 2 (char 1))"),
+    ("POST", "/api/advise?lang=pl", b"{}", {"Content-Type": "text/plain"}, 415,
+     "wyślij żądanie jako JSON (Content-Type: application/json)"),
+    ("POST", "/api/game", b"[1]", {**JSON_BODY, "Accept-Language": "pl-PL,pl;q=0.9"}, 400,
+     "żądanie musi być obiektem JSON"),
+    ("POST", "/api/game/resume", b'{"a": 1, "a": 2}', {**JSON_BODY, "Accept-Language": "ru"},
+     400, 'запрос неоднозначен: имя "a" дано дважды в одном объекте'),
+    ("GET", "/api/nothing", None, {"Accept-Language": "ru"}, 404, "нет такого адреса: /api/nothing"),
+    ("DELETE", "/api/status?lang=pl", None, {}, 405,
+     "metoda DELETE nie jest dozwolona pod adresem /api/status"),
+    ("DELETE", "/api/status", None, {"Accept-Language": "de"}, 405,
+     "DELETE is not allowed at /api/status")])
+def test_a_request_refused_before_its_body_is_read_is_said_in_its_language(
+        server, method, path, raw, headers, status, said):
+    """Malformed JSON, another content type, an address or method the API has not: said in
+    the request's ?lang=, else its Accept-Language (they were English whatever was asked)."""
+    answer = server.request(method, path, raw=raw, headers=headers)
+    assert answer[0] == status and answer[2] == {"ok": False, "error": said}, answer[2]
+
+
 def test_a_body_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(server):
     """The limit is the most a body may be: at it the request is answered, one byte over it
     is a 413, whether the length is declared or the body streamed without one."""
@@ -813,6 +839,14 @@ def test_a_saved_game_resumes_and_the_page_cannot_write_files(server, session, t
             assert status == 400 and answer["ok"] is False and not outside.exists()
     status, _, answer = server.post(f"/api/game/{game_id}", {"command": "quit"})
     assert status == 400 and "close the page" in answer["error"]
+    # the commands the page offers are those it takes: not save and quit (its buttons)
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "frobnicate"})
+    assert status == 400 and answer["error"] == (
+        "unknown command 'frobnicate' (commands: dice, roll, advise, pick, keep, write, undo, "
+        "sheet, help)")
+    status, _, answer = server.post(f"/api/game/{game_id}", {"command": "help"})
+    assert status == 200 and list(answer["help"]) == ["dice", "roll", "advise", "pick", "keep",
+                                                      "write", "undo", "sheet", "help"]
     for line in ("pick ²", "pick " + "9" * 5000):  # int() refuses both: once a 500
         status, _, answer = server.post(f"/api/game/{game_id}", {"command": line})
         assert status == 400 and answer["error"].startswith("pick takes the number"), answer

@@ -283,6 +283,10 @@ class TableGame:
             return None
         return "dice" if self.dice is None else "choice"
 
+    #: Commands a front end does in its own way, left out of ``verbs`` (the page saves and
+    #: leaves by its buttons).
+    elsewhere: frozenset = frozenset()
+
     @property
     def verbs(self) -> tuple[str, ...]:
         """The commands of this game (what ``help`` lists): splits where every player uses
@@ -291,7 +295,7 @@ class TableGame:
             unused = {"keep", "write", "cross"}
         else:
             unused = {"split"} | (set() if "rows" in self.game.describe(self.rules) else {"cross"})
-        return tuple(v for v in commands.HELP if v not in unused)
+        return tuple(v for v in commands.HELP if v not in unused | self.elsewhere)
 
     def legal(self) -> list[dict]:
         """Every action of the player to move now (keeps, then writes), [] unless a choice."""

@@ -150,22 +150,22 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def advise(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:
-            return error(str(e), e.status)
+        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
+            return error(said(e, guard.request_language(request.scope)), e.status)
         return await answer(advise_request, data, builds.factory)
 
     async def new_game(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:
-            return error(str(e), e.status)
+        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
+            return error(said(e, guard.request_language(request.scope)), e.status)
         return await answer(store.new, data, lang=_lang(data))
 
     async def resume_game(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:
-            return error(str(e), e.status)
+        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
+            return error(said(e, guard.request_language(request.scope)), e.status)
         return await answer(store.resume, data, lang=_lang(data))
 
     async def game_state(request):
@@ -175,8 +175,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def game_command(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:
-            return error(str(e), e.status)
+        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
+            return error(said(e, guard.request_language(request.scope)), e.status)
         try:  # a field refused in the request's language
             fields = Fields(data, {"command", "lang", "events"})
             command = fields.get("command", str, required=True)
@@ -194,8 +194,13 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
 
     async def not_found(request, exc):
         if request.url.path.startswith("/api/"):
-            return error(exc.detail if exc.status_code != 404 else
-                         f"no such address: {request.url.path}", exc.status_code)
+            why = (i18n.Message("no such address: {path}", path=request.url.path)
+                   if exc.status_code == 404 else
+                   i18n.Message("{method} is not allowed at {path}", method=request.method,
+                                path=request.url.path) if exc.status_code == 405 else
+                   exc.detail)
+            lang = guard.request_language(request.scope)
+            return error(i18n.in_language(why, i18n.translator(lang)), exc.status_code)
         return Response(f"{exc.status_code} {exc.detail}", status_code=exc.status_code,
                         media_type="text/plain; charset=utf-8")
 

@@ -28,29 +28,33 @@ async def read_json(request: Request) -> dict:
     """The request's JSON object; anything else is a 4xx with the reason."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":  # also keeps other sites' plain forms out
-        raise BadRequest("send the request as JSON (Content-Type: application/json)", 415)
+        raise BadRequest(Message("send the request as JSON (Content-Type: application/json)"),
+                         415)
     try:
         raw = await request.body()
     except ClientDisconnect:  # gone before its whole body came: nobody reads the answer
-        raise BadRequest("the request ended before its body did") from None
+        raise BadRequest(Message("the request ended before its body did")) from None
     try:
         data = json_input.loads(raw.decode("utf-8"))
     except json_input.RepeatedName as e:
-        raise BadRequest(f"the request is ambiguous: {e}") from None
+        raise BadRequest(Message("the request is ambiguous: the name {name} is given twice in "
+                                 "one object", name=json.dumps(e.name, ensure_ascii=False))) \
+            from None
     except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number too long
-        raise BadRequest(f"the request is not valid JSON ({e})") from None
+        # Python's own words for what is wrong, in English: the line and column are the point
+        raise BadRequest(Message("the request is not valid JSON ({why})", why=str(e))) from None
     except RecursionError:
-        raise BadRequest("the request is not valid JSON (nested too deep)") from None
+        raise BadRequest(Message("the request is not valid JSON (nested too deep)")) from None
     if not isinstance(data, dict):
-        raise BadRequest("the request must be a JSON object")
+        raise BadRequest(Message("the request must be a JSON object"))
     try:  # JSON may escape half of a character (\ud800), which no answer or file can hold
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as e:
         half = e.object[e.start:e.end]
-        raise BadRequest(f"the request holds {ascii(half)[1:-1]}, half of a character (a lone "
-                         "surrogate), which is no text") from None
+        raise BadRequest(Message("the request holds {half}, half of a character (a lone "
+                                 "surrogate), which is no text", half=ascii(half)[1:-1])) from None
     except RecursionError:
-        raise BadRequest("the request is not valid JSON (nested too deep)") from None
+        raise BadRequest(Message("the request is not valid JSON (nested too deep)")) from None
     return data
 
 

@@ -28,6 +28,13 @@ ID = re.compile(r"[0-9a-f]{16}")
 #: Commands of ``dicewise play`` that the page may not send: the server keeps the files.
 REFUSED = {"save": "the page saves the game itself; download it with the save button",
            "quit": "close the page to stop; the game is kept"}
+
+
+class PageGame(TableGame):
+    """A game at the table played from the page: its commands are play's, but for those
+    the page does by its buttons (``help`` and an unknown command's refusal leave them out)."""
+
+    elsewhere = frozenset(REFUSED)
 #: At most this many game files in the folder, so a flood of new games cannot fill a disk.
 MAX_GAMES = 2000
 #: Games kept in memory; the others are read from their files when asked for.
@@ -76,7 +83,7 @@ class GameStore:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise _missing(game_id) from None
-        return TableGame.from_json(json.loads(text), progress=self.progress)
+        return PageGame.from_json(json.loads(text), progress=self.progress)
 
     def _remember(self, game_id: str, game) -> None:
         with self._lock:
@@ -134,7 +141,7 @@ class GameStore:
                   "advice": f.get("advice", bool, default=True)}
         tr = i18n.translator(i18n.language(kwargs["lang"] or "en"))
         try:  # the names, seats and options checked as a resumed game's are (Table.check)
-            game = TableGame.new(f.get("ruleset", str, required=True),
+            game = PageGame.new(f.get("ruleset", str, required=True),
                                                    progress=self.progress, **kwargs)
         except DicewiseError as e:  # a bad setting, said in the page's language
             raise DicewiseError(i18n.said(e, tr)) from None
@@ -149,7 +156,7 @@ class GameStore:
         saved, lang = data.get("saved"), f.get("lang", str)  # no object: no saved game, said so
         tr = i18n.translator(i18n.language(lang or "en"))
         try:
-            game = TableGame.from_json(saved, progress=self.progress, lang=lang)
+            game = PageGame.from_json(saved, progress=self.progress, lang=lang)
         except DicewiseError as e:
             raise DicewiseError(i18n.said(e, tr)) from None
         game_id = self._add(game)
