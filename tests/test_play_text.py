@@ -396,6 +396,8 @@ def test_a_refusal_keeps_what_it_quotes_on_one_line(lang):
     ("ryzykant", "keep x y", "this game takes splits only, as split 3+4 5+6 2"),
     ("ryzykant", "split 1+2", "split takes two pairs and a fifth die, as split 3+4 5+6 2, "
                               "not '1+2'"),
+    ("ryzykant", "split 1+9 3+4 5", "split: a die shows 1..6, not '9'"),  # the die is said
+    ("ryzykant", "split 1+2 3+4 0", "split: a die shows 1..6, not '0'"),
     ("general", "keep 7", "keep: a die shows 1..6, not '7'")])
 def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(ruleset, line,
                                                                                   said):

@@ -708,6 +708,16 @@ def test_names_of_every_script_are_names():
     assert TableGame.new("general", names=names).table.names == names
 
 
+@pytest.mark.parametrize("names", [["Аня", "аня"], ["Ann", "ANN"], ["Jean Luc", "jean  luc"],
+                                   ["Straße", "STRASSE"]])
+def test_names_one_player_would_answer_to_are_one_name(names):
+    """Names told apart only by case or spacing are one player's at the table: a new game
+    refuses them; a game saved with them before still resumes."""
+    with pytest.raises(DicewiseError, match="two players have the same name"):
+        TableGame.new("general", names=names, advice=False)
+    assert TableGame.from_json({**SAVED, "names": names}).table.names == names
+
+
 @pytest.mark.parametrize("settings, why", [
     ({"seed": 1.5}, "a seed is a whole number from 0 to"), ({"seed": "7"}, "not '7'"),
     ({"seed": float("nan")}, "a seed is a whole number"), ({"seed": 2**80}, "a seed is"),

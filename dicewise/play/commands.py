@@ -58,6 +58,11 @@ def _faces(words: list[str], verb: str) -> tuple[int, ...]:
 def _split(words: list[str]) -> dict:
     text = " ".join(words)
     m = re.fullmatch(r"\s*([1-6])\s*\+\s*([1-6])\s+([1-6])\s*\+\s*([1-6])\s+([1-6])\s*", text)
+    shape = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s+(\d+)\s*\+\s*(\d+)\s+(\d+)\s*", text)
+    if not m and shape:  # the shape of a split, a die off the faces: that die is said
+        die = next(w for w in shape.groups() if not re.fullmatch(r"[1-6]", w))
+        raise DicewiseError(Message("{verb}: a die shows 1..6, not {word}", verb="split",
+                                    word=repr(die)))
     if not m:
         raise DicewiseError(Message("split takes two pairs and a fifth die, as split 3+4 5+6 2, "
                                     "not {text}", text=repr(text)))

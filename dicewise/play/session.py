@@ -184,6 +184,9 @@ class TableGame:
         check_seats(game.name, players, game.table_players(rules))  # as a saved game's are
         lang = i18n.language(lang if lang is None or isinstance(lang, str) else repr(lang))
         names = names or default_names(players, lang)
+        # Аня and аня are one player to the people at the table (a saved game is let be)
+        if len({" ".join(str(n).split()).casefold() for n in names}) != len(names):
+            raise DicewiseError(Message("two players have the same name"))
         table = Table(game.name, names, game.rule_options(rules),
                       secrets.randbits(31) if seed is None else seed, target, objective,
                       lang, top, bool(advice))
