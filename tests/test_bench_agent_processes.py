@@ -214,8 +214,8 @@ def test_a_greeting_before_the_first_observation_is_malformed_not_dropped(tmp_pa
     from dicewise.play.agents import AgentFailure, ProcessAgent
 
     bot = _bot(tmp_path, "greets", """
-        import json, sys
-        print("hello, I am a bot", flush=True)
+        import json, os, sys
+        os.write(1, b"hello, I am a bot\\n")  # one write: the line is whole once it is there
         for line in sys.stdin:
             print(json.dumps(json.loads(line)["legal"][0]), flush=True)
         """)

@@ -165,27 +165,29 @@ class ProcessAgent:
         greeting), is out of step with the protocol, so it is said (a ``malformed`` failure,
         never silently dropped) and the program started afresh.  A line written after the
         observation has gone cannot be told from its answer: it is read as one."""
-        shown, fd = self._buffer[:400], self.proc.stdout.fileno()
-        stale, drained, ended = bool(self._buffer.strip()), len(self._buffer), b"\n" in self._buffer
+        fd, data = self.proc.stdout.fileno(), bytearray(self._buffer)
         while select.select([fd], [], [], 0)[0]:
             chunk = os.read(fd, 65536)
             if not chunk:
                 break  # it exited: said when its answer is read
-            shown += chunk[:400 - len(shown)]
-            stale = stale or bool(chunk.strip())
-            drained, ended = drained + len(chunk), ended or b"\n" in chunk
-            if drained > MAX_LINE:  # it never stops writing
+            data += chunk
+            if len(data) > MAX_LINE:  # it never stops writing
                 break
+        shown, ended = data[:400].decode(errors="replace"), b"\n" in data
         self._buffer = b""
-        if drained > MAX_LINE and not ended:  # never an action, whenever it came
+        if len(data) > MAX_LINE and not ended:  # never an action, whenever it came
             self.close()
             raise AgentFailure("malformed", f"a line over {MAX_LINE // 2**20} MiB",
-                               sent=shown.decode(errors="replace")[:200])
-        if stale:
+                               sent=shown[:200])
+        if not self._answered and not ended:
+            # a first line begun, not ended: it goes on into the answer read next (a greeting
+            # not yet ended is then no JSON; an endless line is over the limit)
+            self._buffer = bytes(data)
+        elif data.strip():
             self.close()
             raise AgentFailure("malformed", "more than one line for one observation"
                                if self._answered else "a line before its first observation",
-                               sent=shown.decode(errors="replace").strip()[:200])
+                               sent=shown.strip()[:200])
 
     def _read_line(self) -> str:
         deadline = time.monotonic() + self.timeout
