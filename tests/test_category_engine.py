@@ -49,7 +49,7 @@ class Mini(CategoryRules):
     """Fives, Sixes (capped sum, 20 bonus at 16), a Pair doubled on roll 1 that may only be
     written once Fives is filled, and a first-roll five of a kind that ends the game worth 10."""
 
-    name = "mini"
+    name = "engine-test"  # no registered game's name: its cases are its own
     title = "test game"
     n_extra = CAP + 1
     roll_number_matters = True
@@ -163,7 +163,7 @@ class BigBonusMini(Mini):
         return np.where(extras >= CAP, 2000, 0)
 
 
-@pytest.mark.parametrize("game", [Mini(), BigBonusMini()], ids=["mini", "big-bonus"])
+@pytest.mark.parametrize("game", [Mini(), BigBonusMini()], ids=["engine-test", "big-bonus"])
 def test_the_exact_score_distribution_holds_every_ending(game):
     """The pushed-forward distribution of final scores: its mean is the optimum, a first-roll
     ending scores its end value (it scored nothing once, 0.023 short of Mini's optimum) and
@@ -503,12 +503,12 @@ def test_random_play_never_leaves_the_declared_reachable_states(name, opts):
 # -- the best write by roll classes ---------------------------------------------------------
 def _ruleset_cases():
     cases = [(n, o) for n, cls in CATEGORY_GAMES.items() for o in option_sets(cls)]
-    return cases + [("mini", {}), ("poker-school", {"school_cross_erases": False}),
+    return cases + [("engine-test", {}), ("poker-school", {"school_cross_erases": False}),
                     ("poker-school", {"school_cross_erases": True})]
 
 
 def _game(name, opts):
-    if name == "mini":
+    if name == "engine-test":
         return Mini()
     if name == "poker-school":  # the one-column game: points that vary by state
         from dicewise.solver.poker_school.rules import PokerSchoolRules
@@ -549,3 +549,13 @@ def test_write_by_roll_classes_equals_the_direct_max_over_boxes(name, opts):
         one = masks == masks[0]  # a batch of one filled set
         assert np.array_equal(write_columns(game, values, masks[one], extras[one], k, plans),
                               write_values(game, values, masks[one], extras[one], k))
+
+
+def test_a_ruleset_without_an_example_sheet_is_described_with_one_of_its_boxes():
+    """``example_sheet`` is optional: a new ruleset without it was a traceback in ``dicewise
+    rules`` (its sheet help); the help shows its first box with the most that box holds."""
+    from dicewise.solver.rulesets.game import CategoryGame
+
+    assert not hasattr(Mini, "example_sheet")
+    said = str(CategoryGame(Mini).sheet_help)
+    assert said == 'filled boxes as box=score pairs, x for a scratch (0), e.g. "fives=25"'

@@ -87,7 +87,12 @@ class CategoryRules:
 
     Implementers give ``name``, ``title``, ``categories`` and option fields, and override
     ``write``, ``final_bonus``, ``reachable_extras`` and the sheet hooks only where the game
-    has extra state.  The engine (``solve_states``) needs nothing else.
+    has extra state.  The engine (``solve_states``) needs nothing else.  The commands also
+    read, where a ruleset has them: ``example_sheet`` (the sheet ``dicewise rules`` shows;
+    else one box's best score), ``final_bonus_kept`` (a bonus that cannot be lost once
+    earned, shown at the table as soon as it is) and ``possible_scores``, whose default
+    takes 0 as a scratch in every box: a box that any dice score in (a chance) overrides it,
+    as the tests of every ruleset check.
     """
 
     name: ClassVar[str] = ""

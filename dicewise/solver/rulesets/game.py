@@ -42,8 +42,12 @@ class CategoryGame(Game):
 
     @property
     def sheet_help(self) -> str:
+        example = getattr(self.cls, "example_sheet", None)  # a ruleset's own, where it has one
+        if example is None:  # else its first box with the most that box can hold
+            rules = self.cls()
+            example = f"{rules.category_names[0]}={max(rules.possible_scores(0))}"
         return Message('filled boxes as box=score pairs, x for a scratch (0), e.g. "{example}"',
-                       example=self.cls.example_sheet)
+                       example=example)
 
     def __init__(self, cls: type[CategoryRules]):
         self.cls = cls
