@@ -24,8 +24,10 @@ __all__ = sorted(_API) + ["__version__"]
 
 
 def __getattr__(name):
-    if name in _API:
-        import importlib
+    import importlib
 
+    if name in _API:
         return getattr(importlib.import_module(f".{_API[name]}", __name__), name)
+    if name == "api":  # ``dicewise.api.duel_players(...)`` after a plain ``import dicewise``
+        return importlib.import_module(".api", __name__)
     raise AttributeError(f"module 'dicewise' has no attribute {name!r}")

@@ -451,3 +451,15 @@ def test_advice_top_takes_a_whole_number_of_choices(k):
     assert len(advice.top(np.int64(3)).choices) == 3 and advice.top(None) is advice
     with pytest.raises(DicewiseError, match="top takes a whole number of choices or None"):
         advice.top(k)
+
+
+def test_the_api_module_is_reached_from_a_plain_import_as_the_docs_write_it():
+    """docs/players.md and docs/target.md call ``dicewise.api.duel_players(...)`` and
+    ``dicewise.api.simulate(...)``: after ``import dicewise`` alone that was an AttributeError."""
+    import subprocess
+    import sys
+
+    said = subprocess.run([sys.executable, "-c", "import dicewise; print(dicewise.api.__name__, "
+                           "callable(dicewise.api.duel_players))"], capture_output=True,
+                          text=True, check=True).stdout
+    assert said == "dicewise.api True\n"

@@ -264,6 +264,27 @@ def test_the_target_curve_as_a_plot(tmp_path):
                        str(tmp_path / "." / out.name)), "--out and --plot name one file")
 
 
+@pytest.mark.slow  # builds General's target table (seconds)
+def test_a_plot_that_cannot_be_drawn_is_one_line_and_no_table(tmp_path, monkeypatch):
+    """A format matplotlib names but cannot write here (.pgf wants LaTeX) was a traceback
+    with exit 1; and a plot refused at its writing came after the whole table was printed."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    def no_latex(self, *args, **kwargs):
+        raise RuntimeError("'xelatex' not found; install it\nor change rcParams")
+
+    monkeypatch.setattr(Figure, "savefig", no_latex)
+    ok("table", "general", "--what", "target")  # its tables built: what is left is the plot
+    refused = run("table", "general", "--what", "target", "--plot", str(tmp_path / "t.pgf"))
+    one_error_line(refused, "cannot draw a .pgf image here ('xelatex' not found; install it)")
+    assert refused.stdout == "" and not (tmp_path / "t.pgf").exists()
+    ru = run("table", "general", "--what", "target", "--plot", str(tmp_path / "t.pgf"),
+             "--lang", "ru")
+    assert ru.exit_code == 2 and ru.stderr.startswith(
+        "dicewise: ошибка: не удаётся нарисовать здесь изображение .pgf")
+
+
 @pytest.mark.slow
 def test_bench_agent_against_the_win_optimal_player(tmp_path, monkeypatch):
     """An agent that plays the advisor's best choice loses nothing and scores what the

@@ -255,6 +255,10 @@ def write_figure(plt, fig, out) -> None:
     image = io.BytesIO()
     try:
         fig.savefig(image, format=image_format(out), dpi=120)
+    except Exception as e:  # a format matplotlib names but cannot write here (.pgf: LaTeX)
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise DicewiseError(i18n.Message("cannot draw a .{format} image here ({why})",
+                                         format=image_format(out), why=why[:120])) from None
     finally:
         plt.close(fig)
     write_output(out, image.getvalue())

@@ -262,6 +262,8 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
     if fmt is None:
         fmt = "text" if not out and sys.stdout.isatty() else "csv"
     text = _table_text(result, fmt, tr)
+    if plt is not None:  # first: a plot that cannot be written is refused before the table
+        _plot_target(plt, result, plot_out, tr)
     if out is not None:
         write_output(out, text)
         rows = len(result.rows)
@@ -269,8 +271,6 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
                    .format(n=tr.number(rows), path=out), err=True)
     else:
         click.echo(text, nl=False)
-    if plt is not None:
-        _plot_target(plt, result, plot_out, tr)
 
 
 #: From this many rows on, writing a table out (text, csv or json) shows a progress bar: a
