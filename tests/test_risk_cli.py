@@ -379,3 +379,24 @@ def test_the_turns_of_the_card_outlook_line_up_past_99():
     lines = [line for line in run(["cards", "--turns", "100"]).output.splitlines()
              if line.lstrip().startswith("turn")]
     assert len(lines) == 100 and len({line.index(":") for line in lines}) == 1, lines[:2]
+
+
+@pytest.mark.parametrize("args, head", [
+    (["battle", "5", "3", "--objective", "threshold", "--threshold", "0.9"],
+     "5 v 3  (dice max, ties to the defender, objective threshold 0.9)"),
+    (["battle", "5", "3", "--objective", "expected-armies", "--exchange-value", "4"],
+     "5 v 3  (dice max, ties to the defender, objective expected-armies, a conquest worth 4 "
+     "armies)"),
+    (["advise", "5", "3", "--objective", "threshold", "--threshold", "0.25"],
+     "5 v 3  (dice minimax, ties to the defender, objective threshold 0.25)")])
+def test_the_headline_says_the_objectives_threshold_or_a_conquests_worth(args, head):
+    """What the attacker plays for was said without the number that sets it."""
+    from dicewise.cli.main import cli
+
+    lines = CliRunner().invoke(cli, ["risk", *args]).output.splitlines()
+    said = lines[0]
+    for line in lines[1:]:  # a headline over 80 columns goes on, indented
+        if not line.startswith("    "):
+            break
+        said += " " + line.strip()
+    assert said == head

@@ -141,12 +141,18 @@ def _rules_text(rules: rk.RiskRules, tr) -> str:
     return ", ".join(parts)
 
 
-def _headline(attacker: int, defender: int, dice: str, rules: rk.RiskRules, objective: str,
-              tr) -> str:
-    """A battle and how it is fought: ``10 v 10  (dice max, ties to the defender, ...)``."""
+def _headline(attacker: int, defender: int, dice: str, rules: rk.RiskRules,
+              policy: rk.Policy, tr) -> str:
+    """A battle and how it is fought: ``10 v 10  (dice max, ties to the defender, ...)``,
+    the objective with its threshold or a conquest's worth where it has one."""
     battle = tr("{attacker} v {defender}").format(attacker=attacker, defender=defender)
+    objective = policy.objective + (f" {policy.threshold:g}" if policy.objective == "threshold"
+                                    else "")
     how = [tr("dice {dice}").format(dice=dice), _rules_text(rules, tr),
            tr("objective {objective}").format(objective=objective)]
+    if policy.objective == "expected-armies":
+        how.append(tr("a conquest worth {armies} armies").format(
+            armies=f"{policy.exchange_value:g}"))
     return f"{battle}  ({', '.join(how)})"
 
 
@@ -256,7 +262,7 @@ def battle(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
                "expected_defender_losses": b.expected_defender_losses,
                "value": b.value})
         return
-    say(_headline(attacker, defender, dice, rules, objective, tr))
+    say(_headline(attacker, defender, dice, rules, policy, tr))
     rows = [(tr("P(conquer)"), f"{b.p_conquer:.12f}  ({_pct(b.p_conquer)})"),
             (tr("expected attacker losses"), f"{b.expected_attacker_losses:.6f}"),
             (tr("expected defender losses"), f"{b.expected_defender_losses:.6f}")]
@@ -315,7 +321,7 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
         return
     what = {"conquest": tr("P(conquer)"), "expected-armies": tr("E[own - defending armies]"),
             "threshold": tr("P(conquer) playing on")}[objective]
-    say(_headline(attacker, defender, dice, rules, objective, tr))
+    say(_headline(attacker, defender, dice, rules, policy, tr))
     if adv.go_on:
         reply = (tr("the defender replies with {n}").format(n=adv.defender_dice)
                  if adv.defender_dice else tr("the defender chooses after seeing your dice"))
