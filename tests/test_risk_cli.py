@@ -400,3 +400,15 @@ def test_the_headline_says_the_objectives_threshold_or_a_conquests_worth(args, h
             break
         said += " " + line.strip()
     assert said == head
+
+
+def test_the_chance_of_a_set_says_it_is_from_an_empty_hand_whatever_the_hand():
+    """``--hand`` changes the armies from cards, not the chance of a set after k cards, which
+    is from an empty hand: said so (it read as the hand's own)."""
+    from dicewise.cli.main import cli
+
+    out = [CliRunner().invoke(cli, ["risk", "cards", *hand]).output for hand in ([], ["--hand",
+                                                                                   "ii"])]
+    block = [o[o.index("P(holding"):o.index("armies from cards")] for o in out]
+    assert block[0] == block[1] and block[0].startswith(
+        "P(holding a set) after k cards from an empty hand:\n")
