@@ -46,12 +46,18 @@ def speak(lang: str | None):
     return tr
 
 
+#: Report keys whose words alone do not read as English (the catalogs translate the key).
+ENGLISH_WORDS = {"p_big_general": "probability of a big general in a game"}
+
+
 def named(key: str, tr) -> str:
     """A report's key (``mean_crosses``) for people, through ``tr``: its translation, else
     its words."""
     key = str(key)
     said = tr(key)
-    return said if said != key else tr(key.replace("_", " "))
+    if said != key:
+        return said
+    return ENGLISH_WORDS.get(key) or tr(key.replace("_", " "))
 
 
 def error_text(ctx: click.Context, error: Exception | str) -> str:
