@@ -603,8 +603,8 @@ def overlap(scores, reference: np.ndarray) -> bool:
     return abs(scores.mean() - reference.mean()) <= np.hypot(hi - lo, rhi - rlo) / 2
 
 
-@pytest.mark.parametrize("policy", ["random", "greedy"])
-def test_random_and_greedy_agents_reproduce_simulate(policy):
+@pytest.mark.parametrize("policy", ["random", pytest.param("greedy", marks=pytest.mark.slow)])
+def test_random_and_greedy_agents_reproduce_simulate(policy):  # greedy: the same path, slow
     agent_for = {"random": lambda env: RandomAgent(3), "greedy": GreedyAgent}[policy]
     scores, _ = play_through(agent_for, 2000, 13, oracle=False)
     reference = simulate("general", policy=policy, games=2000, seed=13).scores
