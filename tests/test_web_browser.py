@@ -868,10 +868,10 @@ def test_a_server_with_a_token_works_from_its_address_only(browser, tmp_path):
         guarded.stop()
 
 
-def test_a_whole_game_of_poker_school_with_advice(browser, table_server, artifacts,
-                                                  monkeypatch):
-    """The best choice tapped every time, the choices checked against ``advise``; needs the
-    poker-school table in ``DICEWISE_WEB_TABLES`` (its build takes minutes)."""
+@pytest.fixture
+def poker_school_page(browser, table_server, monkeypatch):
+    """A phone's page on the server of ``table_server``, whose cache must hold the
+    poker-school table (``DICEWISE_WEB_TABLES``: its build takes minutes; skipped without)."""
     from dicewise.tables import store
 
     monkeypatch.setenv("DICEWISE_CACHE", str(table_server.cache))
@@ -884,6 +884,14 @@ def test_a_whole_game_of_poker_school_with_advice(browser, table_server, artifac
     page = context.new_page()
     page.goto(table_server.url)
     page.wait_for_selector("body[data-ready='1']")
+    yield page
+    context.close()
+
+
+def test_a_whole_game_of_poker_school_with_advice(poker_school_page, table_server, artifacts):
+    """The best choice tapped every time, the choices checked against ``advise``; needs the
+    poker-school table in ``DICEWISE_WEB_TABLES`` (its build takes minutes)."""
+    page = poker_school_page
     start_game(page, "poker-school", ["Ann", "Bob"], seed=13)
     final = play_to_the_end(page, table_server, "poker-school", check_every=10)
     page.wait_for_selector("[data-testid=result]:not([hidden])")
@@ -891,27 +899,14 @@ def test_a_whole_game_of_poker_school_with_advice(browser, table_server, artifac
     for row in final["state"]["result"]["ranking"]:
         assert f"{row['name']} — {row['score']}" in ranking
     page.screenshot(path=str(artifacts / "poker-school-final-phone.png"), full_page=True)
-    context.close()
 
 
-def test_a_race_of_poker_school_shows_the_value_it_is_ranked_by(browser, table_server,
-                                                               monkeypatch):
+def test_a_race_of_poker_school_shows_the_value_it_is_ranked_by(poker_school_page, table_server):
     """Poker-school played to win by two ranks its choices by the race value (a prize a
     rival is near counted twice): the page heads that column as ``play`` does, beside the
     expected score, in each language; needs the poker-school table in
     ``DICEWISE_WEB_TABLES``."""
-    from dicewise.tables import store
-
-    monkeypatch.setenv("DICEWISE_CACHE", str(table_server.cache))
-    game, rules = api.make_rules("poker-school")
-    if not store.default_path(game, rules).exists():
-        pytest.skip("poker-school's table takes minutes to build: build it with "
-                    "DICEWISE_CACHE=DIR dicewise solve poker-school, then set "
-                    "DICEWISE_WEB_TABLES=DIR")
-    context = browser.new_context(viewport=PHONE)
-    page = context.new_page()
-    page.goto(table_server.url)
-    page.wait_for_selector("body[data-ready='1']")
+    page = poker_school_page
     start_game(page, "poker-school", ["Ann", "Bob"], seed=3, objective="win")
     root = "[data-testid=advice]"
     checked = 0
@@ -942,4 +937,3 @@ def test_a_race_of_poker_school_shows_the_value_it_is_ranked_by(browser, table_s
         page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
         assert words in page.inner_text(f"{root} thead"), lang
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], lang
-    context.close()
