@@ -274,6 +274,9 @@ def test_a_log_whose_every_decision_was_played_for_a_failed_agent_says_so():
         api.review("poker-programs", [json.dumps(first), json.dumps(second), ""])
     assert str(refused.value) == ("the log holds no decision to judge: each of its 2 decisions "
                                   "was played in a failed agent's place")
+    with pytest.raises(DicewiseError) as refused:
+        api.review("poker-programs", [json.dumps(first)])
+    assert str(refused.value).endswith(": its one decision was played in a failed agent's place")
 
 
 def test_review_takes_a_numpy_game_number():

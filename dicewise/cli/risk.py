@@ -578,8 +578,10 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
                                             armies=report.reinforcements))
     say(tr("next sets traded (after {traded}): {values} armies").format(
         traded=sets_traded, values=", ".join(map(str, report.next_set_values))))
-    say(tr.ngettext("P(holding a set) after k cards from an empty hand ({wild} wild card in the deck):",
-                    "P(holding a set) after k cards from an empty hand ({wild} wild cards in the deck):",
+    say(tr.ngettext("P(holding a set) after k cards from an empty hand ({wild} wild card in "
+                    "the deck):",
+                    "P(holding a set) after k cards from an empty hand ({wild} wild cards in "
+                    "the deck):",
                     wild_cards).format(wild=wild_cards) if wild_cards else
         tr("P(holding a set) after k cards from an empty hand:"))
     for k, p in enumerate(report.p_set_after):

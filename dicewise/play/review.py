@@ -115,9 +115,10 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
     if not out:
         skipped = sum(1 for text in lines if (_logged_record(0, text) or {}).get("substituted")
                       is not None)
+        played_for = ("its one decision was" if skipped == 1 else
+                      f"each of its {skipped:,} decisions was")
         raise DicewiseError("the log holds no decision to judge" + (
-            f": each of its {skipped} decisions was played in a failed agent's place"
-            if skipped else ""))
+            f": {played_for} played in a failed agent's place" if skipped else ""))
     return out
 
 
