@@ -75,7 +75,7 @@ SHOW_PROGRESS_AFTER = 1.0
 def _judged_lines(solution: Solution, lines: list, substituted: list | None,
                   judged_one) -> list[Reviewed]:
     game = solution.game
-    out, reached, for_target = [], {}, set()
+    out, reached, for_target, skipped = [], {}, set(), 0
     for number, text in enumerate(lines, 1):
         judged_one()
         record = _logged_record(number, text)
@@ -84,6 +84,7 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
         obs, action = record["observation"], record["action"]
         _check_one_run(number, obs, reached, for_target)
         if record.get("substituted") is not None:
+            skipped += 1
             if substituted is not None:
                 substituted.append((number, obs.get("game")))
             continue
@@ -113,8 +114,6 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
                             advice.best.label, error, bool(chosen.close_call),
                             chosen.detail.get("dominated_by")))
     if not out:
-        skipped = sum(1 for text in lines if (_logged_record(0, text) or {}).get("substituted")
-                      is not None)
         played_for = ("its one decision was" if skipped == 1 else
                       f"each of its {skipped:,} decisions was")
         raise DicewiseError("the log holds no decision to judge" + (
