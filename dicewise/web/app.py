@@ -52,6 +52,12 @@ def _lang(data: dict) -> str | None:
     return lang if isinstance(lang, str) else None
 
 
+def unread(request, e: BadRequest) -> DicewiseJSON:
+    """A request refused before its body is read: said in its ``?lang=``, else the language
+    of its Accept-Language (the body's ``lang`` is not known yet)."""
+    return error(said(e, guard.request_language(request.scope)), e.status)
+
+
 def said(e: DicewiseError, lang: str | None) -> str:
     """An error in ``lang`` where it was raised with a ``Message`` (English where ``lang``
     is none that dicewise speaks)."""
@@ -150,22 +156,22 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def advise(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
-            return error(said(e, guard.request_language(request.scope)), e.status)
+        except BadRequest as e:
+            return unread(request, e)
         return await answer(advise_request, data, builds.factory)
 
     async def new_game(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
-            return error(said(e, guard.request_language(request.scope)), e.status)
+        except BadRequest as e:
+            return unread(request, e)
         return await answer(store.new, data, lang=_lang(data))
 
     async def resume_game(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
-            return error(said(e, guard.request_language(request.scope)), e.status)
+        except BadRequest as e:
+            return unread(request, e)
         return await answer(store.resume, data, lang=_lang(data))
 
     async def game_state(request):
@@ -175,8 +181,8 @@ def create_app(games_dir, *, token: str | None = None, loopback: bool = True,
     async def game_command(request):
         try:
             data = await read_json(request)
-        except BadRequest as e:  # the body unread: said in the request's ?lang= or browser's
-            return error(said(e, guard.request_language(request.scope)), e.status)
+        except BadRequest as e:
+            return unread(request, e)
         try:  # a field refused in the request's language
             fields = Fields(data, {"command", "lang", "events"})
             command = fields.get("command", str, required=True)
