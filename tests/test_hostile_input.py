@@ -250,6 +250,19 @@ def test_a_save_to_a_name_with_a_nul_is_answered_and_the_game_goes_on():
     assert game.apply("roll")["ok"]
 
 
+def test_a_save_replaces_a_saved_game_but_no_other_file(tmp_path):
+    game = TableGame.new("yahtzee", players=1, seed=1, advice=False)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a game\n")
+    answer = game.apply(f"save {notes}")
+    assert not answer["ok"] and "exists and holds no saved game" in answer["error"]
+    assert notes.read_text() == "not a game\n"
+    saved = tmp_path / "game.json"
+    assert game.apply(f"save {saved}")["ok"] and game.apply("roll")["ok"]
+    assert game.apply(f"save {saved}")["ok"]  # saving again under one name
+    assert len(TableGame.load(saved).events) == len(game.events)
+
+
 def test_output_that_cannot_be_written_is_one_line(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")

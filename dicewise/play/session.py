@@ -249,8 +249,13 @@ class TableGame:
         self.table.lang, self.tr = lang, i18n.translator(lang)
 
     def save(self, path) -> Path:
+        """Write the game to ``path``; a file already there is replaced only where it holds a
+        saved game (saving again under one name), never another kind of file."""
         from ..tables.files import write_output
 
+        if not _replaceable(path):
+            raise DicewiseError(Message("{path} exists and holds no saved game: save under "
+                                        "another name", path=str(path)))
         return write_output(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n")
 
     @classmethod
@@ -648,6 +653,18 @@ def shown(value, width: int = 40) -> str:
 def default_names(players: int, lang: str) -> list[str]:
     """The names of seats nobody named: Player 1..N in ``lang``."""
     return [i18n.translator(lang)("Player {n}").format(n=i + 1) for i in range(players)]
+
+
+def _replaceable(path) -> bool:
+    """Whether a save may write ``path``: nothing there, or a saved game (of any game)."""
+    try:
+        if not os.path.isfile(path):
+            return True  # nothing, or what writing refuses in its own words (a directory)
+        with open(path, "rb") as f:
+            head = f.read(1 << 20)
+        return json_input.loads(head.decode("utf-8")).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError, RecursionError, json_input.RepeatedName):
+        return False
 
 
 def read_saved(path) -> dict:
