@@ -334,7 +334,9 @@ def test_a_log_played_for_a_target_is_reviewed_for_it(tmp_path):
     judged = ok("review", "general", str(log), "--json")
     assert judged["target"] == 150 and len(judged["decisions"]) == bench.decisions
     assert judged["total_loss"] == pytest.approx(bench.to_json()["regret_total"], abs=1e-12)
-    assert all(0 <= d["best_expected"] <= 1 for d in judged["decisions"])
+    # chances are named as advise names them, not "expected" (points)
+    assert all(0 <= d["chose_probability"] <= d["best_probability"] <= 1
+               and "best_expected" not in d for d in judged["decisions"])
     # a log without the target is judged for one given; a log's own target stands
     assert ok("review", "general", str(plain), "--target", "150", "--json")["total_loss"] == \
         pytest.approx(bench.to_json()["regret_total"], abs=1e-12)

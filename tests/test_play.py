@@ -586,6 +586,10 @@ def test_strategy_tables(solved, tmp_path):
     states = run("table", "general", "--what", "states", "--format", "json")
     assert len(json.loads(states.stdout)) == values.n_reachable
     assert run("table", "general", "--what", "states", "--json").stdout == states.stdout
+    written = run("table", "general", "--what", "opening", "--out", str(out), "--json")
+    assert json.loads(written.stdout) == {"out": str(out), "ruleset": "general",
+                                          "what": "opening", "format": "json", "rows": 504}
+    assert len(json.loads(out.read_text())) == 504
     clash = run("table", "general", "--json", "--format", "csv")
     assert clash.exit_code == 2 and "--json is --format json" in clash.stderr
 

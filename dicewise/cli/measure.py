@@ -267,6 +267,9 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
     if out is not None:
         write_output(out, text)
         rows = len(result.rows)
+        if as_json:  # the rows are in the file; what was written, for the script
+            return emit_json({"out": str(out), "ruleset": result.ruleset, "what": result.what,
+                              "format": fmt, "rows": rows})
         click.echo(tr.ngettext("wrote {n} row to {path}", "wrote {n} rows to {path}", rows)
                    .format(n=tr.number(rows), path=out), err=True)
     else:

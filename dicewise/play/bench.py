@@ -97,6 +97,10 @@ class AgentReport:
         return len(dead) - (1 if self.stopped and dead and dead[-1] is self.errors[-1] else 0)
 
 
+#: The regret's stages of a game with roll numbers.
+ROLL_STAGES = ("roll1", "roll2", "roll3")
+
+
 def stage_of(observation: dict) -> str:
     """The decision's stage for the regret split: after roll 1, 2 or 3, or one stage."""
     return f"roll{observation['roll']}" if "roll" in observation else "decision"
@@ -151,7 +155,10 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 action, chosen = best.action, None  # played in the agent's place: not judged
                 failure = {"kind": errors[-1]["kind"], "error": errors[-1]["error"]}
             stage = stage_of(obs)
-            regret.setdefault(stage, 0.0)  # every stage met is reported, 0 where none judged
+            # every stage of the game is reported, 0 where none was judged: a turn has three
+            # rolls (solver/turn.py), whether or not the agent ever rolled again
+            for key in ROLL_STAGES if stage in ROLL_STAGES else (stage,):
+                regret.setdefault(key, 0.0)
             if chosen is not None:
                 loss = max(float(best.value - chosen.value), 0.0)
                 decisions += 1

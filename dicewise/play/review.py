@@ -40,9 +40,16 @@ class Reviewed:
     #: The choice the rules prove better than the one taken (no close call, whatever the
     #: error), as ``advise`` says it; None where none is.
     dominated_by: dict | None = None
+    #: Whether the values are chances (judged for a target), not points: the JSON then names
+    #: them ``chose_probability`` and ``best_probability``, as ``advise`` names a chance.
+    probability: bool = False
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if out.pop("probability"):
+            out = {{"chose_expected": "chose_probability",
+                    "best_expected": "best_probability"}.get(k, k): v for k, v in out.items()}
+        return out
 
 
 def review_lines(solution: Solution, lines, substituted: list | None = None,
@@ -112,7 +119,7 @@ def _judged_lines(solution: Solution, lines: list, substituted: list | None,
                             obs.get("dice"), action, float(chosen.value), advice.best.action,
                             float(advice.best.value), float(chosen.loss), chosen.label,
                             advice.best.label, error, bool(chosen.close_call),
-                            chosen.detail.get("dominated_by")))
+                            chosen.detail.get("dominated_by"), judged_for is not None))
     if not out:
         played_for = ("its one decision was" if skipped == 1 else
                       f"each of its {skipped:,} decisions was")

@@ -270,8 +270,8 @@ class PokerSchoolGame(Game):
 
         if not solution.rules.exact:
             raise DicewiseError(i18n.Message(
-                "poker-school is solved exactly for one column only (--option columns=1 --option "
-                "school_cross_erases=false): play for a target needs the exact solution"))
+                "poker-school is solved exactly for one column only (--option columns=1): play for "
+                "a target needs the exact solution"))
         values = solution.payload.values
         return StateValues(values, ~np.isnan(values), solution.rules.one_column.initial_state)
 
