@@ -358,11 +358,11 @@ def test_how_sure_the_values_are_in_the_players_language():
 
     ru, pl = i18n.translator("ru"), i18n.translator("pl")
     assert quality(True, 41.07, 1099.812, ru) == \
-        "приближённо, оценка ошибки ±41.1, оптимум ≤ 1099.81 (доказано)"
+        "приближённо, оценка ошибки ±41.1, оптимум всей игры ≤ 1099.81 (доказано)"
     assert quality(True, 6.354, None, pl) == "w przybliżeniu, szacowany błąd ±6.35"
     assert quality(False, tr=ru) == "точно"
     assert quality(True, 6.354, 1099.812) == \
-        "approximate, error estimate ±6.35, optimum ≤ 1099.81 (proven)"
+        "approximate, error estimate ±6.35, a whole game's optimum ≤ 1099.81 (proven)"
 
 
 ADVISE = ["advise", "general", "--roll", "2", "--dice", "1", "1", "2", "5", "6", "--top", "3"]
@@ -1377,3 +1377,22 @@ def test_lines_once_misread_say_what_the_english_says(lang, words, monkeypatch):
                                               "pl": "(keep nic: przerzuć wszystkie pięć)"}[lang])
     assert words[1] in _advise("rules", "ryzykant", "--lang", lang)
     assert words[2] in _refused("chance", "general", "--target", str(10**10), "--lang", lang)
+
+
+@pytest.mark.parametrize("lang, entry, said", [
+    ("ru", "взяли соперники=столбец 4", "взяли соперники: 'столбец 4' — не строка и не столбец 1..3"),
+    ("pl", "zajęte przez rywali=kolumna 4", "zajęte przez rywali: 'kolumna 4' to ani wiersz, ani "
+                                            "kolumna 1..3")])
+def test_a_wrong_taken_entry_is_refused_in_the_words_the_player_typed(lang, entry, said,
+                                                                      monkeypatch):
+    """The entry was named by its notation's English (``taken: ... column1..3``) in a line
+    otherwise Russian or Polish."""
+    from click.testing import CliRunner
+
+    from dicewise.cli.main import cli
+
+    _no_locale(monkeypatch)
+    result = CliRunner().invoke(cli, ["advise", "poker-school", "--roll", "3", "--dice", "1", "2",
+                                      "3", "4", "6", "--sheet", f"pair=12/10/12,{entry}",
+                                      "--lang", lang])
+    assert result.exit_code == 2 and result.stderr.startswith(ERROR_LINE[lang] + said)

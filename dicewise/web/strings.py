@@ -22,7 +22,7 @@ MESSAGES = (
     "To move", "Game over", "Play again", "Building the table of {game} for the first time",
     "{seconds} s",
     "Thinking…", "exact", "approximate", "error estimate",
-    "optimum ≤ {bound} (proven)", "close call", "worse than {choice}, by the rules",
+    "a whole game's optimum ≤ {bound} (proven)", "close call", "worse than {choice}, by the rules",
     "Choose a file", "points", "premium", "premiums", "column_bonuses",
     "roll {n}", "Connection lost; try again", "{path} is not a saved dicewise game (not JSON)",
     "Tap a choice to play it", "Target", "Play for",

@@ -200,7 +200,7 @@ function adviceList(advice, onPick, labels = boxLabels) {
   const quality = advice.approximate
     ? [t("approximate"),
        known(advice.error_estimate) ? `${t("error estimate")} ±${num(advice.error_estimate)}` : null,
-       known(advice.upper_bound) ? t("optimum ≤ {bound} (proven)", {bound: num(advice.upper_bound)}) : null,
+       known(advice.upper_bound) ? t("a whole game's optimum ≤ {bound} (proven)", {bound: num(advice.upper_bound)}) : null,
       ].filter(known).join(", ")
     : t("exact");
   // Approximate values: each loss with its error, and the choices it cannot tell apart.
