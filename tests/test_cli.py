@@ -635,3 +635,21 @@ def test_ctrl_c_that_a_library_swallowed_and_went_on_is_not_lost(where, monkeypa
     assert result.exit_code == 130, result.output
     assert result.stderr.splitlines() == ["dicewise: interrupted"] and not reported
     assert took < 15, took  # not the 30 s of work
+
+
+def test_advice_columns_stay_aligned_however_wide_the_numbers(capsys):
+    """Ryzykant's values run to five digits before the point: a loss of 10,080 ran into
+    the value before it and pushed its row's choice a column right."""
+    from dicewise.cli.games import print_advice
+    from dicewise.solver.protocol import Advice, Choice
+
+    values = [19100.0, 17700.0, 9020.0, 150.25]
+    choices = tuple(Choice({"write": f"box{i}"}, f"write box{i}", v, values[0] - v,
+                           loss_error=123456.5 if i else 1.5)
+                    for i, v in enumerate(values))
+    print_advice(Advice("general", {}, {}, choices, "a position", approximate=True))
+    head, *rows = capsys.readouterr().out.splitlines()[2:]
+    ends = [[m.end() for m in re.finditer(r"\S+", line)][1:4] for line in rows]
+    assert all(e == ends[0] for e in ends[1:]), "\n".join([head] + rows)
+    assert [m.end() for m in re.finditer(r"\S+", head)][:3] == ends[0]
+    assert all(re.match(r" +\d+ +[\d.]+ +[\d.]+ +±[\d.]+  write box\d", r) for r in rows)

@@ -268,23 +268,30 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     chance = result.objective != "expected_score"
     ranked_by = result.position.get("ranked_by")
     head = ranking_head(result, tr)
-    # the values' column: a wider heading reads on over the numbers' column, blank in its line
-    width = max(15 if chance else 10, len(head) - 4)
+    rows = ranked_columns(result, label, tr)
+    # each column as wide as its widest number (Ryzykant's run to five digits before the
+    # point), a space at least between two; a wider heading reads on over the numbers'
+    # column, blank in its line
+    width = max(15 if chance else 10, len(head) - 4, *(len(r[0]) + 1 for r in rows))
+    loss_width = max(9, *(len(r[1]) + 1 for r in rows))
     errors = any(ch.loss_error is not None for ch in result.choices)
-    error_head = f" {'±':>8}" if errors else ""
+    error_width = max(8, *(len(r[2]) + 1 for r in rows))
+    error_head = f" {'±':>{error_width}}" if errors else ""
     # the expected score beside: two spaces at least from the loss, whose heading would
     # read on into its own (Polish "strata oczekiwane", the expected loss)
-    side = max(10, len(tr("expected")) + 2)
+    side = max(10, len(tr("expected")) + 2,
+               *(len(f"{ch.expected:.4f}") + 1 for ch in result.choices if ch.expected is not None))
     beside = f" {tr('expected'):>{side}}" if chance or ranked_by else ""
-    click.echo(f"{head:>{width + 4}} {tr('loss'):>9}{error_head}{beside}  {tr('choice')}")
+    click.echo(f"{head:>{width + 4}} {tr('loss'):>{loss_width}}{error_head}{beside}  "
+               f"{tr('choice')}")
     # where the choices start: a choice too long for its line goes on there
-    column = 16 + width + len(error_head) + len(beside)
-    rows = ranked_columns(result, label, tr)
+    column = 7 + width + loss_width + len(error_head) + len(beside)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(result.choices, rows), 1):
         mark = expected_score_mark(result, ch, i, tr)
-        error = f" {error:>8}" if errors else ""
+        error = f" {error:>{error_width}}" if errors else ""
         tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>{side}}" if beside else ""
-        say(f"{i:>3} {value:>{width}} {loss:>9}{error}{tail}  {label(ch)}{note}{mark}", column)
+        say(f"{i:>3} {value:>{width}} {loss:>{loss_width}}{error}{tail}  {label(ch)}{note}{mark}",
+            column)
     if ((chance or ranked_by) and result.best is not None
             and result.expected_score_choice == result.best.action):
         say(tr("the expected-score policy makes the same choice here"))

@@ -216,20 +216,25 @@ def _show_advice(game: TableGame) -> None:
     if settled:
         click.echo(wrapped(settled))
     head = ranking_head(advice, tr)
-    width = max(10, len(head) - 5)  # a wider heading reads on over the numbers' column
+    rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
+    # each column as wide as its widest number, a space at least between two (Ryzykant's run
+    # to five digits); a wider heading reads on over the numbers' column
+    width = max(10, len(head) - 5, *(len(r[0]) + 1 for r in rows))
+    loss_width = max(8, *(len(r[1]) + 1 for r in rows))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
     errors = any(ch.loss_error is not None for ch in advice.choices)
-    error_head = f" {'±':>7}" if errors else ""
-    column = 16 + width + len(error_head)  # where the choices start: a longer one goes on there
+    error_width = max(7, *(len(r[2]) + 1 for r in rows))
+    error_head = f" {'±':>{error_width}}" if errors else ""
+    # where the choices start: a longer one goes on there
+    column = 8 + width + loss_width + len(error_head)
     how = quality(advice.approximate, advice.error_estimate, advice.upper_bound, tr)
-    click.echo(wrapped(f"{head:>{width + 5}} {tr('loss'):>8}{error_head}  "
+    click.echo(wrapped(f"{head:>{width + 5}} {tr('loss'):>{loss_width}}{error_head}  "
                        f"{tr('choice')}   ({how})", entries=True, indent=column))
-    rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
     for i, (ch, (value, loss, error, note)) in enumerate(zip(advice.choices, rows), 1):
-        error = f" {error:>7}" if errors else ""
+        error = f" {error:>{error_width}}" if errors else ""
         mark = expected_score_mark(advice, ch, i, tr)
-        click.echo(wrapped(f"  {i:>2} {value:>{width}} {loss:>8}{error}  {_label(game, ch)}{note}"
-                           f"{mark}", entries=True, indent=column))
+        click.echo(wrapped(f"  {i:>2} {value:>{width}} {loss:>{loss_width}}{error}  "
+                           f"{_label(game, ch)}{note}{mark}", entries=True, indent=column))
 
 
 def _label(game: TableGame, choice) -> str:
