@@ -345,7 +345,7 @@ def test_duel_of_four_shows_each_seats_settlement():
                          "instant_wins", "fair_share", "seats", "rival_extra", "approximate"}
     assert [set(s) for s in data["seats"]] == [{"seat", "games", "share", "share_ci95",
                                                 "points", "rival_points", "settlement"}] * 4
-    assert [s["seat"] for s in data["seats"]] == [0, 1, 2, 3] and data["rival_extra"] == {}
+    assert [s["seat"] for s in data["seats"]] == [1, 2, 3, 4] and data["rival_extra"] == {}
     assert data["players"] == 4 and data["games"] == 200 and len(data["seats"]) == 4
     assert data["fair_share"] == 0.25 and not data["approximate"]
     seats = data["seats"]

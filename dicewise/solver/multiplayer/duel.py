@@ -39,7 +39,8 @@ class SeatReport:
     extra: Mapping[str, float] = field(default_factory=dict)  # A's mean of each game count
 
     def to_json(self) -> dict:
-        return {"seat": self.seat, "games": self.games, "share": self.share,
+        # counted from 1, as people and the advice of a table count seats
+        return {"seat": self.seat + 1, "games": self.games, "share": self.share,
                 "share_ci95": list(self.share_ci95), "points": self.points,
                 "rival_points": self.rival_points, "settlement": self.settlement,
                 **{k: v for k, v in self.extra.items()}}
