@@ -124,7 +124,7 @@ SOLVED_ADDED = {
     "poker-school": {"weights", "eval_games", "predicted_start_value", "upper_bound",
                      "upper_bound_steps", "error_fraction", "one_column_exact",
                      "one_column_gap"},
-    "ryzykant": {"value_at_start", "bellman_residual_rms", "parameters", "eval_games",
+    "ryzykant": {"predicted_start_value", "bellman_residual_rms", "parameters", "eval_games",
                  "expected_score_kind", "exact"},
 }
 

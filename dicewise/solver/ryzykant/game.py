@@ -218,7 +218,8 @@ class RyzykantGame(Game):
             exact = {**exact, "policies": {
                 name: {**policy, "gap": _noise_is_zero(policy["gap"], exact["optimum"])}
                 for name, policy in exact["policies"].items()}}
-        return {"value_at_start": m.get("value_at_start"),
+        # the fitted value of the empty sheet, named as poker-school names it
+        return {"predicted_start_value": m.get("value_at_start"),
                 "bellman_residual_rms": _noise_is_zero(m.get("bellman_residual_rms"),
                                                        m.get("value_at_start")),
                 "parameters": m.get("parameters"), "eval_games": m.get("eval_games"),
