@@ -170,13 +170,13 @@ def test_solve_json(tmp_path, solved):
     assert report["p_big_general"] == pytest.approx(1 - (1 - 6 / 7776) ** 10, rel=1e-12)
 
 
-def test_solve_uses_the_cache_and_options(solved):
+def test_solve_uses_the_cache_and_options(solved, empty_cache):
     first = json.loads(ok("solve", "general", "-o", "straight=plain", "--json").stdout)
     assert first["rule_options"]["straight"] == "plain"
     assert first["expected_score"] == pytest.approx(solved("general", straight="plain")[1].expected_score)
     assert Path(first["table"]).exists()
-    again = ok("solve", "general", "--option", "straight=plain", "--json")
-    assert json.loads(again.stdout)["table"] == first["table"]
+    again = json.loads(ok("solve", "general", "--option", "straight=plain", "--json").stdout)
+    assert again["table"] == first["table"] and again["built"] is False and first["built"]
     assert "optimal expected score" in ok("solve", "general", "-o", "straight=plain").stdout
 
 
@@ -285,8 +285,9 @@ def test_bad_position_with_the_table_present(args, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", BAD_POSITIONS)
-def test_bad_position_is_refused_before_any_solve(args, fragment):
+def test_bad_position_is_refused_before_any_solve(args, fragment, empty_cache):
     assert_one_error_line(run("advise", "general", *args), fragment)
+    assert not any(empty_cache.iterdir())  # no table was built to find the position bad
 
 
 def assert_one_error_line(result, fragment):

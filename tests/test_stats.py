@@ -75,6 +75,9 @@ def test_a_histogram_counts_every_score_once_in_a_bar_that_holds_it(scores):
     bars = ScoreSummary.of(scores).histogram
     assert sum(c for *_, c in bars) == len(scores)
     assert bars[0][0] == min(scores) and bars[-1][1] == max(scores)
+    for i, (low, high, count) in enumerate(bars):  # [low, high), the last bar [low, high]
+        last = i == len(bars) - 1
+        assert count == sum(low <= s < high or (last and s == high) for s in scores)
     if min(scores) == max(scores):  # one game, or every game alike: one bar, not 20 around it
         assert bars == ((float(scores[0]), float(scores[0]), len(scores)),)
 
