@@ -30,6 +30,7 @@ from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary
 from .tables import store
+from .tables.store import quiet as _quiet
 
 
 # --- arguments -------------------------------------------------------------------------------
@@ -96,8 +97,8 @@ def _flag(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-#: The most games one call plays: the command line's bound.  The dice of every game are
-#: drawn at once, so more would not fit in memory.
+#: The most games one call plays: the command line's bound (a run's final scores, kept
+#: for its summary, and its per-game records grow with it).
 MAX_GAMES = 10**8
 
 #: The largest seed: one stream of dice per seed, the same from Python, the command line, a
@@ -248,10 +249,6 @@ def for_command(ruleset, command: str, options=None):
     game, rules = make_rules(ruleset, options)
     _needs(game, command)
     return game, rules
-
-
-def _quiet(units, label):
-    return contextlib.nullcontext(None)
 
 
 @_checked
@@ -521,7 +518,7 @@ def strategy_table(ruleset, what: str | None = None, *, options=None, games: int
     game, rules = for_command(ruleset, "table", options)
     what = next(iter(game.tables)) if what is None else what
     if what == "target" and "chance" in game.commands:
-        return target_curve(ruleset, options=options, progress=progress)
+        return target_curve(ruleset, options=options, table=table, progress=progress)
     if what not in game.tables:
         raise DicewiseError(Message("unknown table {what!r} for {game} (tables: {tables})",
                                     what=what, game=game.name, tables=", ".join(game.tables)))
@@ -971,12 +968,13 @@ def advise_target(ruleset, *, dice, roll: int | None, sheet: str | None = None, 
 
 
 @_checked
-def target_curve(ruleset, *, options=None, progress=None) -> StrategyTable:
-    """P(final ≥ T) for every T, playing for T and under the expected-score policy."""
+def target_curve(ruleset, *, options=None, table=None, progress=None) -> StrategyTable:
+    """P(final ≥ T) for every T, playing for T and under the expected-score policy
+    (``table``: the game's table, as for its other strategy tables)."""
     from .solver.target.table import table_for
 
     game, rules = _for_target(ruleset, options)
-    base = store.solution(game, rules, progress_factory=progress)
+    base = store.solution(game, rules, table, progress_factory=progress)
     tsol = store.solution(table_for(game, rules, None, game.state_values(base), every=True), rules,
                           progress_factory=progress)
     # a probability summed over many paths can land a few ulps above 1: shown as 1

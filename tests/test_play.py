@@ -834,3 +834,11 @@ def test_simulate_fills_a_bar_while_it_works_out_the_exact_distribution(name):
     bars = []
     api.simulate(name, games=20, policy="greedy", progress=_recording(bars))
     assert [b["label"] for b in bars] == ["playing 20 games (greedy)"]
+
+
+def test_the_target_table_reads_the_game_table_it_is_given(tmp_path):
+    """``table=`` was ignored by the target table alone: it answered from the cache."""
+    from dicewise import api
+
+    with pytest.raises(api.DicewiseError, match="does not exist"):
+        api.strategy_table("general", "target", table=str(tmp_path / "no" / "general.dwt"))

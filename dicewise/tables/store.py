@@ -55,7 +55,8 @@ def default_path(game: Game, rules) -> Path:
     return cache_dir() / f"{game.table_stem(rules)}-{game.rules_digest(rules)}{SUFFIX}"
 
 
-def _quiet(units, label):
+def quiet(units, label):
+    """A progress factory that shows nothing (where the caller gave none)."""
     return contextlib.nullcontext(None)
 
 
@@ -71,7 +72,7 @@ def load(game: Game, rules, path, progress_factory: ProgressFactory | None = Non
         size = path.stat().st_size
     except OSError:
         size = 0  # read_table says why it cannot be read
-    bar = progress_factory if progress_factory is not None and size >= READ_BAR_BYTES else _quiet
+    bar = progress_factory if progress_factory is not None and size >= READ_BAR_BYTES else quiet
     with bar(size, Message("reading the table of {ruleset}", ruleset=game.name)) as update:
         table = read_table(path, update, kind=game.table_kind(rules), ruleset=game.name,
                            options=game.rule_options(rules),
@@ -97,7 +98,7 @@ def build(game: Game, rules, path, progress_factory: ProgressFactory | None = No
     """Build a table and write it atomically to ``path``; a cache path drops older rules.
     A table that cannot be written (a full disk) is still the answer of a ``cached`` build,
     kept in memory only (with a warning); a file asked for by name is refused."""
-    factory = progress_factory or _quiet
+    factory = progress_factory or quiet
     label = Message(getattr(game, "build_label", None) or BUILD_LABEL, game=game.name)
     checkpoints = (Checkpoints(game, rules, path, cached=cached)
                    if getattr(game, "checkpointed", False) else None)

@@ -87,12 +87,9 @@ def _game_texts(lang: str) -> dict:
     ``lang`` (English text -> shown; empty in English)."""
     if lang == "en":
         return {}
-    try:
-        from .. import i18n
-        from ..api import describe
-        from ..solver.registry import GAMES
-    except ImportError:
-        return {}
+    from ..api import describe
+    from ..solver.registry import GAMES
+
     tr = i18n.translator(lang)
     texts = {}
     for name in GAMES:
