@@ -29,6 +29,7 @@ from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary
+from .solver.risk.reports import risk_advise, risk_battle, risk_cards, risk_chain, risk_table
 from .tables import store
 from .tables.store import quiet as _quiet
 

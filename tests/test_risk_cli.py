@@ -338,7 +338,7 @@ def test_the_bar_of_a_csv_table_lasts_until_its_text_is_written(monkeypatch, tmp
     from contextlib import contextmanager
 
     import dicewise.cli.risk as cli_risk
-    from dicewise.solver.risk import table_steps
+    from dicewise.solver.risk import reports, table_steps
 
     bar = {"open": False, "length": 0, "done": 0}
 
@@ -348,15 +348,15 @@ def test_the_bar_of_a_csv_table_lasts_until_its_text_is_written(monkeypatch, tmp
         yield lambda steps=1: bar.update(done=bar["done"] + steps)
         bar["open"] = False
 
-    csv_text, in_bar = cli_risk._csv_text, []
+    csv_text, in_bar = reports._csv_text, []
 
     def watched(*args):
         in_bar.append(bar["open"])
         return csv_text(*args)
 
     monkeypatch.setattr(cli_risk, "progress", recorded)
-    monkeypatch.setattr(cli_risk, "_BAR_WORK", 0)
-    monkeypatch.setattr(cli_risk, "_csv_text", watched)
+    monkeypatch.setattr(reports, "BAR_WORK", 0)
+    monkeypatch.setattr(reports, "_csv_text", watched)
     r = run(["table", "--max", "12", "--out", str(tmp_path / "risk.csv")])
     assert r.exit_code == 0, r.output
     assert in_bar == [True] and bar["done"] == bar["length"] > table_steps(12)
@@ -365,9 +365,9 @@ def test_the_bar_of_a_csv_table_lasts_until_its_text_is_written(monkeypatch, tmp
 def test_the_search_for_the_fewest_armies_shows_progress(monkeypatch):
     # `chain 2 1000 1000 --target 0.99 --dice minimax --defender-sees-roll` searched for
     # 6 s without a word on stderr: the bar covered the chain only, not the search.
-    import dicewise.cli.risk as cli_risk
+    from dicewise.solver.risk import reports
 
-    monkeypatch.setattr(cli_risk, "_BAR_WORK", 0)  # every solve shows its progress
+    monkeypatch.setattr(reports, "BAR_WORK", 0)  # every solve shows its progress
     r = run(["chain", "20", "3", "5", "2", "--target", "0.8"])
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines() == ["solving ...", "searching ..."]
@@ -412,3 +412,35 @@ def test_the_chance_of_a_set_says_it_is_from_an_empty_hand_whatever_the_hand():
     block = [o[o.index("P(holding"):o.index("armies from cards")] for o in out]
     assert block[0] == block[1] and block[0].startswith(
         "P(holding a set) after k cards from an empty hand:\n")
+
+
+def test_the_python_api_answers_what_each_command_prints(tmp_path):
+    """Each command is one call of the Python API: its ``to_json()`` is the command's JSON,
+    options given as a dict or as the command's KEY=VALUE texts alike."""
+    import dicewise
+
+    cases = [
+        (["battle", "7", "4", "--ties", "attacker"],
+         lambda: dicewise.risk_battle(7, 4, options={"ties": "attacker"})),
+        (["advise", "6", "3", "--objective", "threshold", "--threshold", "0.3"],
+         lambda: dicewise.risk_advise(6, 3, objective="threshold", threshold=0.3)),
+        (["chain", "12", "3", "2", "--target", "0.7", "-o", "defender_sees_roll=true",
+          "--dice", "minimax"],
+         lambda: dicewise.risk_chain(12, [3, 2], target=0.7, dice="minimax",
+                                     options=["defender_sees_roll=true"])),
+        (["cards", "--hand", "ic", "--territories", "14", "--wild-cards", "2"],
+         lambda: dicewise.risk_cards(hand="ic", territories=14, options={"wild_cards": 2}))]
+    for args, call in cases:
+        r = run([*args, "--json"])
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout) == json.loads(json.dumps(dicewise.api.jsonable(
+            call().to_json()))), args
+    out = tmp_path / "risk.csv"
+    r = run(["table", "--max", "6", "--out", str(out), "--json"])
+    table = dicewise.risk_table(6, format="csv")
+    assert json.loads(r.stdout) == {"out": str(out), **table.to_json()}
+    assert out.read_bytes() == table.data.encode() and table.p_conquer.shape == (7, 7)
+    with pytest.raises(dicewise.DicewiseError, match="--threshold is for --objective threshold"):
+        dicewise.risk_battle(5, 3, threshold=0.4)
+    with pytest.raises(dicewise.DicewiseError, match="does not change `dicewise risk battle`"):
+        dicewise.risk_battle(5, 3, options={"wild_cards": 1})

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from dicewise import i18n
 from dicewise.cli import risk as cli_risk
+from dicewise.solver.risk import reports
 from dicewise.cli.helptext import paragraphs
 from dicewise.cli.main import cli
 from dicewise.errors import DicewiseError
@@ -346,7 +347,7 @@ def test_help_follows_lang_and_the_locale(lang, monkeypatch):
                                          ("ru", ["вычисляю ...", "ищу ..."]),
                                          ("pl", ["obliczam ...", "szukam ..."])])
 def test_the_progress_lines_speak_the_language(lang, lines, monkeypatch):
-    monkeypatch.setattr(cli_risk, "_BAR_WORK", 0)  # every solve shows its progress
+    monkeypatch.setattr(reports, "BAR_WORK", 0)  # every solve shows its progress
     result = run(["chain", "20", "3", "5", "2", "--target", "0.8", "--lang", lang])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == lines

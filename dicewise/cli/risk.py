@@ -1,7 +1,7 @@
 """``dicewise risk``: battles, advice, chain attacks, tables, plots and cards for Risk.
 
-Each command parses, calls one function of ``dicewise.solver.risk`` and formats the
-result: for people by default, in their language (``--lang``, else the locale), and JSON
+Each command parses, calls one function of the Python API (``dicewise.api.risk_battle``
+and the others, ``dicewise.solver.risk.reports``) and formats the result: for people by default, in their language (``--lang``, else the locale), and JSON
 with ``--json``.  Rule options are read with ``--option KEY=VALUE`` against the options the
 game declares (``dicewise rules risk``); ``--ties``, ``--defender-sees-roll`` and
 ``--wild-cards`` are aliases of three of them.  Bad input of any kind is a DicewiseError,
@@ -10,38 +10,23 @@ printed by the group as one line with exit status 2, in the command's language.
 
 from __future__ import annotations
 
-import csv
 import difflib
-import io
-import json
 import math
 import textwrap
 
 import click
 from click.core import ParameterSource
 
+from .. import api
 from ..errors import DicewiseError
 from ..i18n import Message
 from ..solver import risk as rk
-from ..solver.risk.chain import search_bound
 from ..solver.risk.game import RISK
-from .format import checked_output, progress, pyplot, say, speak, write_figure, write_output
+from .format import (checked_output, emit_json, progress, pyplot, say, speak, write_figure,
+                     write_output)
 from .games import lang_flag
 from .helptext import SpokenHelp
 from .main import Command, Group, group_lang
-
-#: Above this much work (``dicewise.solver.risk.work``) a solve shows a progress bar on
-#: stderr: about a second on a slow machine.
-_BAR_WORK = 2_000_000
-
-
-def _with_bar(steps: int, work: int, label: Message, fn):
-    """Run ``fn(progress)`` with a progress bar on stderr when the work is large."""
-    if work < _BAR_WORK:
-        return fn(None)
-    with progress(steps, label) as update:
-        return fn(update)
-
 
 class _Int(click.types.IntParamType):
     """A whole number; an option where one is wanted (``--dise``) is an unknown option."""
@@ -114,19 +99,20 @@ def _dice_options(command, default="max"):
     return deco
 
 
-def _rules(command, options, **aliases) -> rk.RiskRules:
-    """The rules from ``--option`` pairs and the alias flags given (None or False: not
-    given); an option given both ways is refused."""
-    values = RISK.parse_command_options(command, options)
+def _options(options, **aliases) -> list[str]:
+    """The ``--option`` pairs with the alias flags given (None or False: not given) among
+    them; an option given both ways is refused."""
+    pairs = list(options)
+    given = {pair.partition("=")[0].strip() for pair in pairs}
     for key, value in aliases.items():
         if value is None or value is False:
             continue
-        if key in values:
+        if key in given:
             raise DicewiseError(Message("option {key} given twice ({flag} and --option "
                                         "{key}=...)", key=key,
                                         flag="--" + key.replace("_", "-")))
-        values[key] = value
-    return RISK.rules(values)
+        pairs.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
+    return pairs
 
 
 def _rules_text(rules: rk.RiskRules, tr) -> str:
@@ -174,24 +160,11 @@ def _json_option(f):
     return lang_flag(f)
 
 
-def _policy(dice, objective="conquest", exchange_value=0.0, threshold=0.5):
-    """The policy of the flags given; a flag of another objective is refused (it was ignored)."""
-    ctx = click.get_current_context()
-    for flag, wants in (("exchange_value", "expected-armies"), ("threshold", "threshold")):
-        given = ctx.params.get(flag) is not None and \
-            ctx.get_parameter_source(flag) is not ParameterSource.DEFAULT
-        if given and objective != wants:
-            raise DicewiseError(Message("{flag} is for --objective {objective}",
-                                        flag="--" + flag.replace("_", "-"), objective=wants))
-    return rk.Policy(dice=dice, objective=objective, exchange_value=exchange_value,
-                     threshold=threshold)
-
-
-def _emit(obj):
-    """Print one JSON document, an undefined number (NaN) as ``null``."""
-    from ..api import jsonable
-
-    click.echo(json.dumps(jsonable(obj), indent=2))
+def _given(name: str, value):
+    """``value`` where the flag was given, None where it is the default (the API then
+    refuses a flag of another objective, which would be ignored)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return None if source is ParameterSource.DEFAULT else value
 
 
 def _pct(p: float) -> str:
@@ -204,22 +177,6 @@ def _aligned(rows, width: int | None = None) -> None:
     width = width or max(len(label) for label, _ in rows)
     for label, value in rows:
         say(f"{label:<{width}} {value}")
-
-
-def _policy_json(policy: rk.Policy, rules: rk.RiskRules) -> dict:
-    """The policy, with the two rule options it was always shown with (ties, what the
-    defender sees); every battle rule is under ``rule_options``."""
-    out = {"dice": policy.dice, "defender_sees_roll": rules.defender_sees_roll,
-           "objective": policy.objective, "ties": rules.ties}
-    if policy.objective == "expected-armies":
-        out["exchange_value"] = policy.exchange_value
-    if policy.objective == "threshold":
-        out["threshold"] = policy.threshold
-    return out
-
-
-#: The progress bars' labels, said in the command's language.
-_SOLVING, _SEARCHING = Message("solving"), Message("searching")
 
 
 class _Group(SpokenHelp, Group):
@@ -246,22 +203,14 @@ def battle(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
            exchange_value, threshold, lang, as_json):
     """P(conquer), survivors' distributions and expected losses of A v D."""
     tr = speak(lang)
-    rules = _rules("battle", options, ties=ties, defender_sees_roll=defender_sees_roll)
-    policy = _policy(dice, objective, exchange_value, threshold)
-    b = _with_bar(rk.battle_steps(attacker, defender, policy),
-                  rk.battle_work(attacker, defender, rules, policy), _SOLVING,
-                  lambda progress: rk.battle(attacker, defender, rules, policy, progress))
+    report = api.risk_battle(
+        attacker, defender,
+        options=_options(options, ties=ties, defender_sees_roll=defender_sees_roll),
+        dice=dice, objective=objective, exchange_value=_given("exchange_value", exchange_value),
+        threshold=_given("threshold", threshold), progress=progress)
     if as_json:
-        _emit({"attacker": attacker, "defender": defender, "dice": dice,
-               "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,
-               "p_conquer": b.p_conquer,
-               "attacker_survivors": {str(k): v for k, v in b.attacker_survivors.items()},
-               "defender_survivors": {str(k): v for k, v in b.defender_survivors.items()},
-               "stopped": [{"attacker": a, "defender": d, "p": p} for a, d, p in b.stopped],
-               "expected_attacker_losses": b.expected_attacker_losses,
-               "expected_defender_losses": b.expected_defender_losses,
-               "value": b.value})
-        return
+        return emit_json(report)
+    b, rules, policy = report.battle, report.rules, report.policy
     say(_headline(attacker, defender, dice, rules, policy, tr))
     rows = [(tr("P(conquer)"), f"{b.p_conquer:.12f}  ({_pct(b.p_conquer)})"),
             (tr("expected attacker losses"), f"{b.expected_attacker_losses:.6f}"),
@@ -304,21 +253,14 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
            exchange_value, threshold, lang, as_json):
     """How many dice to roll now at A v D, and whether to go on or stop."""
     tr = speak(lang)
-    rules = _rules("advise", options, ties=ties, defender_sees_roll=defender_sees_roll)
-    policy = _policy(dice, objective, exchange_value, threshold)
-    adv = _with_bar(rk.advise_steps(attacker, defender),
-                    2 * rk.battle_work(attacker, defender, rules, policy), _SOLVING,
-                    lambda progress: rk.advise(attacker, defender, rules, policy, progress))
+    report = api.risk_advise(
+        attacker, defender,
+        options=_options(options, ties=ties, defender_sees_roll=defender_sees_roll),
+        dice=dice, objective=objective, exchange_value=_given("exchange_value", exchange_value),
+        threshold=_given("threshold", threshold), progress=progress)
     if as_json:
-        _emit({"attacker": attacker, "defender": defender,
-               "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,
-               "go_on": adv.go_on, "attacker_dice": adv.attacker_dice,
-               "defender_dice": adv.defender_dice or None, "value": adv.value,
-               "stop_value": adv.stop_value, "p_conquer": adv.p_conquer,
-               "options": [{"attacker_dice": o.attacker_dice,
-                            "defender_dice": o.defender_dice or None, "value": o.value}
-                           for o in adv.options]})
-        return
+        return emit_json(report)
+    adv, rules, policy = report.advice, report.rules, report.policy
     what = {"conquest": tr("P(conquer)"), "expected-armies": tr("E[own - defending armies]"),
             "threshold": tr("P(conquer) playing on")}[objective]
     say(_headline(attacker, defender, dice, rules, policy, tr))
@@ -359,31 +301,13 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
     round, as the rules require).
     """
     tr = speak(lang)
-    rules = _rules("chain", options, ties=ties, defender_sees_roll=defender_sees_roll)
-    policy = _policy(dice)
-    rk.check_chain(armies, defenders, garrison, target)
-    bound = search_bound(defenders, garrison) if target else None  # refused before any solve
-    c = _with_bar(rk.chain_steps(armies, defenders),
-                  rk.chain_work(armies, defenders, rules, policy), _SOLVING,
-                  lambda progress: rk.chain_attack(armies, list(defenders), garrison, rules,
-                                                   policy, progress))
-    need = None
-    if target:
-        need = _with_bar(rk.chain_steps(bound, defenders),
-                         rk.chain_work(bound, defenders, rules, policy), _SEARCHING,
-                         lambda progress: rk.min_armies(list(defenders), target, garrison,
-                                                        rules, policy, progress))
+    report = api.risk_chain(
+        armies, defenders, garrison=garrison, target=target,
+        options=_options(options, ties=ties, defender_sees_roll=defender_sees_roll), dice=dice,
+        progress=progress)
     if as_json:
-        out = {"armies": armies, "defenders": list(defenders), "garrison": garrison,
-               "policy": _policy_json(policy, rules), "rule_options": rules.battle_options,
-               "p_all": c.p_all,
-               "reached": {str(j): p for j, p in enumerate(c.reached)},
-               "expected_final_armies": c.expected_final_armies,
-               "expected_armies_left": c.expected_armies_left}
-        if need:
-            out["target"] = {"p": target, "min_armies": need[0], "p_at_min": need[1]}
-        _emit(out)
-        return
+        return emit_json(report)
+    c, rules = report.chain, report.rules
     against = tr.ngettext("{armies} army against {chain}", "{armies} armies against {chain}",
                           armies).format(armies=armies, chain=" -> ".join(map(str, defenders)))
     how = [tr("garrison {garrison}").format(garrison=garrison),
@@ -399,55 +323,9 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
                else f"{c.expected_final_armies:.6f}"),
               (tr("expected armies left along the path, all outcomes"),
                f"{c.expected_armies_left:.6f}")])
-    if need:
+    if report.target:
         say(tr("fewest armies for P(all) >= {target}: {armies} (P = {p})").format(
-            target=target, armies=need[0], p=f"{need[1]:.10f}"))
-
-
-#: Writing one entry of a CSV table takes about as long as solving five states; so a row
-#: of the table (n entries) is as many steps as ten diagonals of its solve (n/2 states each).
-_CSV_WORK = 5
-_CSV_ROW_STEPS = 2 * _CSV_WORK
-
-
-def _solve_table(n, rules, dice, then=None):
-    """The table, or ``then(table, progress)`` under the same bar: the CSV text, whose
-    writing takes longer than the solve."""
-    policy = _policy(dice)
-    rk.check_table_size(n)
-    steps, work = rk.table_steps(n), rk.table_work(n, rules, policy)
-    if then is not None:
-        steps, work = steps + _CSV_ROW_STEPS * (n - 1), work + _CSV_WORK * n * n
-
-    def solve(progress):
-        p = rk.conquest_table(n, rules, policy, progress)
-        return p if then is None else then(p, progress)
-
-    return _with_bar(steps, work, _SOLVING, solve)
-
-
-def _csv_text(p, progress=None) -> str:
-    """P(conquer) as CSV: rows A = 2..n, columns D = 1..n."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    n = p.shape[0] - 1
-    w.writerow(["A"] + [f"D={d}" for d in range(1, n + 1)])
-    for a in range(2, n + 1):
-        w.writerow([a] + [repr(float(x)) for x in p[a, 1:]])
-        if progress is not None:
-            progress(_CSV_ROW_STEPS)
-    return buf.getvalue()
-
-
-def _table_file_bytes(p, rules, options) -> bytes:
-    """P(conquer) as a dicewise table file (self-describing, checksummed)."""
-    from ..tables.format import table_bytes
-
-    return table_bytes(kind="risk-conquest", ruleset="risk", options=options,
-                       rules_digest=RISK.rules_digest(rules), arrays={"p_conquer": p},
-                       meta={"index": "p_conquer[A, D]: A armies on the attacking territory "
-                                      "(rolling at most A-1 dice), D defending armies",
-                             "row_0": "NaN", "row_1": "0 (cannot attack)", "column_0": "1"})
+            target=target, armies=report.min_armies, p=f"{report.p_at_min:.10f}"))
 
 
 @risk.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
@@ -466,16 +344,13 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, lang, as_json):
     digest of the solver's code: reading it back refuses other rules or another solver.
     """
     tr = speak(lang)
-    rules = _rules("table", options, ties=ties, defender_sees_roll=defender_sees_roll)
     checked_output(out)  # before the solve; written at the end
-    described = {**rules.battle_options, "dice": dice, "max": n}
-    if fmt == "table":
-        data = _table_file_bytes(_solve_table(n, rules, dice), rules, described)
-    else:
-        data = _solve_table(n, rules, dice, then=_csv_text)
-    write_output(out, data)
+    result = api.risk_table(
+        n, options=_options(options, ties=ties, defender_sees_roll=defender_sees_roll),
+        dice=dice, format=fmt, progress=progress)
+    write_output(out, result.data)
     if as_json:
-        _emit({"out": str(out), "format": fmt, "max": n, "options": described})
+        emit_json({"out": str(out), **result.to_json()})
     else:
         say(tr("wrote P(conquer) for A = 2..{n}, D = 1..{n} to {out} ({format})").format(
             n=n, out=out, format=fmt))
@@ -491,11 +366,13 @@ def table(n, fmt, out, options, ties, defender_sees_roll, dice, lang, as_json):
 def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
     """A heatmap of P(conquer) for A, D up to MAX (needs matplotlib)."""
     tr = speak(lang)
-    rules = _rules("plot", options, ties=ties, defender_sees_roll=defender_sees_roll)
     if not 2 <= n <= 1000:
         raise DicewiseError(Message("--max for a plot must be 2..1000, not {n}", n=n))
     plt = pyplot(out)  # before the solve; written at the end
-    p = _solve_table(n, rules, dice)
+    result = api.risk_table(
+        n, options=_options(options, ties=ties, defender_sees_roll=defender_sees_roll),
+        dice=dice, command="plot", progress=progress)
+    p, rules = result.p_conquer, result.rules
     fig, ax = plt.subplots(figsize=(7, 6))
     try:
         im = ax.imshow(p[2:, 1:], origin="lower", extent=(0.5, n + 0.5, 1.5, n + 0.5),
@@ -519,7 +396,7 @@ def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
         raise
     write_figure(plt, fig, out)
     if as_json:
-        _emit({"out": str(out), "max": n, "options": {**rules.battle_options, "dice": dice}})
+        emit_json({"out": str(out), **result.to_json()})
     else:
         say(tr("wrote a P(conquer) heatmap for A, D up to {n} to {out}").format(n=n, out=out))
 
@@ -549,25 +426,13 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
     soon as you hold one, and no one else trades in the turns looked at.
     """
     tr = speak(lang)
-    wild_cards = _rules("cards", options, wild_cards=wild_cards).wild_cards
-    report = rk.card_report(turns, sets_traded, hand or "", conquer_prob, wild_cards,
-                            territories, players)
-    look, total = report.outlook, report.expected_armies_total
+    result = api.risk_cards(sets_traded=sets_traded, territories=territories, turns=turns,
+                            hand=hand, conquer_prob=conquer_prob, players=players,
+                            options=_options(options, wild_cards=wild_cards))
     if as_json:
-        out = {"sets_traded": sets_traded, "next_set_values": list(report.next_set_values),
-               "hand": hand or "",
-               "p_set_after": {str(k): float(p) for k, p in enumerate(report.p_set_after)},
-               "p_set_after_exact": {str(k): str(p) for k, p in enumerate(report.p_set_after)},
-               "card_armies_per_turn": list(look.per_turn), "p_trade_per_turn": list(look.p_trade),
-               "card_armies_total": look.total, "turns": turns, "conquer_prob": conquer_prob,
-               "wild_cards": wild_cards}
-        if total is not None:
-            out.update(territories=territories, reinforcements=report.reinforcements,
-                       expected_armies_total=total)
-        if report.starting_armies is not None:
-            out.update(players=players, starting_armies=report.starting_armies)
-        _emit(out)
-        return
+        return emit_json(result)
+    report, wild_cards = result.report, result.wild_cards
+    look, total = report.outlook, report.expected_armies_total
     if report.starting_armies is not None:
         say(tr("starting armies for {players} players: {armies} each").format(
             players=players, armies=report.starting_armies))

@@ -10,7 +10,8 @@ The room, one concept a module:
 * ``battles``: whole battles and P(conquer) tables; ``advice``: what to do now;
 * ``chain``: attacks along a path of territories; ``cards``: sets and reinforcements;
 * ``work``: how much work a solve is, for progress bars;
-* ``game``: the protocol object ``RISK`` (options, rules, the commands of ``dicewise risk``).
+* ``game``: the protocol object ``RISK`` (options, rules, the commands of ``dicewise risk``);
+* ``reports``: each command of ``dicewise risk`` as one call of the Python API, with its JSON.
 
 The public functions are importable from here: ``risk.battle(10, 10)``.
 """

@@ -77,19 +77,23 @@ class RiskGame(Game):
         keys = GROUP_COMMANDS[command][1]
         return tuple(s for s in self.option_specs() if s.name in keys)
 
-    def parse_command_options(self, command: str, pairs) -> dict:
-        """Typed values of ``KEY=VALUE`` strings given to ``dicewise risk COMMAND``; an option
-        of Risk that the command does not read is refused, not ignored."""
+    def parse_command_options(self, command: str, options) -> dict:
+        """Typed values of the options given to ``dicewise risk COMMAND`` (``KEY=VALUE``
+        strings, a dict or None); an option of Risk that the command does not read is
+        refused, not ignored."""
         specs = self.command_option_specs(command)
         reads = [s.name for s in specs]
         others = {s.name for s in self.option_specs()} - set(reads)
-        for pair in pairs:
-            key = pair.partition("=")[0].strip()
+        keys = list(options) if isinstance(options, Mapping) else \
+            [pair.partition("=")[0].strip() for pair in options or ()]
+        for key in keys:
             if key in others:
                 raise DicewiseError(Message("option {key} does not change `dicewise risk "
                                             "{command}` (it reads: {reads})", key=key,
                                             command=command, reads=", ".join(reads)))
-        return parse_option_pairs(f"risk {command}", specs, pairs)
+        if isinstance(options, Mapping):
+            return self.parse_options(options)
+        return parse_option_pairs(f"risk {command}", specs, options or ())
 
     # --- tables: Risk has no solved table, only the P(conquer) file of `risk table` --------
 
