@@ -48,9 +48,9 @@ def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:
     call; for one never better than the best (``never_best``) that; else nothing."""
     better = choice.detail.get("dominated_by")
     if better:
-        named = next((label(c) for c in choices if c.action == better), None)
+        better_label = next((label(c) for c in choices if c.action == better), None)
         return "  (" + tr("worse than {choice}, by the rules").format(
-            choice=named or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
+            choice=better_label or " ".join(f"{k} {v}" for k, v in better.items())) + ")"
     if choice.detail.get("never_best") and choice.loss > 0:
         return "  (" + tr("never better than the best, by the rules") + ")"
     return ""
@@ -269,13 +269,10 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     ranked_by = result.position.get("ranked_by")
     head = ranking_head(result, tr)
     rows = ranked_columns(result, label, tr)
-    # each column as wide as its widest number (Ryzykant's run to five digits before the
-    # point), a space at least between two; a wider heading reads on over the numbers'
-    # column, blank in its line
-    width = max(15 if chance else 10, len(head) - 4, *(len(r[0]) + 1 for r in rows))
-    loss_width = max(9, *(len(r[1]) + 1 for r in rows))
+    # a wider heading reads on over the numbers' column, blank in its line
+    width, loss_width, error_width = number_columns(
+        rows, (max(15 if chance else 10, len(head) - 4), 9, 8))
     errors = any(ch.loss_error is not None for ch in result.choices)
-    error_width = max(8, *(len(r[2]) + 1 for r in rows))
     error_head = f" {'±':>{error_width}}" if errors else ""
     # the expected score beside: two spaces at least from the loss, whose heading would
     # read on into its own (Polish "strata oczekiwane", the expected loss)
@@ -299,6 +296,13 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
         say(tr.ngettext("... and {n} more choice (--top K shows the best K)",
                         "... and {n} more choices (--top K shows the best K)", hidden)
             .format(n=hidden))
+
+
+def number_columns(rows, least) -> tuple[int, ...]:
+    """The widths of the value, loss and error columns of ``ranked_columns``' rows: each at
+    least its ``least``, and as wide as its widest number and a space (Ryzykant's run to
+    five digits before the point)."""
+    return tuple(max(w, *(len(r[i]) + 1 for r in rows)) for i, w in enumerate(least))
 
 
 def expected_score_mark(advice, choice, rank: int, tr) -> str:

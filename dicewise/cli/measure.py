@@ -497,8 +497,8 @@ def review(ruleset, log, game_index, show_all, target, options, as_json):
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
                 f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
-        named = f"game {g['game']}" if g["game"] is not None else "the lines with no game number"
-        say(f"{named}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
+        which = f"game {g['game']}" if g["game"] is not None else "the lines with no game number"
+        say(f"{which}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
             f"them lost {lost_what}, {g['loss']:.3f} in all{tail}")
     shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:

@@ -22,8 +22,8 @@ from ..errors import DicewiseError
 from ..play.session import TableGame, read_saved, saved_language
 from ..api import MAX_SEED, jsonable
 from .format import GROUP_LANG, progress, speak, wrapped
-from .games import (choice_label, expected_score_mark, option_flag, quality, ranked_columns,
-                    ranking_head, settled_line)
+from .games import (choice_label, expected_score_mark, number_columns, option_flag, quality,
+                    ranked_columns, ranking_head, settled_line)
 from .main import Command
 
 
@@ -217,13 +217,10 @@ def _show_advice(game: TableGame) -> None:
         click.echo(wrapped(settled))
     head = ranking_head(advice, tr)
     rows = ranked_columns(advice, lambda c: _label(game, c), tr, compact=True)
-    # each column as wide as its widest number, a space at least between two (Ryzykant's run
-    # to five digits); a wider heading reads on over the numbers' column
-    width = max(10, len(head) - 5, *(len(r[0]) + 1 for r in rows))
-    loss_width = max(8, *(len(r[1]) + 1 for r in rows))
+    # a wider heading reads on over the numbers' column
+    width, loss_width, error_width = number_columns(rows, (max(10, len(head) - 5), 8, 7))
     # Approximate values: each loss with its error, and the choices it cannot tell apart.
     errors = any(ch.loss_error is not None for ch in advice.choices)
-    error_width = max(7, *(len(r[2]) + 1 for r in rows))
     error_head = f" {'±':>{error_width}}" if errors else ""
     # where the choices start: a longer one goes on there
     column = 8 + width + loss_width + len(error_head)
