@@ -235,8 +235,8 @@ def advise(ruleset, roll, faces, sheet, fifth, options, table, target, players, 
 
     With --target T every choice is ranked by P(final ≥ T); with --players 2 by
     P(win) + ½P(draw) against --opponent-sheet where that race is solved; at any other
-    table of N players by the game's win policy against N − 1 rivals (--opponent-sheet once
-    each; approximate).  The expected-score choice is shown beside."""
+    table by the game's win policy against the rivals (--opponent-sheet once each;
+    approximate).  The expected-score choice is shown beside."""
     tr = speak(lang)
     result = api.advise(ruleset, dice=list(faces), roll=roll, sheet=sheet or None, fifth=fifth,
                         options=options, table=table, target=target, players=players,
@@ -380,7 +380,7 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
            as_json):
     """The chance to reach --target from the start of the next turn (under the target policy
     and under the expected-score policy), with --players 2 the chance to win, with --players
-    N (3..6) the approximate share of the win against N − 1 rivals' sheets."""
+    N (3..6) the approximate share of the win against the rivals' sheets."""
     tr = speak(lang)
     given = click.get_current_context().get_parameter_source
     if players <= 2 and ParameterSource.COMMANDLINE in (given("games"), given("seed")):
