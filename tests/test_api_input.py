@@ -395,7 +395,9 @@ RETURNS = {"solve": "Solution", "solve_report": "dicewise solve --json", "advise
            "bench_agent": "AgentReport", "review": "Review", "chance": "Chance",
            "describe": "dict", "solve_two_player": "TwoPlayerSolution",
            "chance_two_player": "Chance", "advise_two_player": "Advice",
-           "duel_two_player": "RaceDuel"}
+           "duel_two_player": "RaceDuel", "risk_battle": "BattleReport",
+           "risk_advise": "AdviceReport", "risk_chain": "ChainReport",
+           "risk_table": "ConquestTable", "risk_cards": "CardsReport"}
 
 
 def test_every_function_of_dicewise_says_what_it_returns():
