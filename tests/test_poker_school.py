@@ -327,6 +327,10 @@ def test_exact_matches_brute_force(open_rows):
 
 def test_one_column_optimum_and_write_semantics():
     g, sv = one_column()
+    # the engine's figure, pinned against change; what backs it: the game's own simulator
+    # playing this policy reaches it (test_exact_policy_simulates_to_the_optimum_...), late
+    # positions match a brute-force expectimax (test_exact_matches_brute_force), and every
+    # relaxation's bound stands above it (test_poker_school_bound.py)
     assert sv.expected_score == pytest.approx(450.51303973395085, abs=1e-6)
     # The engine's write equals the sheet rules, erasure variant included.
     for erases in (False, True):
