@@ -28,7 +28,7 @@ from .i18n import Message, Number, Plural
 from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
-from .solver.stats import PairedComparison, ScoreSummary
+from .solver.stats import PairedComparison, ScoreSummary, rate_ci95
 from .solver.risk.reports import risk_advise, risk_battle, risk_cards, risk_chain, risk_table
 from .tables import store
 from .tables.store import quiet as _quiet
@@ -901,7 +901,14 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
     extra = {}
     if crules.first_roll_end() is not None:  # General's statistic, as the optimal policy's has it
         extra["ended_on_first_roll_rate"] = float(records.ended_early.mean())
-    extra.update(target=target, reached_rate=float((records.scores >= target).mean()))
+    from .solver.target.advice import chance as chance_of
+
+    reached = int((records.scores >= target).sum())
+    empty = game.target_sheet(rules, None)  # the solved chance, which the rate measures
+    extra.update(target=target, reached_rate=reached / games,
+                 reached_rate_ci95=list(rate_ci95(reached, games)),
+                 probability=float(chance_of(crules, tsol.payload, empty.mask, empty.extra,
+                                             empty.points, target)))
     played = Played(records.scores, time.perf_counter() - start, extra)
     return Solution(game, rules, None, {}, None, False, 0.0), f"target:{target}", played
 

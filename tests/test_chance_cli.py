@@ -235,6 +235,20 @@ def test_the_reached_rate_counts_the_games_that_end_on_the_target():
     scores = np.asarray(sim.scores)
     assert (scores == 180).any()  # the case that tells ≥ from >
     assert sim.extra["reached_rate"] == (scores >= 180).mean()
+    # the rate measures the solved chance, the table's own P(final ≥ 180) from the start
+    low, high = sim.extra["reached_rate_ci95"]
+    assert low <= sim.extra["reached_rate"] <= high
+    assert sim.extra["probability"] == pytest.approx(
+        dicewise.chance("general", target=180).probability, abs=1e-12)
+
+
+def test_the_target_policy_reaches_its_solved_chance():
+    """Played out, the target policy reaches T as often as its table says it does."""
+    import dicewise
+
+    sim = dicewise.simulate("general", policy="target:150", games=4000, seed=3)
+    p, n = sim.extra["probability"], 4000
+    assert abs(sim.extra["reached_rate"] - p) < 4 * np.sqrt(p * (1 - p) / n)
 
 
 def test_target_play_keeps_the_games_statistics():

@@ -93,8 +93,14 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                          for k, v in example.items())
                 line = tr("game {number}: {facts}").format(number=i, facts="; ".join(facts))
                 say(line)
+        elif key == "probability":  # the chance the target's rate measures, solved
+            say(tr("P(final ≥ {target}) solved, playing for it: {p}").format(
+                target=sim.extra["target"], p=f"{value:.4f}"))
         elif isinstance(value, float):
-            say(f"{named(key, tr)}: {value:.4f}")
+            low_high = sim.extra.get(f"{key}_ci95")  # a measured rate's interval beside it
+            say(f"{named(key, tr)}: {value:.4f}" + ("" if low_high is None else " (" + tr(
+                "95% CI {low} .. {high}").format(low=f"{low_high[0]:.4f}",
+                                                  high=f"{low_high[1]:.4f}") + ")"))
     say(tr.ngettext("the {games} simulated game's scores:",
                     "the {games} simulated games' scores:", s.games).format(
         games=tr.number(s.games)))
