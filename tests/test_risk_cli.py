@@ -444,3 +444,8 @@ def test_the_python_api_answers_what_each_command_prints(tmp_path):
         dicewise.risk_battle(5, 3, threshold=0.4)
     with pytest.raises(dicewise.DicewiseError, match="does not change `dicewise risk battle`"):
         dicewise.risk_battle(5, 3, options={"wild_cards": 1})
+    # a Python caller's slips: one line each, not a traceback or a text read letter by letter
+    with pytest.raises(dicewise.DicewiseError, match="options takes a dict"):
+        dicewise.risk_battle(5, 3, options="ties=attacker")
+    with pytest.raises(dicewise.DicewiseError, match="defenders takes a list"):
+        dicewise.risk_chain(5, 3)

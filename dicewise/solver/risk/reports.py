@@ -47,6 +47,10 @@ def _with_bar(progress, steps: int, work: int, label: Message, solve: Callable):
 def command_rules(command: str, options=None) -> RiskRules:
     """The rules of ``dicewise risk COMMAND`` from its options (a dict, or ``KEY=VALUE``
     texts); an option the command does not read is refused."""
+    if not (options is None or isinstance(options, Mapping) or (
+            isinstance(options, (list, tuple)) and all(isinstance(p, str) for p in options))):
+        raise DicewiseError(Message("options takes a dict of option values, KEY=VALUE "
+                                    "texts, or None, not {value}", value=repr(options)))
     return RISK.rules(RISK.parse_command_options(command, options))
 
 
@@ -188,6 +192,9 @@ def risk_chain(armies: int, defenders, *, garrison: int = 1, target: float | Non
     territory moved on from; with ``target`` also the fewest armies with P(all) ≥ it."""
     rules = command_rules("chain", options)
     policy = battle_policy(dice)
+    if not isinstance(defenders, (list, tuple)):
+        raise DicewiseError(Message("defenders takes a list of defending armies, one a "
+                                    "territory, not {value}", value=repr(defenders)))
     defenders = chain_module.check_chain(armies, defenders, garrison, target)
     # the search's size, refused before any solve where it would not fit
     bound = chain_module.search_bound(defenders, garrison) if target else None
