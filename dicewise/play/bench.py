@@ -97,9 +97,9 @@ class AgentReport:
         return len(dead) - (1 if self.stopped and dead and dead[-1] is self.errors[-1] else 0)
 
 
-#: What else of an observation a costly decision's position needs, where the game has it:
-#: Ryzykant's fifth-die marks, the Yahtzee bonus counter.
-POSITION_EXTRAS = ("fifth", "counters")
+#: What an observation holds besides its position: the run's rules and the choices. A costly
+#: decision keeps the rest, whatever the game adds (Ryzykant's fifth-die marks, a counter).
+NOT_POSITION = ("ruleset", "options", "legal")
 
 #: The regret's stages of a game with roll numbers.
 ROLL_STAGES = ("roll1", "roll2", "roll3")
@@ -170,7 +170,7 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
                                       "roll": obs.get("roll"), "dice": obs.get("dice"),
                                       "sheet": obs.get("sheet"),
-                                      **{k: obs[k] for k in POSITION_EXTRAS if k in obs},
+                                      **{k: v for k, v in obs.items() if k not in NOT_POSITION},
                                       "chose": action,
                                       "best": best.action, "chose_label": chosen.label,
                                       "best_label": best.label, "loss": loss,
