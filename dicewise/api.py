@@ -888,6 +888,7 @@ def _target_solutions(game, rules, target, table, progress):
 
 def _played_for_target(game, rules, target, games, seed, table, progress):
     from .solver.protocol import Played
+    from .solver.target.advice import chance as chance_of
     from .solver.target.chooser import simulate_target
 
     base, tsol = _target_solutions(game, rules, target, table, progress)
@@ -901,8 +902,6 @@ def _played_for_target(game, rules, target, games, seed, table, progress):
     extra = {}
     if crules.first_roll_end() is not None:  # General's statistic, as the optimal policy's has it
         extra["ended_on_first_roll_rate"] = float(records.ended_early.mean())
-    from .solver.target.advice import chance as chance_of
-
     reached = int((records.scores >= target).sum())
     empty = game.target_sheet(rules, None)  # the solved chance, which the rate measures
     extra.update(target=target, reached_rate=reached / games,

@@ -38,7 +38,8 @@ def quality(approximate: bool, error_estimate=None, upper_bound=None, tr=str) ->
     if error_estimate is not None:
         parts.append(tr("error estimate ±{error}").format(error=f"{error_estimate:.3g}"))
     if upper_bound is not None:
-        parts.append(tr("a whole game's optimum ≤ {bound} (proven)").format(bound=f"{upper_bound:.2f}"))
+        parts.append(tr("a whole game's optimum ≤ {bound} (proven)").format(
+            bound=f"{upper_bound:.2f}"))
     return ", ".join(parts)
 
 

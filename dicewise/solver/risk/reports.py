@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -228,8 +228,8 @@ class ConquestTable:
     rules: RiskRules
     policy: Policy
     p_conquer: np.ndarray = field(repr=False)
-    format: str | None = None
     data: Any = field(default=None, repr=False)
+    format: str | None = None
 
     @property
     def options(self) -> dict:
@@ -263,14 +263,15 @@ def risk_table(n: int, *, options=None, dice: str = "max", format: str | None = 
         return p, (_csv_text(p, update) if format == "csv" else None)
 
     p, text = _with_bar(progress, steps, work, SOLVING, solve)
-    table = ConquestTable(n, rules, policy, p, format, text)
-    if format == "table":
-        from ...tables.format import table_bytes
+    table = ConquestTable(n, rules, policy, p, text, format)
+    if format != "table":
+        return table
+    from ...tables.format import table_bytes
 
-        table = ConquestTable(n, rules, policy, p, format, table_bytes(
-            kind="risk-conquest", ruleset="risk", options=table.options,
-            rules_digest=RISK.rules_digest(rules), arrays={"p_conquer": p}, meta=TABLE_META))
-    return table
+    return replace(table, data=table_bytes(
+        kind="risk-conquest", ruleset="risk", options=table.options,
+        rules_digest=RISK.rules_digest(rules), arrays={"p_conquer": p},
+        meta=TABLE_META))
 
 
 def _csv_text(p: np.ndarray, progress=None) -> str:
