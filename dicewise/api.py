@@ -29,7 +29,9 @@ from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary, rate_ci95
-from .solver.risk.reports import risk_advise, risk_battle, risk_cards, risk_chain, risk_table
+# Risk's commands, as the API gives them (they live with the game)
+from .solver.risk.reports import (risk_advise, risk_battle, risk_cards, risk_chain,  # noqa: F401
+                                  risk_table)
 from .tables import store
 from .tables.store import quiet as _quiet
 
