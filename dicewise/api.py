@@ -936,8 +936,10 @@ def chance(ruleset, *, target: int | None = None, sheet: str | None = None, play
         if table is not None:
             raise UnfitArguments(Message("--table is for one or two players"))
         for_command(ruleset, "chance", options)  # a game with no chance at all says so first
+        # none given: every rival's sheet empty, as two players' (and as the mover's own)
         return chance_players(ruleset, players=players, sheet=sheet,
-                              opponent_sheets=opponent_sheets, games=games, seed=seed,
+                              opponent_sheets=opponent_sheets or [""] * (players - 1),
+                              games=games, seed=seed,
                               options=options, progress=progress)
     if players == 2:
         if len(opponent_sheets) > 1:

@@ -85,7 +85,7 @@ def test_keeping_all_five_says_what_it_does(roll, label):
     (["advise", "poker-programs", "--roll", "1", *DICE, "--sheet", "ones=3"],
      "no dice score 3 in ones (possible: -3, -2, -1, 0, 1, 2)"),
     (["advise", "ryzykant", "--players", "2", *DICE, "--fifth", "2=1"],
-     "2 players need 1 rival sheet (--opponent-sheet, once each), not 0"),
+     "2 players need 1 rival sheet (--opponent-sheet, once each; \"\" for an empty one), not 0"),
     (["advise", "yahtzee", "--players", "2", "--roll", "1", *DICE],
      "yahtzee has no play to win at a table"),
     (["advise", "general", "--players", "3", "--roll", "1", *DICE, "--fifth", "1",

@@ -428,6 +428,19 @@ def test_chance_at_a_table_of_three_plays_the_position_out():
     assert data["points"] == 43 and data["opponent_points"] == [112, 37]
 
 
+@pytest.mark.slow  # the win policy's two tables
+def test_chance_at_the_start_of_a_table_needs_no_empty_sheets_spelled_out():
+    """``chance general --players 3`` with no rival sheets is asked at the start: each rival's
+    sheet empty, as for two players; some but not all of them given is still refused."""
+    bare = run("chance", "general", "--players", "3", "--games", "40", "--json")
+    spelled = run("chance", "general", "--players", "3", "--games", "40", "--json",
+                  "--opponent-sheet", "", "--opponent-sheet", "")
+    assert bare.exit_code == 0 and bare.stdout == spelled.stdout
+    assert json.loads(bare.stdout)["opponent_points"] == [0, 0]
+    assert "need 2 rival sheets" in run("chance", "general", "--players", "3",
+                                        "--opponent-sheet", "").stderr
+
+
 @pytest.mark.slow
 def test_three_players_win_policy_beats_a_fair_share():
     from dicewise import api

@@ -255,6 +255,20 @@ def test_a_stray_ctrl_c_or_ctrl_d_keeps_the_game(key, tmp_path):
     again.close()
 
 
+def test_a_game_ended_by_a_typo_and_left_by_ctrl_d_is_saved_and_undone(tmp_path):
+    """Five sixes typed by mistake end General at once; Ctrl+D then leaves a file, and the
+    resumed game takes the typo back."""
+    term = Terminal(["general", "--players", "2", "--no-advice"], tmp_path)
+    term.send("dice 6 6 6 6 6")
+    term.child.sendeof()
+    term.child.expect(pexpect.EOF)
+    term.child.close()
+    (saved,) = tmp_path.glob("dicewise-general-*.json")
+    again = Terminal(["--resume", saved.name], tmp_path)
+    assert "the dice?" in again.send("undo")
+    again.close()
+
+
 @pytest.mark.slow
 def test_ctrl_c_while_the_advice_is_worked_out_saves_on_a_line_of_its_own(tmp_path,
                                                                          monkeypatch):

@@ -69,6 +69,20 @@ def test_a_resumed_game_keeps_its_objective_and_speaks_the_new_language(tmp_path
     assert "Player 1" not in resumed.output
 
 
+def test_a_game_kept_without_advice_resumes_with_it(tmp_path):
+    """A table that kept the score only (--no-advice) may ask for advice when it goes on
+    (--advice); without either flag the saved game's setting stands."""
+    saved = tmp_path / "g.json"
+    play("poker-programs", "--players", "2", "--no-advice", "--lang", "en",
+         lines=["dice 1 2 3 4 6", f"save {saved}", "quit"])
+    off = play("--resume", str(saved), lines=["advise", "quit"]).output
+    assert "advice is off" in off
+    on = play("--resume", str(saved), "--advice", "--top", "2", lines=["advise", "quit"])
+    assert on.exit_code == 0 and "advice is off" not in on.output
+    assert [line.split()[0] for line in on.output.splitlines()
+            if line.split()[:1] in (["1"], ["2"])][:2] == ["1", "2"]
+
+
 def test_a_resumed_game_refuses_in_its_own_language_and_goes_on_in_a_new_one(tmp_path):
     """The flags --resume does not take are refused in the saved game's language (the file
     is read first); a saved language this dicewise does not speak gives way to --lang."""
@@ -162,6 +176,9 @@ def test_leaving_an_unsaved_game_says_it_is_lost(tmp_path):
                 lines=["roll", "quit"]).output.rstrip().endswith(lost)
     assert play("general", "--players", "2", "--objective", "score", "--seed", "3",
                 lines=["roll"]).output.rstrip().endswith(lost)
+    ended = play("general", "--players", "2", "--objective", "score", "--lang", "en",
+                 lines=["dice 6 6 6 6 6", "quit"]).output  # ended, its typo still undoable
+    assert "wins the game at once" in ended and ended.rstrip().endswith(lost)
     for lines in (["quit"], ["roll", f"save {tmp_path / 'g.json'}", "quit"]):
         assert lost not in play("general", "--players", "2", "--objective", "score",
                                 "--seed", "3", lines=lines).output
@@ -374,12 +391,12 @@ def test_a_refusal_keeps_what_it_quotes_on_one_line(lang):
     spaces ('1+2 / 3+4' read as two things)."""
     result = CliRunner().invoke(cli, ["play", "ryzykant", "--players", "3", "--seed", "1",
                                       "--no-advice", "--lang", lang],
-                                input="dice 1 2 3 4 6\nsplit 1+2 3+4\nsplit 1+2+3 4 6\nquit\n",
+                                input="dice 1 2 3 4 6\nsplit 1+2 3 4\nsplit 1+2+3 4 6\nquit\n",
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0
     out = result.output.splitlines()
     assert max(map(len, out)) <= 80
-    assert any("'1+2 3+4'" in line for line in out), result.output
+    assert any("'1+2 3 4'" in line for line in out), result.output
     assert any("'1+2+3 4 6'" in line for line in out), result.output
     # the rules' refusals are sentences: broken at their spaces, commas or none
     school = CliRunner().invoke(cli, ["play", "poker-school", "--players", "1", "--no-advice",
@@ -475,3 +492,25 @@ def test_a_long_name_at_the_prompt_still_fits_80_columns():
                lines=["dice 1 2 3 4 5", "keep 1 2 3 4"]).output
     assert max(map(len, out.splitlines())) <= 80, out
     assert f"{name}: kości? (dice D D D D D albo roll)" in " ".join(out.split("\n    "))
+
+
+def test_two_tables_left_in_one_second_keep_both_games(tmp_path, monkeypatch):
+    """Games rescued in the same second (two tables in one folder, Ctrl+C in both) get two
+    files, each its own game: the name is claimed as the file is written."""
+    from dicewise.cli import play_along
+    from dicewise.play.session import TableGame
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(play_along.time, "strftime", lambda fmt: "20261207-160732")
+    # both tables looked before either wrote: a name free when looked at is no promise
+    monkeypatch.setattr(play_along.Path, "exists", lambda self, **kw: False)
+    games = []
+    for dice, box in (("1 2 3 4 5", "straight"), ("6 6 6 6 1", "four")):
+        game = TableGame.new("general", players=3, advice=False)
+        assert game.apply(f"dice {dice}")["ok"] and game.apply(f"write {box}")["ok"]
+        games.append(game)
+    paths = [play_along._rescued(game) for game in games]
+    assert paths == ["dicewise-general-20261207-160732.json",
+                     "dicewise-general-20261207-160732-1.json"]
+    for path, game in zip(paths, games):
+        assert TableGame.load(path).to_json() == game.to_json()

@@ -414,6 +414,29 @@ def test_advice_is_exact_only_when_every_rival_has_finished():
     assert all(c.loss_error is not None and c.loss_error > 0 for c in mixed.choices[1:])
 
 
+def test_a_split_that_wins_for_sure_is_no_close_call():
+    """The best split ends the game ahead of rivals who have finished: its chance is exactly
+    1 and no split's can be more, so its loss_error is 0 and it is no close call, though
+    the splits that go on are estimates (each with its error)."""
+    from dicewise.solver.ryzykant.race import advise_at_table
+
+    rules = rz.RyzykantRules(end_marks=2)
+    solution = Solution(RYZYKANT, rules, _Zero(), {}, None, False, 0.0)
+    pos = rz.Position((0, 0, 0, 2, 3, 0, 3, 3, 0, 0, 3), (1, 0, 0, 0, 0, 0))
+    done = rz.Position((2, 0, 2, 0, 0, 2, 0, 2, 0, 0, 0), (2, 0, 0, 0, 0, 0))
+    assert pos.score > done.score
+    roll = dice.roll_index(dice.counts_of([1, 3, 5, 5, 5]))
+    advice = advise_at_table(solution, pos, roll, [(done, True), (done, True)])
+    best, *others = advice.choices
+    assert best.detail["ends_game"] and best.probability == 1.0
+    assert best.loss_error == 0.0 and not best.close_call
+    assert advice.approximate and all(c.loss_error > 0 for c in others)
+    # a rival still playing: every chance is an estimate, the best's error the general one
+    going = rz.Position((0, 2, 0, 2, 0, 0, 2, 0, 0, 0, 0), (0,) * 6)
+    first, *rest = advise_at_table(solution, pos, roll, [(done, True), (going, False)]).choices
+    assert first.loss_error == max([c.loss_error - c.loss for c in rest] + [0.0])
+
+
 def test_a_rival_whose_game_ended_is_taken_at_the_table():
     # A finished sheet holds the pairs of the roll that ended it as well as its fifth-die
     # mark (RULES.md section 4): every sheet a played game ends with is a rival whose game

@@ -93,6 +93,24 @@ def test_a_bad_command_changes_nothing():
         assert game.state() == before
 
 
+def test_a_split_takes_its_fifth_die_as_the_die_its_pairs_leave():
+    """``split 2+2 4+4 -`` as the advice shows a fifth die that gets no mark (a puścioch:
+    the fifth-die faces 1, 3, 6 chosen, none rolled), or with the fifth left out: the die
+    the pairs leave, as if typed; pairs the roll does not hold are refused."""
+    lines = ["dice 1 2 2 3 3", "split 2+2 3+3 1", "dice 3 2 2 4 4", "split 2+2 4+4 3",
+             "dice 6 2 2 5 5", "split 2+2 5+5 6", "dice 2 2 4 4 5"]
+    sheets = set()
+    for last in ("split 2+2 4+4 -", "split 2+2 4+4", "split 2+2 4+4 5"):
+        game = TableGame.new("ryzykant", players=1, advice=False)
+        for line in lines + [last]:
+            assert game.apply(line)["ok"], line
+        assert game.events[-1] == {"action": {"pairs": [[2, 2], [4, 4]], "fifth": 5}}
+        sheets.add((game.sheets[0].text, game.sheets[0].points))
+    assert len(sheets) == 1
+    refused = game.apply("dice 2 2 4 4 5") and game.apply("split 2+2 5+5 -")
+    assert refused["error"] == "the split 2+2 5+5 does not use the dice 2 2 4 4 5, each once"
+
+
 @pytest.mark.parametrize("ruleset, options, lines, why", [
     ("poker-programs", None, ["dice 1 1 2 3 4", "write pair"],
      "pair is a free figure, written only after all six obligatory ones (still open: ones, "

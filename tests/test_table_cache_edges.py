@@ -253,3 +253,20 @@ def test_two_processes_building_one_table_at_once_both_get_it(tmp_path, monkeypa
     assert os.listdir(cache) == [Path(answers[0]["table"]).name]
     again = dicewise.solve("poker-programs")
     assert not again.built and again.expected_score == answers[0]["expected_score"]
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_a_new_file_never_replaces_one_written_under_its_name(tmp_path, monkeypatch, links):
+    """``write_atomic(..., new=True)``: the name is taken whole or not at all; a file there
+    is kept and FileExistsError raised, with no temporary file left; without hard links
+    (some file systems) the file is created exclusively instead."""
+    from dicewise.tables.files import write_atomic
+
+    if not links:
+        monkeypatch.setattr(os, "link", lambda *a: (_ for _ in ()).throw(
+            OSError(errno.EPERM, "no links here")))
+    path = tmp_path / "game.json"
+    assert write_atomic(path, b"first", new=True) == path and path.read_bytes() == b"first"
+    with pytest.raises(FileExistsError):
+        write_atomic(path, b"second", new=True)
+    assert path.read_bytes() == b"first" and os.listdir(tmp_path) == ["game.json"]

@@ -45,12 +45,13 @@ from .main import Command
 @click.option("--objective", type=click.Choice(["auto", "score", "win"]), default="auto",
               show_default=True, help="What advice plays for: auto (two-player General: the "
               "win; otherwise the expected score), score or win.")
-@click.option("--no-advice", "no_advice", is_flag=True,
-              help="Keep the score only: no advice, and no table to build.")
+@click.option("--advice/--no-advice", "advice", default=None,
+              help="Advice at every choice (the default), or the score only: no advice, and "
+              "no table to build. With --resume: the saved game's, unless given.")
 @click.option("--json", "as_json", is_flag=True,
               help="Answer every command with one JSON line (for scripts).")
 def play(ruleset, players, names, seed, lang, options, resume, top, target, objective,
-         no_advice, as_json):
+         advice, as_json):
     """Follow a whole game of RULESET for several players, with advice at every choice.
 
     Commands, one a line: dice D D D D D, roll, advise, pick K, keep D..., write BOX,
@@ -66,14 +67,14 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
         if (players or names or seed is not None or options or target is not None
                 or objective_given):
             raise click.UsageError(i18n.Message(
-                "--resume takes the game's own settings: give only --lang, --top, --no-advice or "
-                "--json with it"))
+                "--resume takes the game's own settings: give only --lang, --top, --advice, "
+                "--no-advice or --json with it"))
         game = TableGame.from_json(saved, progress=progress, ruleset=ruleset, lang=lang or None)
         speak(game.table.lang)
         if click.get_current_context().get_parameter_source("top") is not ParameterSource.DEFAULT:
             game.table.top = top  # else the saved game's
-        if no_advice:
-            game.table.advice = False
+        if advice is not None:
+            game.table.advice = advice
     else:
         if not ruleset:
             raise click.UsageError(i18n.Message("name the ruleset (dicewise rules lists them), or "
@@ -81,7 +82,8 @@ def play(ruleset, players, names, seed, lang, options, resume, top, target, obje
         game = TableGame.new(ruleset, players=players,
                              names=[n.strip() for n in names.split(",")] if names else None,
                              options=options, seed=seed, target=target, lang=lang, top=top,
-                             objective=objective, advice=not no_advice, progress=progress)
+                             objective=objective, advice=advice is not False,
+                             progress=progress)
     if as_json:
         return _json_loop(game)
     _people_loop(game, sys.stdin.isatty())
@@ -154,8 +156,9 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
 
 def _leave(game: TableGame, saved: int, rescue: bool = False) -> None:
     """Say that the moves after the first ``saved`` (which a save holds) are lost; where
-    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key) save them instead."""
-    if game.over or len(game.events) == saved:
+    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key) save them instead.  An ended
+    game too: its last move may be a typo that ended it, which ``undo`` takes back."""
+    if len(game.events) == saved:
         return
     path = _rescued(game) if rescue else None
     if path is None:
@@ -170,11 +173,12 @@ def _rescued(game: TableGame) -> str | None:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for n in range(100):
         path = Path(f"dicewise-{game.game.name}-{stamp}{f'-{n}' if n else ''}.json")
-        if not path.exists():
-            try:
-                return str(game.save(path))
-            except (OSError, DicewiseError):
-                return None
+        try:  # claimed as it is written: another table left in the same second takes -1
+            return str(game.save(path, new=True))
+        except FileExistsError:
+            continue
+        except (OSError, DicewiseError):
+            return None
     return None
 
 

@@ -56,18 +56,22 @@ def _faces(words: list[str], verb: str) -> tuple[int, ...]:
 
 
 def _split(words: list[str]) -> dict:
+    """Two pairs and the fifth die; the fifth left out or typed ``-`` (as the advice shows a
+    fifth die that gets no mark) is None: the die the pairs leave."""
     text = " ".join(words)
-    m = re.fullmatch(r"\s*([1-6])\s*\+\s*([1-6])\s+([1-6])\s*\+\s*([1-6])\s+([1-6])\s*", text)
-    shape = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s+(\d+)\s*\+\s*(\d+)\s+(\d+)\s*", text)
+    m = re.fullmatch(r"\s*([1-6])\s*\+\s*([1-6])\s+([1-6])\s*\+\s*([1-6])(?:\s+([1-6-]))?\s*",
+                     text)
+    shape = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s+(\d+)\s*\+\s*(\d+)(?:\s+(\d+))?\s*", text)
     if not m and shape:  # the shape of a split, a die off the faces: that die is said
-        die = next(w for w in shape.groups() if not re.fullmatch(r"[1-6]", w))
+        die = next(w for w in shape.groups() if w and not re.fullmatch(r"[1-6]", w))
         raise DicewiseError(Message("{verb}: a die shows 1..6, not {word}", verb="split",
                                     word=repr(die)))
     if not m:
         raise DicewiseError(Message("split takes two pairs and a fifth die, as split 3+4 5+6 2, "
                                     "not {text}", text=repr(text)))
-    a, b, c, d, e = map(int, m.groups())
-    return {"pairs": [[a, b], [c, d]], "fifth": e}
+    a, b, c, d = map(int, m.groups()[:4])
+    e = m.group(5)
+    return {"pairs": [[a, b], [c, d]], "fifth": int(e) if e and e != "-" else None}
 
 
 def _unquoted(path: str) -> str:

@@ -248,15 +248,17 @@ class TableGame:
             self.table.names = default_names(len(self.table.names), lang)
         self.table.lang, self.tr = lang, i18n.translator(lang)
 
-    def save(self, path) -> Path:
+    def save(self, path, new: bool = False) -> Path:
         """Write the game to ``path``; a file already there is replaced only where it holds a
-        saved game (saving again under one name), never another kind of file."""
+        saved game (saving again under one name), never another kind of file.  With ``new``
+        no file is replaced: FileExistsError where one is there."""
         from ..tables.files import write_output
 
-        if not _replaceable(path):
+        if not new and not _replaceable(path):
             raise DicewiseError(Message("{path} exists and holds no saved game: save under "
                                         "another name", path=str(path)))
-        return write_output(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n")
+        return write_output(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n",
+                            new=new)
 
     @classmethod
     def load(cls, path, progress=None) -> "TableGame":
@@ -468,9 +470,25 @@ class TableGame:
         if verb == "split":
             if not self.shared:
                 raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
-            return self._event({"action": args[0]})
+            return self._event({"action": self._with_fifth(args[0])})
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
                                     word=repr(verb), commands=", ".join(self.verbs)))
+
+    def _with_fifth(self, split: dict) -> dict:
+        """A split whose fifth die was left out: the die of the roll its pairs leave."""
+        if split["fifth"] is not None:
+            return split
+        if self.dice is None:
+            raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))
+        left = list(self.dice)
+        for face in (f for pair in split["pairs"] for f in pair):
+            if face not in left:
+                (a, b), (c, d) = split["pairs"]
+                raise DicewiseError(Message(
+                    "the split {split} does not use the dice {dice}, each once",
+                    split=f"{a}+{b} {c}+{d}", dice=" ".join(map(str, sorted(self.dice)))))
+            left.remove(face)
+        return {**split, "fifth": left[0]}
 
     def describe(self, action: dict) -> str:
         """An action in the players' language: write BOX, cross ROW, a split, keep D..."""

@@ -11,9 +11,11 @@ from .. import i18n
 from ..errors import DicewiseError
 
 
-def write_atomic(path, *chunks: bytes) -> Path:
+def write_atomic(path, *chunks: bytes, new: bool = False) -> Path:
     """Write ``chunks`` to ``path`` through a temporary file in its folder, synced, then
-    renamed over it: a reader (or a crash) sees the old file or the whole new one.
+    renamed over it: a reader (or a crash) sees the old file or the whole new one.  With
+    ``new``, a file already at ``path`` is kept and FileExistsError raised: the name is
+    claimed at once, so two writers that picked one name cannot both think it theirs.
 
     The file gets the permissions of any new file (mkstemp's 0600 is for the temporary name
     only). An OSError leaves no temporary file behind and is raised for the caller to word.
@@ -29,11 +31,31 @@ def write_atomic(path, *chunks: bytes) -> Path:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if new:
+            _link_new(tmp, path, chunks)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _link_new(tmp: str, path: Path, chunks) -> None:
+    """Give the written ``tmp`` the name ``path`` unless a file has it (a hard link fails
+    where the name is taken); where links are not supported, create ``path`` exclusively
+    and write it there."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links
+        with open(path, "xb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+    os.unlink(tmp)
 
 
 def refuse_empty(path) -> None:
@@ -72,12 +94,15 @@ def checked_output(path) -> Path:
     return path
 
 
-def write_output(path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file, then rename), checked first."""
+def write_output(path, data: str | bytes, new: bool = False) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file, then rename), checked first;
+    with ``new``, FileExistsError where a file is there (``write_atomic``)."""
     path = checked_output(path)
     try:
-        return write_atomic(path, data.encode() if isinstance(data, str) else data)
+        return write_atomic(path, data.encode() if isinstance(data, str) else data, new=new)
     except OSError as e:
+        if new and isinstance(e, FileExistsError):
+            raise
         raise DicewiseError(cannot_write(path, e)) from None
 
 

@@ -31,8 +31,10 @@ def check_rival_count(players: int, given: int) -> None:
     """A table of ``players`` needs one rival sheet per other seat: a DicewiseError if not."""
     if given != players - 1:
         raise DicewiseError(Plural(
-            "{players} players need {n} rival sheet (--opponent-sheet, once each), not {given}",
-            "{players} players need {n} rival sheets (--opponent-sheet, once each), not {given}",
+            "{players} players need {n} rival sheet (--opponent-sheet, once each; \"\" for an "
+            "empty one), not {given}",
+            "{players} players need {n} rival sheets (--opponent-sheet, once each; \"\" for an "
+            "empty one), not {given}",
             players - 1, players=players, n=players - 1, given=given))
 
 

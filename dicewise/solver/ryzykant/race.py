@@ -24,6 +24,8 @@ The rivals being those of expected-score play, it is approximate and measured
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...errors import DicewiseError
@@ -397,6 +399,12 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     if not exact:
         choices = with_loss_errors(choices, tuple(ranked(shallow)), LOSS_ERROR_SCALE,
                                    LOSS_ERROR_FLOOR)
+        if found[0].ends and all(ended for _, ended in rivals):
+            # The best split ends the game against finished rivals: its chance (1, ½ or 0)
+            # is exact, and no split's can be above 1, so none beats it by more than 1 − it.
+            first = choices[0]
+            choices = (replace(first, loss_error=min(first.loss_error,
+                                                     1.0 - first.probability)),) + choices[1:]
     best = choices[0].probability
     players = len(rivals) + 1
     faces = dice.faces_of(dice.ROLLS[roll])
