@@ -834,8 +834,8 @@ def duel_two_player(ruleset, *, a: str | None = None, b: str | None = None,
     win-optimal against expected-score play is also computed by policy evaluation over the
     same states (three solves' time) for comparison with the simulation.
     """
-    from .solver.two_player import check_policy_name, duel_edge, make_policy, simulate_duel
-    from .solver import runtime
+    from .solver.two_player import check_policy_name, make_policy, simulate_duel
+    from .tables.two_player import exact_edge
 
     if games < 2:
         raise DicewiseError(Message("a duel needs at least 2 games (one per seat)"))
@@ -851,8 +851,7 @@ def duel_two_player(ruleset, *, a: str | None = None, b: str | None = None,
                            games + games % 2, seed)
     edge = None
     if exact:
-        with runtime.local() as where:
-            edge = duel_edge(race, solitaire, runtime=where)
+        edge = exact_edge(race, solitaire, progress)
         if a != "win":  # the edge is the win-optimal player's; report A's side
             edge = {**edge, "alternating": 1 - edge["alternating"]}
     return RaceDuel(game.name, rules.options, result, edge)

@@ -414,13 +414,15 @@ def canonical_box(ruleset: str, boxes, text: str) -> str | None:
     return None
 
 
-def box_name(ruleset: str, boxes, text: str, lang: str = "en") -> str:
-    """The rules' name of the box typed as ``text`` in any language (DicewiseError if none)."""
+def box_name(ruleset: str, boxes, text: str, lang: str = "en", rows: bool = False) -> str:
+    """The rules' name of the box typed as ``text`` in any language (DicewiseError if none);
+    ``rows``: a game whose rules call its boxes rows (the error says so)."""
     box = canonical_box(ruleset, boxes, text)
     if box is not None:
         return box
     shown = ", ".join(box_label(ruleset, b, lang) for b in boxes)
-    msg = translator(lang)("unknown box {box!r} (boxes: {boxes})")
+    msg = translator(lang)("unknown row {box!r} (rows: {boxes})" if rows
+                           else "unknown box {box!r} (boxes: {boxes})")
     raise DicewiseError(msg.format(box=text, boxes=shown))
 
 

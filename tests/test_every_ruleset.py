@@ -229,10 +229,13 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     assert data["regret_total"] >= 0
     assert data["approximate"] == (not get_game(name).exact)
     assert set(data) == {"ruleset", "rule_options", "agent", "games", "seed", "mean", "ci95",
-                         "optimal_mean", "regret_total", "regret_per_game", "regret_per_decision",
-                         "regret_by_stage", "decisions", "win_rate_vs_optimal", "approximate",
-                         "error_estimate", "regret_unit", "objective", "costliest", "errors",
-                         "error_kinds", "restarts", "stopped"}  # docs/json.md
+                         "optimal_mean", "regret_total", "regret_per_game",
+                         "regret_per_game_error", "regret_per_decision", "regret_by_stage",
+                         "decisions", "win_rate_vs_optimal", "approximate", "error_estimate",
+                         "regret_unit", "objective", "costliest", "errors", "error_kinds",
+                         "restarts", "stopped"}  # docs/json.md
+    # the regret's own error where the values are approximate, none where they are exact
+    assert (data["regret_per_game_error"] is None) == get_game(name).exact
     assert data["objective"] == "expected_score"
     assert list(data["regret_by_stage"]) in (["roll1", "roll2", "roll3"], ["decision"])
     assert set(data["win_rate_vs_optimal"]) == {"wins", "draws", "losses"}

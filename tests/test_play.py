@@ -136,6 +136,78 @@ def test_a_run_stopped_early_is_set_against_the_optimum_on_the_games_it_played(s
                                                                    seed=2).summary.mean)
 
 
+def test_a_stopped_games_regret_is_not_set_against_the_finished_games(solution):
+    """The run stops in game 3: its judged decisions are in regret_total, but the regret a
+    game is that of the three finished games over three, as a run of those three games."""
+    def first_box(obs):
+        return [a for a in obs["legal"] if "write" in a][0]
+
+    def fails_late_in_game_3(obs):
+        return {"write": "nonsense"} if (obs["game"], obs["turn"]) == (3, 6) else first_box(obs)
+
+    sol = solution("general")
+    stopped = bench_agent(sol, CallableAgent(fails_late_in_game_3, "fails"), 10, seed=2,
+                          on_error="stop").to_json()
+    three = bench_agent(sol, CallableAgent(first_box, "first"), 3, seed=2).to_json()
+    assert stopped["games"] == 3 and stopped["regret_total"] > three["regret_total"]
+    assert stopped["regret_per_game"] == pytest.approx(three["regret_total"] / 3)
+    assert stopped["regret_per_game_error"] is None  # exact values
+
+
+def test_an_approximate_games_regret_carries_its_decisions_loss_errors(tmp_path):
+    """Ryzykant (a table of the zero value model, built at once): the regret a game comes
+    with its decisions' loss_error added up, a game, which review of the same log finds."""
+    from dicewise.solver.ryzykant.approx import ValueModel
+    from dicewise.solver.ryzykant.game import Fitted
+    from dicewise.tables import store
+
+    game, rules = dicewise.api.make_rules("ryzykant")
+    table = store.save(game, rules, Fitted(ValueModel.zero()),
+                       {"expected_score": 0.0, "approximate": True, "error_estimate": 7.5},
+                       tmp_path / "ryzykant.dwt")
+    log = tmp_path / "log.jsonl"
+    report = dicewise.bench_agent("ryzykant", lambda obs: obs["legal"][-1], games=2, seed=4,
+                                  table=table, log=log).to_json()
+    judged = dicewise.review("ryzykant", log.read_text().splitlines(), table=table)
+    summed = sum(d.loss_error for d in judged.decisions)
+    assert report["approximate"] and report["regret_per_game_error"] == pytest.approx(summed / 2)
+    assert report["regret_per_game_error"] > 0
+
+
+def test_an_agent_that_changes_its_observation_changes_no_log(solution, tmp_path):
+    """A Python agent gets a copy: writing into it changes neither the log (review reads it
+    back) nor the costliest decisions' positions."""
+    def scribbles(obs):
+        action = [a for a in obs["legal"] if "write" in a][0]
+        obs["sheet"]["ones"], obs["dice"][0], obs["points"] = 5, 9, 999.0
+        return action
+
+    log = tmp_path / "log.jsonl"
+    with open(log, "w") as f:
+        report = bench_agent(solution("general"), CallableAgent(scribbles, "scribbles"), 2, 1,
+                             log=f).to_json()
+    judged = review_lines(solution("general"), log.read_text().splitlines())
+    assert len(judged) == report["decisions"] > 0
+    assert all(9 not in c["dice"] and c["points"] != 999.0 for c in report["costliest"])
+
+
+def test_a_best_agent_has_no_costliest_decisions_and_a_race_interval_within_0_and_1():
+    """Only decisions that lost something are the costliest; the outcome of a race (1, ½ or
+    0 a game) has a share's interval, never beyond 0 or 1."""
+    best = dicewise.bench_agent("poker-programs",
+                                lambda obs: dicewise.advise(
+                                    "poker-programs", dice=obs["dice"], roll=obs["roll"],
+                                    sheet=",".join(f"{k}={v}" for k, v in obs["sheet"].items())
+                                ).best.action, games=2, seed=1).to_json()
+    assert best["regret_total"] < 1e-9 and best["costliest"] == []
+    from dicewise.play.bench import AgentReport
+
+    race = AgentReport("general", {}, "bot", 0, np.array([1.0, 1.0, 0.5, 1.0, 1.0, 0.0]),
+                       np.zeros(6), 6, {}, (), (), None, False, None, "win").to_json()
+    low, high = race["ci95"]
+    assert 0 <= low < race["mean"] < high <= 1
+
+
 def test_a_long_review_shows_its_progress_and_a_quick_refusal_is_one_line(tmp_path,
                                                                         monkeypatch):
     """Judging a long log shows its progress once it takes over a second (here at once), on
@@ -481,6 +553,10 @@ def test_review_refuses_damaged_and_mismatched_logs(solved, tmp_path):
     log.write_text(json.dumps(older) + "\n")
     assert run("review", "general", str(log), "-o", "straight=plain").exit_code == 0
     refused(json.dumps(older).encode(), "options")
+    for damaged in (None, [], "straight=plain"):  # no --option could match: not suggested
+        bad = {**record, "observation": {**record["observation"], "options": damaged}}
+        refused(json.dumps(bad).encode(),
+                f"line 1: options is {json.dumps(damaged)}, not an object of the game's")
     # A decision of the two-player race, played to win, is not judged by the points alone.
     race = {**record, "observation": {**record["observation"], "players": 2,
                                       "opponent_sheet": {"ones": 3}}}

@@ -364,6 +364,16 @@ def test_the_example_games_of_a_simulation_fit_80_columns():
     assert out[first + 1].startswith("    ") and max(map(len, out)) <= 80
 
 
+@pytest.mark.parametrize("lang, said", [("en", "unknown row 'nosuchrow' (rows: ones, twos,"),
+                                        ("ru", "нет строки 'nosuchrow' (строки: единицы,"),
+                                        ("pl", "nie ma wiersza 'nosuchrow' (wiersze: jedynki,")])
+def test_poker_school_names_its_rows_rows_as_its_rules_do(lang, said):
+    """poker-school's rules speak of rows (строка, wiersz): so does its unknown-name refusal."""
+    out = play("poker-school", "--players", "1", "--no-advice", "--lang", lang,
+               lines=["dice 1 1 2 3 4", "write nosuchrow", "quit"]).output
+    assert said in out, out
+
+
 @pytest.mark.parametrize("lang", ["en", "ru", "pl"])
 def test_a_refusal_that_lists_the_boxes_fits_80_columns(lang):
     """An unknown box is refused with every box named (180 columns in Russian and Polish):

@@ -239,6 +239,28 @@ def test_win_policy_evaluated_against_itself_gives_the_solved_values():
     assert np.abs(both.values - values.values).max() <= 1e-6
 
 
+def test_the_exact_edge_counts_its_layers_to_a_progress_bar(solved):
+    """``duel --exact`` evaluates for minutes: its layers go to a progress bar, to its end,
+    and the values are those without one."""
+    import contextlib
+
+    from dicewise.tables.two_player import exact_edge
+
+    _, solitaire = solved("general")
+    values = subgame(*DUEL_ROOT)
+    bars = []
+
+    @contextlib.contextmanager
+    def progress(units, label):
+        bars.append([units, 0, str(label)])
+        yield lambda done: bars[-1].__setitem__(1, bars[-1][1] + done)
+
+    assert exact_edge(values, solitaire.values, progress) == \
+        duel_edge(values, solitaire.values)
+    (units, done, label), = bars
+    assert done == units > 0 and label == "evaluating win against expected-score play exactly"
+
+
 @pytest.mark.slow
 def test_win_policy_beats_expected_score_and_simulation_agrees(solved):
     _, solitaire = solved("general")

@@ -411,7 +411,7 @@ def bench_agent_command(ruleset, agent_spec, agent_cmd, games, seed, on_error, m
 
 
 #: The regret's stages as people name them.
-STAGES = {"roll1": "after roll 1", "roll2": "after roll 2", "roll3": "the final choice",
+STAGES = {"roll1": "after roll 1", "roll2": "after roll 2", "roll3": "after roll 3",
           "decision": "every split"}
 
 
@@ -433,8 +433,11 @@ def _print_agent_report(d):
     per_decision = (f"{d['regret_per_decision']:.5f} a decision over "
                     f"{counted(d['decisions'], 'decision')}"
                     if d["decisions"] else "no decision of the agent's own (every one failed)")
+    summed = d.get("regret_per_game_error")  # the regret's own error, not the table's
+    error = (f"; its decisions' loss errors add up to ±{summed:.4f} a game"
+             if summed is not None else "")
     say(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, {per_decision} "
-        f"({quality(d['approximate'], d['error_estimate'])})")
+        f"({quality(d['approximate'], d['error_estimate'])}{error})")
     stages = "; ".join(f"{STAGES.get(k, k)} {v:,.3f}" for k, v in d["regret_by_stage"].items())
     say(f"regret by stage (total over the games): {stages}")
     w = d["win_rate_vs_optimal"]
@@ -452,9 +455,16 @@ def _print_agent_report(d):
         chose = c.get("chose_label") or json.dumps(c["chose"])
         best = c.get("best_label") or json.dumps(c["best"])
         error = _error_text(c.get("loss_error"), c.get("close_call"))
-        say(f"  lost {c['loss']:.3f}{error}: {where}, dice "
+        loss = _amount(d["regret_unit"] == "probability")(c["loss"])
+        say(f"  lost {loss}{error}: {where}, dice "
             f"{' '.join(map(str, c['dice']))}: chose {chose}; best {best}", 6)
     _print_agent_errors(d)
+
+
+def _amount(chance: bool):
+    """How a loss or a value is printed: points to 3 decimals, a chance to 6 (a target's
+    losses run to 1e-5, which 3 decimals would show as 0.000)."""
+    return (lambda x: f"{x:.6f}") if chance else (lambda x: f"{x:.3f}")
 
 
 def _print_agent_errors(d):
@@ -497,26 +507,27 @@ def review(ruleset, log, game_index, show_all, target, options, as_json):
     if as_json:
         return emit_json(judged.to_json())
     summary = judged.games
+    f = _amount(judged.target is not None)
     lost_what = ("points" if judged.target is None else
                  f"some of the chance of reaching {judged.target}")  # played for a target
     for g in summary:
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
-                f"{worst['best']} (lost {worst['loss']:.3f})" if worst else "")
+                f"{worst['best']} (lost {f(worst['loss'])})" if worst else "")
         which = f"game {g['game']}" if g["game"] is not None else "the lines with no game number"
         say(f"{which}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
-            f"them lost {lost_what}, {g['loss']:.3f} in all{tail}")
+            f"them lost {lost_what}, {f(g['loss'])} in all{tail}")
     shown = [r for r in judged.decisions if show_all or r.loss >= 1e-9]
     if shown:
         say(f"decisions that lost {lost_what}:" if not show_all else "every decision:")
     for r in shown:
         mark = "ok" if r.loss < 1e-9 else \
-            f"lost {r.loss:.3f}{_error_text(r.loss_error, r.close_call)}"
+            f"lost {f(r.loss)}{_error_text(r.loss_error, r.close_call)}"
         where = " ".join(f"{k} {v}" for k, v in (("game", r.game), ("turn", r.turn),
                                                   ("roll", r.roll)) if v is not None)
         say(f"  line {r.line} {where}, dice {' '.join(map(str, r.dice))}: chose "
-            f"{r.chose_label} ({r.chose_expected:.3f}); best {r.best_label} "
-            f"({r.best_expected:.3f}) — {mark}", 6)
+            f"{r.chose_label} ({f(r.chose_expected)}); best {r.best_label} "
+            f"({f(r.best_expected)}) — {mark}", 6)
     lost = (f"total loss of the chance of reaching {judged.target}" if judged.target is not None
             else "total expected loss")
     say(f"{lost} {judged.total_loss:.4f} over "

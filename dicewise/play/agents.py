@@ -7,6 +7,7 @@ failure (exception, crash, garbage, timeout) raises AgentFailure with what was s
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib
 import json
 import os
@@ -89,7 +90,8 @@ class CallableAgent:
         try:
             # what the agent prints goes to stderr: stdout is the report (--json)
             with contextlib.redirect_stdout(sys.stderr):
-                action = self.fn(observation)
+                # a copy: what the agent does to it must not change the game's log
+                action = self.fn(copy.deepcopy(observation))
         except (Exception, SystemExit) as e:  # the agent's own bug, sys.exit included:
             # report it, never crash the harness; on one line, as the error line shows it
             text = " ".join(f"{type(e).__name__}: {e}".split())

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import DicewiseError
 from ..solver.protocol import BadAction, Solution
-from ..solver.stats import mean_ci95
+from ..solver.stats import mean_ci95, share_ci95
 from .agents import AgentFailure
 
 #: Consecutive agent failures after which a run stops (a hung or broken bot).
@@ -42,6 +42,10 @@ class AgentReport:
     approximate: bool
     error_estimate: float | None
     objective: str = "expected_score"  # "target", or "win": a race, a game's score its outcome
+    #: The regret of the finished games (a stopped game's judged decisions are only in the
+    #: total), and the sum of their decisions' ``loss_error`` (None where values are exact).
+    finished_regret: float = 0.0
+    finished_loss_error: float | None = None
 
     @property
     def regret_unit(self) -> str:
@@ -64,10 +68,15 @@ class AgentReport:
             "ruleset": self.ruleset, "rule_options": self.rule_options, "agent": self.agent,
             "games": n, "seed": self.seed,
             "mean": float(self.scores.mean()) if n else math.nan,
-            "ci95": list(mean_ci95(self.scores)) if n else [math.nan, math.nan],
+            # a race's outcomes are 1, ½ or 0: a share's interval, inside [0, 1]
+            "ci95": (list((share_ci95 if self.objective == "win" else mean_ci95)(self.scores))
+                     if n else [math.nan, math.nan]),
             "optimal_mean": float(self.optimal_scores.mean()) if n else math.nan,
             "regret_total": total,
-            "regret_per_game": total / n if n else math.nan,
+            "regret_per_game": self.finished_regret / n if n else math.nan,
+            "regret_per_game_error": (self.finished_loss_error / n
+                                      if n and self.finished_loss_error is not None
+                                      else None),
             "regret_per_decision": total / self.decisions if self.decisions else math.nan,
             "regret_by_stage": self.regret_by_stage,
             "decisions": self.decisions,
@@ -131,7 +140,9 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     decisions, costly, errors, streak, stopped = 0, [], [], 0, None
     objective = "expected_score"
     finished = []
+    finished_regret, finished_error = 0.0, None
     for ep in game.episodes(solution, seed, games):
+        game_regret, game_error = 0.0, None
         while not ep.done and stopped is None:
             obs = ep.observation()
             advice = game.advise_observation(solution, obs)
@@ -167,16 +178,18 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
                 loss = max(float(best.value - chosen.value), 0.0)
                 decisions += 1
                 regret[stage] += loss
-                costly.append((loss, {"game": obs.get("game"), "turn": obs.get("turn"),
-                                      "roll": obs.get("roll"), "dice": obs.get("dice"),
-                                      "sheet": obs.get("sheet"),
-                                      **{k: v for k, v in obs.items() if k not in NOT_POSITION},
-                                      "chose": action,
-                                      "best": best.action, "chose_label": chosen.label,
-                                      "best_label": best.label, "loss": loss,
-                                      **_error_of(chosen)}))
-                if len(costly) > 50:
-                    costly = sorted(costly, key=lambda x: -x[0])[:5]
+                game_regret += loss
+                if chosen.loss_error is not None:
+                    game_error = (game_error or 0.0) + chosen.loss_error
+                if loss > 0:  # the best choice (or one as good) is no costly decision
+                    costly.append((loss, {
+                        "game": obs.get("game"), "turn": obs.get("turn"), "roll": obs.get("roll"),
+                        "dice": obs.get("dice"), "sheet": obs.get("sheet"),
+                        **{k: v for k, v in obs.items() if k not in NOT_POSITION},
+                        "chose": action, "best": best.action, "chose_label": chosen.label,
+                        "best_label": best.label, "loss": loss, **_error_of(chosen)}))
+                    if len(costly) > 50:
+                        costly = sorted(costly, key=lambda x: -x[0])[:5]
             if log is not None:
                 # the best action played for a failed agent says so: review does not judge it
                 log.write(json.dumps({"observation": obs, "action": action,
@@ -185,6 +198,9 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
         if stopped is not None:
             break
         finished.append(ep.score)
+        finished_regret += game_regret
+        if game_error is not None:
+            finished_error = (finished_error or 0.0) + game_error
         if progress is not None:
             progress(1)
     # the optimal policy on the games played, not on all that were asked for (a bot that
@@ -194,7 +210,8 @@ def bench_agent(solution: Solution, agent, games: int, seed: int, on_error: str 
     return AgentReport(game.name, solution.rule_options, getattr(agent, "name", "agent"), seed,
                        np.asarray(finished, dtype=np.float64), np.asarray(optimal, np.float64),
                        decisions, regret, costliest, tuple(errors), stopped,
-                       solution.approximate, solution.error_estimate, objective)
+                       solution.approximate, solution.error_estimate, objective,
+                       finished_regret, finished_error)
 
 
 def _error_of(choice) -> dict:

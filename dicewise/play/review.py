@@ -231,8 +231,10 @@ def _check_logged_game(number: int, obs: dict, name: str, options) -> None:
                             "--players 2), played to win; review judges one player's "
                             "decisions by the expected score")
     options, logged = dict(options), obs.get("options", {})
-    if not isinstance(logged, dict) or any(k not in options or options[k] != v
-                                           for k, v in logged.items()):
+    if not isinstance(logged, dict):  # a damaged line: no --option can match it
+        raise DicewiseError(f"line {number}: options is {json.dumps(logged)}, not an object "
+                            "of the game's rule options")
+    if any(k not in options or options[k] != v for k, v in logged.items()):
         # an option the log leaves out is taken as the review's (an older log)
         raise DicewiseError(f"line {number}: a game with options {json.dumps(logged)}, "
                             f"not {json.dumps(options)} (give them with --option)")

@@ -504,9 +504,10 @@ class TableGame:
         return text.format(box=box)
 
     def _box(self, text: str) -> str:
-        names = self.game.describe(self.rules)
-        names = names.get("categories") or names.get("rows") or []
-        return i18n.box_name(self.game.name, names, text, self.table.lang)
+        described = self.game.describe(self.rules)
+        names = described.get("categories") or described.get("rows") or []
+        return i18n.box_name(self.game.name, names, text, self.table.lang,
+                             rows="rows" in described)
 
     def _event(self, event: dict) -> dict:
         """Play ``event`` and record it; on a DicewiseError the game is as it was."""

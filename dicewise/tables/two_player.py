@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TableError
+from ..i18n import Message
 from ..solver.category import CategoryRules
 from ..solver.digest import digest, source_digest
 from ..solver.two_player import layers as layers_module, solve as solve_module, space
@@ -223,3 +224,21 @@ def solve_two_player(game: CategoryRules, path=None, *, root=(0, 0), scheduler: 
     return TwoPlayerSolution(solved.payload, solved.table, solved.seconds, True, meta["runner"],
                              meta["workers"], meta["resumed_layers"],
                              {int(k): v for k, v in meta["layer_seconds"].items()})
+
+
+def exact_edge(values: TwoPlayerValues, solitaire_values, progress=None) -> dict:
+    """``solve.duel_edge`` on this machine's fastest runtime, its layers counted to a
+    progress bar (``progress``: a ``store.ProgressFactory``) as its chunks come back."""
+    from types import SimpleNamespace
+
+    from ..solver import runtime as runtime_module
+
+    with runtime_module.local() as where:
+        if progress is None:
+            return solve_module.duel_edge(values, solitaire_values, runtime=where)
+        layout = values.layout
+        last = layout.layer_values(2 * layout.n)  # given, not solved: no chunk of it
+        label = Message("evaluating win against expected-score play exactly")
+        with progress(layout.n_values - (last.stop - last.start), label) as update:
+            counted = _Counted(where, SimpleNamespace(chunk_done=update))
+            return solve_module.duel_edge(values, solitaire_values, runtime=counted)
