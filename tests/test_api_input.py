@@ -148,7 +148,8 @@ def _numpy_inside(value, where="") -> list[str]:
 
 @pytest.mark.parametrize("arguments", [
     {"ruleset": "general", "dice": [6, 6, 5, 5, 5], "roll": 3, "sheet": "ones=3"},
-    {"ruleset": "general", "dice": [6, 6, 5, 5, 5], "roll": 1, "target": 150},
+    pytest.param({"ruleset": "general", "dice": [6, 6, 5, 5, 5], "roll": 1, "target": 150},
+                 marks=pytest.mark.slow),  # builds General's target table
     {"ruleset": "poker-programs", "dice": [6, 6, 5, 5, 5], "roll": 2},
 ])
 def test_advice_as_json_holds_pythons_numbers_not_numpys(arguments):

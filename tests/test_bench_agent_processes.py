@@ -189,6 +189,7 @@ def test_the_lines_a_chatty_bot_sent_are_shown_on_the_reports_one_line(tmp_path)
     assert "(sent debug a\\ndebug b)" in shown and "malformed" in shown, out
 
 
+@pytest.mark.slow  # a bot program started, waited on and stopped
 def test_a_bot_that_closes_its_stdin_after_answering_is_a_crash_not_a_timeout(tmp_path):
     """Its stdin closed a moment after the answer, once the next observation has gone in:
     a crash, said at once, not a timeout waiting for an answer it can no longer read."""

@@ -251,6 +251,7 @@ def test_the_target_policy_reaches_its_solved_chance():
     assert abs(sim.extra["reached_rate"] - p) < 4 * np.sqrt(p * (1 - p) / n)
 
 
+@pytest.mark.slow  # General's target table and the games played for it
 def test_target_play_keeps_the_games_statistics():
     """``simulate --policy target:T`` adds General's ``ended_on_first_roll_rate``, as every
     policy of General does (docs/json.md), beside ``target`` and ``reached_rate``."""
@@ -331,6 +332,7 @@ def test_bench_agent_against_the_win_optimal_player(tmp_path, monkeypatch):
                        "--sheet", ME, "--opponent-sheet", "ones=2"), "turns alternate")
 
 
+@pytest.mark.slow  # a target table, a run and its review
 def test_a_log_played_for_a_target_is_reviewed_for_it(tmp_path):
     """bench-agent --target writes its target in each observation; review then judges each
     decision by the chance of reaching it, as bench-agent did (it judged by points before)."""
@@ -398,6 +400,7 @@ def test_writing_a_long_table_out_shows_progress(monkeypatch, fmt):
     assert len(written) == 1 and written[0]["done"] == written[0]["length"] == 1024
 
 
+@pytest.mark.slow  # the win policy's tables for a table of three
 @pytest.mark.parametrize("lang,joined", [("en", "against 112 and 116"), ("ru", "112 и 116"),
                                          ("pl", "112 i 116")])
 def test_the_rivals_points_at_a_table_of_three_stay_on_one_line(lang, joined):

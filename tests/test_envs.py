@@ -677,7 +677,8 @@ def tiny_table(name: str, tmp_path):
     return store.save(game, rules, payload, meta, tmp_path / f"{name}.dwt")
 
 
-@pytest.mark.parametrize("name", ["ryzykant", "poker-school"])
+@pytest.mark.parametrize("name", [pytest.param("ryzykant", marks=pytest.mark.slow),  # search
+                                  "poker-school"])
 def test_approximate_games_label_their_oracle(name, tmp_path):
     """Through the game's advisor: regret labelled approximate, with the error estimate."""
     from gymnasium.utils.env_checker import check_env

@@ -498,6 +498,7 @@ def _solve_in_a_process(path):
     return api.solve("poker-programs", table=path).expected_score
 
 
+@pytest.mark.slow  # two spawned interpreters (test_table_cache_edges races two builds)
 def test_two_processes_building_one_table_both_finish_with_one_valid_file(tmp_path):
     path = str(tmp_path / "pp.dwt")
     with multiprocessing.get_context("spawn").Pool(2) as pool:

@@ -143,7 +143,7 @@ def test_bench_agent_reports_for_people_and_review_sums_up_each_game(tmp_path):
     costly = out[out.index("the costliest"):out.index("agent errors")]
     assert "{" not in costly  # actions as the game's labels
     assert re.search(r"chose (keep|write) .*; best (keep|write) ", out)
-    assert "after roll 1" in out and "the final choice" in out
+    assert "after roll 1" in out and "after roll 3" in out
     data = json.loads(CliRunner().invoke(cli, ["bench-agent", "general", "--agent-cmd",
                                                f"{sys.executable} {bot}", "--games", "2",
                                                "--seed", "1", "--max-failures", "9",

@@ -1051,6 +1051,7 @@ def test_every_table_column_has_a_name_for_people(lang):
     assert not {c for c in columns if tr(c) == c}
 
 
+@pytest.mark.slow  # strategy tables in three languages
 def test_a_strategy_table_for_people_in_their_language(monkeypatch):
     """``table --format text --lang ru|pl``: column names, choices, boxes and why a roll ends
     the game said in the language; csv and json the same in every language."""

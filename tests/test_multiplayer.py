@@ -334,6 +334,7 @@ def test_seated_race_refuses_a_policy_it_lacks(solved):
 
 # -- the command line ----------------------------------------------------------------------------
 
+@pytest.mark.slow  # a table of four played out in a process
 def test_duel_of_four_shows_each_seats_settlement():
     res = run("duel", "poker-programs", "--players", "4", "--a", "greedy", "--b", "random",
               "--games", "200", "--seed", "2", "--json")

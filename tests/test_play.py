@@ -62,6 +62,7 @@ def test_policies_rank_and_are_reproducible(solved):
     assert opt.mean() > greedy.mean() > rand.mean()
 
 
+@pytest.mark.slow  # 40,000 games
 def test_big_general_rate_is_policy_free(solved):
     # RULES.md §1: every turn opens with five fresh dice, so P(big general) = 1-(1-6/7776)^10.
     game, values = solved("general")

@@ -235,7 +235,7 @@ def test_ctrl_c_leaves_without_a_traceback(tmp_path):
     assert not list(tmp_path.glob("dicewise-*.json"))  # no move made: nothing to keep
 
 
-@pytest.mark.parametrize("key", ["ctrl-c", "ctrl-d"])
+@pytest.mark.parametrize("key", ["ctrl-c", pytest.param("ctrl-d", marks=pytest.mark.slow)])
 def test_a_stray_ctrl_c_or_ctrl_d_keeps_the_game(key, tmp_path):
     """One key must not lose a game: moves no save holds are saved in the working folder, and
     the line printed resumes it where it stood."""

@@ -124,6 +124,7 @@ def test_a_solitaire_game_ends_on_its_score_not_a_winner():
     assert "winners" not in result.output
 
 
+@pytest.mark.slow  # the win policy's tables for a table of three
 def test_the_table_heads_a_race_of_three_by_the_share_of_the_win_as_advise_does():
     """Among three players a choice's value is its share of the win, not P(win)+½P(draw)."""
     result = play("general", "--players", "3", "--objective", "win", "--seed", "1",
@@ -132,6 +133,7 @@ def test_the_table_heads_a_race_of_three_by_the_share_of_the_win_as_advise_does(
     assert "share of win" in result.output and "P(win)" not in result.output
 
 
+@pytest.mark.slow  # General's target table
 def test_the_table_marks_the_expected_score_choice_as_advise_does():
     """Playing for a target, the choice the mean would take is marked where it is not the
     best (the game at the table showed no mark, ``advise`` did)."""
@@ -156,6 +158,7 @@ def test_one_winner_is_named_as_the_winner_in_every_language():
         assert result.exit_code == 0 and said in result.output, result.output[-300:]
 
 
+@pytest.mark.slow  # General's target table
 def test_the_table_says_in_its_language_when_the_target_is_certain():
     """From the empty General sheet 0 points is certain: the advice says so once and ranks
     by the expected score (the straight for 25 first), as ``advise --target`` does."""
@@ -246,6 +249,7 @@ def test_a_taken_prize_shown_in_russian_or_polish_is_read_back_by_advise():
         assert (answer.exit_code, answer.output) == (english.exit_code, english.output)
 
 
+@pytest.mark.slow  # advise solves the whole of Yahtzee
 def test_a_counter_shown_in_russian_or_polish_is_read_back_by_advise():
     """Yahtzee: the sheet a table shows in Russian or Polish, its bonus Yahtzees counted as
     ``бонусные покеры=1`` (``dodatkowe generały=1``), is notation ``advise --sheet`` reads."""

@@ -274,6 +274,7 @@ def test_table_advice_errs_on_how_far_the_search_moved_each_loss(capsys):
     assert f"±{advice.choices[1].loss_error:.4f}" in out
 
 
+@pytest.mark.slow  # a Monte Carlo check of the formula
 def test_the_chance_to_finish_ahead_of_several_rivals_is_that_of_the_normal_margins():
     """With one rival the chance is Φ(z); with more it is P(z_k + X − Y_k > 0 for every k),
     X and the Y_k normal with variance ½ (the margins share the player's own part): Clark's

@@ -128,7 +128,9 @@ def test_full_sheets_parse():
     assert parse_sheet(game, full).mask == (1 << 10) - 1
 
 
-@pytest.mark.parametrize("joker", ["free", pytest.param("forced", marks=pytest.mark.slow),
+# each solves the whole of Yahtzee (seconds): the slow tier's
+@pytest.mark.parametrize("joker", [pytest.param("free", marks=pytest.mark.slow),
+                                   pytest.param("forced", marks=pytest.mark.slow),
                                    pytest.param("none", marks=pytest.mark.slow)])
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())

@@ -132,7 +132,7 @@ def pieces_table(tmp_path, monkeypatch, n, piece):
 
 
 @pytest.mark.parametrize("n,piece", [(10, 1 << 30), (10, 7), (70_000, 4096), (70_000, 16),
-                                     (140_000, 4)])
+                                     pytest.param(140_000, 4, marks=pytest.mark.slow)])
 def test_a_table_too_large_for_one_bin_is_written_in_pieces_and_read_back(tmp_path,
                                                                          monkeypatch, n, piece):
     """Format 1's payload is one msgpack bin (at most 4 GiB): arrays larger than that are

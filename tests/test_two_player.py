@@ -531,6 +531,7 @@ def test_dask_runners_give_the_thread_runners_values(general, tmp_path):
     assert got.runner == "dask-distributed" and np.array_equal(got.values.values, want.values)
 
 
+@pytest.mark.slow  # waits for a connection that never comes
 def test_an_unreachable_scheduler_is_one_clear_error(general, tmp_path):
     pytest.importorskip("distributed")
     with pytest.raises(DicewiseError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9: "

@@ -545,7 +545,8 @@ def _spoken(lang: str, how: str, args: list[str], monkeypatch) -> list[str]:
     return [*args, "--lang", lang]
 
 
-@pytest.mark.parametrize("lang,how", [("ru", "locale"), ("pl", "--lang")])
+@pytest.mark.parametrize("lang,how", [("ru", "locale"),
+                                      pytest.param("pl", "--lang", marks=pytest.mark.slow)])
 def test_serve_says_where_it_listens_and_how_to_stop_it_in_the_players_language(
         lang, how, tmp_path, monkeypatch):
     """Where to open the page, who can open it, how to stop the server, where the games are
