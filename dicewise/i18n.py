@@ -185,6 +185,25 @@ class Listing(str):
         return self.sep.join(in_language(item, tr) for item in self.items)
 
 
+class SheetText(str):
+    """A sheet in its notation (``ones=3,straight=25``), its names said in the players'
+    language as the notation takes them there (``jedynki=3,strit=25``)."""
+
+    def __new__(cls, ruleset: str, text: str):
+        sheet = super().__new__(cls, text)
+        sheet.ruleset = ruleset
+        return sheet
+
+    def __getnewargs__(self):
+        return self.ruleset, str(self)
+
+    def in_language(self, tr) -> str:
+        lang = getattr(tr, "lang", "en")
+        if lang == "en":
+            return str(self)
+        return sheet_in_language(self.ruleset, str(self), lang).replace(", ", ",")
+
+
 class ChoiceLabel(str):
     """A choice as the solver labels it, said for people in another language by
     ``choice_text`` (English keeps the solver's own words)."""

@@ -1397,3 +1397,20 @@ def test_a_wrong_taken_entry_is_refused_in_the_words_the_player_typed(lang, entr
                                       "3", "4", "6", "--sheet", f"pair=12/10/12,{entry}",
                                       "--lang", lang])
     assert result.exit_code == 2 and result.stderr.startswith(ERROR_LINE[lang] + said)
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+def test_a_sheets_example_names_its_boxes_as_the_language_types_them(lang):
+    """The help's example sheet of every category game (``rules``, the page's hint) is in
+    the players' words, and reads back as the English example's sheet."""
+    from dicewise.solver.rulesets import category_game
+    from dicewise.solver.rulesets.game import read_sheet
+
+    tr = i18n.translator(lang)
+    for name in ("general", "poker-programs", "yahtzee", "yatzy"):
+        help_ = dicewise.api.describe(name)["sheet"]
+        english, said = (re.search(r'"([^"]+)"', text).group(1)
+                         for text in (str(help_), i18n.in_language(help_, tr)))
+        assert said.partition("=")[0] != english.partition("=")[0], said  # "ones" said
+        rules = category_game(name)
+        assert read_sheet(rules, said) == read_sheet(rules, english), (name, said)

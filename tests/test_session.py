@@ -748,3 +748,10 @@ def test_a_new_game_refuses_what_a_saved_one_would(settings, why):
     seed 1, names "ab" seated players a and b, players=2.0 and lang=5 raised Python's errors)."""
     with pytest.raises(DicewiseError, match=re.escape(why)):
         TableGame.new("general", **{"objective": "score", **settings})
+
+
+def test_an_unknown_command_is_quoted_back_cut_short():
+    """A pasted page is no command: the refusal quotes its first 40 characters, not all."""
+    game = TableGame.new("general", players=2, advice=False)
+    error = game.apply("a" * 200_000)["error"]
+    assert error.startswith("unknown command '" + "a" * 40 + "…' (commands: ") and len(error) < 200

@@ -326,9 +326,13 @@ JSON_BODY = {"Content-Type": "application/json"}
 
 
 @pytest.mark.parametrize("method, path, raw, headers, status, said", [
+    # where the JSON goes wrong, not the parser's English words for what
     ("POST", "/api/advise", b"{bad", {**JSON_BODY, "Accept-Language": "ru"}, 400,
-     "запрос — не корректный JSON (Expecting property name enclosed in double quotes: line 1 "
-     "column 2 (char 1))"),
+     "запрос — не корректный JSON (строка 1, позиция 2)"),
+    ("POST", "/api/advise?lang=pl", b'{"a": 1,\n "b": ]}', JSON_BODY, 400,
+     "żądanie nie jest poprawnym JSON-em (wiersz 2, kolumna 7)"),
+    ("POST", "/api/advise?lang=pl", b'{"a": "\xff"}', JSON_BODY, 400,
+     "żądanie nie jest poprawnym JSON-em (nie UTF-8)"),
     ("POST", "/api/advise?lang=pl", b"{}", {"Content-Type": "text/plain"}, 415,
      "wyślij żądanie jako JSON (Content-Type: application/json)"),
     ("POST", "/api/game", b"[1]", {**JSON_BODY, "Accept-Language": "pl-PL,pl;q=0.9"}, 400,

@@ -283,6 +283,17 @@ def test_the_choices_of_a_race_fit_a_phone(browser, quick_approximate_tables, tm
                 page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
             assert page.query_selector_all("[data-testid=advice] tr.choice"), lang
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], lang
+        # on a desktop the advice has a column of its own: every choice is read in it whole,
+        # not in a box scrolled sideways (Russian's long words did not fit it)
+        page.set_viewport_size(DESKTOP)
+        for lang in ("ru", "pl", "en"):
+            if lang != "pl":
+                drawn = page.evaluate("document.body.dataset.drawn || '0'")
+                page.select_option("[data-testid=lang]", lang)
+                page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
+            box = page.eval_on_selector("[data-testid=advice]",
+                                        "e => [e.scrollWidth, e.clientWidth]")
+            assert box[0] <= box[1], (lang, box)
 
 
 def test_the_advisor_names_the_boxes_in_the_pages_language(page):
@@ -622,9 +633,14 @@ def test_a_game_won_at_once_says_so_and_can_be_taken_back(page, server):
     ranking that looks wrong), and a mistap is taken back from the final screen."""
     start_game(page, "general", ["Ann", "Bob"], seed=4, advice=False)
     post_commands(server, page, ["dice 1 2 3 4 6", "write sixes", "dice 5 5 5 5 5"])
-    assert page.inner_text("[data-testid=verdict]") == "Bob wins at once"
+    assert page.inner_text("[data-testid=verdict]") == \
+        "Bob wins at once: five of a kind on the first throw"
     tap(page, "[data-testid=undo-end]")
     assert page.is_hidden("[data-testid=result]") and not state_of(server, page)["state"]["over"]
+    post_commands(server, page, ["dice 5 5 5 5 5"])  # the reason too, in the page's language
+    page.select_option("[data-testid=lang]", "pl")
+    page.wait_for_selector("[data-testid=verdict]:has-text('Bob wygrywa od razu: pięć "
+                           "jednakowych w pierwszym rzucie')")
 
 
 def test_a_draw_is_said_as_one(page, server):

@@ -74,6 +74,11 @@ def _split(words: list[str]) -> dict:
     return {"pairs": [[a, b], [c, d]], "fifth": int(e) if e and e != "-" else None}
 
 
+def _cut(word: str, limit: int = 40) -> str:
+    """A word as a refusal quotes it: a long one cut (a paste of a page fills no screen)."""
+    return word if len(word) <= limit else word[:limit] + "…"
+
+
 def _unquoted(path: str) -> str:
     """A file name as typed, without the quotes a shell's user puts around one with spaces."""
     if len(path) >= 2 and path[0] == path[-1] and path[0] in "'\"":
@@ -94,7 +99,7 @@ def parse(line: str, verbs=tuple(HELP)) -> Command:
     verb, rest = words[0].lower(), words[1:]
     if verb not in HELP:
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
-                                    word=repr(words[0]), commands=", ".join(verbs)))
+                                    word=repr(_cut(words[0])), commands=", ".join(verbs)))
     if verb in ("dice", "keep"):
         if verb == "keep" and len(rest) == 1 and rest[0].lower() in NOTHING:
             return Command("keep", ())

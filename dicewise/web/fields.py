@@ -40,9 +40,13 @@ async def read_json(request: Request) -> dict:
         raise BadRequest(Message("the request is ambiguous: the name {name} is given twice in "
                                  "one object", name=json.dumps(e.name, ensure_ascii=False))) \
             from None
-    except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number too long
-        # Python's own words for what is wrong, in English: the line and column are the point
-        raise BadRequest(Message("the request is not valid JSON ({why})", why=str(e))) from None
+    except UnicodeDecodeError:
+        raise BadRequest(Message("the request is not valid JSON (not UTF-8)")) from None
+    except json.JSONDecodeError as e:  # where, not the parser's English words for what
+        raise BadRequest(Message("the request is not valid JSON (at line {line}, column "
+                                 "{column})", line=e.lineno, column=e.colno)) from None
+    except ValueError:  # a number too long to read
+        raise BadRequest(Message("the request is not valid JSON (a number too long)")) from None
     except RecursionError:
         raise BadRequest(Message("the request is not valid JSON (nested too deep)")) from None
     if not isinstance(data, dict):

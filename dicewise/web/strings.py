@@ -87,7 +87,7 @@ def _game_texts(lang: str) -> dict:
     ``lang`` (English text -> shown; empty in English)."""
     if lang == "en":
         return {}
-    from ..api import describe
+    from ..api import describe, make_rules
     from ..solver.registry import GAMES
 
     tr = i18n.translator(lang)
@@ -98,6 +98,11 @@ def _game_texts(lang: str) -> dict:
             texts[text] = tr(text)
         if info["sheet"]:
             texts[str(info["sheet"])] = i18n.in_language(info["sheet"], tr)
+        game, rules = make_rules(name)
+        if "play" in game.commands:  # what ends its game at once, where something does
+            why = game.player_sheet(rules).at_once_reason()
+            if why:
+                texts[str(why)] = i18n.in_language(why, tr)
     return texts
 
 

@@ -16,7 +16,7 @@ from typing import Iterator, Mapping
 import numpy as np
 
 from ...errors import DicewiseError, TableError
-from ...i18n import Message, notation_word
+from ...i18n import Message, SheetText, notation_word
 from .. import category, dice
 from ..advice import advise_position, check_position, turn_keep_values
 from ..category import CategoryRules, StateValues, solve_states
@@ -47,7 +47,7 @@ class CategoryGame(Game):
             rules = self.cls()
             example = f"{rules.category_names[0]}={max(rules.possible_scores(0))}"
         return Message('filled boxes as box=score pairs, x for a scratch (0), e.g. "{example}"',
-                       example=example)
+                       example=SheetText(self.name, example))
 
     def __init__(self, cls: type[CategoryRules]):
         self.cls = cls

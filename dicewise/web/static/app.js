@@ -443,7 +443,10 @@ function drawResult(result) {
   const winners = result.winners || [], names = winners.join(", ");
   // RULES.md: equal totals draw; several at the top of a larger table share the win
   const ranking = result.ranking || [];
-  const verdict = result.reason === "won_at_once" ? t("{name} wins at once", {name: names})
+  // what ended the game at once, as the command line says it (a 0 ranked above 25 otherwise
+  // looks wrong)
+  const verdict = result.reason === "won_at_once"
+    ? t("{name} wins at once", {name: names}) + (result.why ? `: ${t(result.why)}` : "")
     : ranking.length === 1 ? t("{name} scored {score}", {name: ranking[0].name, score: ranking[0].score})
     : winners.length === 1 ? t("Winner: {names}", {names})
     : winners.length === (result.ranking || []).length ? t("A draw: {names}", {names})
