@@ -187,7 +187,8 @@ class Listing(str):
 
 class SheetText(str):
     """A sheet in its notation (``ones=3,straight=25``), its names said in the players'
-    language as the notation takes them there (``jedynki=3,strit=25``)."""
+    language as the notation takes them there (``jedynki=3, strit=25``, as a table shows a
+    sheet: longer names, so a line may break between entries)."""
 
     def __new__(cls, ruleset: str, text: str):
         sheet = super().__new__(cls, text)
@@ -201,7 +202,7 @@ class SheetText(str):
         lang = getattr(tr, "lang", "en")
         if lang == "en":
             return str(self)
-        return sheet_in_language(self.ruleset, str(self), lang).replace(", ", ",")
+        return sheet_in_language(self.ruleset, str(self), lang)  # ", ": lines break there
 
 
 class ChoiceLabel(str):
