@@ -71,8 +71,8 @@ class Translator:
         return self._ngettext(singular, plural, count)
 
     def number(self, value, spec: str = ",") -> str:
-        """``value`` formatted by ``spec`` with its thousands grouped as this language writes
-        them (``Number``)."""
+        """``value`` formatted by ``spec``, its decimal mark and thousands as this language
+        writes them (``Number``)."""
         return Number(value, spec).in_language(self)
 
 
@@ -130,8 +130,9 @@ class Plural(Message):
 
 
 class Number(str):
-    """A number with its thousands grouped: 2,000 in English; in Russian and Polish, whose
-    decimal mark is the comma (2,000 would read as two), a no-break space, 2 000."""
+    """A number as ``spec`` formats it, said as each language writes numbers: 2,000 and 0.25
+    in English; in Russian and Polish, whose decimal mark is the comma (2,000 would read as
+    two), 2 000 (a no-break space) and 0,25."""
 
     def __new__(cls, value, spec: str = ","):
         number = super().__new__(cls, format(value, spec))
@@ -142,7 +143,11 @@ class Number(str):
         return self.value, self.spec
 
     def in_language(self, tr) -> str:
-        return str(self) if getattr(tr, "lang", "en") == "en" else self.replace(",", "\u00a0")
+        return str(self) if getattr(tr, "lang", "en") == "en" else self.translate(_COMMA_DECIMALS)
+
+
+#: English's thousands separator and decimal point, as Russian and Polish write them.
+_COMMA_DECIMALS = str.maketrans({",": "\u00a0", ".": ","})
 
 
 def option_text(value) -> str:

@@ -358,8 +358,8 @@ def test_how_sure_the_values_are_in_the_players_language():
 
     ru, pl = i18n.translator("ru"), i18n.translator("pl")
     assert quality(True, 41.07, 1099.812, ru) == \
-        "приближённо, оценка ошибки ±41.1, оптимум всей игры ≤ 1099.81 (доказано)"
-    assert quality(True, 6.354, None, pl) == "w przybliżeniu, szacowany błąd ±6.35"
+        "приближённо, оценка ошибки ±41,1, оптимум всей игры ≤ 1099,81 (доказано)"
+    assert quality(True, 6.354, None, pl) == "w przybliżeniu, szacowany błąd ±6,35"
     assert quality(False, tr=ru) == "точно"
     assert quality(True, 6.354, 1099.812) == \
         "approximate, error estimate ±6.35, a whole game's optimum ≤ 1099.81 (proven)"
@@ -432,11 +432,11 @@ CHANCE = ["chance", "general", "--players", "2", "--sheet", LATE, "--opponent-sh
 
 @pytest.mark.parametrize("lang,words", [
     ("ru", ["general, два игрока, ходит первый игрок, у него 83, у соперника 83: P(победы) + "
-            "½P(ничьей) = 0.497839 (P(победы) 0.408355, P(ничьей) 0.178968); по решённой "
+            "½P(ничьей) = 0,497839 (P(победы) 0,408355, P(ничьей) 0,178968); по решённой "
             "подыгре"]),
     pytest.param("pl", ["general, dwóch graczy, kolej pierwszego gracza, ma 83 pkt, rywal 83: "
-                        "P(wygranej) + ½P(remisu) = 0.497839 (P(wygranej) 0.408355, P(remisu) "
-                        "0.178968); z rozwiązanej podgry"], marks=pytest.mark.slow)])
+                        "P(wygranej) + ½P(remisu) = 0,497839 (P(wygranej) 0,408355, P(remisu) "
+                        "0,178968); z rozwiązanej podgry"], marks=pytest.mark.slow)])
 def test_chance_speaks_the_players_language(lang, words, monkeypatch):
     _no_locale(monkeypatch)
     out = _advise(*CHANCE, "--lang", lang)
@@ -453,7 +453,8 @@ def test_the_chance_of_a_target_in_the_players_language(lang, monkeypatch):
     english = _advise("chance", "general", "--target", "150")
     out = _advise("chance", "general", "--target", "150", "--lang", lang)
     numbers = re.findall(r"\d+\.\d+", english)
-    assert len(numbers) == 2 and re.findall(r"\d+\.\d+", out) == numbers
+    assert len(numbers) == 2 and re.findall(r"\d+,\d+", out) == [
+        n.replace(".", ",") for n in numbers]
     assert not ENGLISH.search(out.replace("general", "")) and "P(" in out
 
 
@@ -1297,9 +1298,24 @@ def test_thousands_are_grouped_as_the_language_writes_them(lang, games, speed, m
     assert games in first and re.search(speed + "( |$)", first), first
     assert bool(re.search(r"\d,\d", first)) == (lang == "en")
     assert i18n.Number(1234567.891, ",.2f").in_language(i18n.translator("pl")) == \
-        "1\u00a0234\u00a0567.89"
+        "1\u00a0234\u00a0567,89"
     assert pickle.loads(pickle.dumps(i18n.Number(10**6))).in_language(i18n.translator("ru")) == \
         "1\u00a0000\u00a0000"
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl"])
+@pytest.mark.parametrize("command", [
+    ADVISE, ["simulate", "general", "--games", "300", "--seed", "3"],
+    ["duel", "yatzy", "--games", "40", "--a", "optimal", "--b", "greedy"],
+    ["table", "general", "--what", "categories", "--games", "200", "--format", "text"],
+    ["risk", "battle", "5", "3"], ["risk", "cards", "--turns", "2"]])
+def test_russian_and_polish_write_decimals_with_a_comma(command, lang, monkeypatch):
+    """What a player reads has the decimal comma of the language (0,25), every figure of it,
+    while English and --json keep the point."""
+    _no_locale(monkeypatch)
+    said = _advise(*command, "--lang", lang)
+    assert re.search(r"\d,\d", said) and not re.search(r"\d\.\d", said), said
+    assert re.search(r"\d\.\d", _advise(*command, "--lang", "en"))
 
 
 def test_keeping_nothing_has_its_own_words():

@@ -215,12 +215,13 @@ def test_approximate_advice_shows_each_loss_error_in_the_players_language(
     term.close()
     monkeypatch.setenv("DICEWISE_CACHE", str(cache))
     advice = api.advise(ruleset, dice=[1, 1, 2, 2, 5], options=options)
-    assert f"(приближённо, оценка ошибки ±{advice.error_estimate:.3g})" in out
-    rows = re.findall(r"^ +(\d+) +(-?[\d.]+) +([\d.]+) +±([\d.]+)  (.*)$", out, re.M)
+    error = f"{advice.error_estimate:.3g}".replace(".", ",")  # Russian's decimal comma
+    assert f"(приближённо, оценка ошибки ±{error})" in out
+    rows = re.findall(r"^ +(\d+) +(-?[\d,]+) +([\d,]+) +±([\d,]+)  (.*)$", out, re.M)
     assert len(rows) == min(9, len(advice.choices))
     assert sum(c.close_call for c in advice.choices) >= 2
     for (i, expected, loss, error, label), c in zip(rows, advice.choices):
-        assert (float(expected), float(loss), float(error)) == pytest.approx(
+        assert tuple(float(x.replace(",", ".")) for x in (expected, loss, error)) == pytest.approx(
             (c.expected, c.loss, c.loss_error), abs=0.005 + 1e-7)
         assert label.endswith("(почти равны)") == c.close_call, label
 

@@ -739,7 +739,7 @@ def test_the_settlement_is_named_in_the_players_language(page, server):
     drawn = page.evaluate("document.body.dataset.drawn || '0'")
     page.select_option("[data-testid=lang]", "pl")
     page.wait_for_selector(f"body[data-drawn]:not([data-drawn='{drawn}'])")
-    assert "Ann — 153 (rozliczenie +95.00)" in page.inner_text("[data-testid=ranking]")
+    assert "Ann — 153 (rozliczenie +95,00)" in page.inner_text("[data-testid=ranking]")
 
 
 def test_the_marks_of_a_premium_column_are_told(page, server):

@@ -29,17 +29,18 @@ target_flag = click.option("--target", type=click.IntRange(min=0), default=None,
                            help="Play for P(final score ≥ TARGET) instead of the mean.")
 
 
-def quality(approximate: bool, error_estimate=None, upper_bound=None, tr=str) -> str:
+def quality(approximate: bool, error_estimate=None, upper_bound=None,
+            tr=i18n.translator("en")) -> str:
     """How sure a value is, in words (through ``tr``, a translator): exact, or approximate
     with its measured error."""
     if not approximate:
         return tr("exact")
     parts = [tr("approximate")]
     if error_estimate is not None:
-        parts.append(tr("error estimate ±{error}").format(error=f"{error_estimate:.3g}"))
+        parts.append(tr("error estimate ±{error}").format(error=tr.number(error_estimate, ".3g")))
     if upper_bound is not None:
         parts.append(tr("a whole game's optimum ≤ {bound} (proven)").format(
-            bound=f"{upper_bound:.2f}"))
+            bound=tr.number(upper_bound, ".2f")))
     return ", ".join(parts)
 
 
@@ -152,28 +153,30 @@ def solve(ruleset, options, out, rebuild, players, scheduler, workers, lang, as_
         return emit_json(report)
     if players == 2:
         how = (tr("solved in {seconds} s on {runner}").format(
-            seconds=f"{solved.seconds:.1f}", runner=solved.runner) if solved.built else tr("loaded"))
+            seconds=tr.number(solved.seconds, ".1f"), runner=solved.runner) if solved.built
+            else tr("loaded"))
         say(tr.ngettext("{ruleset}, two players: the first player's P(win) + ½P(draw) = "
                         "{value} ({states} state, {how})",
                         "{ruleset}, two players: the first player's P(win) + ½P(draw) = "
                         "{value} ({states} states, {how})", report["states"]).format(
-            ruleset=report["ruleset"], value=f"{report['probability']:.6f}",
+            ruleset=report["ruleset"], value=tr.number(report["probability"], ".6f"),
             states=tr.number(report["states"]), how=how))
         _say_table(report["table"], tr)
         return
     solution = solved
-    how = (tr("built in {seconds} s").format(seconds=f"{solution.seconds:.2f}") if solution.built
-           else tr("loaded"))
+    how = (tr("built in {seconds} s").format(seconds=tr.number(solution.seconds, ".2f"))
+           if solution.built else tr("loaded"))
     slug = i18n.options_text(report["rule_options"]) or tr("default rules")
     what = quality(solution.approximate, solution.error_estimate, report.get("upper_bound"), tr)
     if report.get("ci95"):
         lo, hi = report["ci95"]
-        what += "; " + tr("95% CI {low} .. {high}").format(low=f"{lo:.2f}", high=f"{hi:.2f}")
+        what += "; " + tr("95% CI {low} .. {high}").format(low=tr.number(lo, ".2f"),
+                                                            high=tr.number(hi, ".2f"))
     kind = ("{ruleset} ({rules}): expected score of the best policy {value} ({quality}; {how})"
             if solution.approximate else
             "{ruleset} ({rules}): optimal expected score {value} ({quality}; {how})")
     say(tr(kind).format(ruleset=report["ruleset"], rules=slug,
-                        value=f"{report['expected_score']:.7f}", quality=what, how=how))
+                        value=tr.number(report["expected_score"], ".7f"), quality=what, how=how))
     shown = {"ruleset", "rule_options", "expected_score", "approximate", "ci95", "error_estimate",
              "seconds", "built", "table", "upper_bound"}
     for key, value in report.items():
@@ -204,7 +207,7 @@ def _report_lines(key, value, tr, indent: str = "", typed: bool = False):
     elif isinstance(value, int):
         yield f"{name}: {tr.number(value)}"
     elif isinstance(value, float):  # ten figures for people; --json keeps every digit
-        yield f"{name}: {value:.10g}"
+        yield f"{name}: {tr.number(value, '.10g')}"
     else:
         yield f"{name}: {i18n.in_language(value, tr)}"
 
@@ -278,7 +281,8 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     # the expected score beside: two spaces at least from the loss, whose heading would
     # read on into its own (Polish "strata oczekiwane", the expected loss)
     side = max(10, len(tr("expected")) + 2,
-               *(len(f"{ch.expected:.4f}") + 1 for ch in result.choices if ch.expected is not None))
+               *(len(tr.number(ch.expected, ".4f")) + 1 for ch in result.choices
+                 if ch.expected is not None))
     beside = f" {tr('expected'):>{side}}" if chance or ranked_by else ""
     click.echo(f"{head:>{width + 4}} {tr('loss'):>{loss_width}}{error_head}{beside}  "
                f"{tr('choice')}")
@@ -287,7 +291,8 @@ def print_advice(result, hidden: int = 0, tr=i18n.translator("en")) -> None:
     for i, (ch, (value, loss, error, note)) in enumerate(zip(result.choices, rows), 1):
         mark = expected_score_mark(result, ch, i, tr)
         error = f" {error:>{error_width}}" if errors else ""
-        tail = f" {'' if ch.expected is None else f'{ch.expected:.4f}':>{side}}" if beside else ""
+        expected = "" if ch.expected is None else tr.number(ch.expected, ".4f")
+        tail = f" {expected:>{side}}" if beside else ""
         say(f"{i:>3} {value:>{width}} {loss:>{loss_width}}{error}{tail}  {label(ch)}{note}{mark}",
             column)
     if ((chance or ranked_by) and result.best is not None
@@ -340,10 +345,12 @@ def ranked_columns(advice, label, tr, compact: bool = False) -> list[tuple[str, 
     rows = []
     for ch in advice.choices:
         value = ch.probability if chance else ch.detail[ranked_by] if ranked_by else ch.expected
-        error = "" if ch.loss_error is None else f"±{ch.loss_error:.{4 if chance else 2}f}"
+        error = ("" if ch.loss_error is None else
+                 "±" + tr.number(ch.loss_error, f".{4 if chance else 2}f"))
         note = f"  ({tr('close call')})" if ch.close_call \
             else dominated_note(ch, advice.choices, label, tr)
-        rows.append((f"{value:.{digits}f}", f"{ch.loss:.{digits}f}", error, note))
+        rows.append((tr.number(value, f".{digits}f"), tr.number(ch.loss, f".{digits}f"), error,
+                     note))
     return rows
 
 
@@ -404,22 +411,23 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
             "the win policy against rivals playing for the best mean; its own estimate "
             "{estimate} (approximate)", d["games"]).format(
             ruleset=d["ruleset"], players=d["players"], seat=d["seat"], points=d["points"],
-            rivals=_listed(d["opponent_points"], tr), share=f"{d['simulated']:.4f}",
-            low=f"{lo:.4f}", high=f"{hi:.4f}", games=tr.number(d["games"]),
-            estimate=f"{d['probability']:.4f}"))
+            rivals=_listed(d["opponent_points"], tr), share=tr.number(d["simulated"], ".4f"),
+            low=tr.number(lo, ".4f"), high=tr.number(hi, ".4f"), games=tr.number(d["games"]),
+            estimate=tr.number(d["probability"], ".4f")))
         return
     data = result.to_json()
     if players == 2:
         draw = data["p_draw"]
         extra = "" if draw is None else tr(" (P(win) {win}, P(draw) {draw})").format(
-            win=f"{data['p_win']:.6f}", draw=f"{draw:.6f}")
+            win=tr.number(data["p_win"], ".6f"), draw=tr.number(draw, ".6f"))
         mover = (tr("the first player to move") if data["seat"] == "first" else
                  tr("the second player to move"))
         source = tr("from the table") if data["source"] == "table" else tr("from the sub-game")
         say(tr("{ruleset}, two players, {mover} with {points} against {rival}: P(win) + "
                "½P(draw) = {chance}{extra}; {source}").format(
             ruleset=data["ruleset"], mover=mover, points=data["points"],
-            rival=data["opponent_points"], chance=f"{data['probability']:.6f}", extra=extra,
+            rival=data["opponent_points"], chance=tr.number(data["probability"], ".6f"),
+            extra=extra,
             source=source))
         return
     say(tr.ngettext("{ruleset}: P(final ≥ {target}) with {points} point written = "
@@ -428,5 +436,5 @@ def chance(ruleset, target, players, sheet, games, seed, opponent_sheet, options
                     "{chance} playing for it, {mean_chance} playing for the best mean",
                     abs(data["points"])).format(
         ruleset=data["ruleset"], target=data["target"], points=data["points"],
-        chance=f"{data['probability']:.6f}",
-        mean_chance=f"{data['probability_expected_score_policy']:.6f}"))
+        chance=tr.number(data["probability"], ".6f"),
+        mean_chance=tr.number(data["probability_expected_score_policy"], ".6f")))

@@ -21,16 +21,16 @@ from .games import json_flag, lang_flag, option_flag, players_flag, quality, sea
 from .main import Command, RequiredArgument
 
 
-def _histogram(histogram, width: int = 40) -> list[str]:
+def _histogram(histogram, tr, width: int = 40) -> list[str]:
     most = max(c for *_, c in histogram) or 1
-    return [f"{lo:>9.1f} – {hi:<9.1f} {'#' * round(width * c / most):<{width}} {c}"
-            for lo, hi, c in histogram]
+    return [f"{tr.number(lo, '.1f'):>9} – {tr.number(hi, '.1f'):<9} "
+            f"{'#' * round(width * c / most):<{width}} {c}" for lo, hi, c in histogram]
 
 
-def _bound(value: float, spec: str) -> str:
-    """An interval's bound (or half-width) as ``spec`` writes it; a dash where one game
-    leaves the interval undefined (``null`` in the JSON), not "nan"."""
-    return "—" if value is None or math.isnan(value) else format(value, spec)
+def _bound(value: float, spec: str, tr) -> str:
+    """An interval's bound (or half-width) as ``spec`` writes it in the language of ``tr``; a
+    dash where one game leaves the interval undefined (``null`` in the JSON), not "nan"."""
+    return "—" if value is None or math.isnan(value) else tr.number(value, spec)
 
 
 games_flag = click.option("--games", default=10000, show_default=True, type=click.IntRange(1, 10**8),
@@ -64,28 +64,29 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
         ruleset=sim.ruleset, policy=sim.policy, games=_games(s.games, tr), seed=seed,
         speed=tr.ngettext("{n} game/s", "{n} games/s", speed).format(n=tr.number(speed))))
     say(tr("mean {mean} ± {half} (95% CI {low} .. {high}), std {std}").format(
-        mean=f"{s.mean:.3f}", half=_bound((hi - lo) / 2, ".3f"), low=_bound(lo, ".3f"),
-        high=_bound(hi, ".3f"), std=f"{s.std:.3f}"))
+        mean=tr.number(s.mean, ".3f"), half=_bound((hi - lo) / 2, ".3f", tr),
+        low=_bound(lo, ".3f", tr), high=_bound(hi, ".3f", tr), std=tr.number(s.std, ".3f")))
     if sim.expected_score is not None:
         say(tr("the optimal policy's expected score: {value} ({quality})").format(
-            value=f"{sim.expected_score:.4f}",
+            value=tr.number(sim.expected_score, ".4f"),
             quality=quality(sim.approximate, sim.error_estimate, tr=tr)))
     p = s.percentiles
     say(tr("min {p0}, p5 {p5}, p25 {p25}, median {p50}, p75 {p75}, p95 {p95}, max {p100}")
-        .format(p0=f"{s.minimum:g}", p100=f"{s.maximum:g}",
-                **{f"p{q}": f"{p[str(q)]:g}" for q in (5, 25, 50, 75, 95)}))
+        .format(p0=tr.number(s.minimum, "g"), p100=tr.number(s.maximum, "g"),
+                **{f"p{q}": tr.number(p[str(q)], "g") for q in (5, 25, 50, 75, 95)}))
     for key, value in sim.extra.items():
         if key == "exact":
             say(tr("the optimal policy's exact score distribution (computed, not "
                    "simulated): mean {mean}, std {std}, median {median}").format(
-                mean=f"{value['mean']:.4f}", std=f"{value['std']:.3f}",
-                median=f"{value['percentiles']['50']:g}"))
+                mean=tr.number(value["mean"], ".4f"), std=tr.number(value["std"], ".3f"),
+                median=tr.number(value["percentiles"]["50"], "g")))
         elif key == "against_optimal":
             lo, hi = value["gain_ci95"]
             say(tr("against optimal on the same rolls (paired): {gain} a game (95% CI "
                    "{low} .. {high}); optimal's mean {mean}").format(
-                gain=f"{value['gain']:+.3f}", low=_bound(lo, "+.3f"), high=_bound(hi, "+.3f"),
-                mean=f"{value['mean']:.3f}"))
+                gain=tr.number(value["gain"], "+.3f"), low=_bound(lo, "+.3f", tr),
+                high=_bound(hi, "+.3f", tr),
+                mean=tr.number(value["mean"], ".3f")))
         elif key == "example_games":
             for i, example in enumerate(value, 1):
                 facts = (f"{named(k, tr)} " + (i18n.sheet_in_language(sim.ruleset, v, tr.lang)
@@ -95,16 +96,16 @@ def simulate(ruleset, games, seed, policy, options, lang, as_json):
                 say(line)
         elif key == "probability":  # the chance the target's rate measures, solved
             say(tr("P(final ≥ {target}) solved, playing for it: {p}").format(
-                target=sim.extra["target"], p=f"{value:.4f}"))
+                target=sim.extra["target"], p=tr.number(value, ".4f")))
         elif isinstance(value, float):
             low_high = sim.extra.get(f"{key}_ci95")  # a measured rate's interval beside it
-            say(f"{named(key, tr)}: {value:.4f}" + ("" if low_high is None else " (" + tr(
-                "95% CI {low} .. {high}").format(low=f"{low_high[0]:.4f}",
-                                                  high=f"{low_high[1]:.4f}") + ")"))
+            interval = "" if low_high is None else " (" + tr("95% CI {low} .. {high}").format(
+                low=tr.number(low_high[0], ".4f"), high=tr.number(low_high[1], ".4f")) + ")"
+            say(f"{named(key, tr)}: {tr.number(value, '.4f')}{interval}")
     say(tr.ngettext("the {games} simulated game's scores:",
                     "the {games} simulated games' scores:", s.games).format(
         games=tr.number(s.games)))
-    for line in _histogram(s.histogram):
+    for line in _histogram(s.histogram, tr):
         click.echo(line)
 
 
@@ -144,14 +145,14 @@ def duel(ruleset, policy_a, policy_b, games, seed, players, exact, options, lang
     width = max(len(label) for label, _ in outcomes) + 1
     for label, rate in outcomes:
         lo, hi = c.rate_ci95(rate)
-        ci = tr("95% CI {low} .. {high}").format(low=_bound(100 * lo, ".2f"),
-                                                  high=_bound(100 * hi, ".2f"))
-        click.echo(f"{label:<{width}} {100 * rate:6.2f}%  ({ci})")
+        ci = tr("95% CI {low} .. {high}").format(low=_bound(100 * lo, ".2f", tr),
+                                                  high=_bound(100 * hi, ".2f", tr))
+        click.echo(f"{label:<{width}} {tr.number(100 * rate, '6.2f')}%  ({ci})")
     lo, hi = c.margin_ci95
     say(tr("mean margin A − B {margin} (95% CI {low} .. {high}); means {a} vs {b}").format(
-        margin=f"{c.margin:.3f}", low=_bound(lo, ".3f"), high=_bound(hi, ".3f"),
-        a=f"{c.mean_a:.3f}",
-        b=f"{c.mean_b:.3f}"))
+        margin=tr.number(c.margin, ".3f"), low=_bound(lo, ".3f", tr), high=_bound(hi, ".3f", tr),
+        a=tr.number(c.mean_a, ".3f"),
+        b=tr.number(c.mean_b, ".3f")))
 
 
 def _games(games: int, tr) -> str:
@@ -174,15 +175,17 @@ def _print_race(race, tr) -> None:
                     n=tr.number(draws)),
                 losses=tr.ngettext("{n} loss", "{n} losses", losses).format(
                     n=tr.number(losses)),
-                value=f"{r.value:.5f}", low=_bound(lo, ".5f"), high=_bound(hi, ".5f"),
-                first=f"{r.value_first:.5f}", second=f"{r.value_second:.5f}"))
+                value=tr.number(r.value, ".5f"), low=_bound(lo, ".5f", tr),
+                high=_bound(hi, ".5f", tr),
+                first=tr.number(r.value_first, ".5f"), second=tr.number(r.value_second, ".5f")))
     if r.instant_wins:  # as a table of N says it
-        say(tr("games won at once: {rate}").format(rate=f"{r.instant_wins:.4f}"))
+        say(tr("games won at once: {rate}").format(rate=tr.number(r.instant_wins, ".4f")))
     if race.exact is not None:
         first, second = race.exact_by_seat
         say(tr("exact, by policy evaluation: {value} (first {first}, second {second})")
-            .format(value=f"{race.exact['alternating']:.5f}", first=f"{first:.5f}",
-                    second=f"{second:.5f}"))
+            .format(value=tr.number(race.exact["alternating"], ".5f"),
+                    first=tr.number(first, ".5f"),
+                    second=tr.number(second, ".5f")))
 
 
 def _print_table(duel, tr) -> None:
@@ -198,33 +201,35 @@ def _print_table(duel, tr) -> None:
     say(line + (" (" + tr("approximate policy") + ")" if duel.approximate else ""))
     say(tr("A's share of the win {share} (95% CI {low} .. {high}; a fair share is {fair}); "
            "won alone {wins}, shared the top {ties}").format(
-        share=f"{r.share:.4f}", low=_bound(lo, ".4f"), high=_bound(hi, ".4f"),
-        fair=f"{1 / r.players:.4f}",
-        wins=f"{r.wins:.4f}", ties=f"{r.ties:.4f}"))
+        share=tr.number(r.share, ".4f"), low=_bound(lo, ".4f", tr), high=_bound(hi, ".4f", tr),
+        fair=tr.number(1 / r.players, ".4f"),
+        wins=tr.number(r.wins, ".4f"), ties=tr.number(r.ties, ".4f")))
     lo, hi = r.margin_ci95
     say(tr("A's margin over the rivals' mean {margin} (95% CI {low} .. {high}); A's points "
            "{points}, the rivals' {rivals}").format(
-        margin=f"{r.margin:+.3f}", low=_bound(lo, "+.3f"), high=_bound(hi, "+.3f"),
-        points=f"{r.points:.3f}",
-        rivals=f"{r.rival_points:.3f}"))
+        margin=tr.number(r.margin, "+.3f"), low=_bound(lo, "+.3f", tr),
+        high=_bound(hi, "+.3f", tr),
+        points=tr.number(r.points, ".3f"),
+        rivals=tr.number(r.rival_points, ".3f")))
     lo, hi = r.settlement_ci95
     say(tr("A's settlement (score − the table's mean) {settlement} (95% CI {low} .. "
-           "{high})").format(settlement=f"{r.settlement:+.3f}", low=_bound(lo, "+.3f"),
-                             high=_bound(hi, "+.3f")))
+           "{high})").format(settlement=tr.number(r.settlement, "+.3f"),
+                             low=_bound(lo, "+.3f", tr), high=_bound(hi, "+.3f", tr)))
     if r.instant_wins:
         say(tr("games won at once: {rate}").format(
-            rate=f"{r.instant_wins:.4f}"))
+            rate=tr.number(r.instant_wins, ".4f")))
     for s in r.seats:
         slo, shi = s.share_ci95
-        extra = "".join(f", {named(k, tr)} {v:.3f}" for k, v in s.extra.items())
+        extra = "".join(f", {named(k, tr)} {tr.number(v, '.3f')}" for k, v in s.extra.items())
         say(tr("seat {seat}: A's share {share} ({low} .. {high}), A's points {points}, the "
                "rivals' {rivals}, A's settlement {settlement}").format(
-            seat=s.seat + 1, share=f"{s.share:.4f}", low=f"{slo:.4f}", high=f"{shi:.4f}",
-            points=f"{s.points:.3f}", rivals=f"{s.rival_points:.3f}",
-            settlement=f"{s.settlement:+.3f}") + extra)
+            seat=s.seat + 1, share=tr.number(s.share, ".4f"), low=tr.number(slo, ".4f"),
+            high=tr.number(shi, ".4f"),
+            points=tr.number(s.points, ".3f"), rivals=tr.number(s.rival_points, ".3f"),
+            settlement=tr.number(s.settlement, "+.3f")) + extra)
     if r.rival_extra:
         say(tr("the rivals: {facts}").format(facts=", ".join(
-            f"{named(k, tr)} {v:.3f}" for k, v in r.rival_extra.items())))
+            f"{named(k, tr)} {tr.number(v, '.3f')}" for k, v in r.rival_extra.items())))
 
 
 @click.command(cls=Command)
@@ -319,17 +324,17 @@ def _formatted(result, fmt: str, tr, update) -> str:
     return buf.getvalue()
 
 
-def _people(value, fraction: bool = False) -> str:
-    """A cell for people: floats rounded (3 decimals, 4 below 1 and in a ``fraction`` column,
-    one of shares and chances, so that its 1 reads 1.0000 beside 0.9992; a chance too small
-    for that reads "<0.0001", not as none), empty for None; text as it is (a ``Message`` or
-    box name, said in the players' language by the caller)."""
+def _people(value, fraction: bool, tr) -> str:
+    """A cell for people in the language of ``tr``: floats rounded (3 decimals, 4 below 1 and
+    in a ``fraction`` column, one of shares and chances, so that its 1 reads 1.0000 beside
+    0.9992; a chance too small for that reads "<0.0001", not as none), empty for None; text
+    as it is (a ``Message`` or box name, said in the players' language by the caller)."""
     if value is None:
         return ""
     if isinstance(value, float):
         if 0 < abs(value) < 0.00005:
-            return "<0.0001" if value > 0 else ">-0.0001"
-        return f"{value:.4f}" if fraction or abs(value) < 1 else f"{value:.3f}"
+            return "<" + tr.number(0.0001) if value > 0 else ">-" + tr.number(0.0001)
+        return tr.number(value, ".4f") if fraction or abs(value) < 1 else tr.number(value, ".3f")
     return value if isinstance(value, str) else str(value)
 
 
@@ -342,7 +347,7 @@ def _text_table(header, rows, tr=i18n.translator("en"), update=lambda steps=1: N
     cells = [[h if english else tr(h) for h in header]]
     for start in range(0, len(rows), _ROW_STEP):
         chunk = rows[start:start + _ROW_STEP]
-        cells += [[i18n.in_language(_people(v, f), tr) for v, f in zip(row, fraction)]
+        cells += [[i18n.in_language(_people(v, f, tr), tr) for v, f in zip(row, fraction)]
                   for row in chunk]
         update(len(chunk))
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]

@@ -284,7 +284,7 @@ def _show_result(game: TableGame) -> None:
         line = f"  {r['place']}. {r['name']}: {r['score']}"
         if "settlement" in result:
             line += " (" + tr("settlement {amount}").format(
-                amount=f"{result['settlement'][r['name']]:+.2f}") + ")"
+                amount=tr.number(result["settlement"][r["name"]], "+.2f")) + ")"
         click.echo(line)
 
 

@@ -132,13 +132,13 @@ def _headline(attacker: int, defender: int, dice: str, rules: rk.RiskRules,
     """A battle and how it is fought: ``10 v 10  (dice max, ties to the defender, ...)``,
     the objective with its threshold or a conquest's worth where it has one."""
     battle = tr("{attacker} v {defender}").format(attacker=attacker, defender=defender)
-    objective = policy.objective + (f" {policy.threshold:g}" if policy.objective == "threshold"
-                                    else "")
+    objective = policy.objective + (" " + tr.number(policy.threshold, "g")
+                                    if policy.objective == "threshold" else "")
     how = [tr("dice {dice}").format(dice=dice), _rules_text(rules, tr),
            tr("objective {objective}").format(objective=objective)]
     if policy.objective == "expected-armies":
         how.append(tr("a conquest worth {armies} armies").format(
-            armies=f"{policy.exchange_value:g}"))
+            armies=tr.number(policy.exchange_value, "g")))
     return f"{battle}  ({', '.join(how)})"
 
 
@@ -167,8 +167,8 @@ def _given(name: str, value):
     return None if source is ParameterSource.DEFAULT else value
 
 
-def _pct(p: float) -> str:
-    return f"{100 * p:.4f}%"
+def _pct(p: float, tr) -> str:
+    return tr.number(100 * p, ".4f") + "%"
 
 
 def _aligned(rows, width: int | None = None) -> None:
@@ -212,16 +212,16 @@ def battle(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
         return emit_json(report)
     b, rules, policy = report.battle, report.rules, report.policy
     say(_headline(attacker, defender, dice, rules, policy, tr))
-    rows = [(tr("P(conquer)"), f"{b.p_conquer:.12f}  ({_pct(b.p_conquer)})"),
-            (tr("expected attacker losses"), f"{b.expected_attacker_losses:.6f}"),
-            (tr("expected defender losses"), f"{b.expected_defender_losses:.6f}")]
-    stops = [(tr("P(attacker stops)"), f"{sum(p for *_, p in b.stopped):.12f}")] \
+    rows = [(tr("P(conquer)"), f"{tr.number(b.p_conquer, '.12f')}  ({_pct(b.p_conquer, tr)})"),
+            (tr("expected attacker losses"), tr.number(b.expected_attacker_losses, ".6f")),
+            (tr("expected defender losses"), tr.number(b.expected_defender_losses, ".6f"))]
+    stops = [(tr("P(attacker stops)"), tr.number(sum(p for *_, p in b.stopped), ".12f"))] \
         if b.stopped else []
     width = max(len(label) for label, _ in rows + stops)
     _aligned(rows, width)
     if objective == "expected-armies":
         say(tr("expected armies, own minus defending (+ exchange value) {value}").format(
-            value=f"{b.value:.6f}"))
+            value=tr.number(b.value, ".6f")))
     if stops:
         _aligned(stops, width)
     _dist(tr("attacker armies left on conquest"), b.attacker_survivors, tr)
@@ -235,12 +235,12 @@ def _dist(title, d, tr, limit=25):
     say(f"{title}:")
     items = sorted(d.items(), key=lambda kv: -kv[1])[:limit]
     for n, p in sorted(items):
-        click.echo(f"  {n:>6}  {p:.10f}")
+        click.echo(f"  {n:>6}  {tr.number(p, '.10f')}")
     if len(d) > limit:
         rest = sum(d.values()) - sum(p for _, p in items)
         say("  (" + tr.ngettext("{n} less likely value: {p} together",
                                 "{n} less likely values: {p} together", len(d) - limit)
-            .format(n=len(d) - limit, p=f"{rest:.3e}") + ")")
+            .format(n=len(d) - limit, p=tr.number(rest, ".3e")) + ")")
 
 
 @risk.command(cls=_NumbersCommand, context_settings=_ARGS)
@@ -276,12 +276,13 @@ def advise(attacker, defender, options, ties, defender_sees_roll, dice, objectiv
                  else tr("defender sees the roll"))
         say("  " + tr.ngettext("{n} die ({reply}): {what} {value}",
                                "{n} dice ({reply}): {what} {value}", o.attacker_dice).format(
-            n=o.attacker_dice, reply=reply, what=what, value=f"{o.value:.10f}"))
+            n=o.attacker_dice, reply=reply, what=what, value=tr.number(o.value, ".10f")))
     if adv.stop_value is not None:
         stop = (tr("stop now: {value}  (threshold {threshold})") if objective == "threshold"
                 else tr("stop now: {value}"))
-        say("  " + stop.format(value=f"{adv.stop_value:.10f}", threshold=threshold))
-    say(tr("P(conquer) under this policy {value}").format(value=f"{adv.p_conquer:.10f}"))
+        say("  " + stop.format(value=tr.number(adv.stop_value, ".10f"),
+                               threshold=tr.number(threshold, "g")))
+    say(tr("P(conquer) under this policy {value}").format(value=tr.number(adv.p_conquer, ".10f")))
 
 
 @risk.command(cls=_NumbersCommand, context_settings=_ARGS)
@@ -314,18 +315,19 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
            tr("dice {dice}").format(dice=dice), _rules_text(rules, tr)]
     say(f"{against}  ({', '.join(how)})")
     everything = tr("P(all conquered)")
-    say(f"{everything}   {c.p_all:.12f}  ({_pct(c.p_all)})")
+    say(f"{everything}   {tr.number(c.p_all, '.12f')}  ({_pct(c.p_all, tr)})")
     say(tr("territories conquered:"))
     for j, p in enumerate(c.reached):
-        click.echo(f"  {j:>3}  {p:.10f}")
+        click.echo(f"  {j:>3}  {tr.number(p, '.10f')}")
     _aligned([(tr("expected armies on the last territory, if all conquered"),
                "—" if math.isnan(c.expected_final_armies)
-               else f"{c.expected_final_armies:.6f}"),
+               else tr.number(c.expected_final_armies, ".6f")),
               (tr("expected armies left along the path, all outcomes"),
-               f"{c.expected_armies_left:.6f}")])
+               tr.number(c.expected_armies_left, ".6f"))])
     if report.target:
         say(tr("fewest armies for P(all) >= {target}: {armies} (P = {p})").format(
-            target=target, armies=report.min_armies, p=f"{report.p_at_min:.10f}"))
+            target=tr.number(target, "g"), armies=report.min_armies,
+            p=tr.number(report.p_at_min, ".10f")))
 
 
 @risk.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
@@ -451,17 +453,18 @@ def cards(sets_traded, territories, turns, hand, conquer_prob, wild_cards, playe
         tr("P(holding a set) after k cards from an empty hand:"))
     for k, p in enumerate(report.p_set_after):
         if k:
-            click.echo(f"  {k}  {float(p):.6f}  ({p})")
+            click.echo(f"  {k}  {tr.number(float(p), '.6f')}  ({p})")
     say(tr.ngettext("armies from cards in the next {turns} turn (hand '{hand}', P(card a "
                     "turn) {p}):",
                     "armies from cards in the next {turns} turns (hand '{hand}', P(card a "
-                    "turn) {p}):", turns).format(turns=turns, hand=hand or "", p=conquer_prob))
+                    "turn) {p}):", turns).format(turns=turns, hand=hand or "",
+                                                 p=tr.number(conquer_prob, "g")))
     width = max(2, len(str(len(look.per_turn))))  # turn 99 above turn 100, aligned
     for t, (g, q) in enumerate(zip(look.per_turn, look.p_trade), 1):
         say("  " + tr("turn {turn}: {armies}  (P(trade) {p})").format(
-            turn=f"{t:>{width}}", armies=f"{g:.4f}", p=f"{q:.4f}"))
-    say("  " + tr("total {armies}").format(armies=f"{look.total:.4f}"))
+            turn=f"{t:>{width}}", armies=tr.number(g, ".4f"), p=tr.number(q, ".4f")))
+    say("  " + tr("total {armies}").format(armies=tr.number(look.total, ".4f")))
     if total is not None:
         say(tr.ngettext("expected armies in {turns} turn, territories and cards: {armies}",
                         "expected armies in {turns} turns, territories and cards: {armies}",
-                        turns).format(turns=turns, armies=f"{total:.4f}"))
+                        turns).format(turns=turns, armies=tr.number(total, ".4f")))

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import DicewiseError
-from ..i18n import Message, Plural
+from ..i18n import Message, Number, Plural
 from . import dice
 from .protocol import Advice, Choice, same_but_for_rounding
 from .category import ROLL_NUMBERS, CategoryRules, StateValues, turn_write_values
@@ -171,5 +171,5 @@ def _advice(game, sheet: Sheet, faces, roll, choices, state_value, ended=None) -
                       "{game}: roll {roll} of 3, dice {dice}; {points} points written, "
                       "{value} expected at turn start", abs(sheet.points), game=game.name,
                       roll=roll, dice=" ".join(map(str, faces)), points=sheet.points,
-                      value=f"{state_value:.3f}")
+                      value=Number(state_value, ".3f"))
     return Advice(game.name, game.options, position, choices, headline, state_value, ended=ended)

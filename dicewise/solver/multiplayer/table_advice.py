@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message, Plural
+from ...i18n import Message, Number, Plural
 from .. import dice
 from ..advice import advise_position, check_position, keep_label
 from ..category import CategoryRules, StateValues
@@ -93,7 +93,7 @@ def advise_table(game: CategoryRules, solitaire: StateValues, me: Sheet, rivals:
                           if finished else "estimated share of the win {share} at turn start"),
                        game=game.name, players=players, seat=seat + 1,
                        roll=roll, dice=" ".join(map(str, faces)), points=me.points,
-                       rivals=rival_text, share=f"{start_share:.4f}")
+                       rivals=rival_text, share=Number(start_share, ".4f"))
     common = dict(approximate=not finished, objective="win", turn_start_probability=start_share,
                   expected_score_choice=by_mean.best.action if by_mean.best else None)
     if roll == 1 and game.first_roll_end() is not None and not np.isnan(game.first_roll_end()[r]):

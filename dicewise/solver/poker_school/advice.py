@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message, Plural
+from ...i18n import Message, Number, Plural
 from .. import dice
 from ..advice import check_dice, keep_choice
 from ..protocol import Advice, Choice, with_loss_errors
@@ -203,7 +203,7 @@ def advise(game: PokerSchoolRules, evaluator: Evaluator, sheet: SheetState, dice
         how = {"values": Message("searched one turn deep")}
     headline = Plural(*forms, abs(sheet.points), game=game.name, roll=roll,
                       dice=" ".join(map(str, faces)), points=sheet.points,
-                      value=f"{turn.start:.3f}", **how)
+                      value=Number(turn.start, ".3f"), **how)
     position = {"dice": list(faces), "roll": roll, "sheet": sheet_text, "points": sheet.points}
     return Advice(game.name, game.options, position, choices, headline, turn.start,
                   approximate=approximate,

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Listing, Message
+from ...i18n import Listing, Message, Number
 from .. import dice
 from ..protocol import Advice, Choice, with_loss_errors
 from . import approx
@@ -415,7 +415,7 @@ def advise_at_table(solution, pos, roll: int, rivals) -> Advice:
     headline = Message("ryzykant, {players} players on shared rolls: dice {dice}; {points} "
                        "points against {rivals}; estimated chance to finish ahead {chance} with "
                        "the best split ({how})", players=players, dice=" ".join(map(str, faces)),
-                       points=pos.score, rivals=rival_text, chance=f"{best:.4f}", how=how)
+                       points=pos.score, rivals=rival_text, chance=Number(best, ".4f"), how=how)
     position = {"players": players, "dice": faces, "sheet": pos.sheet, "fifth": pos.fifth,
                 "points": pos.score, "rolls": pos.rolls,
                 "opponent_sheets": [p.sheet for p, _ in rivals],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message
+from ...i18n import Message, Number
 from .. import dice
 from ..advice import check_position, ranked_choices
 from ..category import CategoryRules
@@ -41,7 +41,7 @@ def advise_target(game: CategoryRules, values: TargetValues, sheet: Sheet, faces
     headline = Message("{game}: roll {roll} of 3, dice {dice}; {points} points written, "
                        "P(final ≥ {target}) {chance} at turn start", game=game.name, roll=roll,
                        dice=" ".join(map(str, faces)), points=sheet.points, target=target,
-                       chance=f"{start:.6f}")
+                       chance=Number(start, ".6f"))
 
     def advice(choices=(), ended=None):
         return Advice(game.name, game.options, position, choices, headline, ended=ended,

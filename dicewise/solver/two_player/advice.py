@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DicewiseError
-from ...i18n import Message
+from ...i18n import Message, Number
 from .. import dice
 from ..advice import check_dice, ranked_choices
 from ..category import ROLL_NUMBERS, StateValues, turn_write_values
@@ -75,7 +75,7 @@ def advise_two_player(values: TwoPlayerValues, sheet: Sheet, opponent: Sheet, fa
                        "{points} points against {rival}, P(win) + ½P(draw) {chance} at turn "
                        "start", game=game.name, seat=Message(seat), roll=roll,
                        dice=" ".join(map(str, faces)), points=sheet.points,
-                       rival=opponent.points, chance=f"{turn_start:.4f}")
+                       rival=opponent.points, chance=Number(turn_start, ".4f"))
 
     def advice(choices=(), pick=None, ended=None):
         return Advice(game.name, game.options, position, tuple(choices), headline, ended=ended,

@@ -21,7 +21,9 @@ const el = (tag, attrs = {}, ...children) => {
   for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
   return node;
 };
-const num = (x, digits = 2) => (x === null || x === undefined ? "" : Number(x).toFixed(digits));
+// a number with its decimal mark as the page's language writes it (0,25 in Russian and Polish)
+const num = (x, digits = 2) => (x === null || x === undefined ? "" :
+  Number(x).toFixed(digits).replace(".", document.documentElement.lang === "en" ? "." : ","));
 const signed = x => `${x >= 0 ? "+" : ""}${num(x)}`;  // as the command line's +.2f
 
 // --- talking to the server -------------------------------------------------------------
