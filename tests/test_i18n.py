@@ -1306,7 +1306,7 @@ def test_thousands_are_grouped_as_the_language_writes_them(lang, games, speed, m
 @pytest.mark.parametrize("lang", ["ru", "pl"])
 @pytest.mark.parametrize("command", [
     ADVISE, ["simulate", "general", "--games", "300", "--seed", "3"],
-    ["duel", "yatzy", "--games", "40", "--a", "optimal", "--b", "greedy"],
+    ["duel", "general", "--games", "40", "--a", "optimal", "--b", "greedy"],
     ["table", "general", "--what", "categories", "--games", "200", "--format", "text"],
     ["risk", "battle", "5", "3"], ["risk", "cards", "--turns", "2"]])
 def test_russian_and_polish_write_decimals_with_a_comma(command, lang, monkeypatch):
