@@ -303,8 +303,11 @@ def message_of(error: Exception):
 
 
 def in_language(text, tr) -> str:
-    """``text`` through ``tr`` where it is a ``Message``, ``Box`` or ``Listing``; other text as
-    it is (a name, a number)."""
+    """``text`` through ``tr`` where it is a ``Message``, ``Box`` or ``Listing``, a fraction
+    with the language's decimal mark (a value a message quotes: ``nie 1,5``); other text as it
+    is (a name, a whole number)."""
+    if isinstance(text, float):
+        return Number(text, "").in_language(tr)
     return text.in_language(tr) if hasattr(text, "in_language") else text
 
 

@@ -223,7 +223,7 @@ def test_a_search_that_cannot_reach_its_target_says_so_in_the_players_language(m
     monkeypatch.setattr(chain, "MAX_STATES", 5002 * 200)
     for lang, said in (("en", "dicewise: error: the search for P(all conquered) >= 0.5 needs "
                                "more memory than allowed (none up to 200 reach it)"),
-                       ("ru", "dicewise: ошибка: поиску P(захвата всех) >= 0.5 нужно больше "
+                       ("ru", "dicewise: ошибка: поиску P(захвата всех) >= 0,5 нужно больше "
                               "памяти, чем допустимо (ни одно A до 200 её не достигает)")):
         result = run(["chain", "2", "5000", "--target", "0.5", "--lang", lang])
         assert result.exit_code == 2 and not result.stdout, result.output
@@ -351,3 +351,46 @@ def test_the_progress_lines_speak_the_language(lang, lines, monkeypatch):
     result = run(["chain", "20", "3", "5", "2", "--target", "0.8", "--lang", lang])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == lines
+
+
+def test_a_fraction_is_read_and_quoted_with_the_languages_decimal_comma():
+    """A Polish or Russian student types 0,45 as they write it; a value quoted back in a
+    refusal, and a default in the help, read with their comma too."""
+    comma, point = (said(["battle", "10", "10", "--objective", "threshold", "--threshold", t],
+                         "pl") for t in ("0,45", "0.45"))
+    assert comma == point and "cel threshold 0,45" in comma
+    thousand = run(["battle", "10", "10", "--objective", "threshold", "--threshold", "1,000"])
+    assert thousand.exit_code == 2 and "--threshold 1,000" in thousand.stderr  # not 1.0
+    refused = run(["battle", "5", "5", "--objective", "threshold", "--threshold", "1.5",
+                   "--lang", "ru"])
+    assert refused.exit_code == 2 and refused.stderr.rstrip().endswith("а не 1,5")
+    english = run(["battle", "5", "5", "--objective", "threshold", "--threshold", "1.5"])
+    assert english.stderr.rstrip().endswith("not 1.5")
+    assert re.search(r"\[domyślnie:\s+0,5\]", said(["battle", "--help"], "pl"))
+    assert re.search(r"\[default:\s+0\.5\]", said(["battle", "--help"], "en"))
+
+
+def test_a_chance_short_of_certain_never_reads_100_percent():
+    out = said(["battle", "3000", "3000"], "en")
+    assert "(>99.9999%)" in out and "0.999999945894" in out
+    assert "(>99,9999%)" in said(["battle", "3000", "3000"], "pl")
+
+
+@pytest.mark.skipif(not PLOTS, reason="plots need matplotlib")
+@pytest.mark.parametrize("lang,tick", [("en", "0.2"), ("ru", "0,2"), ("pl", "0,2")])
+def test_a_plots_figures_have_the_languages_decimal_mark(lang, tick):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dicewise.cli.format import _ticks_in_language
+
+    fig, ax = plt.subplots()
+    im = ax.imshow([[0.0, 1.0]], vmin=0, vmax=1)
+    bar = fig.colorbar(im, ax=ax)
+    _ticks_in_language(fig, i18n.translator(lang))
+    fig.canvas.draw()
+    ticks = [t.get_text() for t in bar.ax.get_yticklabels()]
+    plt.close(fig)
+    assert tick in ticks, ticks

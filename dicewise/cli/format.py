@@ -254,12 +254,33 @@ def image_format(out) -> str:
     return Path(out).suffix[1:].lower() or "png"
 
 
+def _ticks_in_language(fig, tr) -> None:
+    """The figures on ``fig``'s axes (a colour bar's too) with the decimal mark of the
+    language ``tr`` speaks: 0,2 in Russian and Polish (no thousands mark on an axis)."""
+    if tr.lang == "en":
+        return
+    from matplotlib.ticker import ScalarFormatter
+
+    class Said(ScalarFormatter):
+        def __call__(self, x, pos=None):
+            return super().__call__(x, pos).replace(".", ",")
+
+        def get_offset(self):
+            return super().get_offset().replace(".", ",")
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if type(axis.get_major_formatter()) is ScalarFormatter:
+                axis.set_major_formatter(Said())
+
+
 def write_figure(plt, fig, out) -> None:
     """Render ``fig`` in the format ``out`` names, close it, write it atomically."""
     import io
 
     image = io.BytesIO()
     try:
+        _ticks_in_language(fig, i18n.SPOKEN.get())
         fig.savefig(image, format=image_format(out), dpi=120)
     except Exception as e:  # a format matplotlib names but cannot write here (.pgf: LaTeX)
         why = (str(e).strip().splitlines() or [type(e).__name__])[0]

@@ -47,6 +47,9 @@ def _option_help(param: click.Parameter, rendered: str, tr) -> str:
     said = getattr(param, "help", None) or ""
     extras = rendered[len(said):] if rendered.startswith(said) else ""
     extras = extras.replace("default: ", tr("default: ")).replace("required", tr("required"))
+    default = getattr(param, "default", None)
+    if isinstance(default, float) and hasattr(tr, "number"):  # [domyślnie: 0,5]
+        extras = extras.replace(str(default), tr.number(default, ""))
     return (tr(" ".join(said.split())) if said else "") + extras
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import textwrap
 
 import click
@@ -46,7 +47,18 @@ def _no_such_option(name: str, ctx) -> click.NoSuchOption:
                               ctx=ctx)
 
 
-INT, FLOAT = _Int(), click.FLOAT
+class _Decimal(click.types.FloatParamType):
+    """A number that may be written with a decimal comma, as Russian and Polish write it
+    (``0,45``); a comma that may set thousands apart (``1,000``) is refused as before."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and re.fullmatch(r"[-+]?\d+,\d+", value.strip()) \
+                and not re.fullmatch(r"[-+]?[1-9]\d{0,2},\d{3}", value.strip()):
+            value = value.replace(",", ".")
+        return super().convert(value, param, ctx)
+
+
+INT, FLOAT = _Int(), _Decimal()
 
 
 class _NumbersCommand(SpokenHelp, click.Command):
@@ -168,6 +180,12 @@ def _given(name: str, value):
 
 
 def _pct(p: float, tr) -> str:
+    """``p`` in percent to four decimals; a chance that is not certain never reads 100%
+    (nor one that is not nil 0%)."""
+    if 0 < p < 0.0000005:
+        return "<" + tr.number(0.0001, ".4f") + "%"
+    if 0.9999995 <= p < 1:
+        return ">" + tr.number(99.9999, ".4f") + "%"
     return tr.number(100 * p, ".4f") + "%"
 
 
@@ -379,9 +397,10 @@ def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
     try:
         im = ax.imshow(p[2:, 1:], origin="lower", extent=(0.5, n + 0.5, 1.5, n + 0.5),
                        aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
+        even = None
         if n > 2:  # a contour needs two rows of A (--max 2 has only A = 2)
-            ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5], colors="k",
-                       linewidths=0.8)
+            even = ax.contour(range(1, n + 1), range(2, n + 1), p[2:, 1:], levels=[0.5],
+                              colors="k", linewidths=0.8)
         from matplotlib.ticker import MaxNLocator  # armies are whole: no tick at 2.5
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -391,7 +410,9 @@ def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
         title = tr("Risk: P(conquer), dice {dice}, {rules}").format(
             dice=dice, rules=_rules_text(rules, tr))
         ax.set_title(textwrap.fill(title, 60))  # longer rules ran off the image
-        fig.colorbar(im, ax=ax, label=tr("P(conquer)"))
+        bar = fig.colorbar(im, ax=ax, label=tr("P(conquer)"))
+        if even is not None:  # the black line is where P(conquer) = 0.5: marked on the bar
+            bar.add_lines(even)
         fig.tight_layout()
     except BaseException:
         plt.close(fig)
