@@ -150,6 +150,12 @@ class Number(str):
 _COMMA_DECIMALS = str.maketrans({",": "\u00a0", ".": ","})
 
 
+def between_figures(tr) -> str:
+    """What sets apart entries that end in a figure: a comma in English, a semicolon where
+    the decimal mark is the comma (``±6,32; оптимум ...``, not ``±6,32, оптимум``)."""
+    return ", " if getattr(tr, "lang", "en") == "en" else "; "
+
+
 def option_text(value) -> str:
     """A rule option's value as ``--option KEY=VALUE`` takes it (``false``, not ``False``)."""
     return str(value).lower() if isinstance(value, bool) else str(value)

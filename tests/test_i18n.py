@@ -358,8 +358,8 @@ def test_how_sure_the_values_are_in_the_players_language():
 
     ru, pl = i18n.translator("ru"), i18n.translator("pl")
     assert quality(True, 41.07, 1099.812, ru) == \
-        "приближённо, оценка ошибки ±41,1, оптимум всей игры ≤ 1099,81 (доказано)"
-    assert quality(True, 6.354, None, pl) == "w przybliżeniu, szacowany błąd ±6,35"
+        "приближённо; оценка ошибки ±41,1; оптимум всей игры ≤ 1099,81 (доказано)"
+    assert quality(True, 6.354, None, pl) == "w przybliżeniu; szacowany błąd ±6,35"
     assert quality(False, tr=ru) == "точно"
     assert quality(True, 6.354, 1099.812) == \
         "approximate, error estimate ±6.35, a whole game's optimum ≤ 1099.81 (proven)"

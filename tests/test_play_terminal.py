@@ -216,7 +216,7 @@ def test_approximate_advice_shows_each_loss_error_in_the_players_language(
     monkeypatch.setenv("DICEWISE_CACHE", str(cache))
     advice = api.advise(ruleset, dice=[1, 1, 2, 2, 5], options=options)
     error = f"{advice.error_estimate:.3g}".replace(".", ",")  # Russian's decimal comma
-    assert f"(приближённо, оценка ошибки ±{error})" in out
+    assert f"(приближённо; оценка ошибки ±{error})" in out
     rows = re.findall(r"^ +(\d+) +(-?[\d,]+) +([\d,]+) +±([\d,]+)  (.*)$", out, re.M)
     assert len(rows) == min(9, len(advice.choices))
     assert sum(c.close_call for c in advice.choices) >= 2

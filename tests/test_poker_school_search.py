@@ -306,7 +306,7 @@ def test_approximate_advice_in_russian(capsys):
     out = unwrapped(capsys.readouterr().out)
     assert out[0].startswith("poker-school: бросок 3 из 3, кости 1 2 2 2 3; записано 66 очков")
     assert out[0].endswith("(с поиском на ход вперёд)") and "±" not in out[0]
-    assert out[1] == ("значения: приближённо, оценка ошибки ±6,4, оптимум всей игры ≤ 1124,14 "
+    assert out[1] == ("значения: приближённо; оценка ошибки ±6,4; оптимум всей игры ≤ 1124,14 "
                       "(доказано)")
     rows = out[3:]
     assert len(rows) == len(a.choices)

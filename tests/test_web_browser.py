@@ -233,9 +233,13 @@ def test_the_page_shows_each_loss_error_and_the_close_calls(browser, quick_appro
         shown = shown_choices(page, root)
         quality = page.inner_text(f"{root} .quality")
         marks = shown_marks(page, root)
+        page.select_option("[data-testid=lang]", "pl")  # said again, with Polish figures
+        polish = page.inner_text(f"{root} .quality:has-text('w przybliżeniu')")
     advice = api.advise(ruleset, dice=[1, 1, 2, 2, 5], options=options).to_json()
     assert agrees(shown, advice)
     assert f"error estimate ±{advice['error_estimate']:.2f}" in quality
+    error = f"{advice['error_estimate']:.2f}".replace(".", ",")
+    assert f"w przybliżeniu; szacowany błąd ±{error}" in polish, polish
     assert sum(c["close_call"] for c in advice["choices"]) >= 2
     assert marks == expected_marks(advice)
 

@@ -41,7 +41,7 @@ def quality(approximate: bool, error_estimate=None, upper_bound=None,
     if upper_bound is not None:
         parts.append(tr("a whole game's optimum ≤ {bound} (proven)").format(
             bound=tr.number(upper_bound, ".2f")))
-    return ", ".join(parts)
+    return i18n.between_figures(tr).join(parts)
 
 
 def dominated_note(choice, choices, label=lambda c: c.label, tr=str) -> str:

@@ -220,7 +220,8 @@ def _print_table(duel, tr) -> None:
             rate=tr.number(r.instant_wins, ".4f")))
     for s in r.seats:
         slo, shi = s.share_ci95
-        extra = "".join(f", {named(k, tr)} {tr.number(v, '.3f')}" for k, v in s.extra.items())
+        extra = "".join(f"{i18n.between_figures(tr)}{named(k, tr)} {tr.number(v, '.3f')}"
+                        for k, v in s.extra.items())
         say(tr("seat {seat}: A's share {share} ({low} .. {high}), A's points {points}, the "
                "rivals' {rivals}, A's settlement {settlement}").format(
             seat=s.seat + 1, share=tr.number(s.share, ".4f"), low=tr.number(slo, ".4f"),
@@ -228,7 +229,7 @@ def _print_table(duel, tr) -> None:
             points=tr.number(s.points, ".3f"), rivals=tr.number(s.rival_points, ".3f"),
             settlement=tr.number(s.settlement, "+.3f")) + extra)
     if r.rival_extra:
-        say(tr("the rivals: {facts}").format(facts=", ".join(
+        say(tr("the rivals: {facts}").format(facts=i18n.between_figures(tr).join(
             f"{named(k, tr)} {tr.number(v, '.3f')}" for k, v in r.rival_extra.items())))
 
 

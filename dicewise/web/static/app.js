@@ -24,6 +24,7 @@ const el = (tag, attrs = {}, ...children) => {
 // a number with its decimal mark as the page's language writes it (0,25 in Russian and Polish)
 const num = (x, digits = 2) => (x === null || x === undefined ? "" :
   Number(x).toFixed(digits).replace(".", document.documentElement.lang === "en" ? "." : ","));
+const sentence = s => s.charAt(0).toUpperCase() + s.slice(1);  // a notice on its own line
 const signed = x => `${x >= 0 ? "+" : ""}${num(x)}`;  // as the command line's +.2f
 
 // --- talking to the server -------------------------------------------------------------
@@ -203,7 +204,7 @@ function adviceList(advice, onPick, labels = boxLabels) {
     ? [t("approximate"),
        known(advice.error_estimate) ? `${t("error estimate")} ±${num(advice.error_estimate)}` : null,
        known(advice.upper_bound) ? t("a whole game's optimum ≤ {bound} (proven)", {bound: num(advice.upper_bound)}) : null,
-      ].filter(known).join(", ")
+      ].filter(known).join(document.documentElement.lang === "en" ? ", " : "; ")  // as i18n.between_figures
     : t("exact");
   // Approximate values: each loss with its error, and the choices it cannot tell apart.
   const errors = advice.choices.some(c => known(c.loss_error));
@@ -248,7 +249,7 @@ function adviceList(advice, onPick, labels = boxLabels) {
     certain: "the target {target} is certain from here: the choices that keep it certain are ranked by expected score",
   }[advice.settled];
   return [el("p", {class: "quality"}, `${t("Choices")} (${quality})${onPick ? " — " + t("Tap a choice to play it") : ""}`),
-          ...(settled ? [el("p", {class: "settled", "data-testid": "settled"}, t(settled, {target: advice.target}))] : []),
+          ...(settled ? [el("p", {class: "settled", "data-testid": "settled"}, sentence(t(settled, {target: advice.target})))] : []),
           el("table", {class: "choices"}, el("thead", {}, head), el("tbody", {}, ...rows))];
 }
 
