@@ -45,17 +45,17 @@ RUNS = {
 
 #: Words each run says in Russian and Polish.
 WORDS = {
-    "battle": {"ru": ["10 против 10  (кости minimax, ничья в пользу атакующего, защитник "
+    "battle": {"ru": ["10 против 10  (кости минимакс, ничья в пользу атакующего, защитник "
                       "видит бросок", "кости: до 3 у атакующего, до 1 у защитника",
                       "P(захвата)", "ожидаемые потери атакующего",
                       "армии атакующего, оставшиеся при захвате:"],
-               "pl": ["10 przeciw 10  (kości minimax, remis na korzyść atakującego, obrońca "
-                      "widzi rzut", "kości: do 3 u atakującego, do 1 u obrońcy", "P(zdobycia)",
+               "pl": ["10 przeciw 10  (kości minimaks, remis na korzyść atakującego,",
+                      "obrońca widzi rzut", "kości: do 3 u atakującego, do 1 u obrońcy", "P(zdobycia)",
                       "oczekiwane straty obrońcy", "armie obrońcy pozostałe, gdy terytorium nie "
                       "zostało zdobyte:"]},
-    "battle-armies": {"ru": ["цель expected-armies", "P(остановки атаки)",
+    "battle-armies": {"ru": ["цель ожидаемые армии", "P(остановки атаки)",
                              "ожидаемые армии, свои минус армии защитника (+ ценность захвата)"],
-                      "pl": ["cel expected-armies", "P(przerwania ataku)",
+                      "pl": ["cel oczekiwane armie", "P(przerwania ataku)",
                              "oczekiwane armie, własne minus armie obrońcy (+ wartość "
                              "zdobycia)"]},
     "battle-long": {"ru": ["(ещё 35 менее вероятных значений: вместе 2,936e-03)"],
@@ -73,10 +73,10 @@ WORDS = {
     "advise-threshold": {"ru": ["бросайте 2 кости", "P(захвата) при продолжении", "(порог 0,3)"],
                          "pl": ["rzuć 2 kośćmi", "P(zdobycia) przy dalszym ataku",
                                 "(próg 0,3)"]},
-    "chain": {"ru": ["20 армий против 3 -> 5 -> 2  (гарнизон 2, кости max", "P(захвата всех)",
+    "chain": {"ru": ["20 армий против 3 -> 5 -> 2", "(гарнизон 2, кости максимум, ничья в пользу защитника)", "P(захвата всех)",
                      "захвачено территорий:", "наименьшее число армий для P(захвата всех) "
                      ">= 0,8: "],
-              "pl": ["20 armii przeciw 3 -> 5 -> 2  (garnizon 2, kości max",
+              "pl": ["20 armii przeciw 3 -> 5 -> 2", "(garnizon 2, kości maksimum, remis na korzyść obrońcy)",
                      "P(zdobycia wszystkich)", "zdobyte terytoria:",
                      "najmniej armii dla P(zdobycia wszystkich) >= 0,8: "]},
     "cards": {"ru": ["начальные армии при 4 игроках: по 30 каждому",
@@ -127,7 +127,8 @@ def plotted(name):
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_every_command_speaks_russian_and_polish(name, lang, tmp_path, monkeypatch):
     """The headings, labels, titles of the distributions and the advice are said in the
-    language asked for; only the values typed on the command line stay as typed."""
+    language asked for, the words of --dice and --objective too (кости максимум, cel
+    zdobycie); only file names and formats stay as typed."""
     plotted(name)
     monkeypatch.chdir(tmp_path)
     out = said(RUNS[name], lang)
@@ -358,7 +359,7 @@ def test_a_fraction_is_read_and_quoted_with_the_languages_decimal_comma():
     refusal, and a default in the help, read with their comma too."""
     comma, point = (said(["battle", "10", "10", "--objective", "threshold", "--threshold", t],
                          "pl") for t in ("0,45", "0.45"))
-    assert comma == point and "cel threshold 0,45" in comma
+    assert comma == point and "cel próg 0,45" in comma
     thousand = run(["battle", "10", "10", "--objective", "threshold", "--threshold", "1,000"])
     assert thousand.exit_code == 2 and "--threshold 1,000" in thousand.stderr  # not 1.0
     refused = run(["battle", "5", "5", "--objective", "threshold", "--threshold", "1.5",

@@ -127,6 +127,15 @@ def _options(options, **aliases) -> list[str]:
     return pairs
 
 
+#: The words of --dice and --objective, said in the players' language (English as typed).
+_WORDS = {"max": Message("max"), "minimax": Message("minimax"), "conquest": Message("conquest"),
+          "expected-armies": Message("expected-armies"), "threshold": Message("threshold")}
+
+
+def _word(typed: str, tr) -> str:
+    return _WORDS[typed].in_language(tr) if typed in _WORDS else typed
+
+
 def _rules_text(rules: rk.RiskRules, tr) -> str:
     """The battle rules for people: the tie rule, and any option off the seed's default."""
     parts = [tr("ties to the attacker") if rules.ties == "attacker" else
@@ -144,9 +153,9 @@ def _headline(attacker: int, defender: int, dice: str, rules: rk.RiskRules,
     """A battle and how it is fought: ``10 v 10  (dice max, ties to the defender, ...)``,
     the objective with its threshold or a conquest's worth where it has one."""
     battle = tr("{attacker} v {defender}").format(attacker=attacker, defender=defender)
-    objective = policy.objective + (" " + tr.number(policy.threshold, "g")
-                                    if policy.objective == "threshold" else "")
-    how = [tr("dice {dice}").format(dice=dice), _rules_text(rules, tr),
+    objective = _word(policy.objective, tr) + (" " + tr.number(policy.threshold, "g")
+                                               if policy.objective == "threshold" else "")
+    how = [tr("dice {dice}").format(dice=_word(dice, tr)), _rules_text(rules, tr),
            tr("objective {objective}").format(objective=objective)]
     if policy.objective == "expected-armies":
         how.append(tr("a conquest worth {armies} armies").format(
@@ -330,7 +339,7 @@ def chain(armies, defenders, garrison, target, options, ties, defender_sees_roll
     against = tr.ngettext("{armies} army against {chain}", "{armies} armies against {chain}",
                           armies).format(armies=armies, chain=" -> ".join(map(str, defenders)))
     how = [tr("garrison {garrison}").format(garrison=garrison),
-           tr("dice {dice}").format(dice=dice), _rules_text(rules, tr)]
+           tr("dice {dice}").format(dice=_word(dice, tr)), _rules_text(rules, tr)]
     say(f"{against}  ({', '.join(how)})")
     everything = tr("P(all conquered)")
     say(f"{everything}   {tr.number(c.p_all, '.12f')}  ({_pct(c.p_all, tr)})")
@@ -408,7 +417,7 @@ def plot(n, out, options, ties, defender_sees_roll, dice, lang, as_json):
         ax.set_xlabel(tr("D (defending armies)"))
         ax.set_ylabel(tr("A (armies on the attacking territory)"))
         title = tr("Risk: P(conquer), dice {dice}, {rules}").format(
-            dice=dice, rules=_rules_text(rules, tr))
+            dice=_word(dice, tr), rules=_rules_text(rules, tr))
         ax.set_title(textwrap.fill(title, 60))  # longer rules ran off the image
         bar = fig.colorbar(im, ax=ax, label=tr("P(conquer)"))
         if even is not None:  # the black line is where P(conquer) = 0.5: marked on the bar
