@@ -16,6 +16,7 @@ import contextvars
 import errno
 import gettext
 import os
+import string
 import struct
 import unicodedata
 from functools import lru_cache
@@ -102,7 +103,8 @@ class Message(str):
 
     def in_language(self, tr) -> str:
         """The message through ``tr`` (a ``translator``), its Message fields too."""
-        return tr(self.template).format(**{k: in_language(v, tr) for k, v in self.fields.items()})
+        template = tr(self.template)
+        return template.format(**_fields_in_language(template, self.fields, tr))
 
 
 class Plural(Message):
@@ -126,7 +128,16 @@ class Plural(Message):
         ngettext = getattr(tr, "ngettext", None)
         template = (ngettext(self.template, self.plural, self.count) if ngettext else
                     self.template if self.count == 1 else self.plural)
-        return template.format(**{k: in_language(v, tr) for k, v in self.fields.items()})
+        return template.format(**_fields_in_language(template, self.fields, tr))
+
+
+def _fields_in_language(template: str, fields: dict, tr) -> dict:
+    """A message's fields said through ``tr``; a number it quotes as typed (``{value!r}``, a
+    value refused) is left as it came, so that it reads 1.5, not '1,5'."""
+    quoted = {name for _, name, _, conversion in string.Formatter().parse(template)
+              if conversion == "r"}
+    return {k: v if k in quoted and isinstance(v, float) else in_language(v, tr)
+            for k, v in fields.items()}
 
 
 class Number(str):

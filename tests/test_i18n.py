@@ -1432,3 +1432,16 @@ def test_a_sheets_example_names_its_boxes_as_the_language_types_them(lang):
         assert said.partition("=")[0] != english.partition("=")[0], said  # "ones" said
         rules = category_game(name)
         assert read_sheet(rules, said) == read_sheet(rules, english), (name, said)
+
+
+def test_a_message_says_a_fraction_with_the_languages_mark_but_quotes_a_refused_value_as_is():
+    """A fraction a message states reads 1,5 in Russian and Polish; one it quotes as given
+    (``{value!r}``, the value refused) reads as before, 2.5 and never '2,5' in quotes."""
+    stated = i18n.Message("threshold must be between 0 and 1, not {value}", value=1.5)
+    quoted = i18n.Message("a target is a whole number of points, at least 0, not {target!r}",
+                          target=2.5)
+    en, pl = i18n.translator("en"), i18n.translator("pl")
+    assert stated.in_language(en) == str(stated) == "threshold must be between 0 and 1, not 1.5"
+    assert stated.in_language(pl).endswith("nie 1,5")
+    assert quoted.in_language(en) == str(quoted) and quoted.in_language(en).endswith("not 2.5")
+    assert quoted.in_language(pl).endswith(" 2.5"), quoted.in_language(pl)
