@@ -755,3 +755,16 @@ def test_an_unknown_command_is_quoted_back_cut_short():
     game = TableGame.new("general", players=2, advice=False)
     error = game.apply("a" * 200_000)["error"]
     assert error.startswith("unknown command '" + "a" * 40 + "…' (commands: ") and len(error) < 200
+
+
+def test_a_mistyped_command_is_told_the_one_it_is_near():
+    """`advice` for `advise`, `rol` for `roll`: the refusal names the command meant; a word
+    near none is told the list alone."""
+    for typed, meant in (("advice", "advise"), ("rol", "roll"), ("UNDOO", "undo")):
+        with pytest.raises(DicewiseError) as refused:
+            commands.parse(typed)
+        assert f"unknown command '{typed}': did you mean {meant}? (commands: " in str(
+            refused.value)
+    with pytest.raises(DicewiseError) as refused:
+        commands.parse("frobnicate")
+    assert "did you mean" not in str(refused.value)

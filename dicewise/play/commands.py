@@ -8,6 +8,7 @@ language (``i18n.box_name``).
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -98,8 +99,14 @@ def parse(line: str, verbs=tuple(HELP)) -> Command:
         raise DicewiseError(Message("an empty line: type a command (help lists them)"))
     verb, rest = words[0].lower(), words[1:]
     if verb not in HELP:
+        word, commands = repr(_cut(words[0])), ", ".join(verbs)
+        near = difflib.get_close_matches(verb, verbs, n=1, cutoff=0.75)  # advice: advise
+        if near:
+            raise DicewiseError(Message("unknown command {word}: did you mean {near}? "
+                                        "(commands: {commands})", word=word, near=near[0],
+                                        commands=commands))
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
-                                    word=repr(_cut(words[0])), commands=", ".join(verbs)))
+                                    word=word, commands=commands))
     if verb in ("dice", "keep"):
         if verb == "keep" and len(rest) == 1 and rest[0].lower() in NOTHING:
             return Command("keep", ())
