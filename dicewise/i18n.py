@@ -154,11 +154,17 @@ class Number(str):
         return self.value, self.spec
 
     def in_language(self, tr) -> str:
-        return str(self) if getattr(tr, "lang", "en") == "en" else self.translate(_COMMA_DECIMALS)
+        return figures_in_language(str(self), tr)
 
 
 #: English's thousands separator and decimal point, as Russian and Polish write them.
 _COMMA_DECIMALS = str.maketrans({",": "\u00a0", ".": ","})
+
+
+def figures_in_language(text: str, tr) -> str:
+    """Figures written as English writes them (``2,000.5``; ``text`` holds nothing else),
+    written as the language of ``tr`` does: ``2 000,5`` in Russian and Polish."""
+    return text if getattr(tr, "lang", "en") == "en" else text.translate(_COMMA_DECIMALS)
 
 
 def between_figures(tr) -> str:

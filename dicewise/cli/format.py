@@ -263,10 +263,10 @@ def _ticks_in_language(fig, tr) -> None:
 
     class Said(ScalarFormatter):
         def __call__(self, x, pos=None):
-            return super().__call__(x, pos).replace(".", ",")
+            return i18n.figures_in_language(super().__call__(x, pos), tr)
 
         def get_offset(self):
-            return super().get_offset().replace(".", ",")
+            return i18n.figures_in_language(super().get_offset(), tr)
 
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
