@@ -62,9 +62,17 @@ class Translator:
         catalog = (gettext.NullTranslations() if lang == "en" else
                    gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True))
         self._gettext, self._ngettext = catalog.gettext, catalog.ngettext
+        self._pgettext = catalog.pgettext
 
     def __call__(self, message: str) -> str:
         return self._gettext(message)
+
+    def in_game(self, game: str, message: str) -> str:
+        """``message`` as the players of ``game`` say it, where its rules word it their own
+        way (a ``msgctxt`` of the game's name: poker-school's rows are «строки», not
+        «графы»), else as every game says it."""
+        said = self._pgettext(game, message)
+        return said if said != message else self(message)
 
     def ngettext(self, singular: str, plural: str, count: int) -> str:
         """The form of a message that counts something that fits ``count`` in this language
@@ -251,6 +259,12 @@ class ChoiceLabel(str):
         return choice_text(self.ruleset, self.action, self.detail, tr) or str(self)
 
 
+def in_game(tr, game: str, message: str) -> str:
+    """``message`` through ``tr`` as the players of ``game`` word it (``Translator.in_game``);
+    a plain gettext function says it as every game does."""
+    return tr.in_game(game, message) if hasattr(tr, "in_game") else tr(message)
+
+
 def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
     """A choice (an agent-protocol ``action`` and the advice's ``detail``) for people in the
     language of ``tr``, box names translated; None for a kind of choice it does not know."""
@@ -276,10 +290,11 @@ def choice_text(ruleset: str, action: dict, detail: dict, tr) -> str | None:
                       "keep {kept} (reroll {n}; {left} rolls left)", left, kept=kept, n=n,
                       left=left).in_language(tr)
     if "write" in action:
-        return tr("write {box} for {score}").format(box=box_label(ruleset, action["write"], lang),
-                                                    score=detail.get("score"))
+        return in_game(tr, ruleset, "write {box} for {score}").format(
+            box=box_label(ruleset, action["write"], lang), score=detail.get("score"))
     if "cross" in action:
-        return tr("cross {box}").format(box=box_label(ruleset, action["cross"], lang))
+        return in_game(tr, ruleset, "cross {box}").format(
+            box=box_label(ruleset, action["cross"], lang))
     if "pairs" in action:
         (a, b), (c, d) = action["pairs"]
         fifth = "-" if detail.get("puscioch") else action["fifth"]
@@ -496,6 +511,8 @@ def read_po(path) -> Catalog:
 
     def flush():
         ids, forms = entry.get("msgid"), entry.get("msgstr", {})
+        if "msgctxt" in entry:
+            ids = entry["msgctxt"] + "\x04" + ids
         if ids == "":  # the header: only its Plural-Forms matters to a catalog
             header = dict(line.partition(": ")[::2] for line in forms.get(0, "").splitlines())
             messages.plural_forms = header.get("Plural-Forms")
@@ -507,9 +524,14 @@ def read_po(path) -> Catalog:
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         line = line.strip()
         keyword, _, text = line.partition(" ")
-        if keyword == "msgid":
+        if keyword == "msgctxt":  # a game's own wording: gettext keys it context EOT msgid
             flush()
-            entry, part = {"msgid": ast.literal_eval(text)}, ("msgid",)
+            entry, part = {"msgctxt": ast.literal_eval(text)}, ("msgctxt",)
+        elif keyword == "msgid":
+            if "msgid" in entry or "msgctxt" not in entry:  # else it follows its msgctxt
+                flush()
+                entry = {}
+            entry["msgid"], part = ast.literal_eval(text), ("msgid",)
         elif keyword == "msgid_plural":
             entry["msgid_plural"], part = ast.literal_eval(text), ("msgid_plural",)
         elif keyword == "msgstr" or keyword.startswith("msgstr["):

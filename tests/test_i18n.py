@@ -210,6 +210,33 @@ def test_the_shipped_catalogs_are_compiled_from_their_po_files(lang, tmp_path):
     assert (tmp_path / "x.mo").read_bytes() == (folder / "dicewise.mo").read_bytes()
 
 
+def test_a_catalog_keeps_a_games_own_wording_apart(tmp_path):
+    """A ``msgctxt`` entry (a game's own wording) is keyed as gettext keys it, context EOT
+    msgid, and neither it nor the plain entry of the same msgid beside it swallows the other."""
+    po = tmp_path / "x.po"
+    po.write_text('msgid ""\nmsgstr "Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
+                  'msgctxt "poker-school"\nmsgid "cross {box}"\nmsgstr "row {box}"\n\n'
+                  'msgid "cross {box}"\nmsgstr "box {box}"\n\n'
+                  'msgctxt "general"\nmsgid "keep"\nmsgstr ""\n"hold"\n', encoding="utf-8")
+    assert dict(i18n.read_po(po)) == {"poker-school\x04cross {box}": "row {box}",
+                                      "cross {box}": "box {box}", "general\x04keep": "hold"}
+
+
+def test_poker_school_says_row_where_every_game_says_box():
+    """Its rules call a row «строка»: its writes and crosses say so in Russian; General's
+    «графа» and every other language are as before."""
+    ru = i18n.translator("ru")
+    assert ru.in_game("poker-school", "cross {box}") == "поставить крест в строке «{box}»"
+    assert ru.in_game("poker-school", "write {box} for {score}") == "записать в строку «{box}»: {score}"
+    assert ru.in_game("general", "cross {box}") == ru("cross {box}") == "поставить крест в графу «{box}»"
+    assert ru.in_game("poker-school", "Undo") == ru("Undo")  # no wording of its own: the shared
+    pl = i18n.translator("pl")
+    assert pl.in_game("poker-school", "cross {box}") == pl("cross {box}")
+    assert i18n.translator("en").in_game("poker-school", "cross {box}") == "cross {box}"
+    write = i18n.choice_text("poker-school", {"write": "twos"}, {"score": 6}, ru)
+    assert write == "записать в строку «двойки»: 6"
+
+
 def test_gettext_reads_the_catalogs():
     assert i18n.translator("ru")("Player {n}") == "Игрок {n}"
     assert i18n.translator("pl")("Player {n}") == "Gracz {n}"

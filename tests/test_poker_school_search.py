@@ -310,8 +310,8 @@ def test_approximate_advice_in_russian(capsys):
                       "(доказано)")
     rows = out[3:]
     assert len(rows) == len(a.choices)
-    assert any(" ".join(r.split()).endswith("поставить крест в графу «двойки» (заведомо хуже, "
-                                            "чем записать в графу «двойки»: 6)") for r in rows)
+    assert any(" ".join(r.split()).endswith("поставить крест в строке «двойки» (заведомо хуже, "
+                                            "чем записать в строку «двойки»: 6)") for r in rows)
     assert all("±" in r for r in rows) and any("(почти равны)" in r for r in rows)
 
 

@@ -1060,6 +1060,13 @@ def test_the_strings_endpoint(server):
     assert ru["messages"][general["sheet"]].startswith("заполненные графы парами графа=очки")
     assert all(ru["messages"][o["help"]] != o["help"] for o in general["options"])
     assert general["title"] not in en["messages"]  # English shows the text itself
+    # a game's own wording of the page's words: poker-school's rows are «строки» in Russian
+    assert ru["phrases"] == {}
+    status, _, school = server.request("GET", "/api/strings?lang=ru&ruleset=poker-school")
+    assert school["phrases"]["cross {box}"] == "поставить крест в строке «{box}»"
+    assert school["phrases"]["write {box}"] == "записать в строку «{box}»"
+    status, _, english = server.request("GET", "/api/strings?lang=en&ruleset=poker-school")
+    assert english["phrases"] == {}
 
 
 def test_a_write_that_fails_leaves_the_last_good_game(tmp_path, monkeypatch):

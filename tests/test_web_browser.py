@@ -325,6 +325,26 @@ def test_the_advisor_names_the_boxes_in_the_pages_language(page):
     assert labels() == again
 
 
+def test_poker_school_names_its_rows_as_its_rules_do(page):
+    """In Russian poker-school's choices write into a row («строку») as its rules say, where
+    General's write into a box («графу»)."""
+    page.select_option("[data-testid=lang]", "ru")
+    page.wait_for_selector("html[lang=ru]", state="attached")
+    page.click("[data-tab=position]")
+    page.select_option("[data-testid=position-ruleset]", "poker-school")
+    page.fill("#position-form [name='opt:columns']", "1")
+    page.uncheck("#position-form [name='opt:school_cross_erases']")  # the exact game: seconds
+    page.select_option("[data-testid=roll]", "3")
+    tap_dice(page, "[data-testid=position-dice]", [2, 2, 2, 6, 6])
+    tap(page, "[data-testid=show-advice]")
+    page.wait_for_selector("[data-testid=position-advice] td.label:has-text('строку')")
+    said = page.eval_on_selector_all("[data-testid=position-advice] td.label",
+                                     "els => els.map(e => e.firstChild.textContent)")
+    assert said[0] == "записать в строку «двойки»: 6", said
+    assert any(s.startswith("поставить крест в строке «") for s in said), said
+    assert not any("графу" in s for s in said), said
+
+
 def test_bad_input_is_shown_on_the_page(page):
     page.click("[data-tab=position]")
     page.select_option("[data-testid=position-ruleset]", "general")

@@ -500,7 +500,8 @@ class TableGame:
             return (self.tr("keep {kept}").format(kept=" ".join(map(str, arg))) if arg
                     else self.tr("keep nothing"))
         box = i18n.box_label(self.game.name, arg, self.table.lang) if isinstance(arg, str) else arg
-        text = self.tr("write {box}") if kind == "write" else self.tr("cross {box}")
+        text = i18n.in_game(self.tr, self.game.name, "write {box}" if kind == "write" else
+                            "cross {box}")
         return text.format(box=box)
 
     def _box(self, text: str) -> str:

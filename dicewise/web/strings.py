@@ -106,13 +106,24 @@ def _game_texts(lang: str) -> dict:
     return texts
 
 
+def _game_phrases(ruleset: str | None, lang: str) -> dict:
+    """The page's words that ``ruleset``'s players say their own way in ``lang`` (a
+    poker-school row is «строка»), beside the words every game shares."""
+    if not ruleset or lang == "en":
+        return {}
+    tr = i18n.translator(lang)
+    return {m: tr.in_game(ruleset, m) for m in MESSAGES if tr.in_game(ruleset, m) != tr(m)}
+
+
 def catalog(lang: str | None, ruleset: str | None = None) -> dict:
-    """``{"lang", "messages": {english: shown}, "boxes": {box: shown}}`` for the page: its
-    own words, and the games' titles, options and sheet notations."""
+    """``{"lang", "messages": {english: shown}, "boxes": {box: shown}, "phrases": {english:
+    shown}}`` for the page: its own words, the games' titles, options and sheet notations,
+    and with a ``ruleset`` its boxes and the words its players say their own way."""
     try:  # RU, ru-RU: read as a game reads them; a language dicewise does not speak: English
         lang = i18n.language(lang) if lang else "en"
     except DicewiseError:
         lang = "en"
     gettext = _translator(lang)
     messages = {**_game_texts(lang), **{m: (gettext(m) if gettext else m) for m in MESSAGES}}
-    return {"lang": lang, "messages": messages, "boxes": _box_labels(ruleset, lang)}
+    return {"lang": lang, "messages": messages, "boxes": _box_labels(ruleset, lang),
+            "phrases": _game_phrases(ruleset, lang)}

@@ -10,7 +10,9 @@ if (token) sessionStorage.setItem("dicewise.token", token);
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 let words = {};
-const t = (text, vars = {}) => (words[text] || text).replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+// `phrases`: a game's own wording of some words (a poker-school row is «строка»), else the page's
+const t = (text, vars = {}, phrases = {}) =>
+  (phrases[text] || words[text] || text).replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -299,11 +301,12 @@ function parseSheet(sheet) {
 
 let boxLabels = {};        // box -> its name in the page's language, for the game shown
 const boxLabel = (b, labels = boxLabels) => (labels[b] || b).replace(/_/g, " ");
+const PHRASES = Symbol("phrases");  // beside the boxes: the game's own wording of some words
 
 async function boxLabelsOf(ruleset) {
-  // The boxes of `ruleset` as the page's language names them.
+  // The boxes of `ruleset` as the page's language names them, and the game's own wording.
   const d = await call("GET", `/api/strings?lang=${encodeURIComponent($("#lang").value)}&ruleset=${encodeURIComponent(ruleset)}`);
-  return (d && d.boxes) || {};
+  return {...((d && d.boxes) || {}), [PHRASES]: (d && d.phrases) || {}};
 }
 const KNOWN_PLAYER_KEYS = new Set(["name", "sheet", "points", "done"]);
 
@@ -522,8 +525,9 @@ function choiceLabel(c, labels = boxLabels) {
     return t(left == null ? "keep {kept} (reroll {n})" : "keep {kept} (reroll {n}; rolls left: {left})",
              {kept: a.keep.join(" "), n: 5 - a.keep.length, left});
   }
-  if (a.write) return t("write {box} for {score}", {box: boxLabel(a.write, labels), score: c.score});
-  if (a.cross) return t("cross {box}", {box: boxLabel(a.cross, labels)});
+  if (a.write) return t("write {box} for {score}", {box: boxLabel(a.write, labels), score: c.score},
+                        labels[PHRASES]);
+  if (a.cross) return t("cross {box}", {box: boxLabel(a.cross, labels)}, labels[PHRASES]);
   if (a.pairs) return splitLabel(a, c.puscioch, c.ends_game);
   return c.label;
 }
@@ -536,8 +540,8 @@ function splitLabel(a, puscioch = false, ends = false) {
 
 function actionLabel(action, labels = boxLabels) {
   if (action.keep) return `${t("keep")} ${action.keep.length ? action.keep.map(f => FACES[f]).join("") : "∅"}`;
-  if (action.write) return t("write {box}", {box: boxLabel(action.write, labels)});
-  if (action.cross) return t("cross {box}", {box: boxLabel(action.cross, labels)});
+  if (action.write) return t("write {box}", {box: boxLabel(action.write, labels)}, labels[PHRASES]);
+  if (action.cross) return t("cross {box}", {box: boxLabel(action.cross, labels)}, labels[PHRASES]);
   if (action.pairs) return splitLabel(action);
   return actionCommand(action);
 }
