@@ -4,6 +4,7 @@
     python3 benchmarks/bench_poker_school.py --trust [--search-games N] [--positions K]
         [--rollout-positions P] [--rollout-games G] [--loss-error]
     python3 benchmarks/bench_poker_school.py --residuals [--seed S]
+    python3 benchmarks/bench_poker_school.py --calibration [--games N] [--seed S]
     python3 benchmarks/bench_poker_school.py --slack
     python3 benchmarks/bench_poker_school.py --group-steps N [--row-steps R] [--columns C]
         [--save-multipliers PATH]
@@ -29,6 +30,11 @@ games, paired.  ``--loss-error`` measures only ``loss_error`` (one column and ro
 
 ``--residuals`` prints the fitted value's one-turn Bellman residuals on sheets met by random,
 greedy and the table's play (4 games each).
+
+``--calibration`` plays N games of seed S with the table's policy and prints, at every turn,
+the mean of the final score minus the advisor's turn-start value (the turn solved against
+the calibrated values) with its standard error, and the same for the fit's values before
+calibration (docs/poker-school.md, "The method").
 
 ``--slack`` shows where the shipped bound's slack sits: what the relaxation's groups do at
 the shipped multipliers (writes per turn, cells scored per row, column bonus paid), and the
@@ -388,6 +394,38 @@ def loss_error_full_game(solution, positions, games, seed, top=8):
     return c
 
 
+def calibration(solution, games, seed):
+    """Final score minus the turn-start value W at every turn of ``games`` games played with
+    the table's policy, by the calibrated values and by the fit's own (no offsets): mean and
+    standard error per turn. The policy is the same either way, so the games are too."""
+    from dicewise.solver.poker_school import turns as play_turns
+    from dicewise.solver.poker_school.approx import LinearEvaluator
+
+    rules, calibrated = solution.rules, solution.payload
+    fitted = LinearEvaluator(rules, calibrated.weights)
+    for name, ev in (("calibrated", calibrated), ("fitted", fitted)):
+        seen, errors = {}, {}
+
+        class Record:
+            def backup(self, t, expected):
+                if expected is not None:
+                    seen[t] = np.asarray(expected, float).copy()
+
+            def __call__(self, t, batch):
+                if t == rules.turns:
+                    final = batch.final_scores().astype(float)
+                    for u, w in seen.items():
+                        errors.setdefault(u, []).append(final - w)
+                    seen.clear()
+
+        scores = play_turns.play(rules, games, seed, "solved", ev, record=Record(), chunk=1024)
+        by_turn = {u: np.concatenate(e) for u, e in sorted(errors.items())}
+        _print(values=name, games=games, seed=seed, mean_score=round(float(scores.mean()), 3),
+               final_minus_turn_start_value={
+                   u: [round(float(e.mean()), 2), round(float(e.std() / np.sqrt(len(e))), 2)]
+                   for u, e in by_turn.items()})
+
+
 def bellman_residuals(solution, games, seed):
     """The fitted value's one-turn Bellman residual W − V at turn starts met by each policy's
     play: W the turn solved exactly against the value (the advisor's turn-start value), V the
@@ -537,6 +575,8 @@ def main():
                     help="with --group-steps: steps on the rows first (the build: 150)")
     ap.add_argument("--save-multipliers", metavar="PATH",
                     help="with --group-steps: write the best multipliers as dicewise ships them")
+    ap.add_argument("--calibration", action="store_true",
+                    help="the turn-start values against what play then scores, turn by turn")
     ap.add_argument("--slack", action="store_true",
                     help="what the bound's relaxation does at the shipped multipliers")
     ap.add_argument("--loss-error", action="store_true",
@@ -546,6 +586,9 @@ def main():
         return group_steps(args.columns, args.group_steps, args.row_steps, args.save_multipliers)
     if args.slack:
         return slack()
+    if args.calibration:
+        return calibration(store.solution(POKER_SCHOOL, PokerSchoolRules()), args.games,
+                           args.seed)
     if args.residuals:
         return bellman_residuals(store.solution(POKER_SCHOOL, PokerSchoolRules()), 4, args.seed)
     if args.trust:

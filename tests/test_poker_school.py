@@ -577,3 +577,72 @@ def test_cli_approximate_and_bad_input(cli):
         r = cli(bad[0], "poker-school", *bad[1:])
         assert r.exit_code == 2, (bad, r.output)
         assert r.stderr.startswith("dicewise: error:") and len(r.stderr.strip().splitlines()) == 1
+
+
+# -- the values read as what play scores ------------------------------------------------------
+def _turn_start_errors(game, ev, games, seed, judged=None):
+    """Final score minus ``judged``'s value (``ev``'s by default) of every turn-start sheet of
+    ``games`` games played with ``ev``, by cells left: {cells left: array}."""
+    judged = judged or ev
+    cells, out, seen = game.columns * N_ROWS, {}, []
+
+    def record(t, batch):
+        if t < game.turns:
+            seen.append((cells - batch.filled.sum(axis=1), judged.state_values(batch)))
+            return
+        final = batch.final_scores()
+        for left, value in seen:
+            out.setdefault(int(left[0]), []).append(final - value)
+        seen.clear()
+
+    from dicewise.solver.poker_school import turns
+    scores = turns.play(game, games, seed, "solved", ev, record=record, chunk=512)
+    return scores, {k: np.concatenate(v) for k, v in out.items()}
+
+
+def test_calibrated_values_read_as_play_scores_and_move_no_choice():
+    """The offsets (one a number of cells left) make a fitted value the mean score its play
+    goes on to make, on other games too, where the fit alone is far off; the policy, and so
+    every game's score, is the same with them and without."""
+    from dicewise.solver.poker_school import turns
+    from dicewise.solver.poker_school.approx import calibration
+
+    game = PokerSchoolRules(columns=1, school_cross_erases=False)
+    fit = fit_policy(game, iterations=1, games=64, average=1, seed=2)
+    fitted = LinearEvaluator(game, fit.weights)
+    offsets = calibration(game, fitted, lambda record: turns.play(
+        game, 1024, 3, "solved", fitted, record=record, chunk=512))
+    calibrated = LinearEvaluator(game, fit.weights, offsets)
+    assert offsets[0] == 0 and np.abs(offsets).max() > 1  # the tiny fit's values are off
+    # on the games measured, every turn's mean error is nil by construction
+    _, errors = _turn_start_errors(game, fitted, 1024, 3, judged=calibrated)
+    assert all(abs(e.mean()) < 1e-9 for e in errors.values())
+    # on other games: each turn's mean error within its sampling error, where the fit's is not
+    scores, fresh = _turn_start_errors(game, calibrated, 2048, 11)
+    np.testing.assert_array_equal(scores, turns.play(game, 2048, 11, "solved", fitted, chunk=512))
+    _, raw = _turn_start_errors(game, fitted, 2048, 11)
+    se = {k: e.std() / np.sqrt(len(e)) + 1e-9 for k, e in fresh.items()}
+    assert max(abs(e.mean()) / se[k] for k, e in fresh.items()) < 4.5
+    assert max(abs(e.mean()) / se[k] for k, e in raw.items()) > 10
+
+
+def test_a_policy_table_keeps_its_offsets_and_refuses_to_load_without_them():
+    from dicewise.errors import TableError
+    from dicewise.solver.poker_school import table
+
+    game = PokerSchoolRules(columns=2)
+    f = Features.of(game)
+    offsets = np.r_[0.0, np.linspace(5, -3, 2 * N_ROWS)]
+    ev = LinearEvaluator(game, np.zeros(f.size), offsets)
+    arrays = table.to_arrays(ev)
+    back = table.from_arrays(game, arrays, {})
+    np.testing.assert_array_equal(back.offsets, offsets)
+    sheets = Batch.empty(game, 1)
+    assert back.state_values(sheets)[0] == ev.state_values(sheets)[0]
+    assert ev.state_values(sheets)[0] == LinearEvaluator(game, np.zeros(f.size)).state_values(
+        sheets)[0] - 3
+    for damaged in ({"weights": arrays["weights"]},
+                    {**arrays, "value_offsets": offsets[1:]},
+                    {**arrays, "value_offsets": offsets + 1}):
+        with pytest.raises(TableError, match="value offsets"):
+            table.from_arrays(game, damaged, {})

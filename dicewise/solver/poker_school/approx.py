@@ -266,11 +266,19 @@ class LinearEvaluator(Evaluator):
 
     approximate = True
 
-    def __init__(self, game: PokerSchoolRules, weights: np.ndarray):
+    def __init__(self, game: PokerSchoolRules, weights: np.ndarray,
+                 offsets: np.ndarray | None = None):
         self.game = game
         self.f = f = Features.of(game)
         if weights.shape != (f.size,):
             raise ValueError(f"weights of shape {weights.shape}, expected ({f.size},)")
+        # The fit's measured error by cells left (``calibration``): one number a turn, so it
+        # moves every value of a turn alike and never a choice, only what values read.
+        cells = f.columns * N_ROWS
+        self.offsets = np.zeros(cells + 1) if offsets is None else np.asarray(offsets, float)
+        if self.offsets.shape != (cells + 1,) or self.offsets[0] != 0:
+            raise ValueError(f"offsets of shape {self.offsets.shape}, expected ({cells + 1},) "
+                             "and none for a full sheet")
         # Fitted weights already respect the dominance order; any others are made to.
         self.weights = weights = monotone_weights(f, weights)
         self.w_row = np.concatenate([weights[:f.n_row].reshape(N_ROWS, f.n_codes, f.knots),
@@ -300,7 +308,8 @@ class LinearEvaluator(Evaluator):
         linear = self._column_linear(np.arange(f.columns)[None, :], column_open(f, batch),
                                      lo[:, None], hi[:, None], w[:, None], cells)
         below = np.where(batch.column_clean, np.maximum(-linear, 0.0), 0.0).sum(axis=1)
-        return self.base(batch) + known + A @ self.weights + below
+        left = f.columns * N_ROWS - batch.filled.sum(axis=1)
+        return self.base(batch) + known + A @ self.weights + below + self.offsets[left]
 
     def _prepare(self, batch):
         """Per-sheet pieces shared by all rows' options at this turn (cached per batch state)."""
@@ -324,6 +333,7 @@ class LinearEvaluator(Evaluator):
         std_w = self._standing_value
         # A write that fills the sheet ends the game: every other term of it is already 0.
         intercept = np.where(T1 > 0, self.w_int[lo] * (1 - w) + self.w_int[hi] * w, 0.0)
+        intercept += self.offsets[T1]
         others = row_now.sum(axis=1) + col_now.sum(axis=1) + intercept
         self._cache_key = key
         self._cache = dict(lo=lo, hi=hi, w=w, code=code, row_now=row_now, open=open_,
@@ -523,3 +533,33 @@ def fit_policy(game: PokerSchoolRules, iterations: int = 16, games: int = 4096, 
         weights = monotone_weights(f, np.linalg.solve(lhs, rhs), rec.AtA.diagonal())
         fitted.append(weights)
     return Fit(weights, tuple(history), games, time.perf_counter() - start)
+
+
+def calibration(game: PokerSchoolRules, ev: LinearEvaluator, scores_of_play) -> np.ndarray:
+    """The offsets that make ``ev``'s values read as what its play scores: by cells left T,
+    the mean of (final score − the fitted value of the sheet) over the turn-start sheets of
+    games played with ``ev`` (``scores_of_play(record)`` plays them, calling ``record``).
+
+    The fit is a compromise over all turns, and leaves the early turns' values about 20
+    points below what play then scores; one constant a turn moves no choice (every write of
+    a turn leads to a sheet with the same number of cells left) but makes the values shown
+    an estimate of the policy's expected score, to within the sampling error of the games.
+    """
+    cells = game.columns * N_ROWS
+    total, count = np.zeros(cells + 1), np.zeros(cells + 1)
+    values: list = []
+
+    def record(t, batch):
+        if t < game.turns:
+            values.append((cells - batch.filled.sum(axis=1), ev.state_values(batch)))
+            return
+        final = batch.final_scores().astype(float)
+        for left, value in values:
+            np.add.at(total, left, final - value)
+            np.add.at(count, left, 1)
+        values.clear()
+
+    scores_of_play(record)
+    offsets = np.where(count > 0, total / np.maximum(count, 1), 0.0)
+    offsets[0] = 0.0
+    return offsets

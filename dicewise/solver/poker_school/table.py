@@ -25,8 +25,8 @@ from ..category import solve_states
 from ..digest import rules_digest as digest_of
 from ..stats import mean_ci95
 from . import approx, bound, certificate, one_column, rules as rules_module, turns
-from .approx import Features, LinearEvaluator, fit_policy
-from .rules import PokerSchoolRules
+from .approx import Features, LinearEvaluator, calibration, fit_policy
+from .rules import N_ROWS, PokerSchoolRules
 from .turns import Batch, ExactEvaluator
 
 KIND_EXACT = "poker-school-exact"
@@ -158,9 +158,17 @@ def build_policy(game: PokerSchoolRules, progress=None):
     s = SETTINGS
     fit = fit_policy(game, iterations=s.iterations, games=s.games, average=s.average,
                      seed=s.seed, progress=progress)
-    ev = LinearEvaluator(game, fit.weights)
-    scores = turns.play(game, s.eval_games, s.eval_seed, "solved", ev, chunk=EVAL_CHUNK,
-                        progress=progress)
+    fitted = LinearEvaluator(game, fit.weights)
+    scores = None
+
+    def evaluation(record):
+        nonlocal scores
+        scores = turns.play(game, s.eval_games, s.eval_seed, "solved", fitted, record=record,
+                            chunk=EVAL_CHUNK, progress=progress)
+
+    # The values read as the policy's expected score (``approx.calibration``); play is the
+    # fitted policy's, which the offsets do not change.
+    ev = LinearEvaluator(game, fit.weights, calibration(game, fitted, evaluation))
     gap = one_column_gap(game, progress) if game.columns > 1 and s.measure_gap else {}
     bound_progress = None if progress is None else (lambda x: progress(x * BOUND_UNITS))
     shipped = _shipped(game)
@@ -183,7 +191,7 @@ def build_policy(game: PokerSchoolRules, progress=None):
     meta = {"expected_score": mean, "ci95": [lo, hi], "exact": False, "approximate": True,
             "fit_history": [list(h) for h in fit.history], "fit_games": fit.games,
             "eval_games": s.eval_games,
-            "predicted_start_value": float(ev.state_values(Batch.empty(game, 1))[0]),
+            "predicted_start_value": float(fitted.state_values(Batch.empty(game, 1))[0]),
             # The measured shortfall, plus the half-width of the mean's interval.
             "error_estimate": None if frac is None else max(frac, 0.0) * mean + (hi - mean),
             "error_fraction": frac, **gap,
@@ -200,7 +208,7 @@ def to_arrays(payload) -> dict:
     if isinstance(payload, ExactEvaluator):
         reachable = ~np.isnan(payload.values)
         return {"reachable": np.packbits(reachable), "values": payload.values[reachable]}
-    return {"weights": payload.weights}
+    return {"weights": payload.weights, "value_offsets": payload.offsets}
 
 
 def from_arrays(game: PokerSchoolRules, arrays, meta):
@@ -217,9 +225,11 @@ def from_arrays(game: PokerSchoolRules, arrays, meta):
         values = np.full(n_states, np.nan)
         values[reachable] = arrays["values"]
         return ExactEvaluator(game, values)
-    weights = arrays.get("weights")
-    size = Features.of(game).size
-    if weights is None or tuple(weights.shape) != (size,):
-        raise TableError(f"the table does not hold the {size} policy weights of this variant; "
-                         "rebuild it")
-    return LinearEvaluator(game, np.array(weights, dtype=np.float64))
+    weights, offsets = arrays.get("weights"), arrays.get("value_offsets")
+    size, cells = Features.of(game).size, game.columns * N_ROWS
+    if (weights is None or tuple(weights.shape) != (size,) or offsets is None
+            or tuple(offsets.shape) != (cells + 1,) or offsets[0] != 0):
+        raise TableError(f"the table does not hold the {size} policy weights and {cells + 1} "
+                         "value offsets of this variant; rebuild it")
+    return LinearEvaluator(game, np.array(weights, dtype=np.float64),
+                           np.array(offsets, dtype=np.float64))
