@@ -164,6 +164,20 @@ def test_advice_values_and_the_split_that_ends(solved):
     assert "loss_error" in advice.to_json()["best"] and "searched" in advice.headline
 
 
+def test_the_advice_does_not_depend_on_how_busy_the_machine_is(solved, monkeypatch):
+    """Every split is searched however slowly the search runs: an agent's regret and the
+    environments' ``optimal_action`` are a function of the position, not of the clock."""
+    from dicewise.solver.ryzykant import search
+
+    solution = solved(end_marks=2)
+    position = {"dice": [3, 4, 4, 5, 6], "sheet": "6=1,7=2,8=1", "fifth": "2=1,5=1"}
+    calm = RYZYKANT.advise(solution, position).to_json()
+    clock = iter(range(0, 10**6, 100))  # a hundred seconds pass between any two readings
+    monkeypatch.setattr(search.time, "perf_counter", lambda: float(next(clock)))
+    busy = RYZYKANT.advise(solution, position).to_json()
+    assert len(calm["choices"]) > 3 and busy["choices"] == calm["choices"]
+
+
 def test_dice_depend_on_seed_and_game_only(monkeypatch):
     solution = rules_only()
     # Two players choosing differently meet the same roll at each roll number.

@@ -52,8 +52,6 @@ from .rules import N_SUMS, SUMS, VALUES, Position, RyzykantRules
 
 #: Games per chunk of the roll stream (as ``policy_table.play``).
 CHUNK = 20_000
-#: The advisor's time budget for the search of one roll's splits (each takes about 0.01 s).
-SEARCH_SECONDS = 2.0
 #: ``loss_error`` = LOSS_ERROR_SCALE × |the search's change of the loss| + LOSS_ERROR_FLOOR
 #: (points), set on the exactly solved end_marks=2 game, where it covered 94% of the exact
 #: losses (docs/ryzykant.md); a floor in points would not carry over to the full game's scale.
@@ -366,14 +364,15 @@ def _advice(solution: Solution, pos: Position, roll: int) -> Advice:
     """Every distinct legal split of ``roll`` in ``pos``, best first (slot order on ties).
 
     Splits are valued by the search (``search.search``: two rolls of exact expectation
-    before the value model, every split within ``SEARCH_SECONDS``); each carries its
-    ``loss_error``, from how far the search moved its loss from the table's (depth 1).
+    before the value model, every split, with no time budget: the advice, the environments'
+    ``optimal_action`` and the judgement of ``bench-agent`` depend on the position alone);
+    each carries its ``loss_error``, from how far the search moved its loss from the
+    table's (depth 1).
     """
     rules = solution.rules
-    found = search.search(solution.payload.dense, rules, pos, roll, SEARCH_SECONDS)
-    deep = np.where(np.isnan(found.searched), found.table, found.searched)
+    found = search.search(solution.payload.dense, rules, pos, roll)
     shallow = dict(zip(found.slots.tolist(), found.table))
-    value = dict(zip(found.slots.tolist(), deep))
+    value = dict(zip(found.slots.tolist(), found.searched))
     moves = rz.moves(rules, pos, roll)
     # Slots are ordered by (low sum, high sum): a stable sort keeps the policy's tie-break.
     moves.sort(key=lambda m: -round(float(value[m.slot]), 9))

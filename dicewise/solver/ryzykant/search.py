@@ -8,9 +8,10 @@ with ``depth=2``).  A split's effect is its two sums and its face, so the positi
 split leads to has at most 7·66 distinct successors, whatever the 252 rolls: depth 2 values
 at most 462 positions at depth 1 per split, about a hundredth of a second each.
 
-``search`` ranks one roll's splits within a time budget (every split is searched unless the
-budget runs out first; the splits are searched best first by their depth-1 worth, so the
-budget cuts only the least promising).  ``search_policy`` plays the same in lockstep for
+``search`` ranks one roll's splits: the advisor searches every one (at most fifteen, about a
+hundredth of a second each), so its ranking is a function of the position alone, never of
+how busy the machine is; a caller may give a time budget, which then cuts the least
+promising (the splits are searched best first by their depth-1 worth).  ``search_policy`` plays the same in lockstep for
 simulation, searching the best ``top`` splits of each decision by their depth-1 worth.
 """
 
@@ -68,10 +69,11 @@ def _worth(dense, ruleset: RyzykantRules, upper, lower, roll: int, slots, depth:
     return out
 
 
-def search(model, ruleset: RyzykantRules, pos: Position, roll: int, seconds: float = 2.0,
-           depth: int = DEPTH) -> Searched:
+def search(model, ruleset: RyzykantRules, pos: Position, roll: int,
+           seconds: float | None = None, depth: int = DEPTH) -> Searched:
     """The legal splits of ``roll`` in ``pos`` valued at depth 1 and, best first by that
-    value, at ``depth`` while ``seconds`` last (the first two are always searched)."""
+    value, at ``depth``: every one, or while ``seconds`` last where a budget is given (the
+    first two are always searched)."""
     start = time.perf_counter()
     dense = approx.as_dense(model)
     up, lo = np.array(pos.upper, np.int64), np.array(pos.lower, np.int64)
@@ -80,7 +82,7 @@ def search(model, ruleset: RyzykantRules, pos: Position, roll: int, seconds: flo
     table = _worth(dense, ruleset, up, lo, roll, slots, 1)
     searched = np.full(len(slots), np.nan)
     for n, i in enumerate(np.argsort(-table, kind="stable")):
-        if n >= 2 and time.perf_counter() - start > seconds:
+        if n >= 2 and seconds is not None and time.perf_counter() - start > seconds:
             break
         searched[i] = _worth(dense, ruleset, up, lo, roll, slots[i:i + 1], depth)[0]
     return Searched(slots, table, searched, depth, time.perf_counter() - start)
