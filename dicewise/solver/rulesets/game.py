@@ -27,7 +27,7 @@ from ..protocol import (Advice, BadAction, Episode, Game, Played, Solution, obse
 from ..sheet import parse_sheet
 from . import CATEGORY_GAMES, category_game
 from .decisions import write_options
-from .simulate import dice_chunks, dice_stream, roll_from, simulate_games
+from .simulate import dice_chunks, game_dice, roll_from, simulate_games
 from . import strategy
 
 
@@ -262,8 +262,8 @@ class CategoryGame(Game):
                 index += 1
 
     def episode(self, solution: Solution, seed: int, index: int) -> Episode:
-        stream = dice_stream(seed, index + 1, solution.rules.n_categories)
-        return CategoryEpisode(solution, index, stream[index])
+        dealt = game_dice(seed, index, solution.rules.n_categories, EPISODE_CHUNK)
+        return CategoryEpisode(solution, index, dealt)
 
 
 #: Games of dice drawn at a time for agents' episodes: a run of 10⁷ games holds one chunk.
@@ -319,7 +319,7 @@ class CategoryEpisode(Episode):
         legal += [{"write": names[c]} for c in range(len(names)) if np.isfinite(opts.value[0, c])]
         return {"ruleset": self.rules.name, "options": self.rules.options, "game": self.index,
                 "turn": self.turn + 1, "roll": self.roll_number, "dice": faces,
-                "sheet": dict(self.sheet),
+                "sheet": {n: self.sheet[n] for n in names if n in self.sheet},  # sheet order
                 "counters": {name: self.bonus_count for name in self.rules.sheet_counters},
                 "points": float(self.score), "legal": legal}
 

@@ -32,6 +32,38 @@ def dice_stream(seed: int, games: int, turns: int) -> np.ndarray:
     return _stream_rng(seed).integers(1, 7, size=(games, turns, 3, dice.N_DICE), dtype=np.int8)
 
 
+class _Cursor:
+    """Where one stream's ``dice_chunks`` stand: the chunk last drawn and the game it starts at."""
+
+    def __init__(self, seed: int, turns: int, chunk: int):
+        self.chunks = dice_chunks(seed, 2**62, turns, chunk)
+        self.start, self.dice = 0, next(self.chunks)
+
+
+#: Streams an agent's episodes walk (seed, turns) -> their ``_Cursor``, the latest last.
+_CURSORS: dict = {}
+
+
+def game_dice(seed: int, index: int, turns: int, chunk: int = 1024) -> np.ndarray:
+    """``dice_stream(seed, index + 1, turns)[index]``: the dice of game ``index`` alone.
+
+    The stream cannot be entered midway (``dice_chunks``), so game k needs the k games
+    before it drawn; the stream's place is kept, ``chunk`` games at a time, so that games
+    asked for in order (an agent's games 0, 1, 2...) each draw only their own dice.
+    """
+    key = (seed, turns, chunk)
+    cursor = _CURSORS.pop(key, None)
+    if cursor is None or index < cursor.start:
+        cursor = _Cursor(seed, turns, chunk)
+    while index >= cursor.start + len(cursor.dice):
+        cursor.start += len(cursor.dice)
+        cursor.dice = next(cursor.chunks)
+    _CURSORS[key] = cursor
+    while len(_CURSORS) > 8:  # the streams used longest ago go first
+        del _CURSORS[next(iter(_CURSORS))]
+    return cursor.dice[index - cursor.start].copy()
+
+
 def dice_chunks(seed: int, games: int, turns: int, chunk: int = 0):
     """``dice_stream(seed, games, turns)`` ``chunk`` games at a time (a generator), so that
     a run of any length holds one chunk of dice, not every game's (2 GiB for 10⁷ games).
