@@ -66,6 +66,20 @@ def _each(test):
     return lambda value: _many(value) and all(test(v) for v in value)
 
 
+def _entries(value) -> bool:
+    """A sheet as an observation gives it: a dict of texts to texts or whole numbers."""
+    return isinstance(value, Mapping) and all(
+        _text(k) and (_text(v) or _whole(v)) for k, v in value.items())
+
+
+def _notation(value):
+    """A sheet or fifth-die marks as the command line takes them: an observation's dict
+    ``{"fives": "15/15", "pair": "12/x"}`` joined as ``fives=15/15,pair=12/x``."""
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}={_plain(v)}" for k, v in value.items()) or None
+    return value
+
+
 def _texts(value) -> bool:
     """One text, or a collection of texts (None for an empty sheet)."""
     return _text(value) or _each(_maybe(_text))(value)
@@ -115,10 +129,13 @@ TAKES = {
     "options": (_options, "a dict of option values, KEY=VALUE texts, or None"),
     "dice": (_each(_whole), "five whole numbers, such as [2, 2, 4, 6, 6]"),
     "roll": (_maybe(_whole), "the roll number (a whole number) or None"),
-    "sheet": (_maybe(_text), "a text in the --sheet notation, or None"),
-    "opponent_sheet": (_maybe(_text), "a text in the --sheet notation, or None"),
+    "sheet": (_maybe(lambda v: _text(v) or _entries(v)),
+              "a text in the --sheet notation, an observation's sheet (a dict), or None"),
+    "opponent_sheet": (_maybe(lambda v: _text(v) or _entries(v)),
+                       "a text in the --sheet notation, an observation's sheet (a dict), or None"),
     "opponent_sheets": (_texts, "a text in the --sheet notation, or a list of them"),
-    "fifth": (_maybe(_text), "a text in the --fifth notation, or None"),
+    "fifth": (_maybe(lambda v: _text(v) or _entries(v)),
+              "a text in the --fifth notation, an observation's fifth (a dict), or None"),
     "opponent_fifths": (_texts, "a text in the --fifth notation, or a list of them"),
     "games": (lambda v: _whole(v) and v <= MAX_GAMES, f"a whole number up to {MAX_GAMES:,}"),
     "seed": (lambda v: _whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
@@ -188,6 +205,8 @@ def _checked(function):
                 bound.arguments[name] = _plain(value)
             elif name == "options" and isinstance(value, Mapping):
                 bound.arguments[name] = {key: _plain(v) for key, v in value.items()}
+            elif name in ("sheet", "opponent_sheet", "fifth"):
+                bound.arguments[name] = _notation(value)
         return function(*bound.args, **bound.kwargs)
 
     return checked

@@ -471,3 +471,31 @@ def test_the_api_module_is_reached_from_a_plain_import_as_the_docs_write_it():
                            "callable(dicewise.api.duel_players))"], capture_output=True,
                           text=True, check=True).stdout
     assert said == "dicewise.api True\n"
+
+
+@pytest.mark.parametrize("ruleset, options", [
+    ("general", {}), ("poker-school", {"columns": 1, "school_cross_erases": False})])
+def test_an_observation_goes_straight_to_advise(ruleset, options):
+    """A bot passes what it observes to ``advise`` as it is (the sheet a dict, as the agent
+    protocol gives it): it plays the best action, so its regret is nil."""
+    def advised(obs):
+        return dicewise.advise(obs["ruleset"], dice=obs["dice"], roll=obs.get("roll"),
+                               sheet=obs["sheet"], fifth=obs.get("fifth"),
+                               options=obs["options"]).best.action
+
+    report = dicewise.bench_agent(ruleset, advised, games=2, seed=3, options=options).to_json()
+    assert report["errors"] == [] and report["decisions"] > 20
+    assert report["regret_total"] == pytest.approx(0, abs=1e-9)
+
+
+def test_a_sheet_given_as_a_dict_reads_as_its_notation():
+    as_text = dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1,
+                              sheet="ones=3,straight=25").to_json()
+    as_dict = dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1,
+                              sheet={"ones": 3, "straight": np.int64(25)}).to_json()
+    assert as_dict == as_text
+    assert dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet={}).to_json() == \
+        dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1).to_json()
+    for bad in ({"ones": [3]}, {3: "ones"}, {"ones": 2.5}):
+        with pytest.raises(DicewiseError, match="^sheet takes a text in the --sheet notation, an"):
+            dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet=bad)

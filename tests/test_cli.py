@@ -268,6 +268,38 @@ def test_a_bare_group_shows_its_help_not_an_error():
     assert "Usage: dicewise risk" in r.output and "error" not in r.output
 
 
+@pytest.mark.parametrize("lang", ["en", "ru", "pl"])
+@pytest.mark.parametrize("group", [[], ["risk"]])
+def test_a_groups_help_says_each_commands_first_sentence_whole(group, lang):
+    """The list of commands wraps each one's first sentence, never cutting it to "...", in
+    every language: what a command is for is the one thing the list says."""
+    r = run(*group, "--lang", lang, "--help")
+    listed = r.output.split("\n\n")[-1].splitlines()[1:]  # the last section: the commands
+    assert len(listed) > 5 and not any(line.rstrip().endswith("...") for line in listed), listed
+    said = " ".join(" ".join(listed).split())
+    first = {"": "Rank every choice for these dice: keeps (with rolls left), writes, splits",
+             "risk": "Attack territories with DEFENDERS armies in order, starting from ARMIES"}
+    if lang == "en":
+        assert first[" ".join(group)] in said
+
+
+@pytest.mark.parametrize("args, said", [
+    (["bench-agent", "general", "--agent-cmd", "--games", "2"],
+     "--agent-cmd needs a value: --games is an option of this command"),
+    (["advise", "general", "--roll", "1", "--sheet", "--dice", "1", "2", "3", "4", "5"],
+     "--sheet needs a value: --dice is an option of this command"),
+    (["simulate", "general", "-o", "--json"], "--option needs a value: --json is an option"),
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--lang", "ru",
+      "--sheet", "--json"], "--sheet: нужно значение, а --json — ключ этой команды"),
+])
+def test_an_option_left_without_its_value_is_named(args, said):
+    """An option whose value was left out takes the next option as it: that is said, not
+    the stray words after it, nor a missing option the user did type."""
+    r = run(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert said in r.stderr, r.stderr
+
+
 FULL = ",".join(f"{n}=0" for n in category_game("general").category_names)
 BAD_POSITIONS = [
     (["--roll", "1", "--dice", "1", "2", "3", "4", "7"], "a die shows 1..6, not 7"),

@@ -774,7 +774,7 @@ REFUSED = {
     "two-players-sheets-out-of-turn": (
         ["advise", "general", *DICE, "--players", "2", "--sheet", "ones=3,twos=6",
          "--opponent-sheet", ""],
-        i18n.Message("the player to move has {mover} boxes filled and the opponent {other}: "
+        i18n.Message("boxes filled: {mover} by the player to move, {other} by the opponent; "
                      "turns alternate, so the mover has as many boxes as the opponent (first "
                      "player) or one fewer (second player)", mover=2, other=0)),
     "yahtzee-bonus-not-armed": (

@@ -173,6 +173,15 @@ def test_an_approximate_games_regret_carries_its_decisions_loss_errors(tmp_path)
     summed = sum(d.loss_error for d in judged.decisions)
     assert report["approximate"] and report["regret_per_game_error"] == pytest.approx(summed)
     assert report["regret_per_game_error"] > 0
+    # each game's summary names its worst decision with that decision's error, as the list does
+    worst = max(judged.decisions, key=lambda d: d.loss)
+    assert judged.games[0]["worst"]["loss_error"] == worst.loss_error > 0
+    with pytest.MonkeyPatch.context() as mp:  # the command prints what the API judged
+        mp.setattr(dicewise.api, "review", lambda *args, **kwargs: judged)
+        result = run("review", "ryzykant", str(log))
+    assert result.exit_code == 0, result.stderr
+    said = " ".join(result.stdout.split("\n\n")[0].split())  # the summary, unwrapped
+    assert f"(lost {worst.loss:.3f} ±{worst.loss_error:.2f}" in said, said
 
 
 def test_an_agent_that_changes_its_observation_changes_no_log(solution, tmp_path):
@@ -725,6 +734,21 @@ def test_the_dice_made_a_chunk_at_a_time_are_the_dice_of_one_draw(seed, games, t
     assert np.array_equal(np.concatenate(parts), dice_stream(seed, games, turns))
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 15), chunk=st.integers(1, 40),
+       asked=st.lists(st.integers(0, 200), min_size=1, max_size=12))
+def test_one_games_dice_are_those_of_the_whole_stream_in_any_order_asked(seed, turns, chunk,
+                                                                        asked):
+    """``game_dice`` keeps the stream's place between calls (an agent's games 0, 1, 2... draw
+    each game's dice once, not every game before it again): games asked for in any order,
+    forwards, backwards or twice, get the dice one draw of the stream gives them."""
+    from dicewise.solver.rulesets.simulate import dice_stream, game_dice
+
+    whole = dice_stream(seed, max(asked) + 1, turns)
+    for index in asked:
+        assert np.array_equal(game_dice(seed, index, turns, chunk), whole[index]), index
+
+
 def test_an_agents_games_are_made_as_they_are_played_on_the_streams_dice(solution):
     """``episodes`` draws its dice a chunk at a time (bench-agent may be asked for 10⁷
     games, or stop after one): each game still meets the dice of ``episode`` alone."""
@@ -862,7 +886,7 @@ def test_review_sums_up_each_game_and_names_its_games_as_ranges():
         assert g["worst"]["line"] in worst  # one of the largest losses (ties: either)
         r = worst[g["worst"]["line"]]
         assert g["worst"] == {"line": r.line, "loss": r.loss, "chose": r.chose_label,
-                              "best": "best"}
+                              "best": "best", "loss_error": None, "close_call": False}
     assert per_game([judged(1, 0, 0.0)])[0]["worst"] is None
     assert _ranges([0, 1, 2, 3, 4, 7]) == "0-4, 7"
     assert _ranges([1, 3, 4, 9]) == "1, 3-4, 9" and _ranges([5]) == "5" and _ranges([]) == ""
@@ -918,3 +942,16 @@ def test_the_target_table_reads_the_game_table_it_is_given(tmp_path):
 
     with pytest.raises(api.DicewiseError, match="does not exist"):
         api.strategy_table("general", "target", table=str(tmp_path / "no" / "general.dwt"))
+
+
+def test_an_observations_sheet_lists_its_boxes_in_sheet_order(solution):
+    """Whatever order a game writes its boxes in, the observation (and so a log, a render and
+    the costliest decisions) lists them as the sheet does."""
+    sol = solution("general")
+    episode = sol.game.episode(sol, 5, 0)
+    while not episode.done:
+        writes = [a for a in episode.observation()["legal"] if "write" in a]
+        episode.apply(writes[-1])  # the last box first: against the sheet's order
+        listed = list(episode.observation()["sheet"])
+        assert listed == [n for n in sol.rules.category_names if n in listed]
+    assert len(listed) == sol.rules.n_categories

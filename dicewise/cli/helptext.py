@@ -27,18 +27,10 @@ def paragraphs(help_text: str) -> list[str]:
     return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
 
 
-def _short(text: str, limit: int) -> str:
-    """The first sentence of ``text``, cut to ``limit`` characters at a word (as click's
-    command list does)."""
-    sentence = text.split(". ")[0]
-    if len(sentence) <= limit:
-        return sentence
-    words, kept = sentence.split(), ""
-    for word in words:
-        if len(kept) + len(word) + 4 > limit:
-            break
-        kept = f"{kept} {word}".strip()
-    return kept + "..."
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``, whole: a command list wraps it rather than cut it to
+    "..." as click's does."""
+    return text.split(". ")[0]
 
 
 def _option_help(param: click.Parameter, rendered: str, tr) -> str:
@@ -84,15 +76,12 @@ class SpokenHelp:
             self.format_commands(ctx, formatter)
 
     def format_commands(self, ctx, formatter):
-        """A group's commands, each with its first sentence."""
+        """A group's commands, each with its first sentence, whole (wrapped)."""
         tr = typed_language(ctx, self)
-        if tr.lang == "en":
-            return super().format_commands(ctx, formatter)
         commands = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
         commands = [(name, command) for name, command in commands
                     if command is not None and not command.hidden]
         if commands:
-            limit = formatter.width - 6 - max(len(name) for name, _ in commands)
             with formatter.section(tr("Commands")):
-                formatter.write_dl([(name, _short(tr(paragraphs(command.help)[0]), limit)
+                formatter.write_dl([(name, _first_sentence(tr(paragraphs(command.help)[0]))
                                      if command.help else "") for name, command in commands])

@@ -94,8 +94,10 @@ class Command(SpokenHelp, click.Command):
         stray = super().parse_args(ctx, args)
         if not ctx.resilient_parsing:
             # what a user should hear of first: a ruleset without this command (`advise risk`,
-            # `advise risk 7 4`), then a required parameter left out, then what was typed stray
+            # `advise risk 7 4`), then an option whose value is another option (`--sheet
+            # --dice ...`), then a required parameter left out, then what was typed stray
             _lacking(ctx)
+            _option_taken_as_a_value(ctx, self)
             for param in self.params:
                 if isinstance(param, RequiredInTheCommand) and ctx.params.get(param.name) is None:
                     raise click.MissingParameter(ctx=ctx, param=param)
@@ -103,6 +105,20 @@ class Command(SpokenHelp, click.Command):
                 raise click.UsageError(Message("unexpected arguments: {arguments}",
                                                arguments=" ".join(stray)), ctx)
         return stray
+
+
+def _option_taken_as_a_value(ctx, command) -> None:
+    """Refuse an option whose value is another of the command's options (``--agent-cmd
+    --games 2`` reads ``--games`` as the agent and 2 as stray): its value was left out."""
+    options = {name for param in command.params for name in getattr(param, "opts", ())
+               if name.startswith("-")}
+    for param in command.params:
+        given = ctx.params.get(param.name)
+        for value in given if isinstance(given, tuple) else (given,):
+            if isinstance(param, click.Option) and isinstance(value, str) and value in options:
+                raise click.UsageError(Message("{option} needs a value: {value} is an option "
+                                               "of this command", option=max(param.opts, key=len),
+                                               value=value), ctx)
 
 
 def _lacking(ctx) -> None:

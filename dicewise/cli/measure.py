@@ -429,20 +429,20 @@ def _print_agent_report(d):
         return
     games = f"{d['games']:,} games" if d["games"] > 1 else "1 game"
     say(f"{d['agent']} on {d['ruleset']}: {games}, seed {d['seed']}")
-    ci = f" (95% CI {lo:.3f} .. {hi:.3f})" if d["games"] > 1 else ""  # none from one game
+    ci = f" (95% CI {lo:,.3f} .. {hi:,.3f})" if d["games"] > 1 else ""  # none from one game
     race = d.get("objective") == "win"  # each game's score is its outcome: 1, ½ or 0
     if race:
         say(f"P(win)+½P(draw) {d['mean']:.3f}{ci}; the win-optimal player in its seat on the "
             f"same dice {d['optimal_mean']:.3f}")
     else:
-        say(f"mean {d['mean']:.3f}{ci}; optimal on the same dice {d['optimal_mean']:.3f}")
-    per_decision = (f"{d['regret_per_decision']:.5f} a decision over "
+        say(f"mean {d['mean']:,.3f}{ci}; optimal on the same dice {d['optimal_mean']:,.3f}")
+    per_decision = (f"{d['regret_per_decision']:,.5f} a decision over "
                     f"{counted(d['decisions'], 'decision')}"
                     if d["decisions"] else "no decision of the agent's own (every one failed)")
     summed = d.get("regret_per_game_error")  # the regret's own error, not the table's
-    error = (f"; its decisions' loss errors add up to ±{summed:.4f} a game"
+    error = (f"; its decisions' loss errors add up to ±{summed:,.4f} a game"
              if summed is not None else "")
-    say(f"regret {d['regret_per_game']:.4f} {d['regret_unit']} a game, {per_decision} "
+    say(f"regret {d['regret_per_game']:,.4f} {d['regret_unit']} a game, {per_decision} "
         f"({quality(d['approximate'], d['error_estimate'])}{error})")
     stages = "; ".join(f"{STAGES.get(k, k)} {v:,.3f}" for k, v in d["regret_by_stage"].items())
     say(f"regret by stage (total over the games): {stages}")
@@ -519,7 +519,8 @@ def review(ruleset, log, game_index, show_all, target, options, as_json):
     for g in summary:
         worst = g["worst"]
         tail = (f"; the worst, line {worst['line']}: {worst['chose']} instead of "
-                f"{worst['best']} (lost {f(worst['loss'])})" if worst else "")
+                f"{worst['best']} (lost {f(worst['loss'])}"
+                f"{_error_text(worst['loss_error'], worst['close_call'])})" if worst else "")
         which = f"game {g['game']}" if g["game"] is not None else "the lines with no game number"
         say(f"{which}: {counted(g['decisions'], 'decision')}, {g['lost']} of "
             f"them lost {lost_what}, {f(g['loss'])} in all{tail}")

@@ -330,6 +330,7 @@ def per_game(reviewed) -> list[dict]:
             g["lost"] += 1
             if g["worst"] is None or r.loss > g["worst"]["loss"]:
                 g["worst"] = {"line": r.line, "loss": r.loss, "chose": r.chose_label,
-                              "best": r.best_label}
+                              "best": r.best_label, "loss_error": r.loss_error,
+                              "close_call": r.close_call}
     return list(games.values())
 

@@ -43,7 +43,7 @@ class RyzykantRules:
     """The ruleset and its options (RULES.md section 4)."""
 
     name: ClassVar[str] = "ryzykant"
-    title: ClassVar[str] = "Ryzykant, the 2+2+1 game"
+    title: ClassVar[str] = "Ryzykant, the 2+2+1 game, from the Polish seed"
     exact: ClassVar[bool] = False
 
     end_marks: int = option(10, minimum=1, maximum=10,

@@ -174,8 +174,8 @@ def check_pair(n: int, mover: int, other: int) -> None:
     if a == b == n:
         return
     if a not in (b, b - 1):
-        raise DicewiseError(Message("the player to move has {mover} boxes filled and the "
-                                    "opponent {other}: turns alternate, so the mover has as many "
+        raise DicewiseError(Message("boxes filled: {mover} by the player to move, {other} by "
+                                    "the opponent; turns alternate, so the mover has as many "
                                     "boxes as the opponent (first player) or one fewer (second "
                                     "player)", mover=a, other=b))
 
