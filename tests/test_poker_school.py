@@ -611,16 +611,16 @@ def test_calibrated_values_read_as_play_scores_and_move_no_choice():
     fit = fit_policy(game, iterations=1, games=64, average=1, seed=2)
     fitted = LinearEvaluator(game, fit.weights)
     offsets = calibration(game, fitted, lambda record: turns.play(
-        game, 1024, 3, "solved", fitted, record=record, chunk=512))
+        game, 512, 3, "solved", fitted, record=record, chunk=512))
     calibrated = LinearEvaluator(game, fit.weights, offsets)
     assert offsets[0] == 0 and np.abs(offsets).max() > 1  # the tiny fit's values are off
     # on the games measured, every turn's mean error is nil by construction
-    _, errors = _turn_start_errors(game, fitted, 1024, 3, judged=calibrated)
+    _, errors = _turn_start_errors(game, fitted, 512, 3, judged=calibrated)
     assert all(abs(e.mean()) < 1e-9 for e in errors.values())
     # on other games: each turn's mean error within its sampling error, where the fit's is not
-    scores, fresh = _turn_start_errors(game, calibrated, 2048, 11)
-    np.testing.assert_array_equal(scores, turns.play(game, 2048, 11, "solved", fitted, chunk=512))
-    _, raw = _turn_start_errors(game, fitted, 2048, 11)
+    scores, fresh = _turn_start_errors(game, calibrated, 1024, 11)
+    np.testing.assert_array_equal(scores, turns.play(game, 1024, 11, "solved", fitted, chunk=512))
+    _, raw = _turn_start_errors(game, fitted, 1024, 11)
     se = {k: e.std() / np.sqrt(len(e)) + 1e-9 for k, e in fresh.items()}
     assert max(abs(e.mean()) / se[k] for k, e in fresh.items()) < 4.5
     assert max(abs(e.mean()) / se[k] for k, e in raw.items()) > 10
