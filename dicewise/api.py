@@ -66,23 +66,36 @@ def _each(test):
     return lambda value: _many(value) and all(test(v) for v in value)
 
 
+def _entry(value) -> bool:
+    """A name or a value of a sheet given as a dict: a whole number, or a text that holds no
+    separator of the notation (``"3,straight=25"`` would read as two entries)."""
+    return _whole(value) or (_text(value) and not any(c in value for c in ",="))
+
+
 def _entries(value) -> bool:
-    """A sheet as an observation gives it: a dict of texts to texts or whole numbers."""
-    return isinstance(value, Mapping) and all(
-        _text(k) and (_text(v) or _whole(v)) for k, v in value.items())
+    """A sheet as an observation gives it: a dict of names to entries (``_entry``)."""
+    return isinstance(value, Mapping) and all(_entry(k) and _entry(v) for k, v in value.items())
+
+
+def _sheet(value) -> bool:
+    """A sheet in the command line's notation, or as an observation gives it (a dict)."""
+    return _text(value) or _entries(value)
 
 
 def _notation(value):
     """A sheet or fifth-die marks as the command line takes them: an observation's dict
-    ``{"fives": "15/15", "pair": "12/x"}`` joined as ``fives=15/15,pair=12/x``."""
+    ``{"fives": "15/15", "pair": "12/x"}`` joined as ``fives=15/15,pair=12/x``; a list of
+    them, each."""
     if isinstance(value, Mapping):
-        return ",".join(f"{k}={_plain(v)}" for k, v in value.items()) or None
+        return ",".join(f"{_plain(k)}={_plain(v)}" for k, v in value.items()) or None
+    if _many(value):
+        return [_notation(v) for v in value]
     return value
 
 
 def _texts(value) -> bool:
-    """One text, or a collection of texts (None for an empty sheet)."""
-    return _text(value) or _each(_maybe(_text))(value)
+    """One sheet, or a collection of them (None for an empty sheet)."""
+    return _sheet(value) or _each(_maybe(_sheet))(value)
 
 
 def _options(value) -> bool:
@@ -129,14 +142,17 @@ TAKES = {
     "options": (_options, "a dict of option values, KEY=VALUE texts, or None"),
     "dice": (_each(_whole), "five whole numbers, such as [2, 2, 4, 6, 6]"),
     "roll": (_maybe(_whole), "the roll number (a whole number) or None"),
-    "sheet": (_maybe(lambda v: _text(v) or _entries(v)),
-              "a text in the --sheet notation, an observation's sheet (a dict), or None"),
-    "opponent_sheet": (_maybe(lambda v: _text(v) or _entries(v)),
-                       "a text in the --sheet notation, an observation's sheet (a dict), or None"),
-    "opponent_sheets": (_texts, "a text in the --sheet notation, or a list of them"),
-    "fifth": (_maybe(lambda v: _text(v) or _entries(v)),
-              "a text in the --fifth notation, an observation's fifth (a dict), or None"),
-    "opponent_fifths": (_texts, "a text in the --fifth notation, or a list of them"),
+    "sheet": (_maybe(_sheet), "a text in the --sheet notation, an observation's sheet (a dict "
+                              "of names to whole numbers or texts without , or =), or None"),
+    "opponent_sheet": (_maybe(_sheet), "a text in the --sheet notation, an observation's sheet "
+                                       "(a dict of names to whole numbers or texts without , or "
+                                       "=), or None"),
+    "opponent_sheets": (_texts, "a sheet (a text in the --sheet notation or an observation's "
+                                "dict), or a list of them"),
+    "fifth": (_maybe(_sheet), "a text in the --fifth notation, an observation's fifth (a dict "
+                              "of faces to whole numbers), or None"),
+    "opponent_fifths": (_texts, "fifth-die marks (a text in the --fifth notation or an "
+                                "observation's dict), or a list of them"),
     "games": (lambda v: _whole(v) and v <= MAX_GAMES, f"a whole number up to {MAX_GAMES:,}"),
     "seed": (lambda v: _whole(v) and 0 <= v <= MAX_SEED, f"a whole number from 0 to {MAX_SEED}"),
     "players": (_whole, "a whole number"),
@@ -205,7 +221,8 @@ def _checked(function):
                 bound.arguments[name] = _plain(value)
             elif name == "options" and isinstance(value, Mapping):
                 bound.arguments[name] = {key: _plain(v) for key, v in value.items()}
-            elif name in ("sheet", "opponent_sheet", "fifth"):
+            elif name in ("sheet", "opponent_sheet", "fifth", "opponent_sheets",
+                          "opponent_fifths"):
                 bound.arguments[name] = _notation(value)
         return function(*bound.args, **bound.kwargs)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextvars
+import copy
 import errno
 import gettext
 import os
@@ -109,9 +110,18 @@ class Message(str):
     def __getnewargs_ex__(self):  # copies and pickles keep the template and fields
         return (self.template,), self.fields
 
+    #: The game whose players may word it their own way (``in_game``), or None.
+    game = None
+
+    def in_game(self, game: str) -> "Message":
+        """This message as the players of ``game`` say it (``Translator.in_game``)."""
+        said = copy.copy(self)
+        said.game = game
+        return said
+
     def in_language(self, tr) -> str:
         """The message through ``tr`` (a ``translator``), its Message fields too."""
-        template = tr(self.template)
+        template = in_game(tr, self.game, self.template) if self.game else tr(self.template)
         return template.format(**_fields_in_language(template, self.fields, tr))
 
 

@@ -70,7 +70,7 @@ def _reading():
     ("bench_agent", {"agent": lambda o: o["legal"][0], "log": 5}, "log"),
     # a binary file: TypeError at the first line written, after the reference was built
     ("bench_agent", {"agent": lambda o: o["legal"][0], "log": io.BytesIO()}, "log"),
-    ("chance_two_player", {"sheet": {3: "ones"}}, "sheet"),
+    ("chance_two_player", {"sheet": {"ones": [3]}}, "sheet"),
     ("advise_two_player", {"dice": DICE, "roll": 1, "opponent_sheet": {"ones": None}},
      "opponent_sheet"),
     ("advise_players", {"players": 3, "dice": DICE, "roll": 1, "opponent_sheets": 5},
@@ -473,19 +473,30 @@ def test_the_api_module_is_reached_from_a_plain_import_as_the_docs_write_it():
     assert said == "dicewise.api True\n"
 
 
-@pytest.mark.parametrize("ruleset, options", [
-    ("general", {}), ("poker-school", {"columns": 1, "school_cross_erases": False})])
-def test_an_observation_goes_straight_to_advise(ruleset, options):
-    """A bot passes what it observes to ``advise`` as it is (the sheet a dict, as the agent
-    protocol gives it): it plays the best action, so its regret is nil."""
-    def advised(obs):
-        return dicewise.advise(obs["ruleset"], dice=obs["dice"], roll=obs.get("roll"),
-                               sheet=obs["sheet"], fifth=obs.get("fifth"),
-                               options=obs["options"]).best.action
+@pytest.mark.parametrize("ruleset, options, seed", [
+    ("general", {}, 3), ("poker-school", {"columns": 1, "school_cross_erases": False}, 3),
+    ("yahtzee", {}, 0)])  # seed 0: a bonus Yahtzee, counted apart from the sheet
+def test_an_observation_goes_straight_to_advise(ruleset, options, seed):
+    """A bot passes what it observes to ``advise`` as the README says (the sheet a dict, as
+    the agent protocol gives it, with its counters): it plays the best action, so its regret
+    is nil."""
+    seen = []
 
-    report = dicewise.bench_agent(ruleset, advised, games=2, seed=3, options=options).to_json()
+    def advised(obs):
+        sheet = {**obs["sheet"], **obs.get("counters", {})}
+        advice = dicewise.advise(obs["ruleset"], dice=obs["dice"], roll=obs.get("roll"),
+                                 sheet=sheet, fifth=obs.get("fifth"), options=obs["options"])
+        seen.append((advice.to_json()["points"], obs["points"],
+                     obs.get("counters", {}).get("yahtzee_bonus", 0)))
+        return advice.best.action
+
+    report = dicewise.bench_agent(ruleset, advised, games=2, seed=seed,
+                                  options=options).to_json()
     assert report["errors"] == [] and report["decisions"] > 20
     assert report["regret_total"] == pytest.approx(0, abs=1e-9)
+    assert all(advised == observed for advised, observed, _ in seen)  # the same sheet
+    if ruleset == "yahtzee":  # these games score a bonus Yahtzee, which only counters hold
+        assert any(bonus for *_, bonus in seen)
 
 
 def test_a_sheet_given_as_a_dict_reads_as_its_notation():
@@ -496,6 +507,6 @@ def test_a_sheet_given_as_a_dict_reads_as_its_notation():
     assert as_dict == as_text
     assert dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet={}).to_json() == \
         dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1).to_json()
-    for bad in ({"ones": [3]}, {3: "ones"}, {"ones": 2.5}):
+    for bad in ({"ones": [3]}, {"ones": 2.5}, {"ones": "3,straight=25"}, {"ones=3": 25}):
         with pytest.raises(DicewiseError, match="^sheet takes a text in the --sheet notation, an"):
             dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet=bad)

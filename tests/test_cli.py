@@ -289,6 +289,12 @@ def test_a_groups_help_says_each_commands_first_sentence_whole(group, lang):
     (["advise", "general", "--roll", "1", "--sheet", "--dice", "1", "2", "3", "4", "5"],
      "--sheet needs a value: --dice is an option of this command"),
     (["simulate", "general", "-o", "--json"], "--option needs a value: --json is an option"),
+    (["advise", "general", "--roll", "--dice", "1", "2", "3", "4", "5"],  # not "no number"
+     "--roll needs a value: --dice is an option of this command"),
+    (["simulate", "general", "--seed", "--games", "3"], "--seed needs a value: --games is an"),
+    (["risk", "battle", "5", "3", "--dice", "--json"], "--dice needs a value: --json is an"),
+    (["risk", "battle", "5", "3", "--lang", "--json"], "--lang needs a value: --json is an"),
+    (["advise", "general", "--sheet", "--help"], "--sheet needs a value: --help is an option"),
     (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--lang", "ru",
       "--sheet", "--json"], "--sheet: нужно значение, а --json — ключ этой команды"),
 ])

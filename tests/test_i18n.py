@@ -223,18 +223,24 @@ def test_a_catalog_keeps_a_games_own_wording_apart(tmp_path):
 
 
 def test_poker_school_says_row_where_every_game_says_box():
-    """Its rules call a row «строка»: its writes and crosses say so in Russian; General's
-    «графа» and every other language are as before."""
+    """Its rules call a row «строка»: its writes and crosses say so in Russian (and «wiersz»
+    in Polish); General's «графа» and «rubryka», and English, are as before; a Message said
+    for the game is worded so too."""
     ru = i18n.translator("ru")
     assert ru.in_game("poker-school", "cross {box}") == "поставить крест в строке «{box}»"
     assert ru.in_game("poker-school", "write {box} for {score}") == "записать в строку «{box}»: {score}"
     assert ru.in_game("general", "cross {box}") == ru("cross {box}") == "поставить крест в графу «{box}»"
     assert ru.in_game("poker-school", "Undo") == ru("Undo")  # no wording of its own: the shared
-    pl = i18n.translator("pl")
-    assert pl.in_game("poker-school", "cross {box}") == pl("cross {box}")
+    pl = i18n.translator("pl")  # «wiersz» for a row, as its sheet's refusals say
+    assert pl.in_game("poker-school", "cross {box}") == "postaw krzyżyk w wierszu „{box}”"
+    assert pl.in_game("general", "cross {box}") == pl("cross {box}") == "postaw krzyżyk w rubryce „{box}”"
     assert i18n.translator("en").in_game("poker-school", "cross {box}") == "cross {box}"
     write = i18n.choice_text("poker-school", {"write": "twos"}, {"score": 6}, ru)
     assert write == "записать в строку «двойки»: 6"
+    refused = i18n.Message("this game has no splits: keep dice or write a box")
+    assert refused.in_game("poker-school").in_language(ru).endswith("запишите их в строку")
+    assert refused.in_language(ru).endswith("запишите графу") and refused.game is None
+    assert copy.deepcopy(refused.in_game("poker-school")).game == "poker-school"
 
 
 def test_gettext_reads_the_catalogs():

@@ -445,6 +445,28 @@ def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(r
             "ryzykant": "в этой игре бросок только делят, например split 3+4 5+6 2"}[ruleset]
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("ru", {"split": "в этой игре бросок не делят: оставьте кости или запишите их в строку",
+            "write": "write: назовите строку, например write шестерки",
+            "help": "write BOX — записать кости в строку BOX (и остановиться)"}),
+    ("pl", {"split": "w tej grze nie dzieli się rzutu: zostaw kości albo zapisz je w wierszu",
+            "write": "write: podaj wiersz, np. write szóstki",
+            "help": "write BOX — zapisz kości w wierszu BOX (też: stop i zapisz)"})])
+def test_poker_school_at_the_table_names_its_rows_as_its_rules_do(lang, said):
+    """A poker-school row is «строка» / «wiersz» (as its sheet's refusals and crosses say),
+    in what the table refuses and in its help, not the «графа» / «rubryka» of General."""
+    from dicewise.play.session import TableGame
+
+    game = TableGame.new("poker-school", players=1, lang=lang, advice=False,
+                         options={"columns": 1, "school_cross_erases": False})
+    assert game.apply("dice 1 2 3 4 5")["ok"]
+    assert game.apply("split 1+2 3+4 5")["error"] == said["split"]
+    assert game.apply("write")["error"] == said["write"]
+    assert game.apply("help")["help"]["write"] == said["help"]
+    general = TableGame.new("general", players=1, lang=lang, advice=False)
+    assert general.apply("help")["help"]["write"] != said["help"]
+
+
 def test_a_choice_too_long_for_80_columns_goes_on_under_the_choices():
     """Russian "keep nothing" with its rolls left runs a row of advice to 82 columns: the row
     is broken before its parenthesis (inside it only where that is too wide for a line of

@@ -91,6 +91,7 @@ class Command(SpokenHelp, click.Command):
 
     def parse_args(self, ctx, args):
         ctx.allow_extra_args = True
+        option_before_its_value(ctx, self, args)
         stray = super().parse_args(ctx, args)
         if not ctx.resilient_parsing:
             # what a user should hear of first: a ruleset without this command (`advise risk`,
@@ -105,6 +106,23 @@ class Command(SpokenHelp, click.Command):
                 raise click.UsageError(Message("unexpected arguments: {arguments}",
                                                arguments=" ".join(stray)), ctx)
         return stray
+
+
+def option_before_its_value(ctx, command, args) -> None:
+    """Refuse, before click reads the words, an option followed by another of the command's
+    options where its value should be (``--roll --dice 1 2 3 4 5``): click would say that
+    ``--dice`` is no whole number, or take ``--json`` for a language."""
+    takes = {name: param for param in command.params if isinstance(param, click.Option)
+             and not param.is_flag and not param.count for name in param.opts}
+    options = {name for param in command.params for name in getattr(param, "opts", ())
+               if name.startswith("-")} | set(ctx.help_option_names)
+    for word, after in zip(args, args[1:]):
+        if word == "--":
+            return
+        if word in takes and after in options:
+            raise click.UsageError(Message("{option} needs a value: {value} is an option of "
+                                           "this command", option=max(takes[word].opts, key=len),
+                                           value=after), ctx)
 
 
 def _option_taken_as_a_value(ctx, command) -> None:

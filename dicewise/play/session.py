@@ -404,7 +404,8 @@ class TableGame:
             if verb == "keep" and self.shared:
                 raise DicewiseError(Message("this game takes splits only, as split 3+4 5+6 2"))
             if verb == "split" and not self.shared:
-                raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
+                raise DicewiseError(Message("this game has no splits: keep dice or write a box")
+                                    .in_game(self.game.name))
             raise
 
     def run(self, command: commands.Command) -> dict:
@@ -415,7 +416,8 @@ class TableGame:
         if verb == "help":
             said = {**commands.HELP, **({"dice": (commands.HELP["dice"][0],
                                                   commands.DICE_OF_SPLITS)} if self.shared else {})}
-            return {"help": {v: f"{v} {a}".strip() + " — " + self.tr(h)
+            return {"help": {v: f"{v} {a}".strip() + " — "
+                             + i18n.in_game(self.tr, self.game.name, h)
                              for v, (a, h) in said.items() if v in self.verbs}}
         if verb == "quit":
             return {"quit": True}
@@ -454,8 +456,9 @@ class TableGame:
             raise DicewiseError(Message("this game has no crosses: write the box (0 where the "
                                         "dice do not fit)"))
         if verb in ("write", "cross") and not args:
-            raise DicewiseError(Message("write: name the box, as write sixes") if verb == "write"
-                                else Message("cross: name the row, as cross sixes"))
+            raise DicewiseError(Message("write: name the box, as write sixes").in_game(
+                self.game.name) if verb == "write" else Message("cross: name the row, as cross "
+                                                                "sixes"))
         if verb in ("keep", "write", "cross") and self.dice is None:
             # before the game reads the action: "cross" is no action of a game without crosses
             raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))
@@ -469,7 +472,8 @@ class TableGame:
             return self._event({"action": {verb: self._box(args[0])}})
         if verb == "split":
             if not self.shared:
-                raise DicewiseError(Message("this game has no splits: keep dice or write a box"))
+                raise DicewiseError(Message("this game has no splits: keep dice or write a box")
+                                    .in_game(self.game.name))
             return self._event({"action": self._with_fifth(args[0])})
         raise DicewiseError(Message("unknown command {word} (commands: {commands})",
                                     word=repr(verb), commands=", ".join(self.verbs)))
