@@ -475,7 +475,7 @@ def test_the_api_module_is_reached_from_a_plain_import_as_the_docs_write_it():
 
 @pytest.mark.parametrize("ruleset, options, seed", [
     ("general", {}, 3), ("poker-school", {"columns": 1, "school_cross_erases": False}, 3),
-    ("yahtzee", {}, 0)])  # seed 0: a bonus Yahtzee, counted apart from the sheet
+    ("yahtzee", {}, 0)])  # game 0 of seed 0: a bonus Yahtzee, counted apart from the sheet
 def test_an_observation_goes_straight_to_advise(ruleset, options, seed):
     """A bot passes what it observes to ``advise`` as the README says (the sheet a dict, as
     the agent protocol gives it, with its counters): it plays the best action, so its regret
@@ -490,9 +490,9 @@ def test_an_observation_goes_straight_to_advise(ruleset, options, seed):
                      obs.get("counters", {}).get("yahtzee_bonus", 0)))
         return advice.best.action
 
-    report = dicewise.bench_agent(ruleset, advised, games=2, seed=seed,
+    report = dicewise.bench_agent(ruleset, advised, games=1, seed=seed,
                                   options=options).to_json()
-    assert report["errors"] == [] and report["decisions"] > 20
+    assert report["errors"] == [] and report["decisions"] > 10
     assert report["regret_total"] == pytest.approx(0, abs=1e-9)
     assert all(advised == observed for advised, observed, _ in seen)  # the same sheet
     if ruleset == "yahtzee":  # these games score a bonus Yahtzee, which only counters hold

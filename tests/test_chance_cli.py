@@ -242,6 +242,7 @@ def test_the_reached_rate_counts_the_games_that_end_on_the_target():
         dicewise.chance("general", target=180).probability, abs=1e-12)
 
 
+@pytest.mark.slow  # 4,000 games played for the target: CI's second step runs it
 def test_the_target_policy_reaches_its_solved_chance():
     """Played out, the target policy reaches T as often as its table says it does."""
     import dicewise

@@ -42,6 +42,7 @@ def run(*args):
     return CliRunner().invoke(cli, list(args), prog_name="dicewise")
 
 
+@pytest.mark.slow  # a big simulation (28,000 games): CI's second step runs it
 @pytest.mark.parametrize("name, games", [("general", 20000), ("poker-programs", 8000)])
 def test_optimal_simulation_agrees_with_solved_value(solved, name, games):
     game, values = solved(name)
@@ -731,6 +732,10 @@ def test_the_dice_made_a_chunk_at_a_time_are_the_dice_of_one_draw(seed, games, t
 
     parts = list(dice_chunks(seed, games, turns, chunk))
     assert [len(p) for p in parts[:-1]] == [chunk] * (len(parts) - 1)
+    assert np.array_equal(np.concatenate(parts), dice_stream(seed, games, turns))
+    first = 1 + seed % 7  # a first chunk of its own size (a game's own dice, as game_dice does)
+    parts = list(dice_chunks(seed, games, turns, chunk, first))
+    assert len(parts[0]) == min(first, games)
     assert np.array_equal(np.concatenate(parts), dice_stream(seed, games, turns))
 
 

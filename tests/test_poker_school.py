@@ -618,9 +618,9 @@ def test_calibrated_values_read_as_play_scores_and_move_no_choice():
     _, errors = _turn_start_errors(game, fitted, 512, 3, judged=calibrated)
     assert all(abs(e.mean()) < 1e-9 for e in errors.values())
     # on other games: each turn's mean error within its sampling error, where the fit's is not
-    scores, fresh = _turn_start_errors(game, calibrated, 1024, 11)
-    np.testing.assert_array_equal(scores, turns.play(game, 1024, 11, "solved", fitted, chunk=512))
-    _, raw = _turn_start_errors(game, fitted, 1024, 11)
+    scores, fresh = _turn_start_errors(game, calibrated, 512, 11)
+    played, raw = _turn_start_errors(game, fitted, 512, 11)
+    np.testing.assert_array_equal(scores, played)
     se = {k: e.std() / np.sqrt(len(e)) + 1e-9 for k, e in fresh.items()}
     assert max(abs(e.mean()) / se[k] for k, e in fresh.items()) < 4.5
     assert max(abs(e.mean()) / se[k] for k, e in raw.items()) > 10

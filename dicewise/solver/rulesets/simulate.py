@@ -35,8 +35,8 @@ def dice_stream(seed: int, games: int, turns: int) -> np.ndarray:
 class _Cursor:
     """Where one stream's ``dice_chunks`` stand: the chunk last drawn and the game it starts at."""
 
-    def __init__(self, seed: int, turns: int, chunk: int):
-        self.chunks = dice_chunks(seed, 2**62, turns, chunk)
+    def __init__(self, seed: int, turns: int, chunk: int, first: int):
+        self.chunks = dice_chunks(seed, 2**62, turns, chunk, first)
         self.start, self.dice = 0, next(self.chunks)
 
 
@@ -48,13 +48,14 @@ def game_dice(seed: int, index: int, turns: int, chunk: int = 1024) -> np.ndarra
     """``dice_stream(seed, index + 1, turns)[index]``: the dice of game ``index`` alone.
 
     The stream cannot be entered midway (``dice_chunks``), so game k needs the k games
-    before it drawn; the stream's place is kept, ``chunk`` games at a time, so that games
-    asked for in order (an agent's games 0, 1, 2...) each draw only their own dice.
+    before it drawn (game 0 of a fresh seed, an environment's every ``reset()``, only its
+    own); the stream's place is kept, then ``chunk`` games at a time, so that games asked
+    for in order (an agent's games 0, 1, 2...) each draw only their own dice.
     """
     key = (seed, turns, chunk)
     cursor = _CURSORS.pop(key, None)
     if cursor is None or index < cursor.start:
-        cursor = _Cursor(seed, turns, chunk)
+        cursor = _Cursor(seed, turns, chunk, index + 1)
     while index >= cursor.start + len(cursor.dice):
         cursor.start += len(cursor.dice)
         cursor.dice = next(cursor.chunks)
@@ -64,9 +65,10 @@ def game_dice(seed: int, index: int, turns: int, chunk: int = 1024) -> np.ndarra
     return cursor.dice[index - cursor.start].copy()
 
 
-def dice_chunks(seed: int, games: int, turns: int, chunk: int = 0):
-    """``dice_stream(seed, games, turns)`` ``chunk`` games at a time (a generator), so that
-    a run of any length holds one chunk of dice, not every game's (2 GiB for 10⁷ games).
+def dice_chunks(seed: int, games: int, turns: int, chunk: int = 0, first: int = 0):
+    """``dice_stream(seed, games, turns)`` ``chunk`` games at a time (a generator; the first
+    chunk ``first`` games where given), so that a run of any length holds one chunk of dice,
+    not every game's (2 GiB for 10⁷ games).
 
     One call of ``integers`` cannot be split: it draws its faces from the bytes of 32-bit
     words, low byte first, by Lemire's method (a byte b gives ⌊6b/256⌋ + 1 and is drawn
@@ -79,8 +81,10 @@ def dice_chunks(seed: int, games: int, turns: int, chunk: int = 0):
     chunk = chunk or games
     pending = np.zeros(0, np.int8)
     shift = np.array([0, 8, 16, 24], np.uint32)
-    for lo in range(0, games, chunk):
-        g = min(chunk, games - lo)
+    lo, size = 0, first or chunk
+    while lo < games:
+        g = min(size, games - lo)
+        lo, size = lo + g, chunk
         while len(pending) < g * per_game:
             need = g * per_game - len(pending)
             words = rng.integers(0, 2**32, size=need // 4 + need // 64 + 4, dtype=np.uint32)
