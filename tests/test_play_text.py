@@ -448,10 +448,12 @@ def test_a_move_the_game_has_no_use_for_is_refused_as_such_however_it_is_typed(r
 @pytest.mark.parametrize("lang, said", [
     ("ru", {"split": "в этой игре бросок не делят: оставьте кости или запишите их в строку",
             "write": "write: назовите строку, например write шестерки",
-            "help": "write BOX — записать кости в строку BOX (и остановиться)"}),
+            "help": "write BOX — записать кости в строку BOX (и остановиться)",
+            "last roll": "бросков больше нет: запишите кости в строку или поставьте крест"}),
     ("pl", {"split": "w tej grze nie dzieli się rzutu: zostaw kości albo zapisz je w wierszu",
             "write": "write: podaj wiersz, np. write szóstki",
-            "help": "write BOX — zapisz kości w wierszu BOX (też: stop i zapisz)"})])
+            "help": "write BOX — zapisz kości w wierszu BOX (też: stop i zapisz)",
+            "last roll": "nie ma już rzutów: zapisz kości w wierszu albo postaw krzyżyk"})])
 def test_poker_school_at_the_table_names_its_rows_as_its_rules_do(lang, said):
     """A poker-school row is «строка» / «wiersz» (as its sheet's refusals and crosses say),
     in what the table refuses and in its help, not the «графа» / «rubryka» of General."""
@@ -463,6 +465,9 @@ def test_poker_school_at_the_table_names_its_rows_as_its_rules_do(lang, said):
     assert game.apply("split 1+2 3+4 5")["error"] == said["split"]
     assert game.apply("write")["error"] == said["write"]
     assert game.apply("help")["help"]["write"] == said["help"]
+    for _ in range(2):  # the third roll's dice: a keep has no roll left
+        assert game.apply("keep 1")["ok"] and game.apply("dice 1 2 3 4 5")["ok"]
+    assert game.apply("keep 1")["error"] == said["last roll"]
     general = TableGame.new("general", players=1, lang=lang, advice=False)
     assert general.apply("help")["help"]["write"] != said["help"]
 

@@ -616,7 +616,8 @@ class TableGame:
             if self.shared:
                 raise DicewiseError(Message("this game has no keeps: split the roll"))
             if self.roll >= 3:
-                raise DicewiseError(Message("no roll is left: write a box"))
+                raise DicewiseError(Message("no roll is left: write a box").in_game(
+                    self.game.name))
             if Counter(arg) - Counter(self.dice):
                 raise DicewiseError(Message("cannot keep {kept} from the dice {dice}",
                                             kept=" ".join(map(str, arg)),
