@@ -94,11 +94,11 @@ class Command(SpokenHelp, click.Command):
         option_before_its_value(ctx, self, args)
         stray = super().parse_args(ctx, args)
         if not ctx.resilient_parsing:
-            # what a user should hear of first: a ruleset without this command (`advise risk`,
-            # `advise risk 7 4`), then an option whose value is another option (`--sheet
-            # --dice ...`), then a required parameter left out, then what was typed stray
+            # what a user should hear of first (after an option whose value is another option,
+            # `--sheet --dice ...`, refused before the words are read): a ruleset without this
+            # command (`advise risk`, `advise risk 7 4`), then a required parameter left out,
+            # then what was typed stray
             _lacking(ctx)
-            _option_taken_as_a_value(ctx, self)
             for param in self.params:
                 if isinstance(param, RequiredInTheCommand) and ctx.params.get(param.name) is None:
                     raise click.MissingParameter(ctx=ctx, param=param)
@@ -123,20 +123,6 @@ def option_before_its_value(ctx, command, args) -> None:
             raise click.UsageError(Message("{option} needs a value: {value} is an option of "
                                            "this command", option=max(takes[word].opts, key=len),
                                            value=after), ctx)
-
-
-def _option_taken_as_a_value(ctx, command) -> None:
-    """Refuse an option whose value is another of the command's options (``--agent-cmd
-    --games 2`` reads ``--games`` as the agent and 2 as stray): its value was left out."""
-    options = {name for param in command.params for name in getattr(param, "opts", ())
-               if name.startswith("-")}
-    for param in command.params:
-        given = ctx.params.get(param.name)
-        for value in given if isinstance(given, tuple) else (given,):
-            if isinstance(param, click.Option) and isinstance(value, str) and value in options:
-                raise click.UsageError(Message("{option} needs a value: {value} is an option "
-                                               "of this command", option=max(param.opts, key=len),
-                                               value=value), ctx)
 
 
 def _lacking(ctx) -> None:
