@@ -605,13 +605,14 @@ def test_calibrated_values_read_as_play_scores_and_move_no_choice():
     goes on to make, on other games too, where the fit alone is far off; the policy, and so
     every game's score, is the same with them and without."""
     from dicewise.solver.poker_school import turns
-    from dicewise.solver.poker_school.approx import calibration
+    from dicewise.solver.poker_school.approx import Calibration
 
     game = PokerSchoolRules(columns=1, school_cross_erases=False)
     fit = fit_policy(game, iterations=1, games=64, average=1, seed=2)
     fitted = LinearEvaluator(game, fit.weights)
-    offsets = calibration(game, fitted, lambda record: turns.play(
-        game, 512, 3, "solved", fitted, record=record, chunk=512))
+    calibration = Calibration(game, fitted)
+    turns.play(game, 512, 3, "solved", fitted, record=calibration, chunk=512)
+    offsets = calibration.offsets()
     calibrated = LinearEvaluator(game, fit.weights, offsets)
     assert offsets[0] == 0 and np.abs(offsets).max() > 1  # the tiny fit's values are off
     # on the games measured, every turn's mean error is nil by construction

@@ -535,31 +535,35 @@ def fit_policy(game: PokerSchoolRules, iterations: int = 16, games: int = 4096, 
     return Fit(weights, tuple(history), games, time.perf_counter() - start)
 
 
-def calibration(game: PokerSchoolRules, ev: LinearEvaluator, scores_of_play) -> np.ndarray:
-    """The offsets that make ``ev``'s values read as what its play scores: by cells left T,
-    the mean of (final score − the fitted value of the sheet) over the turn-start sheets of
-    games played with ``ev`` (``scores_of_play(record)`` plays them, calling ``record``).
+
+class Calibration:
+    """The offsets that make ``ev``'s values read as what its play scores: passed as
+    ``record`` to ``turns.play`` with ``ev``, it takes, by cells left, the mean of (final
+    score − the fitted value of the sheet) over the games' turn-start sheets (``offsets``).
 
     The fit is a compromise over all turns, and leaves the early turns' values about 20
     points below what play then scores; one constant a turn moves no choice (every write of
     a turn leads to a sheet with the same number of cells left) but makes the values shown
     an estimate of the policy's expected score, to within the sampling error of the games.
     """
-    cells = game.columns * N_ROWS
-    total, count = np.zeros(cells + 1), np.zeros(cells + 1)
-    values: list = []
 
-    def record(t, batch):
-        if t < game.turns:
-            values.append((cells - batch.filled.sum(axis=1), ev.state_values(batch)))
+    def __init__(self, game: PokerSchoolRules, ev: LinearEvaluator):
+        self.game, self.ev = game, ev
+        self.cells = game.columns * N_ROWS
+        self.total, self.count = np.zeros(self.cells + 1), np.zeros(self.cells + 1)
+        self._seen: list = []
+
+    def __call__(self, t, batch):
+        if t < self.game.turns:
+            self._seen.append((self.cells - batch.filled.sum(axis=1), self.ev.state_values(batch)))
             return
         final = batch.final_scores().astype(float)
-        for left, value in values:
-            np.add.at(total, left, final - value)
-            np.add.at(count, left, 1)
-        values.clear()
+        for left, value in self._seen:
+            np.add.at(self.total, left, final - value)
+            np.add.at(self.count, left, 1)
+        self._seen.clear()
 
-    scores_of_play(record)
-    offsets = np.where(count > 0, total / np.maximum(count, 1), 0.0)
-    offsets[0] = 0.0
-    return offsets
+    def offsets(self) -> np.ndarray:
+        offsets = np.where(self.count > 0, self.total / np.maximum(self.count, 1), 0.0)
+        offsets[0] = 0.0  # a full sheet's value is the rules' own
+        return offsets

@@ -25,7 +25,7 @@ from ..category import solve_states
 from ..digest import rules_digest as digest_of
 from ..stats import mean_ci95
 from . import approx, bound, certificate, one_column, rules as rules_module, turns
-from .approx import Features, LinearEvaluator, calibration, fit_policy
+from .approx import Calibration, Features, LinearEvaluator, fit_policy
 from .rules import N_ROWS, PokerSchoolRules
 from .turns import Batch, ExactEvaluator
 
@@ -159,16 +159,10 @@ def build_policy(game: PokerSchoolRules, progress=None):
     fit = fit_policy(game, iterations=s.iterations, games=s.games, average=s.average,
                      seed=s.seed, progress=progress)
     fitted = LinearEvaluator(game, fit.weights)
-    scores = None
-
-    def evaluation(record):
-        nonlocal scores
-        scores = turns.play(game, s.eval_games, s.eval_seed, "solved", fitted, record=record,
-                            chunk=EVAL_CHUNK, progress=progress)
-
-    # The values read as the policy's expected score (``approx.calibration``); play is the
-    # fitted policy's, which the offsets do not change.
-    ev = LinearEvaluator(game, fit.weights, calibration(game, fitted, evaluation))
+    calibration = Calibration(game, fitted)  # the values then read as its play's scores
+    scores = turns.play(game, s.eval_games, s.eval_seed, "solved", fitted, record=calibration,
+                        chunk=EVAL_CHUNK, progress=progress)
+    ev = LinearEvaluator(game, fit.weights, calibration.offsets())  # the same play
     gap = one_column_gap(game, progress) if game.columns > 1 and s.measure_gap else {}
     bound_progress = None if progress is None else (lambda x: progress(x * BOUND_UNITS))
     shipped = _shipped(game)
