@@ -228,12 +228,15 @@ def test_poker_school_says_row_where_every_game_says_box():
     for the game is worded so too."""
     ru = i18n.translator("ru")
     assert ru.in_game("poker-school", "cross {box}") == "поставить крест в строке «{box}»"
-    assert ru.in_game("poker-school", "write {box} for {score}") == "записать в строку «{box}»: {score}"
-    assert ru.in_game("general", "cross {box}") == ru("cross {box}") == "поставить крест в графу «{box}»"
+    assert (ru.in_game("poker-school", "write {box} for {score}")
+            == "записать в строку «{box}»: {score}")
+    assert (ru.in_game("general", "cross {box}") == ru("cross {box}")
+            == "поставить крест в графу «{box}»")
     assert ru.in_game("poker-school", "Undo") == ru("Undo")  # no wording of its own: the shared
     pl = i18n.translator("pl")  # «wiersz» for a row, as its sheet's refusals say
     assert pl.in_game("poker-school", "cross {box}") == "postaw krzyżyk w wierszu „{box}”"
-    assert pl.in_game("general", "cross {box}") == pl("cross {box}") == "postaw krzyżyk w rubryce „{box}”"
+    assert (pl.in_game("general", "cross {box}") == pl("cross {box}")
+            == "postaw krzyżyk w rubryce „{box}”")
     assert i18n.translator("en").in_game("poker-school", "cross {box}") == "cross {box}"
     write = i18n.choice_text("poker-school", {"write": "twos"}, {"score": 6}, ru)
     assert write == "записать в строку «двойки»: 6"

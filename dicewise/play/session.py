@@ -456,9 +456,10 @@ class TableGame:
             raise DicewiseError(Message("this game has no crosses: write the box (0 where the "
                                         "dice do not fit)"))
         if verb in ("write", "cross") and not args:
-            raise DicewiseError(Message("write: name the box, as write sixes").in_game(
-                self.game.name) if verb == "write" else Message("cross: name the row, as cross "
-                                                                "sixes"))
+            if verb == "write":
+                raise DicewiseError(Message("write: name the box, as write sixes")
+                                    .in_game(self.game.name))
+            raise DicewiseError(Message("cross: name the row, as cross sixes"))
         if verb in ("keep", "write", "cross") and self.dice is None:
             # before the game reads the action: "cross" is no action of a game without crosses
             raise DicewiseError(Message("give the dice first (dice D D D D D, or roll)"))

@@ -112,7 +112,8 @@ def _game_phrases(ruleset: str | None, lang: str) -> dict:
     if not ruleset or lang == "en":
         return {}
     tr = i18n.translator(lang)
-    return {m: tr.in_game(ruleset, m) for m in MESSAGES if tr.in_game(ruleset, m) != tr(m)}
+    said = {m: tr.in_game(ruleset, m) for m in MESSAGES}
+    return {m: s for m, s in said.items() if s != tr(m)}
 
 
 def catalog(lang: str | None, ruleset: str | None = None) -> dict:

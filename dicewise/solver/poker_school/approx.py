@@ -272,7 +272,7 @@ class LinearEvaluator(Evaluator):
         self.f = f = Features.of(game)
         if weights.shape != (f.size,):
             raise ValueError(f"weights of shape {weights.shape}, expected ({f.size},)")
-        # The fit's measured error by cells left (``calibration``): one number a turn, so it
+        # The fit's measured error by cells left (``Calibration``): one number a turn, so it
         # moves every value of a turn alike and never a choice, only what values read.
         cells = f.columns * N_ROWS
         self.offsets = np.zeros(cells + 1) if offsets is None else np.asarray(offsets, float)
@@ -533,7 +533,6 @@ def fit_policy(game: PokerSchoolRules, iterations: int = 16, games: int = 4096, 
         weights = monotone_weights(f, np.linalg.solve(lhs, rhs), rec.AtA.diagonal())
         fitted.append(weights)
     return Fit(weights, tuple(history), games, time.perf_counter() - start)
-
 
 
 class Calibration:

@@ -11,8 +11,9 @@ at most 462 positions at depth 1 per split, about a hundredth of a second each.
 ``search`` ranks one roll's splits: the advisor searches every one (at most fifteen, about a
 hundredth of a second each), so its ranking is a function of the position alone, never of
 how busy the machine is; a caller may give a time budget, which then cuts the least
-promising (the splits are searched best first by their depth-1 worth).  ``search_policy`` plays the same in lockstep for
-simulation, searching the best ``top`` splits of each decision by their depth-1 worth.
+promising (the splits are searched best first by their depth-1 worth).  ``search_policy``
+plays the same in lockstep for simulation, searching the best ``top`` splits of each
+decision by their depth-1 worth.
 """
 
 from __future__ import annotations
