@@ -98,6 +98,10 @@ def test_every_game_is_one_registered_protocol_object():
     assert [r["name"] for r in json.loads(ok("rules", "--json").stdout)] == GAME_NAMES
 
 
+#: The options that take a whole number within a range (``rules`` says it: "(0..42)").
+RANGED = {"risk": {"wild_cards"}, "ryzykant": {"end_marks"}, "poker-school": {"columns"}}
+
+
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_rules_lists_the_options_that_option_sets(name):
     game = get_game(name)
@@ -110,6 +114,15 @@ def test_rules_lists_the_options_that_option_sets(name):
         value = str(value).lower() if isinstance(value, bool) else str(value)
         # every listed option is one that --option accepts (through the API's parser)
         assert game.parse_options([f"{spec.name}={value}"])
+    for spec, listed in zip(game.option_specs(), info["options"]):
+        # a ranged option says its range, and the values just outside it are refused
+        assert (listed["minimum"], listed["maximum"]) == (spec.minimum, spec.maximum)
+        if spec.minimum is not None:
+            assert f"({spec.minimum}..{spec.maximum})" in text
+            for outside in (spec.minimum - 1, spec.maximum + 1):
+                with pytest.raises(dicewise.DicewiseError, match=spec.name):
+                    game.rules(game.parse_options([f"{spec.name}={outside}"]))
+    assert {s.name for s in game.option_specs() if s.minimum is not None} == RANGED.get(name, set())
     if game.option_specs():
         with pytest.raises(dicewise.DicewiseError, match="unknown option"):
             game.parse_options(["no_such_option=1"])

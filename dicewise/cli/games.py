@@ -117,7 +117,12 @@ def rules(ruleset, lang, as_json):
         if isinstance(o["default"], bool):
             choices, default = "true | false", str(o["default"]).lower()
         else:
-            choices = " | ".join(map(str, o["choices"])) if o["choices"] else tr("a number")
+            if o["choices"]:
+                choices = " | ".join(map(str, o["choices"]))
+            elif o.get("minimum") is not None:
+                choices = f'{o["minimum"]}..{o["maximum"]}'
+            else:
+                choices = tr("a number")
             default = o["default"]
         say(tr("option {name} = {default}  ({choices}): {help}").format(
             name=o["name"], default=default, choices=choices, help=tr(o["help"])))

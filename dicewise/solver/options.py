@@ -23,22 +23,27 @@ def option_fields(cls) -> list[dataclasses.Field]:
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One rule option: its name, default, allowed values (None: any integer) and help."""
+    """One rule option: its name, default, allowed values (None: any integer, within
+    ``minimum`` and ``maximum`` where given) and help."""
 
     name: str
     default: Any
     choices: tuple | None
     help: str
+    minimum: int | None = None
+    maximum: int | None = None
 
     def to_json(self) -> dict:
         return {"name": self.name, "default": self.default,
-                "choices": None if self.choices is None else list(self.choices), "help": self.help}
+                "choices": None if self.choices is None else list(self.choices), "help": self.help,
+                "minimum": self.minimum, "maximum": self.maximum}
 
 
 def option_specs(cls) -> tuple[OptionSpec, ...]:
     """The options of a ruleset class declared with ``option`` fields."""
     return tuple(OptionSpec(f.name, f.default, None if f.metadata["choices"] is None
-                            else tuple(f.metadata["choices"]), f.metadata["help"])
+                            else tuple(f.metadata["choices"]), f.metadata["help"],
+                            f.metadata["minimum"], f.metadata["maximum"])
                  for f in option_fields(cls))
 
 

@@ -138,7 +138,7 @@ class PokerSchoolRules:
     name = "poker-school"
     title = "Покер with a school and three columns, from the Russian seed"
 
-    columns: int = option(3, None, "cells per row (1..3); the premium is the last cell's score",
+    columns: int = option(3, None, "cells per row; the premium is the last cell's score",
                           minimum=1, maximum=3)
     school_cross_erases: bool = option(True, None, "a School cross erases every premium earned so "
                                        "far (false: it voids only its own row's premium)")

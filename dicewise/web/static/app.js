@@ -121,7 +121,8 @@ async function fillOptions(form) {
     let input;
     if (typeof o.default === "boolean") input = el("input", {type: "checkbox", name: `opt:${o.name}`, checked: o.default});
     else if (o.choices) input = el("select", {name: `opt:${o.name}`}, ...o.choices.map(c => el("option", {value: c, selected: c === o.default}, String(c))));
-    else input = el("input", {name: `opt:${o.name}`, type: typeof o.default === "number" ? "number" : "text", value: o.default});
+    else input = el("input", {name: `opt:${o.name}`, type: typeof o.default === "number" ? "number" : "text", value: o.default,
+      ...(o.minimum == null ? {} : {min: o.minimum, max: o.maximum})});
     // what the option does, shown (a phone shows no title), in the page's language
     return el("label", {title: t(o.help), "data-help": o.help}, el("span", {}, o.name), input,
       el("span", {class: "hint option-help", "data-t": o.help}, t(o.help)));
