@@ -543,6 +543,44 @@ def test_ctrl_c_says_so_in_the_players_language_and_exits_130(lang, args, said, 
     assert err.decode().splitlines() == [said] and not out
 
 
+def test_sigterm_stops_a_build_as_ctrl_c_does_and_takes_its_lock_away(tmp_path):
+    """``kill`` (SIGTERM) during a table's build: one line, status 143, and the build's lock
+    file removed with its workers gone, where Python's default would end the process on
+    the spot and leave the lock behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = subprocess.Popen(
+        [sys.executable, "-m", "dicewise.cli", "solve", "general", "--players", "2",
+         "--scheduler", "processes", "--workers", "2", "--lang", "ru"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "DICEWISE_CACHE": str(tmp_path)}, start_new_session=True)
+    try:
+        started = command.stderr.readline().decode()
+        assert started.endswith(" ...\n"), started
+        time.sleep(1.5)  # the workers forked and at work
+        assert list(tmp_path.glob(".*.lock"))
+        command.terminate()  # the main process alone, as `kill PID` does
+        out, err = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+    assert command.returncode == 143, err.decode()
+    assert err.decode().splitlines() == ["dicewise: остановлено сигналом завершения"] and not out
+    assert not list(tmp_path.glob(".*.lock"))
+    for _ in range(100):  # the workers follow their parent out
+        try:
+            os.killpg(command.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("a worker outlived its command")
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
 def test_a_request_larger_than_the_memory_is_one_line_and_status_2(tmp_path):
     """A machine with little memory left (here 40 MiB above what the program has once

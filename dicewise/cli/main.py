@@ -38,7 +38,8 @@ class Group(click.Group):
             fail(ctx, _usage_error(ctx, e))
 
     def invoke(self, ctx):
-        with _hearing_ctrl_c() as heard:
+        with _hearing_ctrl_c() as heard, _stopping_on_sigterm(heard):
+            ctx.meta.setdefault(_HEARD, heard)  # the outermost group hears the signals
             try:
                 return self._invoke(ctx)
             except Exception:
@@ -227,6 +228,10 @@ def fail(ctx: click.Context, message: str):
 
 #: The exit status of a command stopped by Ctrl+C: 128 + SIGINT, as shells expect.
 INTERRUPTED = 130
+#: ... and by SIGTERM (``kill``, ``timeout``): 128 + SIGTERM.
+TERMINATED = 143
+#: Where a command's context keeps the signals heard (``interrupted`` says which).
+_HEARD = "dicewise.heard"
 
 
 @contextlib.contextmanager
@@ -238,7 +243,7 @@ def _hearing_ctrl_c():
     report of the swallowed exception ("Exception ignored on calling ctypes callback
     function" and its traceback) is not printed.  Where the library goes on instead, the
     interrupt is raised again a moment later, so that a Ctrl+C is never lost."""
-    heard: list[bool] = []
+    heard: list[int] = []
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or \
             previous is not signal.default_int_handler:  # ignored, or someone else's
@@ -246,7 +251,7 @@ def _hearing_ctrl_c():
         return
 
     def hear(signum, frame):
-        heard.append(True)
+        heard.append(signum)
         raise KeyboardInterrupt
 
     unraisable = sys.unraisablehook
@@ -283,15 +288,40 @@ def _hearing_ctrl_c():
 _SAY_AGAIN = 0.05
 
 
+@contextlib.contextmanager
+def _stopping_on_sigterm(heard: list[int]):
+    """SIGTERM stops a command as Ctrl+C does, where nothing else handles it: the command's
+    ``finally`` clauses run (a table's build lock is removed, its workers let go), and
+    ``interrupted`` says "terminated" with status 143.  Python's default would end the
+    process on the spot, leaving the lock file behind."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum, frame):
+        heard.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def interrupted(ctx: click.Context):
     """Say on stderr, in the language of the command, that it was stopped, and exit with
-    status 130 (what a shell or a script reads as "stopped by Ctrl+C").  The ``exec``
+    status 130 (what a shell or a script reads as "stopped by Ctrl+C"; 143 and
+    "terminated" after SIGTERM).  The ``exec``
     clears CPython's note of a Ctrl+C that stopped code run from a string (as SciPy runs
     some of its imports), which would otherwise end ``python -m dicewise`` by SIGINT
     rather than with status 130."""
-    click.echo(f"dicewise: {error_text(ctx, Message('interrupted'))}", err=True)
+    terminated = signal.SIGTERM in ctx.find_root().meta.get(_HEARD, ())
+    said = Message("terminated") if terminated else Message("interrupted")
+    click.echo(f"dicewise: {error_text(ctx, said)}", err=True)
     exec("")
-    sys.exit(INTERRUPTED)
+    sys.exit(TERMINATED if terminated else INTERRUPTED)
 
 
 COMMANDS = {
