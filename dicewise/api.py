@@ -10,12 +10,14 @@ usually pass nothing.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import inspect
 import io
 import math
 import numbers
 import os
+import re
 import reprlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import DicewiseError, UnfitArguments
+from .errors import COMMAND_LINE, DicewiseError, TableError, UnfitArguments
 from .i18n import Message, Number, Plural
 from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
@@ -213,7 +215,25 @@ def _checked(function):
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError:  # a call that does not fit: Python's own message says why
+            bound = None
+        if bound is None:
             return function(*args, **kwargs)
+        if COMMAND_LINE.get() or _IN_CALL.get():
+            return _called(bound)
+        entered = _IN_CALL.set(True)
+        try:
+            return _called(bound)
+        except DicewiseError as e:
+            if isinstance(e, TableError) or type(e) not in (DicewiseError, UnfitArguments):
+                raise
+            said = _as_arguments(str(e), signature.parameters)
+            if said == str(e):
+                raise
+            raise type(e)(said) from None
+        finally:
+            _IN_CALL.reset(entered)
+
+    def _called(bound):
         for name, value in bound.arguments.items():
             if name in TAKES and not TAKES[name][0](value):
                 raise DicewiseError(f"{name} takes {TAKES[name][1]}, not {_shown(value)}")
@@ -227,6 +247,34 @@ def _checked(function):
         return function(*bound.args, **bound.kwargs)
 
     return checked
+
+
+#: True inside a call of the API (the outermost call words its refusals for its caller).
+_IN_CALL = contextvars.ContextVar("dicewise_in_api_call", default=False)
+
+#: A flag of the command line, and the value given with it (``--players 2``, ``--target
+#: T``), or a command quoted whole (kept as typed).
+_FLAG = re.compile(r"`[^`]*`|--([a-z][a-z-]*)(?: (\d+|[A-Z][A-Z:]*)\b)?")
+
+#: Flags whose argument in Python has another name.
+_ARGUMENT_OF_FLAG = {"option": "options", "agent_cmd": "agent_command"}
+
+
+def _as_arguments(text: str, parameters) -> str:
+    """A refusal that names the command line's flags, said with the names of the Python
+    arguments of the call (``--players 2 takes no --target``: ``players=2 takes no
+    target``); a flag the call has no argument for stays as it is."""
+    def said(match):
+        if match.group(1) is None:
+            return match.group(0)
+        flag = match.group(1).replace("-", "_")
+        name = next((n for n in (_ARGUMENT_OF_FLAG.get(flag, flag), f"{flag}s")
+                     if n in parameters), None)
+        if name is None:
+            return match.group(0)
+        return name if match.group(2) is None else f"{name}={match.group(2)}"
+
+    return _FLAG.sub(said, text)
 
 
 # --- the commands ------------------------------------------------------------------------------

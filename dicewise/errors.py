@@ -1,5 +1,11 @@
 """The one exception type for bad input and bad files; the CLI prints it as one line, exit 2."""
 
+import contextvars
+
+#: True while the command line calls the library: refusals name its flags (``--players 2
+#: takes no --target``), which the Python API says as its arguments (``players=2``).
+COMMAND_LINE = contextvars.ContextVar("dicewise_command_line", default=False)
+
 
 class DicewiseError(ValueError):
     """Input or a file that dicewise refuses, with a message a user can act on."""

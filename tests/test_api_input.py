@@ -343,23 +343,57 @@ def test_bench_agent_takes_a_callable_a_module_function_or_a_program(tmp_path, m
             by_callable["mean"], by_callable["regret_total"], [])
     logged = [json.loads(line) for line in log.read_text().splitlines()]
     assert logged and all({"observation", "action"} <= set(line) for line in logged)
-    with pytest.raises(UnfitArguments, match="exactly one of --agent"):
+    with pytest.raises(UnfitArguments, match="exactly one of agent="):
         api.bench_agent("poker-programs", "bot:last", agent_command="cat")
-    with pytest.raises(UnfitArguments, match="exactly one of --agent"):
+    with pytest.raises(UnfitArguments, match="exactly one of agent="):
         api.bench_agent("poker-programs")
 
 
 def test_solve_takes_one_player_or_the_race_of_two():
     from dicewise.errors import UnfitArguments
 
-    with pytest.raises(UnfitArguments, match="--scheduler and --workers are for --players 2"):
+    with pytest.raises(UnfitArguments, match="scheduler and workers are for players=2"):
         api.solve("poker-programs", workers=2)
-    with pytest.raises(UnfitArguments, match="--players 1 or 2, not 3"):
+    with pytest.raises(UnfitArguments, match="players=1 or 2, not 3"):
         api.solve("poker-programs", players=3)
     with pytest.raises(DicewiseError, match="poker-programs is not solved for two players"):
         api.solve("poker-programs", players=2)
     solution = api.solve("poker-programs")
     assert api.solve_report(solution) == solution.to_json()
+
+
+_DICE = {"dice": [1, 2, 3, 4, 5], "roll": 1}
+
+
+@pytest.mark.parametrize("function, arguments, said", [
+    ("advise", {**_DICE, "players": 2, "target": 100}, "players=2 takes no target"),
+    ("advise", {**_DICE, "opponent_sheets": ["ones=3"]},
+     "opponent_sheets and opponent_fifths are for players=N"),
+    ("advise", {**_DICE, "players": 2, "fifth": "1=1"}, "players=2 takes no fifth or opponent_fifths"),
+    ("advise_two_player", {**_DICE, "opponent_sheet": "ones=3", "players": 2}, None),
+    ("chance", {}, "give target=T (or players=2)"),
+    ("solve", {"players": 3}, "solve takes players=1 or 2, not 3"),
+    ("bench_agent", {}, "give exactly one of agent=MODULE:CALLABLE or agent_command=CMD"),
+    ("duel", {"exact": True}, "exact is for the two-player race")])
+def test_a_python_refusal_names_the_arguments_not_the_flags(function, arguments, said):
+    """The library's refusals name the command line's flags there (``--players 2 takes no
+    --target``, checked in the CLI's tests); called from Python they name the arguments of
+    the call, as one error, not a chain of them."""
+    with pytest.raises((DicewiseError, TypeError)) as refused:
+        getattr(api, function)("general", **arguments)
+    if said is None:  # an argument the function has not: Python's own TypeError, alone
+        assert isinstance(refused.value, TypeError) and refused.value.__context__ is None
+        return
+    assert str(refused.value) == said
+    assert refused.value.__context__ is None or refused.value.__suppress_context__
+    assert "--" not in said
+
+
+def test_the_command_line_names_its_flags_and_a_python_call_after_it_its_arguments():
+    result = CliRunner().invoke(cli, ["chance", "general"])
+    assert result.exit_code == 2 and "give --target T (or --players 2)" in result.output
+    with pytest.raises(DicewiseError, match=r"^give target=T \(or players=2\)$"):
+        api.chance("general")
 
 
 def _failing_agent(observation):
@@ -508,5 +542,5 @@ def test_a_sheet_given_as_a_dict_reads_as_its_notation():
     assert dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet={}).to_json() == \
         dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1).to_json()
     for bad in ({"ones": [3]}, {"ones": 2.5}, {"ones": "3,straight=25"}, {"ones=3": 25}):
-        with pytest.raises(DicewiseError, match="^sheet takes a text in the --sheet notation, an"):
+        with pytest.raises(DicewiseError, match="^sheet takes a text in the sheet notation, an"):
             dicewise.advise("general", dice=[2, 2, 4, 6, 6], roll=1, sheet=bad)

@@ -13,7 +13,7 @@ import threading
 import click
 
 from .. import __version__
-from ..errors import DicewiseError, UnfitArguments
+from ..errors import COMMAND_LINE, DicewiseError, UnfitArguments
 from ..i18n import Message, message_of, os_reason
 from .format import GROUP_LANG, SPOKEN, error_text
 from .helptext import SpokenHelp
@@ -40,12 +40,15 @@ class Group(click.Group):
     def invoke(self, ctx):
         with _hearing_ctrl_c() as heard, _stopping_on_sigterm(heard):
             ctx.meta.setdefault(_HEARD, heard)  # the outermost group hears the signals
+            flags_named = COMMAND_LINE.set(True)  # the library's refusals name the flags
             try:
                 return self._invoke(ctx)
             except Exception:
                 if heard:  # a library caught the KeyboardInterrupt and failed its own way
                     interrupted(ctx)
                 raise
+            finally:
+                COMMAND_LINE.reset(flags_named)
 
     def _invoke(self, ctx):
         try:
