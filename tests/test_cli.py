@@ -84,7 +84,7 @@ def test_rules_json_holds_what_docs_json_lists(name):
     info = json.loads(ok("rules", name, "--json").stdout)
     assert set(info) == RULES_KEYS | RULES_ADDED[name]
     for option in info["options"]:
-        assert set(option) == {"name", "default", "choices", "help"}
+        assert set(option) == {"name", "default", "choices", "help", "minimum", "maximum"}
     if "table" in info:  # the games with duel: the table sizes and who plays there
         assert set(info["table"]) == {"players", "policies", "seat_policies"}
         assert set(info["table"]["policies"]) <= set(info["table"]["seat_policies"])
