@@ -144,3 +144,17 @@ def test_rewrapping_docstrings_and_comments_changes_no_digest():
 
 def test_a_modules_digest_is_that_of_its_code_text():
     assert source_digest(approx) == digest(code_text(pathlib.Path(approx.__file__).read_text()))
+
+
+def test_a_category_games_digest_reads_its_rule_helpers_not_the_list_of_games(monkeypatch):
+    """Adding a game edits ``rulesets/__init__.py`` (README, "Adding a game"): the other
+    games' tables keep their digests, while a shared helper (``_upper.py``) is part of them."""
+    from dicewise.solver.registry import get_game
+
+    read = []
+    original = pathlib.Path.read_text
+    monkeypatch.setattr(pathlib.Path, "read_text",
+                        lambda self, *a, **k: read.append(self.name) or original(self, *a, **k))
+    game = get_game("general")
+    game.rules_digest(game.rules({}))
+    assert "_upper.py" in read and "__init__.py" not in read

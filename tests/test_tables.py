@@ -477,18 +477,25 @@ def test_cli_refuses_a_bad_table_in_one_line(tmp_path, table, damage):
     assert result.stdout == ""
 
 
-def test_a_new_table_drops_the_same_games_tables_for_older_rules(tmp_path):
+def test_a_new_table_drops_the_same_games_tables_for_other_rules_left_unused(tmp_path):
+    import os
+    import time
+
     folder = store.cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     names = {"new": "yatzy-two_pairs=distinct-0123456789abcdef",
              "old": "yatzy-two_pairs=distinct-fedcba9876543210",
+             "in use": "yatzy-two_pairs=distinct-00000000ffffffff",  # another install's
              "other options": "yatzy-two_pairs=single_pair_counts-fedcba9876543210",
              "other game": "poker-school-exact-columns=1-fedcba9876543210",
              "not a table": "yatzy-two_pairs=distinct-notes"}
     paths = {k: folder / (v + (store.SUFFIX if k != "not a table" else ".txt"))
              for k, v in names.items()}
-    for p in paths.values():
+    unused = time.time() - (store.UNUSED_DAYS + 1) * 86400
+    for key, p in paths.items():
         p.write_bytes(b"x")
+        if key != "in use":
+            os.utime(p, (unused, unused))
     outside = tmp_path / "elsewhere" / paths["new"].name
     outside.parent.mkdir()
     outside.write_bytes(b"x")
@@ -496,6 +503,21 @@ def test_a_new_table_drops_the_same_games_tables_for_older_rules(tmp_path):
     assert all(p.exists() for p in paths.values())
     store.drop_older_rules(paths["new"])
     assert {k for k, p in paths.items() if p.exists()} == set(names) - {"old"}
+    store.drop_older_rules(paths["new"], now=time.time() + (store.UNUSED_DAYS + 1) * 86400)
+    assert {k for k, p in paths.items() if p.exists()} == set(names) - {"old", "in use"}
+
+
+def test_a_table_read_from_the_cache_is_marked_used():
+    import os
+
+    from dicewise.solver.registry import get_game
+
+    game = get_game("general")
+    rules = game.rules({})
+    path = store.solution(game, rules).table
+    os.utime(path, (0, 0))
+    again = store.solution(game, rules)
+    assert again.table == path and not again.built and path.stat().st_mtime > 86400
 
 
 # -- the race table goes through the same store ------------------------------------------

@@ -221,13 +221,17 @@ def solution(game: Game, rules, table=None, *, rebuild: bool = False, must_exist
                                         why=os_reason(e))) from None
     if not rebuild and path.exists():
         try:
-            return load(game, rules, path, progress_factory)
+            loaded = load(game, rules, path, progress_factory)
         except TableError as e:
             if isinstance(e, NotATableFile) and explicit:  # none of ours: never built over
                 raise NotATableFile(_rebuild_hint(game, path, e)) from None
             if explicit or must_exist:
                 raise TableError(_rebuild_hint(game, path, e)) from None
             warn(Message("{why}; rebuilding it", why=message_of(e)))
+        else:
+            if not explicit:
+                _mark_used(path)
+            return loaded
     with _build_lock(path, cached=not explicit):
         if not rebuild and path.exists():  # another process built it while we waited
             try:
@@ -369,18 +373,37 @@ def _waiting_for(holder: str, name: str) -> Message:
     return Message("waiting for another process, which is building {name}", name=name)
 
 
-def drop_older_rules(path) -> None:
-    """Remove the cache's tables that differ from ``path`` only in their rules digest.
+#: Days a cached table for other rules is kept unused: two versions of dicewise that share
+#: a cache (a release and a checkout) keep each other's tables while both are in use.
+UNUSED_DAYS = 14
+
+
+def _mark_used(path: Path) -> None:
+    """Note that a cached table was just used (its modification time): ``drop_older_rules``
+    keeps it.  A cache that takes no writes keeps it anyway."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def drop_older_rules(path, now: float | None = None) -> None:
+    """Remove the cache's tables that differ from ``path`` only in their rules digest and
+    were not used for ``UNUSED_DAYS``.
 
     Cache names end in ``-<digest><SUFFIX>``; a table just built in the cache replaces the
-    same game's tables built for older rules.  A path outside the cache removes nothing.
+    same game's tables built for other rules (older ones, after an upgrade) once no version
+    has used them for that long.  A path outside the cache removes nothing.
     """
     path = Path(path)
     if path.parent != cache_dir() or not path.name.endswith(SUFFIX):
         return
+    stale = (time.time() if now is None else now) - UNUSED_DAYS * 86400
     stem = path.name[:-len(SUFFIX)].rsplit("-", 1)[0]
     for old in path.parent.glob(f"{stem}-*{SUFFIX}"):
-        if old != path and len(old.name) == len(path.name):
+        try:
+            unused = old.stat().st_mtime < stale
+        except OSError:
+            continue
+        if old != path and len(old.name) == len(path.name) and unused:
             old.unlink(missing_ok=True)
             old.with_name(f".{old.name}.lock").unlink(missing_ok=True)
             Checkpoints.clear_folder(checkpoint_dir(old))

@@ -71,7 +71,10 @@ class CategoryGame(Game):
 
     def rules_digest(self, rules: CategoryRules) -> str:
         module = sys.modules[type(rules).__module__]
-        helpers = sorted(Path(module.__file__).parent.glob("_*.py"))  # shared rule helpers
+        # the shared rule helpers (_upper.py), not the package's __init__.py, which lists
+        # the games: adding one rebuilds no other game's tables
+        helpers = sorted(p for p in Path(module.__file__).parent.glob("_*.py")
+                         if not p.name.startswith("__"))
         return rules_digest(module, settings="".join(code_text(p.read_text()) for p in helpers))
 
     def build_units(self, rules: CategoryRules) -> float:

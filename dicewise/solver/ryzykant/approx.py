@@ -46,7 +46,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import dice
+from .. import dice, fixed_order
 from .rules import (LOWER_FACES, N_SUMS, ROLL_FACES, SPLIT_A, SPLIT_B, SPLIT_F, SPLIT_FIRST_AB,
                     SPLIT_VALID, RyzykantRules, apply_splits, legal_splits, score, score_table)
 
@@ -426,7 +426,7 @@ def expected_after(dense, ruleset: RyzykantRules, upper, lower, depth: int = 1,
             r = rows[lo:lo + block]
             T = (_split_tables(dense, ruleset, upper[r], lower[r], index.rows) if depth == 1
                  else _deep_tables(dense, ruleset, upper[r], lower[r], index.rows, depth))
-            out[r] = _best_per_roll(T, index) @ w
+            out[r] = fixed_order.rows_times(_best_per_roll(T, index), w)
     return out
 
 
@@ -642,8 +642,6 @@ def refine(model: ValueModel, ruleset: RyzykantRules, rounds: int = 12, games: i
     pulls rarely visited cells towards their old values).  Returns the model (with counter
     terms) and one record per round.
     """
-    from scipy.sparse.linalg import lsqr
-
     if model.gamma is None:
         model = ValueModel(model.delta, ValueModel.zero(True).gamma, model.lookahead)
     history = []
@@ -667,7 +665,7 @@ def refine(model: ValueModel, ruleset: RyzykantRules, rounds: int = 12, games: i
         up, lo = visited(played)
         target = np.concatenate(targets[::-1])
         resid = target - values_before(dense, up, lo)
-        step = lsqr(_design(up, lo), resid, damp=damp, iter_lim=200)[0]
+        step, _ = fixed_order.damped_least_squares(_design(up, lo), resid, damp, 200)
         nd = model.delta.size
         model = ValueModel(model.delta + step[:nd].reshape(model.delta.shape),
                            model.gamma + step[nd:].reshape(model.gamma.shape), model.lookahead)

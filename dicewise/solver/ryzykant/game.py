@@ -41,7 +41,7 @@ import numpy as np
 
 from ...errors import DicewiseError
 from ...i18n import Message, Number, Plural
-from .. import blas_threads, dice
+from .. import blas_threads, dice, fixed_order
 from ..digest import rules_digest
 from ..options import option_specs, rules_from
 from ..protocol import (COMMANDS, Advice, BadAction, Choice, Episode, Game, Played, Solution,
@@ -142,7 +142,8 @@ class RyzykantGame(Game):
         return policy_table.KIND
 
     def rules_digest(self, rules) -> str:
-        return rules_digest(rz, approx, policy_table, blas_threads, settings=repr(BUILD))
+        return rules_digest(rz, approx, policy_table, blas_threads, fixed_order,
+                            settings=repr(BUILD))
 
     def build_units(self, rules) -> float:
         return policy_table.build_steps(BUILD.rounds, BUILD.games, rules)
