@@ -552,8 +552,8 @@ def test_a_damaged_cached_race_table_is_rebuilt_with_a_warning(capsys):
 
 
 def test_the_warning_about_a_damaged_cached_table_speaks_the_commands_language(capsys):
-    """A command warns in its --lang that it builds a damaged cached table anew; Python,
-    after it, in English."""
+    """A command warns in its --lang that it builds a damaged cached table anew, the word
+    "warning" too; Python, after it, in English."""
     sol = dicewise.solve("general")
 
     def damage():
@@ -564,8 +564,9 @@ def test_the_warning_about_a_damaged_cached_table_speaks_the_commands_language(c
     damage()
     result = CliRunner().invoke(cli, ["simulate", "general", "--games", "5", "--lang", "ru"])
     assert result.exit_code == 0, result.stderr
-    warning = [line for line in result.stderr.splitlines() if "warning" in line]
-    assert len(warning) == 1 and warning[0].endswith("строю таблицу заново"), result.stderr
+    warning = [line for line in result.stderr.splitlines() if "предупреждение" in line]
+    assert len(warning) == 1 and warning[0].startswith("dicewise: предупреждение: ")
+    assert warning[0].endswith("строю таблицу заново"), result.stderr
     damage()
     capsys.readouterr()
     assert dicewise.solve("general").built

@@ -302,7 +302,8 @@ def warn(message: Message) -> None:
     only output besides progress bars)."""
     import sys
 
-    print(f"dicewise: warning: {in_language(message, SPOKEN.get())}", file=sys.stderr)
+    tr = SPOKEN.get()
+    print(f"dicewise: {tr('warning')}: {in_language(message, tr)}", file=sys.stderr)
 
 
 @contextlib.contextmanager
