@@ -487,11 +487,12 @@ def test_an_action_with_an_array_is_no_legal_action_not_a_numpy_error():
         advice.choice_for({"keep": np.array([6, 6])})
 
 
-@pytest.mark.parametrize("k", ["3", 1.5, True, [2]])
+@pytest.mark.parametrize("k", ["3", 1.5, True, [2], 0, -1])
 def test_advice_top_takes_a_whole_number_of_choices(k):
     advice = api.advise("general", dice=[2, 2, 4, 6, 6], roll=1)
     assert len(advice.top(np.int64(3)).choices) == 3 and advice.top(None) is advice
-    with pytest.raises(DicewiseError, match="top takes a whole number of choices or None"):
+    assert len(advice.top(1).choices) == 1
+    with pytest.raises(DicewiseError, match="top takes a whole number of choices, at least 1, or"):
         advice.top(k)
 
 

@@ -163,15 +163,16 @@ class Advice:
         return self.choices[0] if self.choices else None
 
     def top(self, k: int | None) -> "Advice":
-        """This advice with its best ``k`` choices only (all of them when ``k`` is None; the
-        best one at least)."""
+        """This advice with its best ``k`` choices only (all of them when ``k`` is None), as
+        ``--top K`` prints it: k is at least 1."""
         if k is None:
             return self
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise DicewiseError(f"top takes a whole number of choices or None, not {k!r}")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise DicewiseError(f"top takes a whole number of choices, at least 1, or None, "
+                                f"not {k!r}")
         if k >= len(self.choices):
             return self
-        return replace(self, choices=self.choices[:max(int(k), 1)])
+        return replace(self, choices=self.choices[:int(k)])
 
     @property
     def settled(self) -> str | None:
