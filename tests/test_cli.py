@@ -306,6 +306,27 @@ def test_an_option_left_without_its_value_is_named(args, said):
     assert said in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("args, said", [
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--sheet",
+      "ones=3", "--sheet", "twos=2"], "--sheet is given twice; give it once"),
+    (["advise", "general", "--roll", "1", "--dice", "1", "2", "3", "4", "5", "--roll=3"],
+     "--roll is given twice"),
+    (["simulate", "general", "--games", "3", "--seed", "1", "--seed", "2", "--lang", "pl"],
+     "--seed podano dwa razy; podaj raz"),
+    (["risk", "battle", "5", "3", "--dice", "2", "--dice", "3"], "--dice is given twice")])
+def test_an_option_of_one_value_given_twice_is_refused(args, said):
+    """click keeps an option's last value and drops the first without a word: a sheet
+    typed in two parts would lose one."""
+    r = run(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and said in r.stderr, r.stderr
+
+
+def test_options_that_repeat_still_repeat():
+    r = run("simulate", "general", "--games", "2", "-o", "straight=joker", "-o",
+            "big_general=ends", "--json", "--json")
+    assert r.exit_code == 0, r.stderr
+
+
 FULL = ",".join(f"{n}=0" for n in category_game("general").category_names)
 BAD_POSITIONS = [
     (["--roll", "1", "--dice", "1", "2", "3", "4", "7"], "a die shows 1..6, not 7"),

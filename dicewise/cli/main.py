@@ -115,18 +115,32 @@ class Command(SpokenHelp, click.Command):
 def option_before_its_value(ctx, command, args) -> None:
     """Refuse, before click reads the words, an option followed by another of the command's
     options where its value should be (``--roll --dice 1 2 3 4 5``): click would say that
-    ``--dice`` is no whole number, or take ``--json`` for a language."""
+    ``--dice`` is no whole number, or take ``--json`` for a language; and an option of one
+    value given twice, whose first value click would drop."""
     takes = {name: param for param in command.params if isinstance(param, click.Option)
              and not param.is_flag and not param.count for name in param.opts}
     options = {name for param in command.params for name in getattr(param, "opts", ())
                if name.startswith("-")} | set(ctx.help_option_names)
     for word, after in zip(args, args[1:]):
         if word == "--":
-            return
+            break
         if word in takes and after in options:
             raise click.UsageError(Message("{option} needs a value: {value} is an option of "
                                            "this command", option=max(takes[word].opts, key=len),
                                            value=after), ctx)
+    # An option of one value given twice (`--sheet ones=3 --sheet twos=2`): click keeps the
+    # last and drops the first without a word.
+    seen = set()
+    for word in args:
+        if word == "--":
+            return
+        param = takes.get(word.split("=", 1)[0] if word.startswith("--") else word)
+        if param is None or param.multiple:
+            continue
+        if param.name in seen:
+            raise click.UsageError(Message("{option} is given twice; give it once",
+                                           option=max(param.opts, key=len)), ctx)
+        seen.add(param.name)
 
 
 def _lacking(ctx) -> None:
