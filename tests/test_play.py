@@ -678,6 +678,10 @@ def test_strategy_tables(solved, tmp_path):
     assert len(json.loads(out.read_text())) == 504
     clash = run("table", "general", "--json", "--format", "csv")
     assert clash.exit_code == 2 and "--json is --format json" in clash.stderr
+    # a CSV written to a file, and what was written said in JSON
+    written = run("table", "general", "--what", "opening", "--format", "csv", "--out", str(out),
+                  "--json")
+    assert json.loads(written.stdout)["format"] == "csv" and len(out.read_text().splitlines()) == 505
 
 
 def test_a_hung_agent_stops_the_run_after_a_few_failures(tmp_path):

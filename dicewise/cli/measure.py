@@ -254,10 +254,12 @@ def table(ruleset, what, fmt, out, games, seed, plot_out, options, lang, as_json
     (--json is --format json).  The text format speaks --lang; csv and json keep the
     columns' and choices' English names for programs."""
     tr = speak(lang)
-    if as_json:
+    if as_json and out is None:  # the table itself on stdout, as JSON
         if fmt not in (None, "json"):
             raise click.UsageError(i18n.Message("--json is --format json, not --format {fmt}",
                                                 fmt=fmt))
+        fmt = "json"
+    elif as_json and fmt is None:  # a file in JSON, and on stdout what was written
         fmt = "json"
     if out is not None:
         checked_output(out)  # before any solve
