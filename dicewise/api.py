@@ -31,9 +31,7 @@ from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
 from .solver.stats import PairedComparison, ScoreSummary, rate_ci95
-# Risk's commands, as the API gives them (they live with the game)
-from .solver.risk.reports import (risk_advise, risk_battle, risk_cards, risk_chain,  # noqa: F401
-                                  risk_table)
+from .solver.risk import reports as _risk
 from .tables import store
 from .tables.store import quiet as _quiet
 
@@ -207,33 +205,11 @@ def _plain(value):
 def _checked(function):
     """``function``, refusing first, in one line that names the parameter, an argument of a
     type the parameter does not take (``TAKES``); a NumPy number goes on as Python's, in an
-    options dict too."""
+    options dict too.  Its refusals name its arguments (``_worded``)."""
     signature = inspect.signature(function)
 
-    @functools.wraps(function)
     def checked(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:  # a call that does not fit: Python's own message says why
-            bound = None
-        if bound is None:
-            return function(*args, **kwargs)
-        if COMMAND_LINE.get() or _IN_CALL.get():
-            return _called(bound)
-        entered = _IN_CALL.set(True)
-        try:
-            return _called(bound)
-        except DicewiseError as e:
-            if isinstance(e, TableError) or type(e) not in (DicewiseError, UnfitArguments):
-                raise
-            said = _as_arguments(str(e), signature.parameters)
-            if said == str(e):
-                raise
-            raise type(e)(said) from None
-        finally:
-            _IN_CALL.reset(entered)
-
-    def _called(bound):
+        bound = signature.bind(*args, **kwargs)
         for name, value in bound.arguments.items():
             if name in TAKES and not TAKES[name][0](value):
                 raise DicewiseError(f"{name} takes {TAKES[name][1]}, not {_shown(value)}")
@@ -246,7 +222,42 @@ def _checked(function):
                 bound.arguments[name] = _notation(value)
         return function(*bound.args, **bound.kwargs)
 
-    return checked
+    return _worded(function, checked)
+
+
+def _worded(function, call=None):
+    """``function`` (through ``call``, which takes the same arguments), its refusals
+    naming its arguments where the command line names its flags (``_as_arguments``), when
+    Python calls it; a call that does not fit its signature gets Python's TypeError alone."""
+    signature = inspect.signature(function)
+    call = call or function
+
+    @functools.wraps(function)
+    def worded(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:  # a call that does not fit: Python's own message says why
+            fits = False
+        else:
+            fits = True
+        if not fits:
+            return function(*args, **kwargs)
+        if COMMAND_LINE.get() or _IN_CALL.get():
+            return call(*args, **kwargs)
+        entered = _IN_CALL.set(True)
+        try:
+            return call(*args, **kwargs)
+        except DicewiseError as e:
+            if isinstance(e, TableError) or type(e) not in (DicewiseError, UnfitArguments):
+                raise
+            said = _as_arguments(str(e), signature.parameters)
+            if said == str(e):
+                raise
+            raise type(e)(said) from None
+        finally:
+            _IN_CALL.reset(entered)
+
+    return worded
 
 
 #: True inside a call of the API (the outermost call words its refusals for its caller).
@@ -278,6 +289,13 @@ def _as_arguments(text: str, parameters) -> str:
 
 
 # --- the commands ------------------------------------------------------------------------------
+
+# Risk's commands, as the API gives them (they live with the game): refusals name the
+# arguments, as every other function's do.
+risk_advise, risk_battle, risk_cards, risk_chain, risk_table = (
+    _worded(f) for f in (_risk.risk_advise, _risk.risk_battle, _risk.risk_cards,
+                          _risk.risk_chain, _risk.risk_table))
+
 
 def jsonable(obj):
     """A value as dicewise's JSON says it, on the command line and the page alike: NaN and
