@@ -206,7 +206,7 @@ class PokerSchoolRules:
         name = ROW_NAMES[row]
         j = sheet.filled[row]
         if j >= self.columns:
-            raise DicewiseError(Message("row {row} is full ({n} cells)", row=_row(name),
+            raise DicewiseError(Message("row {row} is full (cells: {n})", row=_row(name),
                                         n=self.columns))
         filled = list(sheet.filled)
         clean = list(sheet.clean)
@@ -298,8 +298,8 @@ class PokerSchoolRules:
                     raise DicewiseError(Message("row {row}: empty cell {cell}", row=_row(name),
                                                 cell=i + 1))
             if len(entries) > self.columns + 1:
-                raise DicewiseError(Message("row {row} has {n} entries; it holds {cells} cells "
-                                            "and a premium", row=_row(name), n=len(entries),
+                raise DicewiseError(Message("row {row} has {n} entries, more than its cells "
+                                            "({cells}) and a premium", row=_row(name), n=len(entries),
                                             cells=self.columns))
             for i, e in enumerate(entries[:self.columns]):
                 sheet = self.apply(sheet, r, *self._parse_cell(r, i, e), erase=False)
