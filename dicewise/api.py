@@ -322,9 +322,10 @@ def _as_printed(to_json):
     return printed
 
 
-def game_of(ruleset) -> Game:
-    """The protocol object of a ruleset name (or the object itself)."""
-    return ruleset if isinstance(ruleset, Game) else get_game(ruleset)
+def game_of(ruleset, command: str | None = None) -> Game:
+    """The protocol object of a ruleset name (or the object itself); an unknown name is
+    refused listing the games (those with ``command``, where one is named)."""
+    return ruleset if isinstance(ruleset, Game) else get_game(ruleset, command)
 
 
 @_checked

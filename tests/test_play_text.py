@@ -555,3 +555,17 @@ def test_two_tables_left_in_one_second_keep_both_games(tmp_path, monkeypatch):
                      "dicewise-general-20261207-160732-1.json"]
     for path, game in zip(paths, games):
         assert TableGame.load(path).to_json() == game.to_json()
+
+
+def test_a_saved_game_of_an_unknown_ruleset_lists_the_games_play_has(tmp_path, monkeypatch):
+    """As `play nosuch` does: the games one can sit down to, not Risk."""
+    monkeypatch.chdir(tmp_path)
+    saved = CliRunner().invoke(cli, ["play", "general", "--names", "a,b"],
+                               input="save g.json\nquit\n")
+    assert saved.exit_code == 0, saved.output
+    data = json.loads((tmp_path / "g.json").read_text())
+    (tmp_path / "g.json").write_text(json.dumps({**data, "ruleset": "nosuch"}))
+    for args in (["play", "--resume", "g.json"], ["play", "nosuch"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2 and "unknown ruleset 'nosuch'" in result.stderr
+        assert "general" in result.stderr and "risk" not in result.stderr, result.stderr

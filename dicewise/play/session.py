@@ -104,7 +104,7 @@ def table_game(ruleset):
     """The game of ``ruleset``, refused where it has no play at a table; asked before its
     options are read, which such a game may refuse in words of its own (Risk's are
     English)."""
-    game = api.game_of(ruleset)
+    game = api.game_of(ruleset, "play")
     if "play" not in game.commands:
         raise unsupported(game, "play")
     return game
