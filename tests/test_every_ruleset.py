@@ -267,7 +267,10 @@ def test_bench_agent_and_review(name, tmp_path, monkeypatch):
     if "review" in get_game(name).commands:
         judged = json.loads(ok("review", name, str(log), "--json").stdout)
         assert len(judged["decisions"]) == data["decisions"]
-        assert set(judged) == {"decisions", "total_loss", "games", "substituted_lines", "target"}
+        assert set(judged) == {"ruleset", "rule_options", "decisions", "total_loss", "games",
+                               "substituted_lines", "target"}
+        assert (judged["ruleset"], judged["rule_options"]) == (data["ruleset"],
+                                                              data["rule_options"])
         assert {frozenset(d) for d in judged["decisions"]} == {frozenset({
             "line", "game", "turn", "roll", "dice", "chose", "chose_expected", "best",
             "best_expected", "loss", "chose_label", "best_label", "loss_error", "close_call",

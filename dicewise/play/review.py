@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from .. import json_input
 from ..errors import DicewiseError
@@ -200,6 +200,9 @@ class Review:
     substituted: tuple[int, ...] = ()  # lines where bench-agent played for a failed agent
     #: The target judged for (each value and loss a chance of reaching it), or None: points.
     target: int | None = None
+    #: The game judged and its rule options, named as every command's JSON names them.
+    ruleset: str = ""
+    rule_options: dict = field(default_factory=dict)
 
     @property
     def total_loss(self) -> float:
@@ -215,7 +218,8 @@ class Review:
         return per_game(self.decisions)
 
     def to_json(self) -> dict:
-        return {"decisions": [r.to_json() for r in self.decisions],
+        return {"ruleset": self.ruleset, "rule_options": self.rule_options,
+                "decisions": [r.to_json() for r in self.decisions],
                 "total_loss": self.total_loss, "games": self.games,
                 "substituted_lines": list(self.substituted), "target": self.target}
 
@@ -280,7 +284,8 @@ def review(solution: Solution, lines, game: int | None = None, progress=None) ->
                                 f"{_ranges(numbers) or 'none numbered'})")
         substituted = [(line, g) for line, g in substituted if g == game]
     return Review(tuple(judged), tuple(line for line, _ in substituted),
-                  getattr(solution.game, "target", None))
+                  getattr(solution.game, "target", None), solution.game.name,
+                  solution.game.rule_options(solution.rules))
 
 
 def _check_game_logged(lines, game: int) -> None:
