@@ -234,13 +234,7 @@ def _worded(function, call=None):
 
     @functools.wraps(function)
     def worded(*args, **kwargs):
-        try:
-            signature.bind(*args, **kwargs)
-        except TypeError:  # a call that does not fit: Python's own message says why
-            fits = False
-        else:
-            fits = True
-        if not fits:
+        if not _fits(signature, args, kwargs):  # Python's own TypeError says why
             return function(*args, **kwargs)
         if COMMAND_LINE.get() or _IN_CALL.get():
             return call(*args, **kwargs)
@@ -258,6 +252,14 @@ def _worded(function, call=None):
             _IN_CALL.reset(entered)
 
     return worded
+
+
+def _fits(signature, args, kwargs) -> bool:
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
 
 
 #: True inside a call of the API (the outermost call words its refusals for its caller).
