@@ -96,6 +96,7 @@ class Command(SpokenHelp, click.Command):
     def parse_args(self, ctx, args):
         ctx.allow_extra_args = True
         option_before_its_value(ctx, self, args)
+        option_given_twice(ctx, self, args)
         stray = super().parse_args(ctx, args)
         if not ctx.resilient_parsing:
             # what a user should hear of first (after an option whose value is another option,
@@ -115,21 +116,29 @@ class Command(SpokenHelp, click.Command):
 def option_before_its_value(ctx, command, args) -> None:
     """Refuse, before click reads the words, an option followed by another of the command's
     options where its value should be (``--roll --dice 1 2 3 4 5``): click would say that
-    ``--dice`` is no whole number, or take ``--json`` for a language; and an option of one
-    value given twice, whose first value click would drop."""
-    takes = {name: param for param in command.params if isinstance(param, click.Option)
-             and not param.is_flag and not param.count for name in param.opts}
+    ``--dice`` is no whole number, or take ``--json`` for a language."""
+    takes = _taking_a_value(command)
     options = {name for param in command.params for name in getattr(param, "opts", ())
                if name.startswith("-")} | set(ctx.help_option_names)
     for word, after in zip(args, args[1:]):
         if word == "--":
-            break
+            return
         if word in takes and after in options:
             raise click.UsageError(Message("{option} needs a value: {value} is an option of "
                                            "this command", option=max(takes[word].opts, key=len),
                                            value=after), ctx)
-    # An option of one value given twice (`--sheet ones=3 --sheet twos=2`): click keeps the
-    # last and drops the first without a word.
+
+
+def _taking_a_value(command) -> dict:
+    """{name: option} of the command's options that take a value."""
+    return {name: param for param in command.params if isinstance(param, click.Option)
+            and not param.is_flag and not param.count for name in param.opts}
+
+
+def option_given_twice(ctx, command, args) -> None:
+    """Refuse an option of one value given twice (``--sheet ones=3 --sheet twos=2``): click
+    keeps the last and drops the first without a word."""
+    takes = _taking_a_value(command)
     seen = set()
     for word in args:
         if word == "--":

@@ -27,7 +27,7 @@ from .format import (checked_output, emit_json, progress, pyplot, say, speak, wr
                      write_output)
 from .games import lang_flag
 from .helptext import SpokenHelp
-from .main import Command, Group, group_lang, option_before_its_value
+from .main import Command, Group, group_lang, option_before_its_value, option_given_twice
 
 class _Int(click.types.IntParamType):
     """A whole number; an option where one is wanted (``--dise``) is an unknown option."""
@@ -69,6 +69,7 @@ class _NumbersCommand(SpokenHelp, click.Command):
 
     def parse_args(self, ctx, args):
         option_before_its_value(ctx, self, args)
+        option_given_twice(ctx, self, args)
         rest = super().parse_args(ctx, args)
         for word in rest:
             if word.startswith("-") and not word[1:].isdigit():
