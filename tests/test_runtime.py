@@ -184,3 +184,61 @@ def test_forked_workers_leave_with_a_command_killed_outright():
     finally:
         if alive():
             os.kill(worker, signal.SIGKILL)
+
+
+@forks
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads a process's state in /proc")
+def test_a_forked_worker_ends_on_sigterm_though_its_command_hears_it(tmp_path):
+    """The command line hears SIGTERM as it hears Ctrl+C (an exception, so that its locks
+    are removed); its forked workers inherit that handler, and one busy with an item would
+    take SIGTERM for that item's error and go on: a worker ends on SIGTERM at once."""
+    import signal
+    import threading
+    import time
+
+    def heard(signum, frame):
+        raise KeyboardInterrupt
+
+    def alive(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has left
+        except FileNotFoundError:
+            return False
+
+    started = tmp_path / "worker"
+
+    def busy(i):
+        started.write_text(str(os.getpid()))
+        time.sleep(3)
+        return i
+
+    ended = False
+    previous = signal.signal(signal.SIGTERM, heard)
+    try:
+        with runtime.Forked(1).pool(busy) as run:
+            reader = threading.Thread(target=lambda: list(_swallowed(run([0]))), daemon=True)
+            reader.start()
+            deadline = time.monotonic() + 10
+            while not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            worker = int(started.read_text())
+            os.kill(worker, signal.SIGTERM)
+            deadline = time.monotonic() + 2
+            while alive(worker) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            ended = not alive(worker)
+            reader.join(10)
+    except Exception:  # the pool, its worker gone, says it broke: not what is tested here
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert ended
+
+
+def _swallowed(results):
+    """The results, or none once the pool breaks."""
+    try:
+        yield from results
+    except Exception:
+        return

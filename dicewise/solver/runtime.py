@@ -350,10 +350,13 @@ def _deaf_to_interrupts() -> None:
     """A forked worker's start: Ctrl+C, which a terminal sends to every process of the
     command, is for the command alone, which says it was interrupted and lets its workers
     go after the items under way; a worker hearing it would print a traceback, or die
-    while the command still waits on it."""
+    while the command still waits on it.  SIGTERM, which the command hears as it hears
+    Ctrl+C (``cli.main``), ends a worker at once again, as a pool that stops its workers
+    expects."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
