@@ -305,7 +305,6 @@ def test_a_pick_says_what_it_played_even_a_choice_not_shown():
 def test_picking_past_the_last_choice_counts_the_choices_in_the_form_of_their_number():
     """At roll 3 with one box open the advice has one choice: "there is 1 choice", not
     "there are 1 choices"; Russian and Polish say each count in its own form."""
-    from dicewise import i18n
     from dicewise.play.session import TableGame
 
     game = TableGame.new("general", players=1, lang="en", advice=False)
