@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import COMMAND_LINE, DicewiseError, TableError, UnfitArguments
-from .i18n import Message, Number, Plural
+from .i18n import Message, Number, Plural, message_of
 from .solver.objectives import check_target, objective_of
 from .solver.protocol import Advice, Game, Solution, no_table_play, unsupported
 from .solver.registry import get_game
@@ -244,8 +244,8 @@ def _worded(function, call=None):
         except DicewiseError as e:
             if isinstance(e, TableError) or type(e) not in (DicewiseError, UnfitArguments):
                 raise
-            said = _as_arguments(str(e), signature.parameters)
-            if said == str(e):
+            said = _reworded(message_of(e), signature.parameters)
+            if said is None:
                 raise
             raise type(e)(said) from None
         finally:
@@ -266,11 +266,51 @@ def _fits(signature, args, kwargs) -> bool:
 _IN_CALL = contextvars.ContextVar("dicewise_in_api_call", default=False)
 
 #: A flag of the command line, and the value given with it (``--players 2``, ``--target
-#: T``), or a command quoted whole (kept as typed).
-_FLAG = re.compile(r"`[^`]*`|--([a-z][a-z-]*)(?: (\d+|[A-Z][A-Z:]*)\b)?")
+#: T``); or a command in backticks or a quoted text, kept as typed.
+_FLAG = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|--([a-z][a-z-]*)"
+                   r"(?: (\d+\b|\{\w+\}|[A-Z][A-Z:]*\b))?")
 
 #: Flags whose argument in Python has another name.
 _ARGUMENT_OF_FLAG = {"option": "options", "agent_cmd": "agent_command"}
+
+
+def _reworded(message, parameters):
+    """A refusal said with the call's argument names, or None where nothing changes.  Only
+    what dicewise wrote is reworded: a ``Message``'s template, not its fields (the caller's
+    own paths, sheets and names, which may hold "--" too), and a plain text outside its
+    quotes."""
+    if type(message) is Message:
+        fields = dict(message.fields)
+        template = _flag_fields(message.template, fields)
+        template = _as_arguments(template, parameters)
+        return None if template == message.template else Message(template, **fields)
+    if type(message) is Plural:
+        forms = (_as_arguments(message.template, parameters),
+                 _as_arguments(message.plural, parameters))
+        return None if forms == (message.template, message.plural) else Plural(
+            *forms, message.count, **message.fields)
+    if type(message) is str:
+        text = _as_arguments(message, parameters)
+        return None if text == message else text
+    return None
+
+
+def _flag_fields(template: str, fields: dict) -> str:
+    """``template`` with the flags dicewise gave as fields written into it, where
+    ``_as_arguments`` can word them: ``--{key}`` (key="fifth") and ``{flag}``
+    (flag="--threshold").  The caller's own values are other fields, left alone."""
+    for name, value in list(fields.items()):
+        if not isinstance(value, str) or not re.fullmatch(r"-?-?[a-z][a-z-]*", value):
+            continue
+        if f"--{{{name}}}" in template and not value.startswith("-"):
+            template = template.replace(f"--{{{name}}}", f"--{value}")
+        elif name == "flag" and value.startswith("--"):
+            template = template.replace("{flag}", value)
+        else:
+            continue
+        if f"{{{name}" not in template:
+            del fields[name]
+    return template
 
 
 def _as_arguments(text: str, parameters) -> str:

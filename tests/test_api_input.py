@@ -389,6 +389,20 @@ def test_a_python_refusal_names_the_arguments_not_the_flags(function, arguments,
     assert "--" not in said
 
 
+@pytest.mark.parametrize("function, arguments, said", [
+    ("advise", {**_DICE, "table": "/tmp/no--such/my--table.dwt"}, "/tmp/no--such"),
+    ("advise", {**_DICE, "sheet": "--target 5"}, "'--target 5'"),
+    ("simulate", {"games": 3, "policy": "--games 5"}, "'--games 5'"),
+    ("bench_agent", {"agent": "my--seed", "games": 1}, "'my--seed'"),
+    ("advise", {**_DICE, "fifth": "6=4"}, "general takes no fifth")])
+def test_a_python_refusal_keeps_the_callers_own_words(function, arguments, said):
+    """Only what dicewise wrote is reworded: a path, a sheet or a name the caller gave,
+    "--" and all, comes back as given."""
+    with pytest.raises(DicewiseError) as refused:
+        getattr(api, function)("general", **arguments)
+    assert said in str(refused.value), str(refused.value)
+
+
 def test_the_command_line_names_its_flags_and_a_python_call_after_it_its_arguments():
     result = CliRunner().invoke(cli, ["chance", "general"])
     assert result.exit_code == 2 and "give --target T (or --players 2)" in result.output

@@ -568,3 +568,36 @@ def test_a_saved_game_of_an_unknown_ruleset_lists_the_games_play_has(tmp_path, m
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 2 and "unknown ruleset 'nosuch'" in result.stderr
         assert "general" in result.stderr and "risk" not in result.stderr, result.stderr
+
+
+def test_sigterm_at_the_prompt_saves_the_game_and_ends_as_terminated(tmp_path):
+    """``kill`` during a game played through a pipe (a supervisor's): the moves are saved,
+    though no player typed Ctrl+C, and the command ends as a terminated one does, so the
+    script that sent it sees status 143, not success."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    game = subprocess.Popen([sys.executable, "-m", "dicewise.cli", "play", "general", "--players",
+                             "2", "--seed", "1", "--no-advice"], cwd=tmp_path,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "DICEWISE_CACHE": str(tmp_path / "cache")})
+    try:
+        game.stdin.write(b"roll\n")
+        game.stdin.flush()
+        shown = b""
+        while b"advice is off" not in shown:  # the roll made: a move no save holds
+            line = game.stdout.readline()
+            assert line, "the game ended before its roll"
+            shown += line
+        game.send_signal(signal.SIGTERM)
+        out, err = game.communicate(timeout=30)
+        out = shown + out
+    finally:
+        if game.poll() is None:
+            game.kill()
+    assert game.returncode == 143 and err.decode().splitlines() == ["dicewise: terminated"]
+    saved = list(tmp_path.glob("dicewise-general-*.json"))
+    assert len(saved) == 1 and f"dicewise play --resume {saved[0].name}" in out.decode()
+    assert json.loads(saved[0].read_text())["ruleset"] == "general"

@@ -440,7 +440,7 @@ def test_the_python_api_answers_what_each_command_prints(tmp_path):
     table = dicewise.risk_table(6, format="csv")
     assert json.loads(r.stdout) == {"out": str(out), **table.to_json()}
     assert out.read_bytes() == table.data.encode() and table.p_conquer.shape == (7, 7)
-    with pytest.raises(dicewise.DicewiseError, match="^threshold is for objective threshold$"):
+    with pytest.raises(dicewise.DicewiseError, match="^threshold is for objective=threshold$"):
         dicewise.risk_battle(5, 3, threshold=0.4)
     with pytest.raises(dicewise.DicewiseError, match="does not change `dicewise risk battle`"):
         dicewise.risk_battle(5, 3, options={"wild_cards": 1})

@@ -343,11 +343,16 @@ def interrupted(ctx: click.Context):
     clears CPython's note of a Ctrl+C that stopped code run from a string (as SciPy runs
     some of its imports), which would otherwise end ``python -m dicewise`` by SIGINT
     rather than with status 130."""
-    terminated = signal.SIGTERM in ctx.find_root().meta.get(_HEARD, ())
-    said = Message("terminated") if terminated else Message("interrupted")
+    stopped = terminated(ctx)
+    said = Message("terminated") if stopped else Message("interrupted")
     click.echo(f"dicewise: {error_text(ctx, said)}", err=True)
     exec("")
-    sys.exit(TERMINATED if terminated else INTERRUPTED)
+    sys.exit(TERMINATED if stopped else INTERRUPTED)
+
+
+def terminated(ctx: click.Context) -> bool:
+    """Whether SIGTERM stopped the command (not a Ctrl+C)."""
+    return signal.SIGTERM in ctx.find_root().meta.get(_HEARD, ())
 
 
 COMMANDS = {

@@ -24,7 +24,7 @@ from ..api import MAX_SEED, jsonable
 from .format import GROUP_LANG, progress, speak, wrapped
 from .games import (choice_label, expected_score_mark, number_columns, option_flag, quality,
                     ranked_columns, ranking_head, settled_line)
-from .main import Command
+from .main import Command, interrupted, terminated
 
 
 @click.command(cls=Command)
@@ -111,9 +111,15 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
             try:
                 line = input("> " if interactive else "")
             except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: leave (saved if need be)
+                # SIGTERM (``kill``) is heard as Ctrl+C: the game is saved whoever typed
+                # its moves, and the command ends as a terminated one does (status 143)
+                ctx = click.get_current_context()
                 if interactive:
                     click.echo()
-                return _leave(game, saved, rescue=interactive)
+                _leave(game, saved, rescue=interactive or terminated(ctx))
+                if terminated(ctx):
+                    interrupted(ctx)
+                return
             if not line.strip():
                 continue
             before = (game.over, len(game.events), game.to_move if not game.over else None)
@@ -150,13 +156,13 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
     except KeyboardInterrupt:  # Ctrl-C while a command ran (a table being built): saved too
         if interactive:  # the terminal echoed ^C where the output stood: a line of its own
             click.echo()
-        _leave(game, saved, rescue=interactive)
+        _leave(game, saved, rescue=interactive or terminated(click.get_current_context()))
         raise
 
 
 def _leave(game: TableGame, saved: int, rescue: bool = False) -> None:
     """Say that the moves after the first ``saved`` (which a save holds) are lost; where
-    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key) save them instead.  An ended
+    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key; SIGTERM) save them instead.  An ended
     game too: its last move may be a typo that ended it, which ``undo`` takes back."""
     if len(game.events) == saved:
         return
