@@ -449,3 +449,10 @@ def test_the_python_api_answers_what_each_command_prints(tmp_path):
         dicewise.risk_battle(5, 3, options="ties=attacker")
     with pytest.raises(dicewise.DicewiseError, match="defenders takes a list"):
         dicewise.risk_chain(5, 3)
+
+
+def test_a_risk_function_told_an_unknown_command_says_so():
+    import dicewise
+
+    with pytest.raises(dicewise.DicewiseError, match="risk has no command 'bogus' \\(commands: battle,"):
+        dicewise.risk_table(5, command="bogus")

@@ -74,6 +74,9 @@ class RiskGame(Game):
 
     def command_option_specs(self, command: str) -> tuple[OptionSpec, ...]:
         """The rule options that ``dicewise risk COMMAND`` reads, in declaration order."""
+        if command not in GROUP_COMMANDS:
+            raise DicewiseError(Message("risk has no command {command!r} (commands: {known})",
+                                        command=command, known=", ".join(GROUP_COMMANDS)))
         keys = GROUP_COMMANDS[command][1]
         return tuple(s for s in self.option_specs() if s.name in keys)
 
