@@ -609,6 +609,9 @@ def duel(ruleset, *, a: str | None = None, b: str | None = None, games: int = 10
         a, b = race_pair(a, b)
     a, b = ("optimal" if a is None else a), ("greedy" if b is None else b)
     if players > 2 or (race and 2 not in game.players(rules)):
+        if exact and players <= 2:  # two asked for: the race is what this game lacks
+            raise UnfitArguments(Message("--exact is for a two-player race solved exactly, "
+                                         "which {game} has not", game=game.name))
         if exact:
             raise UnfitArguments(Message("--exact is for the two-player race"))
         return duel_players(ruleset, players=max(players, 2), a=a, b=b, games=games, seed=seed,

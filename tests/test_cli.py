@@ -751,3 +751,11 @@ def test_advice_columns_stay_aligned_however_wide_the_numbers(capsys):
     assert all(e == ends[0] for e in ends[1:]), "\n".join([head] + rows)
     assert [m.end() for m in re.finditer(r"\S+", head)][:3] == ends[0]
     assert all(re.match(r" +\d+ +[\d.]+ +[\d.]+ +±[\d.]+  write box\d", r) for r in rows)
+
+
+@pytest.mark.parametrize("game", ["yahtzee", "ryzykant"])
+def test_exact_for_two_players_of_a_game_without_a_solved_race_says_what_is_missing(game):
+    """Two players were asked for: what the game lacks is a race solved exactly."""
+    r = run("duel", game, "--players", "2", "--exact", "--games", "10")
+    assert r.exit_code == 2 and f"--exact is for a two-player race solved exactly, which {game} " \
+        "has not" in r.stderr, r.stderr
