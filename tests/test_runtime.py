@@ -164,10 +164,11 @@ def test_forked_workers_leave_with_a_command_killed_outright():
     import sys
     import time
 
-    command = subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE, text=True)
-    worker = int(command.stdout.readline())
-    command.send_signal(signal.SIGKILL)
-    command.wait()
+    with subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE,
+                          text=True) as command:  # its pipe closed after
+        worker = int(command.stdout.readline())
+        command.send_signal(signal.SIGKILL)
+        command.wait()
 
     def alive():
         try:
