@@ -759,3 +759,11 @@ def test_exact_for_two_players_of_a_game_without_a_solved_race_says_what_is_miss
     r = run("duel", game, "--players", "2", "--exact", "--games", "10")
     assert r.exit_code == 2 and f"--exact is for a two-player race solved exactly, which {game} " \
         "has not" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args", [["--lang", "ru", "--lang", "pl", "rules"],
+                                  ["risk", "--lang", "ru", "--lang=pl", "battle", "5", "3"]])
+def test_a_groups_option_given_twice_is_refused_and_a_commands_own_is_its_own(args):
+    r = run(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--lang" in r.stderr, r.stderr
+    assert run("--lang", "ru", "rules", "--lang", "pl").exit_code == 0

@@ -31,6 +31,7 @@ class Group(click.Group):
     def parse_args(self, ctx, args):
         ctx.meta.setdefault(TYPED, list(args))
         try:
+            option_given_twice(ctx, self, _before_the_command(self, args))
             return super().parse_args(ctx, args)
         except _NO_ARGS_IS_HELP:
             raise  # a bare group shows its help, as click does
@@ -133,6 +134,20 @@ def _taking_a_value(command) -> dict:
     """{name: option} of the command's options that take a value."""
     return {name: param for param in command.params if isinstance(param, click.Option)
             and not param.is_flag and not param.count for name in param.opts}
+
+
+def _before_the_command(group, args) -> list:
+    """The words of ``args`` that are the group's own: its options and their values, up to
+    the command's name (``dicewise --lang ru advise ... --lang pl``: the first two)."""
+    takes = _taking_a_value(group)
+    own, words = [], iter(args)
+    for word in words:
+        if not word.startswith("-") or word == "--":
+            break
+        own.append(word)
+        if word in takes:
+            own.append(next(words, ""))
+    return own
 
 
 def option_given_twice(ctx, command, args) -> None:
