@@ -211,6 +211,7 @@ def test_a_process_that_waited_on_a_lock_its_holder_removed_locks_the_file_there
     assert holder.stdout.readline().strip() == "locked"
     with store._build_lock(path):
         assert holder.wait() == 0 and path.exists()
+        holder.stdout.close()
         fd = os.open(lock, os.O_RDWR)
         try:
             with pytest.raises(BlockingIOError):

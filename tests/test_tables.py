@@ -654,6 +654,7 @@ def test_a_process_waiting_on_another_build_says_who_builds(tmp_path, capsys):
     with store._build_lock(path):
         waited = time.perf_counter() - began
     holder.wait()
+    holder.stdout.close()
     assert waited > 0.1
     assert f"waiting for process {holder.pid}, which is building t.dwt" in capsys.readouterr().err
     assert not lock.exists()  # let go and removed: the next build locks afresh

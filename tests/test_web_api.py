@@ -533,6 +533,7 @@ def test_serve_prints_its_address_as_json(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=10)
+        process.stdout.close()
     assert line["host"] == "127.0.0.1" and line["port"] > 0 and len(line["token"]) >= 16
     assert line["urls"] == [f"http://127.0.0.1:{line['port']}/?token={line['token']}"]
     assert line["games"] == str(tmp_path / "games")
