@@ -647,3 +647,16 @@ def test_a_policy_table_keeps_its_offsets_and_refuses_to_load_without_them():
                     {**arrays, "value_offsets": offsets + 1}):
         with pytest.raises(TableError, match="value offsets"):
             table.from_arrays(game, damaged, {})
+
+
+@pytest.mark.parametrize("columns, sheet, said", [
+    (1, "fives=15/15/15", "row fives has 3 entries, more than its cells (1) and a premium"),
+    (3, "fives=15/15/15/15/15", "row fives has 5 entries, more than its cells (3) and a premium")])
+def test_too_many_entries_in_a_row_are_counted_in_plain_words(columns, sheet, said):
+    """Not "it holds 1 cells": the count stands in parentheses, in every column count."""
+    from dicewise.solver.poker_school.rules import PokerSchoolRules
+
+    import re
+
+    with pytest.raises(DicewiseError, match=f"^{re.escape(said)}$"):
+        PokerSchoolRules(columns=columns).parse_sheet(sheet)
