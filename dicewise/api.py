@@ -300,11 +300,11 @@ def _flag_fields(template: str, fields: dict) -> str:
     ``_as_arguments`` can word them: ``--{key}`` (key="fifth") and ``{flag}``
     (flag="--threshold").  The caller's own values are other fields, left alone."""
     for name, value in list(fields.items()):
-        if not isinstance(value, str) or not re.fullmatch(r"-?-?[a-z][a-z-]*", value):
+        if not isinstance(value, str):
             continue
-        if f"--{{{name}}}" in template and not value.startswith("-"):
+        if f"--{{{name}}}" in template and re.fullmatch(r"[a-z][a-z_-]*", value):
             template = template.replace(f"--{{{name}}}", f"--{value}")
-        elif name == "flag" and value.startswith("--"):
+        elif name == "flag" and re.fullmatch(r"--[a-z][a-z-]*", value):
             template = template.replace("{flag}", value)
         else:
             continue

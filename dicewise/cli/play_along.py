@@ -114,10 +114,11 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
                 # SIGTERM (``kill``) is heard as Ctrl+C: the game is saved whoever typed
                 # its moves, and the command ends as a terminated one does (status 143)
                 ctx = click.get_current_context()
+                stopped = terminated(ctx)
                 if interactive:
                     click.echo()
-                _leave(game, saved, rescue=interactive or terminated(ctx))
-                if terminated(ctx):
+                _leave(game, saved, rescue=interactive or stopped)
+                if stopped:
                     interrupted(ctx)
                 return
             if not line.strip():
@@ -162,8 +163,9 @@ def _people_loop(game: TableGame, interactive: bool) -> None:
 
 def _leave(game: TableGame, saved: int, rescue: bool = False) -> None:
     """Say that the moves after the first ``saved`` (which a save holds) are lost; where
-    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key; SIGTERM) save them instead.  An ended
-    game too: its last move may be a typo that ended it, which ``undo`` takes back."""
+    ``rescue`` (Ctrl+C or Ctrl+D in a terminal: one stray key; SIGTERM) save them instead.
+    An ended game too: its last move may be a typo that ended it, which ``undo`` takes
+    back."""
     if len(game.events) == saved:
         return
     path = _rescued(game) if rescue else None
